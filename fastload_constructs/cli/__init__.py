@@ -1,0 +1,1 @@
+"""The `fastload` command line: stage, inspect and report on models with boto3."""

@@ -1,0 +1,39 @@
+"""`fastload`: the command line entry point; each command lives in its own module."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..errors import FastloadConfigError
+from .plan_command import plan_command
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="fastload-constructs")
+def cli() -> None:
+    """Fast cold starts for vLLM on Amazon EKS: plan, stage, inspect and report."""
+
+
+cli.add_command(plan_command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; configuration errors print one line and exit 2."""
+    try:
+        cli.main(args=argv, prog_name="fastload", standalone_mode=False)
+    except FastloadConfigError as exc:
+        click.echo(f"fastload: {exc}", err=True)
+        return 2
+    except click.exceptions.Abort:
+        click.echo("fastload: aborted", err=True)
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""The reference app's settings, read from CDK context and checked before synthesis.
+
+`cdk.json` holds the defaults; `cdk synth -c fastload:instanceType=g6e.12xlarge`
+overrides one. Parsing is pure Python so bad input fails with a clear message
+before any construct is created or any file written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .catalog import lookup
+from .errors import FastloadConfigError, require
+from .model import DTYPE_BYTES, ModelProfile
+from .tuning import ServingPlan, TuningOptions, plan
+
+PREFIX = "fastload:"
+CONTEXT_KEYS = (PREFIX + "kubernetesVersion", PREFIX + "models")
+
+# Kubernetes versions that aws_eks_v2 and the kubectl Lambda layers on PyPI both offer.
+SUPPORTED_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
+DEFAULT_KUBERNETES_VERSION = "1.35"
+
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One model the reference app serves."""
+
+    name: str
+    profile: ModelProfile
+    s3_prefix: str
+    instance_type: str
+    replicas: int
+    options: TuningOptions
+
+    def serving_plan(self) -> ServingPlan:
+        return plan(self.profile, self.instance_type, self.options)
+
+
+@dataclass(frozen=True)
+class ReferenceConfig:
+    kubernetes_version: str
+    models: tuple[ModelSpec, ...]
+
+    @property
+    def instance_types(self) -> tuple[str, ...]:
+        """Distinct instance types, in first-seen order: one node group each."""
+        return tuple(dict.fromkeys(m.instance_type for m in self.models))
+
+
+def _get(ctx: Mapping[str, Any], key: str, default: Any = None) -> Any:
+    value = ctx.get(PREFIX + key)
+    return default if value is None else value
+
+
+def check_dns_label(field: str, value: object) -> str:
+    require(
+        isinstance(value, str) and bool(_DNS_LABEL.match(value)),
+        field, value, "a DNS-1123 label: lower-case letters, digits and '-', 1-63 characters",
+    )
+    return value  # type: ignore[return-value]
+
+
+def check_s3_prefix(field: str, value: object) -> str:
+    """A key prefix inside the bucket: relative, no '..', no empty segments."""
+    require(
+        isinstance(value, str) and value != "" and not value.startswith("/")
+        and ".." not in value.split("/") and "//" not in value.strip("/"),
+        field, value, "a relative key prefix such as 'models/llama-3.1-8b' (no leading '/', no '..')",
+    )
+    return value.strip("/")  # type: ignore[union-attr]
+
+
+def _positive_int(field: str, value: object) -> int:
+    require(isinstance(value, int) and not isinstance(value, bool) and value > 0,
+            field, value, "a positive whole number")
+    return value  # type: ignore[return-value]
+
+
+def parse_model(raw: object, index: int) -> ModelSpec:
+    where = f"{PREFIX}models[{index}]"
+    require(isinstance(raw, dict), where, raw, "an object with name, s3Prefix, instanceType and a size")
+    assert isinstance(raw, dict)
+    known = {"name", "s3Prefix", "instanceType", "replicas", "parameterCount", "totalBytes",
+             "dtype", "tensorParallelSize", "gpuMemoryUtilization"}
+    unknown = sorted(set(raw) - known)
+    require(not unknown, f"{where}.{unknown[0] if unknown else ''}", unknown, "keys " + ", ".join(sorted(known)))
+    name = check_dns_label(f"{where}.name", raw.get("name"))
+    instance_type = lookup(str(raw.get("instanceType", "")), f"{where}.instanceType").name
+    dtype = raw.get("dtype", "BF16")
+    require(dtype in DTYPE_BYTES, f"{where}.dtype", dtype, "one of " + ", ".join(DTYPE_BYTES))
+    total = raw.get("totalBytes")
+    params = raw.get("parameterCount")
+    require(total is not None or params is not None, f"{where}.parameterCount", None,
+            "parameterCount or totalBytes")
+    profile = ModelProfile.from_numbers(
+        total_bytes=_positive_int(f"{where}.totalBytes", total) if total is not None else None,
+        parameter_count=_positive_int(f"{where}.parameterCount", params) if params is not None else None,
+        dtype=dtype, name=name,
+    )
+    tp = raw.get("tensorParallelSize")
+    options = TuningOptions(
+        tensor_parallel_size=_positive_int(f"{where}.tensorParallelSize", tp) if tp is not None else None,
+        gpu_memory_utilization=raw.get("gpuMemoryUtilization", 0.90),
+    )
+    return ModelSpec(
+        name=name,
+        profile=profile,
+        s3_prefix=check_s3_prefix(f"{where}.s3Prefix", raw.get("s3Prefix", f"models/{name}")),
+        instance_type=instance_type,
+        replicas=_positive_int(f"{where}.replicas", raw.get("replicas", 1)),
+        options=options,
+    )
+
+
+def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
+    """Read and check every `fastload:*` context value; plans each model to catch misfits now."""
+    version = str(_get(ctx, "kubernetesVersion", DEFAULT_KUBERNETES_VERSION))
+    require(version in SUPPORTED_KUBERNETES_VERSIONS, f"{PREFIX}kubernetesVersion", version,
+            "one of " + ", ".join(SUPPORTED_KUBERNETES_VERSIONS))
+    raw_models = _get(ctx, "models", [])
+    require(isinstance(raw_models, list) and len(raw_models) > 0, f"{PREFIX}models", raw_models,
+            "a non-empty list of model objects")
+    models = tuple(parse_model(m, i) for i, m in enumerate(raw_models))
+    names = [m.name for m in models]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise FastloadConfigError(f"{PREFIX}models[].name", duplicates[0], "names unique across models")
+    for spec in models:
+        spec.serving_plan()  # raises on a model that does not fit its instance type
+    return ReferenceConfig(kubernetes_version=version, models=models)

@@ -1,0 +1,32 @@
+"""The one error type every input check raises.
+
+Users catch a single exception, and every message names the field, the value
+received and what is accepted, so a failed `cdk synth` says what to change.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+
+class FastloadConfigError(ValueError):
+    """Bad input to a fastload decision, construct, chart or command."""
+
+    def __init__(self, field: str, value: object, accepted: str) -> None:
+        self.field = field
+        self.value = value
+        self.accepted = accepted
+        super().__init__(f"{field}: got {value!r}; accepted: {accepted}")
+
+
+def require(condition: bool, field: str, value: object, accepted: str) -> None:
+    """Raise FastloadConfigError unless `condition` holds."""
+    if not condition:
+        raise FastloadConfigError(field, value, accepted)
+
+
+def one_of(field: str, value: object, choices: Iterable[object]) -> None:
+    """Raise unless `value` is one of `choices`, listing them in the message."""
+    options = list(choices)
+    if value not in options:
+        raise FastloadConfigError(field, value, "one of " + ", ".join(map(str, options)))

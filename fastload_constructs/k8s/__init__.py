@@ -1,0 +1,1 @@
+"""cdk8s charts: Kubernetes manifests built from a ServingPlan."""

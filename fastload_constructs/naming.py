@@ -1,0 +1,52 @@
+"""Names and labels shared by the constructs, the charts and the CLI.
+
+The node group labels what the vLLM chart selects on; the Pod Identity
+association names the service account the chart creates. Keeping these in
+one module is what lets a construct and a chart written separately agree.
+"""
+
+from __future__ import annotations
+
+from .tuning import INSTANCE_STORE_MOUNT, NODE_CACHE_ROOT
+
+DEFAULT_NAMESPACE = "inference"
+PART_OF = "fastload"
+MANAGED_BY = "fastload-constructs"
+
+# Node labels set by the GPU node groups (managed or Karpenter) and selected by the chart.
+LABEL_INSTANCE_FAMILY = "fastload.io/instance-family"
+LABEL_GPU_MODEL = "fastload.io/gpu-model"
+LABEL_INSTANCE_STORE = "fastload.io/instance-store"
+INSTANCE_STORE_RAID0 = "raid0"
+INSTANCE_STORE_NONE = "none"
+WELL_KNOWN_INSTANCE_TYPE = "node.kubernetes.io/instance-type"
+
+# The taint every GPU node carries, so only pods that ask for GPUs land there.
+GPU_TAINT_KEY = "nvidia.com/gpu"
+GPU_TAINT_VALUE = "true"
+GPU_TAINT_EFFECT = "NoSchedule"
+GPU_RESOURCE = "nvidia.com/gpu"
+
+# Node-local cache layout under the RAID0 instance-store mount.
+COMPILE_CACHE_HOST_ROOT = f"{NODE_CACHE_ROOT}/vllm-cache"
+MODEL_CACHE_HOST_ROOT = f"{NODE_CACHE_ROOT}/models"
+LOCAL_VOLUMES_HOST_ROOT = f"{NODE_CACHE_ROOT}/local-volumes"
+LOCAL_NVME_STORAGE_CLASS = "local-nvme"
+
+__all__ = [
+    "COMPILE_CACHE_HOST_ROOT", "DEFAULT_NAMESPACE", "GPU_RESOURCE", "GPU_TAINT_EFFECT", "GPU_TAINT_KEY",
+    "GPU_TAINT_VALUE", "INSTANCE_STORE_MOUNT", "INSTANCE_STORE_NONE", "INSTANCE_STORE_RAID0",
+    "LABEL_GPU_MODEL", "LABEL_INSTANCE_FAMILY", "LABEL_INSTANCE_STORE", "LOCAL_NVME_STORAGE_CLASS",
+    "LOCAL_VOLUMES_HOST_ROOT", "MANAGED_BY", "MODEL_CACHE_HOST_ROOT", "NODE_CACHE_ROOT", "PART_OF",
+    "WELL_KNOWN_INSTANCE_TYPE", "gpu_model_label_value", "service_account_name",
+]
+
+
+def service_account_name(model_name: str) -> str:
+    """The Kubernetes service account the vLLM pods of `model_name` run as."""
+    return f"{model_name}-vllm"
+
+
+def gpu_model_label_value(gpu_model: str) -> str:
+    """A label-safe GPU model name: 'RTX PRO 6000' -> 'rtx-pro-6000'."""
+    return "-".join(gpu_model.lower().split())

@@ -1,0 +1,1 @@
+"""Reference stacks composed from fastload_constructs."""
