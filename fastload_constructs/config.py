@@ -14,6 +14,7 @@ from typing import Any, Mapping
 from .catalog import lookup
 from .errors import FastloadConfigError, require
 from .model import DTYPE_BYTES, ModelProfile
+from .s3_uri import check_key_prefix
 from .tuning import ServingPlan, TuningOptions, plan
 
 PREFIX = "fastload:"
@@ -65,16 +66,6 @@ def check_dns_label(field: str, value: object) -> str:
     return value  # type: ignore[return-value]
 
 
-def check_s3_prefix(field: str, value: object) -> str:
-    """A key prefix inside the bucket: relative, no '..', no empty segments."""
-    require(
-        isinstance(value, str) and value != "" and not value.startswith("/")
-        and ".." not in value.split("/") and "//" not in value.strip("/"),
-        field, value, "a relative key prefix such as 'models/llama-3.1-8b' (no leading '/', no '..')",
-    )
-    return value.strip("/")  # type: ignore[union-attr]
-
-
 def _positive_int(field: str, value: object) -> int:
     require(isinstance(value, int) and not isinstance(value, bool) and value > 0,
             field, value, "a positive whole number")
@@ -110,7 +101,7 @@ def parse_model(raw: object, index: int) -> ModelSpec:
     return ModelSpec(
         name=name,
         profile=profile,
-        s3_prefix=check_s3_prefix(f"{where}.s3Prefix", raw.get("s3Prefix", f"models/{name}")),
+        s3_prefix=check_key_prefix(raw.get("s3Prefix", f"models/{name}"), f"{where}.s3Prefix"),
         instance_type=instance_type,
         replicas=_positive_int(f"{where}.replicas", raw.get("replicas", 1)),
         options=options,
