@@ -2,7 +2,7 @@
 
 Covers what the model-bucket policies use: Action/NotAction wildcards, AWS
 principals, and the condition operators StringEquals, StringNotEquals,
-StringLike, ArnLike, ArnNotLike, ArnEquals and Bool. Values that are CDK
+StringLike, ArnLike, ArnNotLike, ArnEquals, Bool and NumericLessThan. Values that are CDK
 intrinsics (dicts) compare by equality with the request's value, so a test
 can pass the same `{"Ref": ...}` it expects in the template.
 """
@@ -31,6 +31,7 @@ _OPERATORS = {
     "ArnLike": lambda values, v: any(_like(p, v) for p in values),
     "ArnNotLike": lambda values, v: all(not _like(p, v) for p in values),
     "Bool": lambda values, v: any(str(p).lower() == str(v).lower() for p in values),
+    "NumericLessThan": lambda values, v: any(float(v) < float(p) for p in values),
 }
 
 
