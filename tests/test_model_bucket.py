@@ -10,6 +10,7 @@ from aws_cdk.assertions import Annotations, Match, Template
 
 from fastload_constructs.errors import FastloadConfigError
 from fastload_constructs.infra.model_bucket import ModelBucket
+from tests.cfn_lint_errors import lint_errors
 from tests.iam_eval import applies, denied
 
 ENV = cdk.Environment(account="111111111111", region="eu-west-1")
@@ -240,3 +241,8 @@ def test_noncurrent_expiry_under_a_day_is_refused():
         ModelBucket(stack, "ModelBucket", vpc_endpoint=endpoint(stack),
                     noncurrent_version_expiration=cdk.Duration.hours(2))
     assert err.value.field == "noncurrent_version_expiration"
+
+
+def test_templates_have_no_cloudformation_errors(default, with_kms):
+    assert lint_errors(default[1]) == []
+    assert lint_errors(with_kms[1]) == []

@@ -7,6 +7,7 @@ from aws_cdk.assertions import Template
 
 from fastload_constructs.errors import FastloadConfigError
 from fastload_constructs.infra.network import INTERFACE_ENDPOINTS, FastloadNetwork
+from tests.cfn_lint_errors import lint_errors
 
 ENV = cdk.Environment(account="111111111111", region="eu-west-1")
 AZS = ["eu-west-1a", "eu-west-1b", "eu-west-1c"]
@@ -173,3 +174,7 @@ def test_bad_created_vpc_props_are_refused(props, field):
     with pytest.raises(FastloadConfigError) as err:
         FastloadNetwork(new_stack(), "Network", **props)
     assert err.value.field == field
+
+
+def test_template_has_no_cloudformation_errors(created):
+    assert lint_errors(created[1]) == []
