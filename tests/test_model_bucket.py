@@ -15,6 +15,7 @@ from tests.iam_eval import applies, denied
 
 ENV = cdk.Environment(account="111111111111", region="eu-west-1")
 VPCE = "vpce-0123456789abcdef0"
+KEY_ID = "1234abcd-12ab-34cd-56ef-1234567890ab"
 STAGER_ARN = "arn:aws:iam::111111111111:role/aws-reserved/sso.amazonaws.com/eu-west-1/AWSReservedSSO_Stager_0a1b"
 POD_ARN = "arn:aws:iam::111111111111:role/some-pod-role"
 
@@ -173,7 +174,7 @@ def test_read_grant_is_exactly_get_object_and_a_prefix_scoped_listing():
 
 def test_imported_key_arn_is_checked_for_its_region():
     stack = new_stack()
-    key = kms.Key.from_key_arn(stack, "Key", "arn:aws:kms:us-east-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab")
+    key = kms.Key.from_key_arn(stack, "Key", f"arn:aws:kms:us-east-1:111111111111:key/{KEY_ID}")
     with pytest.raises(FastloadConfigError) as err:
         ModelBucket(stack, "ModelBucket", vpc_endpoint=endpoint(stack), kms_key=key)
     assert err.value.field == "kms_key" and err.value.value == "us-east-1"
@@ -195,7 +196,7 @@ def test_region_agnostic_stacks_cannot_be_checked_and_pass():
 
 def test_imported_key_warns_that_stagers_need_key_rights_elsewhere():
     stack = new_stack()
-    key = kms.Key.from_key_arn(stack, "Key", "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab")
+    key = kms.Key.from_key_arn(stack, "Key", f"arn:aws:kms:eu-west-1:111111111111:key/{KEY_ID}")
     stager = iam.Role.from_role_arn(stack, "Stager", STAGER_ARN, mutable=False)
     models = ModelBucket(stack, "ModelBucket", vpc_endpoint=endpoint(stack), kms_key=key, access_logs=False)
     models.grant_stage_models(stager, "models/x")

@@ -1,4 +1,4 @@
-"""ModelReaderIdentity: a Pod Identity role that reads exactly one model prefix, bound to the chart's service account."""
+"""ModelReaderIdentity: a Pod Identity role reading exactly one model prefix, bound to the chart's service account."""
 
 import aws_cdk as cdk
 import pytest

@@ -210,7 +210,9 @@ class ModelBucket(Construct):
             encryption=s3.BucketEncryption.S3_MANAGED,
             enforce_ssl=True,
             minimum_tls_version=1.2,
-            lifecycle_rules=[s3.LifecycleRule(id="ExpireAccessLogs", expiration=Duration.days(ACCESS_LOG_RETENTION_DAYS))],
+            lifecycle_rules=[
+                s3.LifecycleRule(id="ExpireAccessLogs", expiration=Duration.days(ACCESS_LOG_RETENTION_DAYS)),
+            ],
             removal_policy=removal_policy,
         )
 
