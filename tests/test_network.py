@@ -142,6 +142,22 @@ def test_existing_vpc_without_private_subnets_is_refused():
     assert err.value.field == "vpc" and err.value.value == "vpc-pub"
 
 
+def test_a_smaller_vpc_block_is_accepted_when_the_subnets_fit():
+    stack = new_stack()
+    FastloadNetwork(stack, "Network", cidr="172.16.0.0/17", max_azs=3)
+    Template.from_stack(stack).has_resource_properties("AWS::EC2::VPC", {"CidrBlock": "172.16.0.0/17"})
+
+
+def test_existing_vpc_with_private_subnets_in_one_az_is_refused():
+    stack = new_stack()
+    vpc = imported_vpc(stack, availability_zones=AZS[:1], private_subnet_ids=["subnet-priv1"],
+                       private_subnet_route_table_ids=["rtb-priv1"], public_subnet_ids=["subnet-pub1"],
+                       public_subnet_route_table_ids=["rtb-pub1"])
+    with pytest.raises(FastloadConfigError, match="two") as err:
+        FastloadNetwork(stack, "Network", vpc=vpc)
+    assert err.value.field == "vpc"
+
+
 def test_imported_subnets_without_route_tables_are_refused():
     stack = new_stack()
     vpc = ec2.Vpc.from_vpc_attributes(stack, "NoRoutes", vpc_id="vpc-x", availability_zones=AZS[:2],
@@ -169,6 +185,10 @@ def test_interface_endpoints_in_an_existing_vpc_need_its_cidr():
     ({"max_azs": 7}, "max_azs"),
     ({"max_azs": True}, "max_azs"),
     ({"nat_gateways": 0}, "nat_gateways"),
+    ({"cidr": "10.0.0.0/15"}, "cidr"),
+    ({"cidr": "10.0.0.0/18"}, "cidr"),
+    ({"cidr": "10.0.0.0/17", "max_azs": 4}, "cidr"),
+    ({"cidr": "10.0.0.300/16"}, "cidr"),
 ])
 def test_bad_created_vpc_props_are_refused(props, field):
     with pytest.raises(FastloadConfigError) as err:

@@ -9,9 +9,10 @@ policy can require it (`aws:SourceVpce`).
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Sequence
 
-from aws_cdk import Tags
+from aws_cdk import Tags, Token
 from aws_cdk import aws_ec2 as ec2
 from constructs import Construct
 
@@ -48,8 +49,10 @@ class FastloadNetwork(Construct):
     internet-facing and internal load balancers.
 
     Existing VPC (`vpc=`): nothing in it is changed except the endpoints added
-    to it; tag its subnets for load balancers yourself. It must have private
-    (or isolated) subnets, and imported subnets must carry their route table ids.
+    to it; tag its subnets for load balancers yourself; `max_azs`,
+    `nat_gateways` and `cidr` are ignored. It must have private (or isolated)
+    subnets in at least two AZs, and imported subnets must carry their route
+    table ids.
 
     GPU subnets default to the VPC's private subnets with egress, or its
     isolated subnets when it has none; pass `gpu_subnets` to choose others
@@ -72,10 +75,11 @@ class FastloadNetwork(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         if vpc is None:
-            _check_created_vpc_props(max_azs, nat_gateways)
+            _check_created_vpc_props(max_azs, nat_gateways, cidr)
             vpc = self._create_vpc(cidr, max_azs, nat_gateways)
         self.vpc: ec2.IVpc = vpc
         self.private_subnet_selection = _private_subnets(vpc)
+        _check_two_azs(vpc, _select(vpc, self.private_subnet_selection).subnets)
         self.gpu_subnet_selection = gpu_subnets or self.private_subnet_selection
         self.gpu_subnets: ec2.SelectedSubnets = _select(vpc, self.gpu_subnet_selection)
         require(len(self.gpu_subnets.subnets) > 0, "gpu_subnets", self.gpu_subnet_selection,
@@ -133,12 +137,29 @@ class FastloadNetwork(Construct):
             )
 
 
-def _check_created_vpc_props(max_azs: object, nat_gateways: object) -> None:
+def _check_created_vpc_props(max_azs: object, nat_gateways: object, cidr: object) -> None:
     require(isinstance(max_azs, int) and not isinstance(max_azs, bool) and MIN_AZS <= max_azs <= MAX_AZS,
             "max_azs", max_azs, f"a whole number from {MIN_AZS} to {MAX_AZS} (EKS needs two AZs)")
     require(nat_gateways is None or (isinstance(nat_gateways, int) and not isinstance(nat_gateways, bool)
                                      and nat_gateways >= 1),
             "nat_gateways", nat_gateways, "None (one per AZ) or a positive whole number")
+    try:
+        network = ipaddress.IPv4Network(cidr)  # type: ignore[arg-type]
+    except (ValueError, TypeError):
+        network = None
+    per_az = 2 ** (32 - PRIVATE_SUBNET_MASK) + 2 ** (32 - PUBLIC_SUBNET_MASK)
+    require(network is not None and network.prefixlen >= 16 and network.num_addresses >= max_azs * per_az,
+            "cidr", cidr, f"an IPv4 VPC block of /16 to /{32 - (max_azs * per_az - 1).bit_length()} "
+            f"(room for a /{PRIVATE_SUBNET_MASK} and a /{PUBLIC_SUBNET_MASK} in each of {max_azs} AZs)")
+
+
+def _check_two_azs(vpc: ec2.IVpc, subnets: Sequence[ec2.ISubnet]) -> None:
+    """EKS refuses control-plane subnets in fewer than two AZs; say so at synth when AZs are known."""
+    zones = [s.availability_zone for s in subnets]
+    if any(Token.is_unresolved(z) for z in zones):
+        return
+    require(len(set(zones)) >= MIN_AZS, "vpc", vpc.vpc_id,
+            f"private subnets in at least {MIN_AZS} availability zones (EKS requires two)")
 
 
 def _private_subnets(vpc: ec2.IVpc) -> ec2.SubnetSelection:
