@@ -1,6 +1,11 @@
 """The model-bucket access rules, checked as plain data without CDK."""
 
+from fnmatch import fnmatchcase
+
+import boto3
 import pytest
+from botocore.stub import Stubber
+from runai_model_streamer_s3.files import files as streamer_files
 
 from fastload_constructs.errors import FastloadConfigError
 from fastload_constructs.infra import model_access as access
@@ -92,3 +97,23 @@ def test_key_region_must_match_when_both_are_known():
     with pytest.raises(FastloadConfigError) as err:
         access.check_key_region("us-west-2", "eu-west-1")
     assert err.value.field == "kms_key" and "eu-west-1" in err.value.accepted
+
+
+def test_the_streamers_own_listing_and_reads_fit_the_read_grant():
+    """Drive the Run:ai streamer's S3 file listing against a stubbed client (no network) and
+    check every request it makes is allowed by the read statements."""
+    client = boto3.client("s3", region_name="eu-west-1", aws_access_key_id="test", aws_secret_access_key="test")
+    requests: list[dict] = []
+    client.meta.events.register("provide-client-params.s3.ListObjectsV2",
+                                lambda params, **_: requests.append(dict(params)))
+    keys = ["models/llama/config.json", "models/llama/model-00001-of-00002.safetensors"]
+    with Stubber(client) as stub:
+        stub.add_response("list_objects_v2", {"Contents": [{"Key": k} for k in keys], "IsTruncated": False})
+        bucket, base, listed = streamer_files.list_files(client, "s3://models-example/models/llama",
+                                                         recursive=True)
+    assert (bucket, listed) == ("models-example", keys)
+    objects, listing = [as_policy(s) for s in access.read_models_statements(BUCKET, "models/llama")]
+    (request,) = requests
+    assert applies(listing, "s3:ListBucket", {"s3:prefix": request["Prefix"]})
+    for key in listed:
+        assert any(fnmatchcase(f"{BUCKET}/{key}", pattern) for pattern in objects["Resource"])
