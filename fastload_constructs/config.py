@@ -18,13 +18,15 @@ from .s3_uri import check_key_prefix
 from .tuning import ServingPlan, TuningOptions, plan
 
 PREFIX = "fastload:"
-CONTEXT_KEYS = (PREFIX + "kubernetesVersion", PREFIX + "models")
+CONTEXT_KEYS = (PREFIX + "kubernetesVersion", PREFIX + "models", PREFIX + "stagerRoleArns")
 
 # Kubernetes versions that aws_eks_v2 and the kubectl Lambda layers on PyPI both offer.
 SUPPORTED_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
 DEFAULT_KUBERNETES_VERSION = "1.35"
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+# arn:<partition>:iam::<account>:role/<optional path/><name>; IAM names allow [\w+=,.@-].
+_ROLE_ARN = re.compile(r"^arn:aws(-cn|-us-gov)?:iam::\d{12}:role/([\w+=,.@-]+/)*[\w+=,.@-]{1,64}$", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,9 @@ class ModelSpec:
 class ReferenceConfig:
     kubernetes_version: str
     models: tuple[ModelSpec, ...]
+    # Roles that upload models from outside the VPC (workstations, CI): exempt
+    # from the model bucket's VPC-endpoint lock and granted staging rights.
+    stager_role_arns: tuple[str, ...] = ()
 
     @property
     def instance_types(self) -> tuple[str, ...]:
@@ -108,6 +113,23 @@ def parse_model(raw: object, index: int) -> ModelSpec:
     )
 
 
+def check_role_arn(value: object, field: str) -> str:
+    require(isinstance(value, str) and bool(_ROLE_ARN.match(value)), field, value,
+            "an IAM role ARN such as arn:aws:iam::123456789012:role/model-stager")
+    return value  # type: ignore[return-value]
+
+
+def parse_stager_role_arns(raw: object) -> tuple[str, ...]:
+    field = f"{PREFIX}stagerRoleArns"
+    if raw is None:
+        return ()
+    require(isinstance(raw, list), field, raw, "a list of IAM role ARNs")
+    assert isinstance(raw, list)
+    arns = tuple(check_role_arn(arn, f"{field}[{i}]") for i, arn in enumerate(raw))
+    require(len(set(arns)) == len(arns), field, raw, "role ARNs listed once each")
+    return arns
+
+
 def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
     """Read and check every `fastload:*` context value; plans each model to catch misfits now."""
     version = str(_get(ctx, "kubernetesVersion", DEFAULT_KUBERNETES_VERSION))
@@ -123,4 +145,5 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
         raise FastloadConfigError(f"{PREFIX}models[].name", duplicates[0], "names unique across models")
     for spec in models:
         spec.serving_plan()  # raises on a model that does not fit its instance type
-    return ReferenceConfig(kubernetes_version=version, models=models)
+    return ReferenceConfig(kubernetes_version=version, models=models,
+                           stager_role_arns=parse_stager_role_arns(_get(ctx, "stagerRoleArns")))

@@ -12,9 +12,14 @@ from __future__ import annotations
 
 from aws_cdk import CfnOutput, Stack
 from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_iam as iam
 from constructs import Construct
 
+from fastload_constructs import naming
 from fastload_constructs.config import ReferenceConfig
+from fastload_constructs.infra.model_bucket import ModelBucket
+from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
+from fastload_constructs.infra.network import FastloadNetwork
 
 
 def kubernetes_version(version: str) -> eks.KubernetesVersion:
@@ -28,13 +33,34 @@ class FastloadReferenceStack(Stack):
         super().__init__(scope, construct_id, **kwargs)
         self.config = config
         self.plans = {m.name: m.serving_plan() for m in config.models}
+        self.network = FastloadNetwork(self, "Network")
         self.cluster = eks.Cluster(
             self,
             "Cluster",
             version=kubernetes_version(config.kubernetes_version),
+            vpc=self.network.vpc,
+            vpc_subnets=self.network.cluster_subnets,
             # Managed node groups, not Auto Mode: GPU nodes need our launch
             # template (nodeadm RAID0 of the instance store).
             default_capacity_type=eks.DefaultCapacityType.NODEGROUP,
             default_capacity=0,
         )
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name)
+        self._add_model_bucket(config)
+
+    def _add_model_bucket(self, config: ReferenceConfig) -> None:
+        """The model bucket, locked to the network's S3 endpoint, and one read-only identity per model."""
+        stagers = [iam.Role.from_role_arn(self, f"Stager{i}", arn, mutable=False)
+                   for i, arn in enumerate(config.stager_role_arns)]
+        self.model_bucket = ModelBucket(self, "ModelBucket", vpc_endpoint=self.network.s3_endpoint,
+                                        stager_principals=stagers)
+        self.model_readers: dict[str, ModelReaderIdentity] = {}
+        for model in config.models:
+            for stager in stagers:
+                self.model_bucket.grant_stage_models(stager, model.s3_prefix)
+            self.model_readers[model.name] = ModelReaderIdentity(
+                self, f"ModelReader-{model.name}",
+                cluster=self.cluster, model_bucket=self.model_bucket, prefix=model.s3_prefix,
+                model_name=model.name, namespace=naming.DEFAULT_NAMESPACE,
+            )
+        CfnOutput(self, "ModelBucketName", value=self.model_bucket.bucket_name)

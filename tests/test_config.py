@@ -55,3 +55,26 @@ def test_duplicate_model_names_are_refused():
     ctx["fastload:models"].append(dict(ctx["fastload:models"][0]))
     with pytest.raises(FastloadConfigError, match="unique"):
         parse_reference_config(ctx)
+
+
+STAGER = "arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/eu-west-1/AWSReservedSSO_Stager_0a1b"
+
+
+def test_stager_role_arns_default_to_none_and_parse_when_given():
+    assert parse_reference_config(CDK_JSON).stager_role_arns == ()
+    config = parse_reference_config(context(stagerRoleArns=[STAGER, "arn:aws-cn:iam::123456789012:role/ci"]))
+    assert config.stager_role_arns == (STAGER, "arn:aws-cn:iam::123456789012:role/ci")
+
+
+@pytest.mark.parametrize("value, field", [
+    ("arn:aws:iam::123456789012:role/stager", "fastload:stagerRoleArns"),
+    ([STAGER, STAGER], "fastload:stagerRoleArns"),
+    (["arn:aws:iam::123456789012:user/alice"], "fastload:stagerRoleArns[0]"),
+    (["arn:aws:iam::12345:role/stager"], "fastload:stagerRoleArns[0]"),
+    ([STAGER, "arn:aws:iam::123456789012:role/"], "fastload:stagerRoleArns[1]"),
+    (["arn:aws:iam::123456789012:role/bad name"], "fastload:stagerRoleArns[0]"),
+])
+def test_bad_stager_role_arns_are_refused(value, field):
+    with pytest.raises(FastloadConfigError) as err:
+        parse_reference_config(context(stagerRoleArns=value))
+    assert err.value.field == field

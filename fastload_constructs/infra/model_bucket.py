@@ -1,0 +1,251 @@
+"""The S3 bucket model weights stream from, readable only through the VPC endpoint.
+
+Inference pods read weights through the S3 gateway endpoint of
+`FastloadNetwork`; the bucket policy refuses object reads and listings that
+arrive any other way, so a leaked pod credential is useless outside the VPC.
+The one exception is the *stager* principals: the people or pipelines that
+upload models (from a workstation or CI, outside the VPC) must also read back
+and list what they uploaded, so their ARNs are exempt from the endpoint lock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence, Union
+
+from aws_cdk import Annotations, Duration, RemovalPolicy, Stack, Token
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
+from constructs import Construct
+
+from ..errors import require
+from ..s3_uri import check_bucket_name, check_key_prefix
+from .model_access import (
+    KMS_READ_ACTIONS,
+    KMS_STAGE_ACTIONS,
+    StatementSpec,
+    check_key_region,
+    endpoint_lock_statement,
+    kms_statement,
+    read_models_statements,
+    stage_models_statements,
+)
+
+StagerPrincipal = Union[iam.IRole, iam.IUser]
+
+INCOMPLETE_UPLOAD_DAYS = 7
+ACCESS_LOG_RETENTION_DAYS = 365
+LOG_DELIVERY_BY_POLICY_FLAG = "@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy"
+
+
+class ModelBucket(Construct):
+    """Versioned, encrypted, TLS-only S3 bucket for model weights, locked to one VPC endpoint.
+
+    - Block public access, bucket-owner-enforced ownership, `enforce_ssl`, TLS >= 1.2.
+    - SSE-S3 by default; with `kms_key`, SSE-KMS with an S3 Bucket Key (one KMS
+      call per object and session instead of per request: streamers issue
+      thousands of ranged GETs). The key must be in the bucket's region; an
+      imported key's region is parsed from its ARN.
+    - Versioning on; noncurrent versions expire after `noncurrent_version_expiration`;
+      incomplete multipart uploads are aborted after 7 days.
+    - Server access logs into `access_logs_bucket`, or into a bucket created
+      here; `access_logs=False` opts out explicitly.
+    - Removal policy RETAIN by default: weights are expensive to re-stage.
+    - Bucket policy: deny `s3:GetObject*`/`s3:ListBucket*` unless
+      `aws:SourceVpce` is `vpc_endpoint`, except for `stager_principals`
+      (condition on `aws:PrincipalArn`). Being exempt grants nothing: call
+      `grant_stage_models` for the stagers' upload rights.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        vpc_endpoint: ec2.IVpcEndpoint,
+        stager_principals: Sequence[StagerPrincipal] = (),
+        kms_key: kms.IKey | None = None,
+        bucket_name: str | None = None,
+        access_logs: bool = True,
+        access_logs_bucket: s3.IBucket | None = None,
+        noncurrent_version_expiration: Duration = Duration.days(30),
+        removal_policy: RemovalPolicy = RemovalPolicy.RETAIN,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        # Log delivery through a bucket policy, not ACLs, whatever the app's flags:
+        # ACL delivery needs ObjectWriter ownership, which re-enables ACLs.
+        self.node.set_context(LOG_DELIVERY_BY_POLICY_FLAG, True)
+        if bucket_name is not None and not Token.is_unresolved(bucket_name):
+            check_bucket_name(bucket_name)
+        require(access_logs or access_logs_bucket is None, "access_logs_bucket", access_logs_bucket,
+                "no bucket when access_logs is False")
+        noncurrent_days = noncurrent_version_expiration.to_days(integral=False)
+        require(noncurrent_days >= 1 and noncurrent_days == int(noncurrent_days), "noncurrent_version_expiration",
+                noncurrent_version_expiration.to_human_string(), "a whole number of days, at least 1")
+        if kms_key is not None:
+            check_key_region(_known(kms_key.env.region), _known(Stack.of(self).region))
+
+        self.kms_key = kms_key
+        self.stager_principals: tuple[StagerPrincipal, ...] = tuple(stager_principals)
+        self.vpc_endpoint = vpc_endpoint
+        self.access_logs_bucket = (
+            (access_logs_bucket or self._create_access_logs_bucket(removal_policy)) if access_logs else None
+        )
+        self.bucket = s3.Bucket(
+            self, "Bucket",
+            bucket_name=bucket_name,
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+            encryption=s3.BucketEncryption.KMS if kms_key else s3.BucketEncryption.S3_MANAGED,
+            encryption_key=kms_key,
+            bucket_key_enabled=True if kms_key else None,
+            enforce_ssl=True,
+            minimum_tls_version=1.2,
+            versioned=True,
+            server_access_logs_bucket=self.access_logs_bucket,
+            server_access_logs_prefix=f"{construct_id}/" if self.access_logs_bucket else None,
+            lifecycle_rules=[
+                s3.LifecycleRule(
+                    id="ExpireNoncurrentVersions",
+                    noncurrent_version_expiration=noncurrent_version_expiration,
+                    abort_incomplete_multipart_upload_after=Duration.days(INCOMPLETE_UPLOAD_DAYS),
+                    expired_object_delete_marker=True,
+                ),
+            ],
+            removal_policy=removal_policy,
+        )
+        lock = endpoint_lock_statement(
+            self.bucket.bucket_arn, vpc_endpoint.vpc_endpoint_id,
+            [_principal_arn(p) for p in self.stager_principals],
+        )
+        self.bucket.add_to_resource_policy(_policy_statement(lock, [iam.AnyPrincipal()], with_sid=True))
+
+    @property
+    def bucket_name(self) -> str:
+        return self.bucket.bucket_name
+
+    def s3_uri(self, prefix: str) -> str:
+        """`s3://<bucket>/<prefix>`: the `--model` argument vLLM streams from."""
+        return f"s3://{self.bucket.bucket_name}/{check_key_prefix(prefix)}"
+
+    def grant_read_models(self, principal: iam.IGrantable, prefix: str) -> iam.Grant:
+        """Read-only access to the models under `prefix`: GetObject, a prefix-scoped
+        ListBucket and, with SSE-KMS, kms:Decrypt via S3. Reads still have to
+        come through the VPC endpoint unless `principal` is a stager."""
+        grants = [self._grant(principal, spec) for spec in read_models_statements(self.bucket.bucket_arn, prefix)]
+        if self.kms_key is not None:
+            grants.append(self._grant_key(principal, KMS_READ_ACTIONS))
+        return _combine(grants)
+
+    def grant_stage_models(self, principal: iam.IGrantable, prefix: str) -> iam.Grant:
+        """Upload access under `prefix` (multipart included), reading back and listing it.
+
+        Granted in the bucket policy, not the principal's: stagers are often
+        SSO permission-set roles or roles in another account, which this stack
+        cannot or should not edit. With SSE-KMS the key use goes into the key
+        policy when this app owns the key; for an imported key it falls back to
+        the principal's policy, with a synth warning (an imported immutable
+        role then needs kms:GenerateDataKey and kms:Decrypt given elsewhere).
+        """
+        grants = [self._grant_on_bucket(principal, spec)
+                  for spec in stage_models_statements(self.bucket.bucket_arn, prefix)]
+        if self.kms_key is not None:
+            grants.append(self._grant_key_on_key_policy(principal, KMS_STAGE_ACTIONS))
+        return _combine(grants)
+
+    def _grant(self, principal: iam.IGrantable, spec: StatementSpec) -> iam.Grant:
+        return iam.Grant.add_to_principal_or_resource(
+            grantee=principal, actions=list(spec.actions), resource_arns=list(spec.resources),
+            resource=self.bucket, conditions=_conditions(spec),
+        )
+
+    def _grant_on_bucket(self, principal: iam.IGrantable, spec: StatementSpec) -> iam.Grant:
+        statement = _policy_statement(spec, principals=[principal.grant_principal])
+        return iam.Grant.add_statement_to_resource_policy(
+            statement=statement, resource=self.bucket, grantee=principal,
+            actions=list(spec.actions), resource_arns=list(spec.resources), conditions=_conditions(spec),
+        )
+
+    def _key_spec(self, actions: Sequence[str]) -> StatementSpec:
+        assert self.kms_key is not None
+        stack = Stack.of(self)
+        return kms_statement(self.kms_key.key_arn, actions, f"s3.{stack.region}.{stack.url_suffix}")
+
+    def _grant_key(self, principal: iam.IGrantable, actions: Sequence[str]) -> iam.Grant:
+        assert self.kms_key is not None
+        spec = self._key_spec(actions)
+        return iam.Grant.add_to_principal_or_resource(
+            grantee=principal, actions=list(spec.actions), resource_arns=list(spec.resources),
+            resource=self.kms_key, resource_self_arns=["*"], conditions=_conditions(spec),
+        )
+
+    def _grant_key_on_key_policy(self, principal: iam.IGrantable, actions: Sequence[str]) -> iam.Grant:
+        assert self.kms_key is not None
+        spec = self._key_spec(actions)
+        if isinstance(self.kms_key, kms.Key):  # owned by this app: its key policy can be extended
+            # In a key policy the key is "*" (the policy's own key).
+            statement = _policy_statement(replace(spec, resources=("*",)), principals=[principal.grant_principal])
+            return iam.Grant.add_statement_to_resource_policy(
+                statement=statement, resource=self.kms_key, grantee=principal,
+                actions=list(spec.actions), resource_arns=["*"], conditions=_conditions(spec),
+            )
+        Annotations.of(self).add_warning_v2(
+            "fastload:importedKmsKeyStager",
+            "kms_key is imported, so its key policy cannot be changed here: the stager's own policy "
+            "must allow kms:GenerateDataKey and kms:Decrypt on it",
+        )
+        return iam.Grant.add_to_principal(
+            grantee=principal, actions=list(spec.actions), resource_arns=list(spec.resources),
+            conditions=_conditions(spec),
+        )
+
+    def _create_access_logs_bucket(self, removal_policy: RemovalPolicy) -> s3.Bucket:
+        # Server access log targets support SSE-S3 only, not SSE-KMS.
+        return s3.Bucket(
+            self, "AccessLogs",
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+            encryption=s3.BucketEncryption.S3_MANAGED,
+            enforce_ssl=True,
+            minimum_tls_version=1.2,
+            lifecycle_rules=[
+                s3.LifecycleRule(id="ExpireAccessLogs", expiration=Duration.days(ACCESS_LOG_RETENTION_DAYS)),
+            ],
+            removal_policy=removal_policy,
+        )
+
+
+def _known(value: str) -> str | None:
+    return None if Token.is_unresolved(value) else value
+
+
+def _principal_arn(principal: StagerPrincipal) -> str:
+    role_arn = getattr(principal, "role_arn", None)  # jsii interfaces do not support isinstance
+    return role_arn if role_arn is not None else principal.user_arn
+
+
+def _conditions(spec: StatementSpec) -> dict | None:
+    return {k: dict(v) for k, v in spec.conditions.items()} or None
+
+
+def _policy_statement(
+    spec: StatementSpec, principals: Sequence[iam.IPrincipal], with_sid: bool = False
+) -> iam.PolicyStatement:
+    """Grant statements carry no Sid: one policy holds several grants, and Sids must be unique."""
+    return iam.PolicyStatement(
+        sid=spec.sid if with_sid else None,
+        effect=iam.Effect.DENY if spec.effect == "Deny" else iam.Effect.ALLOW,
+        actions=list(spec.actions),
+        resources=list(spec.resources),
+        principals=list(principals),
+        conditions=_conditions(spec),
+    )
+
+
+def _combine(grants: Sequence[iam.Grant]) -> iam.Grant:
+    combined = grants[0]
+    for grant in grants[1:]:
+        combined = combined.combine(grant)
+    return combined

@@ -1,0 +1,109 @@
+"""Read-only S3 access for one model's vLLM pods, through EKS Pod Identity.
+
+One IAM role per model, trusted by `pods.eks.amazonaws.com`, allowed to read
+only that model's prefix, and bound to the model's service account by a Pod
+Identity association. Pods of other models (other service accounts) cannot
+assume it, so one model's pods never read another's weights.
+
+Needs the `eks-pod-identity-agent` add-on on the cluster (the cluster
+construct installs it): without the agent the association exists but pods get
+no credentials. This construct creates neither the add-on nor the service
+account; the vLLM chart creates `naming.service_account_name(model_name)`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_iam as iam
+from constructs import Construct
+
+from ..config import check_dns_label
+from ..errors import require
+from ..naming import DEFAULT_NAMESPACE, service_account_name
+from ..s3_uri import check_key_prefix
+from .model_bucket import ModelBucket
+
+POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"
+# Session tags EKS Pod Identity sets on every AssumeRole (Amazon EKS User Guide, pod-id-abac).
+CLUSTER_NAME_TAG = "eks-cluster-name"
+NAMESPACE_TAG = "kubernetes-namespace"
+SERVICE_ACCOUNT_TAG = "kubernetes-service-account"
+
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def trust_conditions(cluster_name: str, namespace: str, service_account: str) -> dict[str, dict[str, str]]:
+    """Only the association's own cluster, namespace and service account may assume the role.
+
+    Pod Identity passes these as session tags, so without the conditions any
+    association in the account that names this role could use it. Keep
+    session tags enabled on the association (`disable_session_tags`) or the
+    role cannot be assumed.
+    """
+    return {
+        "StringEquals": {
+            f"aws:RequestTag/{CLUSTER_NAME_TAG}": cluster_name,
+            f"aws:RequestTag/{NAMESPACE_TAG}": namespace,
+            f"aws:RequestTag/{SERVICE_ACCOUNT_TAG}": service_account,
+        }
+    }
+
+
+def check_service_account(value: object, field: str = "service_account") -> str:
+    require(isinstance(value, str) and len(value) <= 253 and bool(_DNS_SUBDOMAIN.match(value)),
+            field, value, "a DNS-1123 subdomain: lower-case letters, digits, '-' and '.', at most 253")
+    return value  # type: ignore[return-value]
+
+
+class ModelReaderIdentity(Construct):
+    """Pod Identity role + association that lets one model's pods read `prefix` in the model bucket.
+
+    Exposes `role`, `association`, `namespace`, `service_account`, `prefix`
+    and `model_uri` (the `s3://` URI to pass to vLLM's `--model`).
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        cluster: eks.ICluster,
+        model_bucket: ModelBucket,
+        prefix: str,
+        model_name: str,
+        namespace: str = DEFAULT_NAMESPACE,
+        service_account: str | None = None,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        check_dns_label("model_name", model_name)
+        self.prefix = check_key_prefix(prefix)
+        self.namespace = check_dns_label("namespace", namespace)
+        self.service_account = check_service_account(
+            service_account if service_account is not None else service_account_name(model_name)
+        )
+        principal = iam.SessionTagsPrincipal(iam.ServicePrincipal(POD_IDENTITY_SERVICE)).with_conditions(
+            trust_conditions(cluster.cluster_name, self.namespace, self.service_account)
+        )
+        self.role = iam.Role(
+            self, "Role",
+            assumed_by=principal,
+            description=f"vLLM pods of {model_name} ({self.namespace}/{self.service_account}): "
+                        f"read-only access to {self.prefix}/ in the model bucket",
+        )
+        self.grant = model_bucket.grant_read_models(self.role, self.prefix)
+        self.association = eks.CfnPodIdentityAssociation(
+            self, "Association",
+            cluster_name=cluster.cluster_name,
+            namespace=self.namespace,
+            service_account=self.service_account,
+            role_arn=self.role.role_arn,
+        )
+        # Pods that start as soon as the association exists must already be able to read.
+        self.grant.apply_before(self.association)
+        self.model_uri = model_bucket.s3_uri(self.prefix)
+
+    @property
+    def association_arn(self) -> str:
+        return self.association.attr_association_arn
