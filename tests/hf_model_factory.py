@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
+import tempfile
 from pathlib import Path
 
 from tests.safetensors_factory import write_safetensors
@@ -18,8 +21,24 @@ TENSORS = {
 }
 
 
+_template: tuple[Path, dict[str, tuple[str, list[int], bytes]]] | None = None
+
+
 def write_hf_model(root: Path) -> dict[str, tuple[str, list[int], bytes]]:
-    """Write the folder; returns {tensor: (dtype, shape, payload bytes)} for comparisons."""
+    """Write the folder; returns {tensor: (dtype, shape, payload bytes)} for comparisons.
+
+    Generated once per session and copied after that: the payloads are deterministic.
+    """
+    global _template
+    if _template is None:
+        folder = Path(tempfile.mkdtemp(prefix="hf-model-")) / "model"
+        atexit.register(shutil.rmtree, folder.parent, ignore_errors=True)
+        _template = (folder, _generate(folder))
+    shutil.copytree(_template[0], root, dirs_exist_ok=True)
+    return dict(_template[1])
+
+
+def _generate(root: Path) -> dict[str, tuple[str, list[int], bytes]]:
     root.mkdir(parents=True, exist_ok=True)
     (root / "config.json").write_text(json.dumps({"architectures": ["LlamaForCausalLM"], "torch_dtype": "bfloat16"}))
     (root / "tokenizer.json").write_text(json.dumps({"version": "1.0", "model": {"type": "BPE"}}))
