@@ -23,7 +23,7 @@ from boto3.s3.transfer import ProgressCallbackInvoker, TransferConfig, create_tr
 
 from .errors import require
 from .naming import SHA256_METADATA_KEY, STAGE_MANIFEST_NAME
-from .s3_errors import explained
+from .s3_errors import S3AccessError, explained
 from .s3_headers import list_prefix
 from .s3_uri import S3Location
 from .staging import LocalModel, RemoteState, UploadPlan, build_manifest, plan_upload
@@ -78,8 +78,13 @@ def stage_model(
     config: TransferConfig | None = None,
     on_bytes: Callable[[int], None] | None = None,
     on_plan: Callable[[UploadPlan], None] | None = None,
+    delete_stale: bool = False,
 ) -> StageResult:
-    """Upload what is missing or changed, then write the manifest; safe to re-run after any failure."""
+    """Upload what is missing or changed, then write the manifest; safe to re-run after any failure.
+
+    `delete_stale` removes objects under the prefix that no local file explains (an old shard
+    would otherwise be streamed by vLLM with the new ones), after the uploads and before the manifest.
+    """
     config = config or transfer_config()
     with explained(location.uri):
         client.head_bucket(Bucket=location.bucket)
@@ -89,10 +94,12 @@ def stage_model(
         on_plan(plan)
     manifest_key = location.key(STAGE_MANIFEST_NAME)
     with explained(location.uri):
-        if plan.upload and STAGE_MANIFEST_NAME in state:
+        if (plan.upload or (delete_stale and plan.stale)) and STAGE_MANIFEST_NAME in state:
             client.delete_object(Bucket=location.bucket, Key=manifest_key)
         if plan.upload:
             _upload_all(client, model, plan, location, config, on_bytes)
+        if delete_stale:
+            _delete(client, location, plan.stale)
         manifest = build_manifest(model, location.uri)
         client.put_object(
             Bucket=location.bucket, Key=manifest_key, ContentType="application/json",
@@ -117,3 +124,15 @@ def _upload_all(
         ]
         for future in futures:
             future.result()
+
+
+def _delete(client: Any, location: S3Location, names: tuple[str, ...]) -> None:
+    for start in range(0, len(names), 1000):  # DeleteObjects takes at most 1000 keys
+        batch = [{"Key": location.key(n)} for n in names[start:start + 1000]]
+        response = client.delete_objects(Bucket=location.bucket, Delete={"Objects": batch, "Quiet": True})
+        failed = response.get("Errors", [])
+        if failed:
+            raise S3AccessError(
+                f"{location.uri}: could not delete {len(failed)} stale objects, e.g. "
+                f"{failed[0].get('Key')}: {failed[0].get('Code')}"
+            )

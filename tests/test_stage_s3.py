@@ -153,6 +153,12 @@ def test_stale_objects_under_the_prefix_are_reported(s3_server, model_dir, capsy
     s3_server.client().put_object(Bucket=bucket, Key="models/tiny/old.safetensors", Body=b"x" * 16)
     assert _stage(s3_server, model_dir, f"s3://{bucket}/models/tiny") == 0
     assert "warning: models/tiny/old.safetensors is under the prefix" in capsys.readouterr().err
+    assert "old.safetensors" in _keys(s3_server.client(), bucket, "models/tiny")
+
+    assert _stage(s3_server, model_dir, f"s3://{bucket}/models/tiny", "--delete-stale") == 0
+    assert "deleting models/tiny/old.safetensors" in capsys.readouterr().err
+    remaining = _keys(s3_server.client(), bucket, "models/tiny")
+    assert set(remaining) == {p.name for p in model_dir.iterdir()} | {STAGE_MANIFEST_NAME}
 
 
 def test_endpoint_is_read_from_aws_endpoint_url(s3_server, model_dir, monkeypatch, capsys):

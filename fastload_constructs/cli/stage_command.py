@@ -19,11 +19,13 @@ from .s3_options import s3_options
 @click.option("--concurrency", type=int, default=16, show_default=True, help="Parts uploaded in parallel.")
 @click.option("--chunk-size-mib", type=int, default=64, show_default=True,
               help="Multipart threshold and part size, MiB (5..5120).")
+@click.option("--delete-stale", is_flag=True,
+              help="Delete objects under the prefix that are not in LOCAL_DIR (vLLM would load old shards).")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress bars.")
 @s3_options
 def stage_command(
-    local_dir: str, s3_uri: str, allow_bin: bool, concurrency: int, chunk_size_mib: int, progress: bool,
-    endpoint_url: str | None, region: str | None,
+    local_dir: str, s3_uri: str, allow_bin: bool, concurrency: int, chunk_size_mib: int, delete_stale: bool,
+    progress: bool, endpoint_url: str | None, region: str | None,
 ) -> None:
     """Stage LOCAL_DIR (a Hugging Face model folder) to S3_URI (s3://bucket/prefix).
 
@@ -41,10 +43,15 @@ def stage_command(
     def show_plan(plan: UploadPlan) -> None:
         bar.reset(total=plan.upload_bytes)
         for name in plan.stale:
-            click.echo(f"warning: {location.key(name)} is under the prefix but not in {local_dir}", err=True)
+            if delete_stale:
+                click.echo(f"deleting {location.key(name)}: not in {local_dir}", err=True)
+            else:
+                click.echo(f"warning: {location.key(name)} is under the prefix but not in {local_dir} "
+                           "(--delete-stale removes it)", err=True)
 
     with bar:
-        result = stage_model(client, model, location, config=config, on_bytes=bar.update, on_plan=show_plan)
+        result = stage_model(client, model, location, config=config, on_bytes=bar.update, on_plan=show_plan,
+                              delete_stale=delete_stale)
     plan = result.plan
     click.echo(f"uploaded {len(plan.upload)} files ({plan.upload_bytes} bytes); "
                f"skipped {len(plan.skip)} already present with the same size and sha256")
