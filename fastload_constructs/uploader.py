@@ -97,7 +97,7 @@ def stage_model(
         if (plan.upload or (delete_stale and plan.stale)) and STAGE_MANIFEST_NAME in state:
             client.delete_object(Bucket=location.bucket, Key=manifest_key)
         if plan.upload:
-            _upload_all(client, model, plan, location, config, on_bytes)
+            _upload_all(client, plan, location, config, on_bytes)
         if delete_stale:
             _delete(client, location, plan.stale)
         manifest = build_manifest(model, location.uri)
@@ -109,7 +109,7 @@ def stage_model(
 
 
 def _upload_all(
-    client: Any, model: LocalModel, plan: UploadPlan, location: S3Location,
+    client: Any, plan: UploadPlan, location: S3Location,
     config: TransferConfig, on_bytes: Callable[[int], None] | None,
 ) -> None:
     subscribers = [ProgressCallbackInvoker(on_bytes)] if on_bytes else None
