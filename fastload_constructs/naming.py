@@ -50,3 +50,10 @@ def service_account_name(model_name: str) -> str:
 def gpu_model_label_value(gpu_model: str) -> str:
     """A label-safe GPU model name: 'RTX PRO 6000' -> 'rtx-pro-6000'."""
     return "-".join(gpu_model.lower().split())
+
+
+# Staged models in S3: the manifest written beside the weights once every upload
+# succeeded, and the object metadata key holding each object's whole-file SHA-256.
+STAGE_MANIFEST_NAME = "fastload-manifest.json"
+SHA256_METADATA_KEY = "fastload-sha256"
+__all__ += ["SHA256_METADATA_KEY", "STAGE_MANIFEST_NAME"]

@@ -7,7 +7,9 @@ import sys
 import click
 
 from ..errors import FastloadConfigError
+from .inspect_command import inspect_command
 from .plan_command import plan_command
+from .stage_command import stage_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -17,6 +19,8 @@ def cli() -> None:
 
 
 cli.add_command(plan_command)
+cli.add_command(stage_command)
+cli.add_command(inspect_command)
 
 
 def main(argv: list[str] | None = None) -> int:

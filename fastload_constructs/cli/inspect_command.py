@@ -1,0 +1,99 @@
+"""`fastload inspect`: a model's profile from its safetensors headers, locally or in S3."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..catalog import lookup
+from ..errors import FastloadConfigError
+from ..model import ModelProfile
+from ..s3_client import s3_client
+from ..s3_headers import inspect_s3
+from ..s3_uri import parse_s3_uri
+from ..tuning import plan
+from .plan_command import plan_as_dict
+from .s3_options import s3_options
+
+
+class DoesNotFit(click.ClickException):
+    """The model does not fit the instance type asked about: exit status 3, after the report."""
+
+    exit_code = 3
+
+    def show(self, file=None) -> None:  # type: ignore[no-untyped-def]
+        click.echo(f"fastload: {self.format_message()}", err=True, file=file)
+
+
+def profile_as_dict(profile: ModelProfile) -> dict[str, object]:
+    """A JSON-ready view of a ModelProfile."""
+    return {
+        "name": profile.name,
+        "total_bytes": profile.total_bytes,
+        "total_gib": round(profile.total_gib, 3),
+        "dtype": profile.dtype,
+        "parameter_count": profile.parameter_count,
+        "largest_tensor_bytes": profile.largest_tensor_bytes,
+        "shard_count": profile.shard_count,
+        "shards": [
+            {"name": s.name, "size_bytes": s.size_bytes, "tensors": s.tensor_count,
+             "parameters": s.parameter_count}
+            for s in profile.shards
+        ],
+    }
+
+
+def fit_verdict(profile: ModelProfile, instance_type: str) -> dict[str, object]:
+    """The plan and 'fits', or the reason it does not; an unknown instance type stays an error."""
+    lookup(instance_type, field="--instance")
+    try:
+        return {"fits": True, "verdict": f"fits on {instance_type}", "plan": plan_as_dict(plan(profile, instance_type))}
+    except FastloadConfigError as exc:
+        return {"fits": False, "verdict": f"does not fit on {instance_type}: {exc}", "plan": None}
+
+
+@click.command("inspect")
+@click.argument("source")
+@click.option("--instance", "instance_type", help="Add the ServingPlan and fit verdict for this instance type.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@s3_options
+def inspect_command(
+    source: str, instance_type: str | None, as_json: bool, endpoint_url: str | None, region: str | None,
+) -> None:
+    """Profile SOURCE (s3://bucket/prefix or a local folder) from its safetensors headers only.
+
+    Exits 3 when --instance is given and the model does not fit on it.
+    """
+    if source.startswith("s3://"):
+        found = inspect_s3(s3_client(endpoint_url=endpoint_url, region=region), parse_s3_uri(source))
+        view: dict[str, object] = {"source": source, "staged_manifest": found.has_manifest,
+                                   "model": profile_as_dict(found.profile)}
+        profile = found.profile
+    else:
+        profile = ModelProfile.from_directory(source)
+        view = {"source": source, "model": profile_as_dict(profile)}
+    if instance_type:
+        view.update(fit_verdict(profile, instance_type))
+    if as_json:
+        click.echo(json.dumps(view, indent=2))
+    else:
+        _print_view(view)
+    if view.get("fits") is False:
+        raise DoesNotFit(str(view["verdict"]))
+
+
+def _print_view(view: dict[str, object], indent: str = "") -> None:
+    for key, value in view.items():
+        if isinstance(value, dict):
+            click.echo(f"{indent}{key}:")
+            _print_view(value, indent + "  ")
+        elif isinstance(value, list):
+            click.echo(f"{indent}{key}:")
+            for item in value:
+                if isinstance(item, dict):
+                    click.echo(f"{indent}  - " + ", ".join(f"{k}: {v}" for k, v in item.items()))
+                else:
+                    click.echo(f"{indent}  - {item}")
+        elif value is not None:
+            click.echo(f"{indent}{key}: {value}")

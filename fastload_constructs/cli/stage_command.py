@@ -1,0 +1,60 @@
+"""`fastload stage`: validate a model folder, upload what is missing, write the manifest last."""
+
+from __future__ import annotations
+
+import click
+from tqdm import tqdm
+
+from ..s3_client import s3_client
+from ..s3_uri import parse_s3_uri
+from ..staging import UploadPlan, validate_model_folder
+from ..uploader import stage_model, transfer_config
+from .s3_options import s3_options
+
+
+@click.command("stage")
+@click.argument("local_dir", type=click.Path(file_okay=False, path_type=str))
+@click.argument("s3_uri")
+@click.option("--allow-bin", is_flag=True, help="Also upload pickled weights (.bin, .pt, .pth, ...).")
+@click.option("--concurrency", type=int, default=16, show_default=True, help="Parts uploaded in parallel.")
+@click.option("--chunk-size-mib", type=int, default=64, show_default=True,
+              help="Multipart threshold and part size, MiB (5..5120).")
+@click.option("--delete-stale", is_flag=True,
+              help="Delete objects under the prefix that are not in LOCAL_DIR (vLLM would load old shards).")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress bars.")
+@s3_options
+def stage_command(
+    local_dir: str, s3_uri: str, allow_bin: bool, concurrency: int, chunk_size_mib: int, delete_stale: bool,
+    progress: bool, endpoint_url: str | None, region: str | None,
+) -> None:
+    """Stage LOCAL_DIR (a Hugging Face model folder) to S3_URI (s3://bucket/prefix).
+
+    Checks config.json, the safetensors headers and the index before anything is
+    uploaded; skips objects already there with the same size and SHA-256; writes
+    fastload-manifest.json only after every upload succeeded. Re-run to resume.
+    """
+    location = parse_s3_uri(s3_uri)
+    config = transfer_config(concurrency=concurrency, chunk_size_mib=chunk_size_mib)
+    with tqdm(desc="hashing", unit="B", unit_scale=True, disable=not progress, leave=False) as bar:
+        model = validate_model_folder(local_dir, allow_bin=allow_bin, on_hash_bytes=bar.update)
+    client = s3_client(endpoint_url=endpoint_url, region=region, max_connections=concurrency)
+    bar = tqdm(desc="uploading", unit="B", unit_scale=True, disable=not progress)
+
+    def show_plan(plan: UploadPlan) -> None:
+        bar.reset(total=plan.upload_bytes)
+        for name in plan.stale:
+            if delete_stale:
+                click.echo(f"deleting {location.key(name)}: not in {local_dir}", err=True)
+            else:
+                click.echo(f"warning: {location.key(name)} is under the prefix but not in {local_dir} "
+                           "(--delete-stale removes it)", err=True)
+
+    with bar:
+        result = stage_model(client, model, location, config=config, on_bytes=bar.update, on_plan=show_plan,
+                              delete_stale=delete_stale)
+    plan = result.plan
+    click.echo(f"uploaded {len(plan.upload)} files ({plan.upload_bytes} bytes); "
+               f"skipped {len(plan.skip)} already present with the same size and sha256")
+    click.echo(f"model: {model.profile.shard_count} shards, {model.profile.total_bytes} bytes, "
+               f"{model.profile.dtype}, {model.profile.parameter_count} parameters")
+    click.echo(f"manifest: {result.manifest_uri}")

@@ -1,0 +1,35 @@
+"""One way to build the boto3 S3 client every fastload command uses.
+
+A custom endpoint (MinIO, a local test server, or `AWS_ENDPOINT_URL`) gets
+path-style addressing, as the streamer env does for vLLM, because such
+servers rarely resolve `bucket.host` names.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import boto3
+from botocore.config import Config
+
+from .errors import require
+
+
+def s3_client(
+    *, endpoint_url: str | None = None, region: str | None = None, max_connections: int = 10
+) -> Any:
+    """A boto3 S3 client with standard retries and a pool sized for `max_connections` threads."""
+    endpoint = endpoint_url or os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+    if endpoint:
+        require(endpoint.startswith(("http://", "https://")), "endpoint_url", endpoint,
+                "an http:// or https:// URL")
+    require(isinstance(max_connections, int) and max_connections >= 1, "max_connections", max_connections,
+            "a positive whole number")
+    config = Config(
+        retries={"mode": "standard", "max_attempts": 5},
+        max_pool_connections=max(10, max_connections),
+        s3={"addressing_style": "path"} if endpoint else None,
+    )
+    session = boto3.session.Session(region_name=region)
+    return session.client("s3", endpoint_url=endpoint, config=config)

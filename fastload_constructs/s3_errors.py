@@ -1,0 +1,74 @@
+"""Turn botocore failures into one clear line a user can act on.
+
+boto3 reports a missing bucket, a refused request and absent credentials as
+different exception types (and HeadBucket only as a bare '404' or '403'), so
+the CLI maps them here once instead of printing tracebacks.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from boto3.exceptions import S3UploadFailedError
+from botocore.exceptions import (
+    BotoCoreError,
+    ClientError,
+    EndpointConnectionError,
+    NoCredentialsError,
+    NoRegionError,
+    PartialCredentialsError,
+)
+
+_DENIED = {"AccessDenied", "403", "Forbidden", "AllAccessDisabled", "AccountProblem"}
+_BAD_KEYS = {"InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken", "InvalidToken", "TokenRefreshRequired"}
+_NO_BUCKET = {"NoSuchBucket"}
+
+
+class S3AccessError(Exception):
+    """S3 refused or could not serve a request; the message says why and what to do."""
+
+
+def explain(exc: BaseException, where: str) -> S3AccessError | None:
+    """The S3AccessError describing `exc` at `where` (an s3:// URI), or None if it is not an S3 failure."""
+    if isinstance(exc, S3UploadFailedError) and isinstance(exc.__context__, ClientError):
+        exc = exc.__context__
+    if isinstance(exc, (NoCredentialsError, PartialCredentialsError)):
+        return S3AccessError(
+            f"{where}: no AWS credentials found; set AWS_PROFILE, or AWS_ACCESS_KEY_ID and "
+            "AWS_SECRET_ACCESS_KEY, or run on a role (instance profile, Pod Identity, SSO login)"
+        )
+    if isinstance(exc, NoRegionError):
+        return S3AccessError(f"{where}: no AWS region; pass --region or set AWS_REGION")
+    if isinstance(exc, EndpointConnectionError):
+        return S3AccessError(f"{where}: cannot reach the S3 endpoint ({exc}); check --endpoint-url and the network")
+    if isinstance(exc, ClientError):
+        error = exc.response.get("Error", {})
+        code = str(error.get("Code", ""))
+        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        operation = exc.operation_name
+        if code in _NO_BUCKET or (operation == "HeadBucket" and code in {"404", "NotFound"}):
+            return S3AccessError(f"{where}: no such bucket; check the bucket name, account and region")
+        if code in _BAD_KEYS:
+            return S3AccessError(f"{where}: the credentials were rejected ({code}); refresh or replace them")
+        if code in _DENIED or status == 403:
+            return S3AccessError(
+                f"{where}: access denied ({operation}); the caller needs s3:ListBucket on the bucket and "
+                "s3:GetObject (inspect) or s3:PutObject and s3:DeleteObject (stage) on the prefix"
+            )
+        return S3AccessError(f"{where}: S3 {operation} failed: {code} {error.get('Message', '')}".rstrip())
+    if isinstance(exc, BotoCoreError):
+        return S3AccessError(f"{where}: {exc}")
+    return None
+
+
+@contextmanager
+def explained(where: str) -> Iterator[None]:
+    """Re-raise S3 failures inside the block as S3AccessError; let everything else through."""
+    try:
+        yield
+    except (BotoCoreError, ClientError, S3UploadFailedError) as exc:
+        mapped = explain(exc, where)
+        if mapped is None:
+            raise
+        raise mapped from exc

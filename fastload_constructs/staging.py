@@ -1,0 +1,196 @@
+"""Decide what staging a Hugging Face model folder to S3 means, before any upload.
+
+Validation runs first and in full (config, shards, headers, index, no pickles),
+so a folder that vLLM could not load never reaches the bucket. The upload plan
+and the manifest are pure functions of the local files and what S3 already
+holds, which is what makes a re-run resume instead of starting over.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from .errors import FastloadConfigError, require
+from .model import ModelProfile, read_local_shard
+from .naming import STAGE_MANIFEST_NAME
+
+# Formats that unpickle on load: they can run code, and vLLM's streamer cannot read them.
+PICKLED_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
+INDEX_SUFFIX = ".safetensors.index.json"
+MANIFEST_VERSION = 1
+_HASH_BLOCK = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LocalFile:
+    """One file to stage: its key name relative to the prefix, where it is, its size and SHA-256."""
+
+    name: str
+    path: Path
+    size: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class LocalModel:
+    """A validated model folder: every file to stage and the profile of its weights."""
+
+    root: Path
+    files: tuple[LocalFile, ...]
+    profile: ModelProfile
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(f.size for f in self.files)
+
+
+def sha256_of(path: Path, on_bytes: Callable[[int], None] | None = None) -> str:
+    """Hex SHA-256 of a file, read in blocks (reports progress through `on_bytes`)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(_HASH_BLOCK):
+            digest.update(block)
+            if on_bytes:
+                on_bytes(len(block))
+    return digest.hexdigest()
+
+
+def _files_to_stage(root: Path) -> list[tuple[str, Path]]:
+    """Every regular file under `root` by relative POSIX name, skipping hidden entries and old manifests."""
+    found = []
+    for directory, subdirs, names in os.walk(root):
+        subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
+        for name in sorted(names):
+            path = Path(directory, name)
+            relative = path.relative_to(root).as_posix()
+            if name.startswith(".") or relative == STAGE_MANIFEST_NAME or not path.is_file():
+                continue
+            found.append((relative, path))
+    return found
+
+
+def _tensor_names(path: Path) -> set[str]:
+    """The tensor names a (header-validated) safetensors file declares."""
+    with path.open("rb") as handle:
+        (length,) = struct.unpack("<Q", handle.read(8))
+        header = json.loads(handle.read(length))
+    return {name for name in header if name != "__metadata__"}
+
+
+def check_index(index_path: Path, shards: list[Path]) -> None:
+    """The index's weight_map must name exactly the shards present, each tensor in the shard declaring it."""
+    field = f"model.index[{index_path.name}]"
+    try:
+        index = json.loads(index_path.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise FastloadConfigError(field, str(exc), "a JSON object with a weight_map") from exc
+    weight_map = index.get("weight_map") if isinstance(index, dict) else None
+    require(
+        isinstance(weight_map, dict) and bool(weight_map)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in weight_map.items()),
+        field + ".weight_map", weight_map, "a non-empty object mapping tensor names to shard file names",
+    )
+    assert isinstance(weight_map, dict)
+    present = {p.name: p for p in shards}
+    referenced = set(weight_map.values())
+    missing = sorted(referenced - present.keys())
+    require(not missing, field + ".weight_map", missing, "shard files present in the folder")
+    unreferenced = sorted(present.keys() - referenced)
+    require(not unreferenced, field + ".weight_map", unreferenced,
+            "every *.safetensors file in the folder listed in the index (vLLM loads them all)")
+    for shard_name, path in sorted(present.items()):
+        declared = _tensor_names(path)
+        expected = {t for t, f in weight_map.items() if f == shard_name}
+        absent = sorted(expected - declared)
+        require(not absent, f"{field}.weight_map", absent[:5], f"tensors that {shard_name} declares")
+        unlisted = sorted(declared - expected)
+        require(not unlisted, f"{field}.weight_map", unlisted[:5], f"entries mapping these tensors to {shard_name}")
+
+
+def validate_model_folder(
+    path: str | os.PathLike[str],
+    *,
+    allow_bin: bool = False,
+    on_hash_bytes: Callable[[int], None] | None = None,
+) -> LocalModel:
+    """Check a Hugging Face style folder and hash its files; raises FastloadConfigError on the first problem."""
+    root = Path(path)
+    require(root.is_dir(), "model_dir", str(path), "an existing directory")
+    config = root / "config.json"
+    require(config.is_file(), "model_dir", str(path), "a Hugging Face model folder with config.json")
+    try:
+        parsed = json.loads(config.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise FastloadConfigError("model.config.json", str(exc), "a JSON object") from exc
+    require(isinstance(parsed, dict), "model.config.json", type(parsed).__name__, "a JSON object")
+
+    entries = _files_to_stage(root)
+    pickled = [name for name, _ in entries if name.endswith(PICKLED_SUFFIXES)]
+    require(allow_bin or not pickled, "model_dir", pickled[:5],
+            "safetensors weights only; pickled files (.bin, .pt, .pth, .ckpt, .pkl) need --allow-bin")
+    shards = [p for name, p in entries if name.endswith(".safetensors") and "/" not in name]
+    require(bool(shards), "model_dir", str(path), "a folder holding *.safetensors shards at its top level")
+    profile = ModelProfile.from_shards([read_local_shard(p) for p in shards], name=root.resolve().name)
+    indexes = [p for name, p in entries if name.endswith(INDEX_SUFFIX) and "/" not in name]
+    for index in indexes:
+        check_index(index, shards)
+
+    files = tuple(
+        LocalFile(name, p, p.stat().st_size, sha256_of(p, on_hash_bytes)) for name, p in entries
+    )
+    return LocalModel(root=root, files=files, profile=profile)
+
+
+@dataclass(frozen=True)
+class RemoteState:
+    """An object already under the prefix: its size and the SHA-256 fastload recorded (None if absent)."""
+
+    size: int
+    sha256: str | None
+
+
+@dataclass(frozen=True)
+class UploadPlan:
+    """Which files to upload, which are already in place, and stale objects no local file explains."""
+
+    upload: tuple[LocalFile, ...]
+    skip: tuple[LocalFile, ...]
+    stale: tuple[str, ...]
+
+    @property
+    def upload_bytes(self) -> int:
+        return sum(f.size for f in self.upload)
+
+
+def plan_upload(model: LocalModel, remote: dict[str, RemoteState]) -> UploadPlan:
+    """Skip a file only when S3 holds the same size and the same recorded SHA-256."""
+    upload, skip = [], []
+    for f in model.files:
+        there = remote.get(f.name)
+        same = there is not None and there.size == f.size and there.sha256 == f.sha256
+        (skip if same else upload).append(f)
+    local = {f.name for f in model.files} | {STAGE_MANIFEST_NAME}
+    stale = tuple(sorted(name for name in remote if name not in local))
+    return UploadPlan(tuple(upload), tuple(skip), stale)
+
+
+def build_manifest(model: LocalModel, uri: str) -> dict[str, object]:
+    """The manifest object: what was staged, so readers can check it without touching the weights."""
+    p = model.profile
+    return {
+        "fastload_manifest_version": MANIFEST_VERSION,
+        "model_uri": uri,
+        "name": p.name,
+        "dtype": p.dtype,
+        "parameter_count": p.parameter_count,
+        "weights_bytes": p.total_bytes,
+        "largest_tensor_bytes": p.largest_tensor_bytes,
+        "shards": [s.name for s in p.shards],
+        "files": [{"name": f.name, "size": f.size, "sha256": f.sha256} for f in model.files],
+    }

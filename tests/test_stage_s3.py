@@ -1,0 +1,211 @@
+"""`fastload stage` against a real S3-compatible server on 127.0.0.1."""
+
+import hashlib
+import json
+
+import pytest
+
+from fastload_constructs.cli.main import main
+from fastload_constructs.naming import SHA256_METADATA_KEY, STAGE_MANIFEST_NAME
+from fastload_constructs.s3_client import s3_client
+from fastload_constructs.s3_uri import parse_s3_uri
+from fastload_constructs.staging import validate_model_folder
+from fastload_constructs.uploader import stage_model, transfer_config
+from tests.hf_model_factory import SHARD_1, SHARD_2, write_hf_model
+
+
+@pytest.fixture
+def model_dir(tmp_path):
+    write_hf_model(tmp_path / "tiny")
+    return tmp_path / "tiny"
+
+
+def _stage(s3_server, model_dir, uri, *extra):
+    return main(["stage", str(model_dir), uri, "--endpoint-url", s3_server.url, "--chunk-size-mib", "5",
+                 "--no-progress", *extra])
+
+
+def _keys(client, bucket, prefix):
+    pages = client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix + "/")
+    return {o["Key"][len(prefix) + 1:]: o for page in pages for o in page.get("Contents", [])}
+
+
+class WriteRecorder:
+    """Records every write-type S3 call the client makes, in order, as (operation, key)."""
+
+    WRITES = ("PutObject", "CreateMultipartUpload", "UploadPart", "CompleteMultipartUpload", "DeleteObject")
+
+    def __init__(self, client):
+        self.calls = []
+        for op in self.WRITES:
+            client.meta.events.register(f"before-parameter-build.s3.{op}", self._record(op))
+
+    def _record(self, op):
+        def handler(params, **_):
+            self.calls.append((op, params["Key"]))
+        return handler
+
+    def keys(self, op):
+        return [key for o, key in self.calls if o == op]
+
+
+def test_stage_uploads_every_file_with_its_sha256_then_the_manifest(s3_server, model_dir, capsys):
+    bucket = s3_server.new_bucket()
+    assert _stage(s3_server, model_dir, f"s3://{bucket}/models/tiny") == 0
+    out = capsys.readouterr().out
+    assert "uploaded 5 files" in out and f"s3://{bucket}/models/tiny/{STAGE_MANIFEST_NAME}" in out
+
+    client = s3_server.client()
+    objects = _keys(client, bucket, "models/tiny")
+    local = {p.name: p for p in model_dir.iterdir()}
+    assert set(objects) == set(local) | {STAGE_MANIFEST_NAME}
+    for name, path in local.items():
+        body = client.get_object(Bucket=bucket, Key=f"models/tiny/{name}")
+        assert body["Body"].read() == path.read_bytes()
+        assert body["Metadata"][SHA256_METADATA_KEY] == hashlib.sha256(path.read_bytes()).hexdigest()
+    # The 6 MiB shard went up in 5 MiB parts: S3 marks multipart ETags with "-<parts>".
+    assert objects[SHARD_1]["ETag"].strip('"').endswith("-2")
+
+    manifest = json.loads(client.get_object(Bucket=bucket, Key=f"models/tiny/{STAGE_MANIFEST_NAME}")["Body"].read())
+    assert manifest["model_uri"] == f"s3://{bucket}/models/tiny"
+    assert {f["name"]: f["sha256"] for f in manifest["files"]} == {
+        n: hashlib.sha256(p.read_bytes()).hexdigest() for n, p in local.items()}
+    assert manifest["parameter_count"] == 1536 * 2048 + 64 * 32 * 2 + 32
+
+
+def test_restage_skips_what_is_there_and_uploads_what_changed(s3_server, model_dir, capsys):
+    bucket = s3_server.new_bucket()
+    uri = f"s3://{bucket}/models/tiny"
+    assert _stage(s3_server, model_dir, uri) == 0
+    capsys.readouterr()
+    assert _stage(s3_server, model_dir, uri) == 0
+    assert "uploaded 0 files (0 bytes); skipped 5" in capsys.readouterr().out
+
+    (model_dir / "tokenizer.json").write_text('{"version": "2.0"}')  # same name, new content
+    client = s3_client(endpoint_url=s3_server.url)
+    recorder = WriteRecorder(client)
+    model = validate_model_folder(model_dir)
+    result = stage_model(client, model, parse_s3_uri(uri), config=transfer_config(chunk_size_mib=5))
+    assert [f.name for f in result.plan.upload] == ["tokenizer.json"]
+    assert recorder.keys("PutObject") == ["models/tiny/tokenizer.json", f"models/tiny/{STAGE_MANIFEST_NAME}"]
+
+
+class Interrupted(Exception):
+    pass
+
+
+def test_interrupted_stage_leaves_no_manifest_and_a_rerun_uploads_only_the_rest(s3_server, model_dir):
+    bucket = s3_server.new_bucket()
+    location = parse_s3_uri(f"s3://{bucket}/models/tiny")
+    model = validate_model_folder(model_dir)
+    small = [f.name for f in model.files if f.name != SHARD_1]
+
+    # Interrupt once more than 6 MiB went out: the big shard (6 MiB, two 5 MiB parts) can never finish.
+    sent = 0
+
+    def interrupt_after_6_mib(n):
+        nonlocal sent
+        sent += n
+        if sent > 6 * 1024 * 1024:
+            raise Interrupted()
+
+    client = s3_client(endpoint_url=s3_server.url)
+    with pytest.raises(Interrupted):
+        stage_model(client, model, location,
+                    config=transfer_config(concurrency=1, chunk_size_mib=5), on_bytes=interrupt_after_6_mib)
+    present = set(_keys(client, bucket, location.prefix))
+    assert STAGE_MANIFEST_NAME not in present and SHARD_1 not in present
+    assert present <= set(small)  # whole objects only; the big shard is not among them
+    assert client.list_multipart_uploads(Bucket=bucket).get("Uploads", []) == []  # the part upload was aborted
+    missing = {f.name for f in model.files} - present
+
+    recorder = WriteRecorder(client)
+    result = stage_model(client, model, location, config=transfer_config(chunk_size_mib=5))
+    assert {f.name for f in result.plan.upload} == missing
+    assert {f.name for f in result.plan.skip} == present
+    uploaded = set(recorder.keys("CreateMultipartUpload")) | set(recorder.keys("PutObject"))
+    assert uploaded == {location.key(n) for n in missing | {STAGE_MANIFEST_NAME}}
+    assert recorder.calls[-1] == ("PutObject", location.key(STAGE_MANIFEST_NAME))  # the manifest comes last
+    assert STAGE_MANIFEST_NAME in _keys(client, bucket, location.prefix)
+
+
+def test_restaging_changed_weights_removes_the_old_manifest_first(s3_server, model_dir):
+    bucket = s3_server.new_bucket()
+    location = parse_s3_uri(f"s3://{bucket}/models/tiny")
+    client = s3_client(endpoint_url=s3_server.url)
+    stage_model(client, validate_model_folder(model_dir), location, config=transfer_config(chunk_size_mib=5))
+
+    data = bytearray((model_dir / SHARD_2).read_bytes())
+    data[-1] ^= 0xFF  # new weights, same size
+    (model_dir / SHARD_2).write_bytes(bytes(data))
+
+    def fail(_n):
+        raise Interrupted()
+
+    with pytest.raises(Interrupted):
+        stage_model(client, validate_model_folder(model_dir), location,
+                    config=transfer_config(chunk_size_mib=5), on_bytes=fail)
+    assert STAGE_MANIFEST_NAME not in _keys(client, bucket, location.prefix)
+
+
+def test_stale_objects_under_the_prefix_are_reported(s3_server, model_dir, capsys):
+    bucket = s3_server.new_bucket()
+    s3_server.client().put_object(Bucket=bucket, Key="models/tiny/old.safetensors", Body=b"x" * 16)
+    assert _stage(s3_server, model_dir, f"s3://{bucket}/models/tiny") == 0
+    assert "warning: models/tiny/old.safetensors is under the prefix" in capsys.readouterr().err
+    assert "old.safetensors" in _keys(s3_server.client(), bucket, "models/tiny")
+
+    assert _stage(s3_server, model_dir, f"s3://{bucket}/models/tiny", "--delete-stale") == 0
+    assert "deleting models/tiny/old.safetensors" in capsys.readouterr().err
+    remaining = _keys(s3_server.client(), bucket, "models/tiny")
+    assert set(remaining) == {p.name for p in model_dir.iterdir()} | {STAGE_MANIFEST_NAME}
+
+
+def test_endpoint_is_read_from_aws_endpoint_url(s3_server, model_dir, monkeypatch, capsys):
+    bucket = s3_server.new_bucket()
+    monkeypatch.setenv("AWS_ENDPOINT_URL", s3_server.url)
+    assert main(["stage", str(model_dir), f"s3://{bucket}/m", "--no-progress"]) == 0
+    assert STAGE_MANIFEST_NAME in _keys(s3_server.client(), bucket, "m")
+
+
+# Errors: one line on stderr, non-zero exit, nothing written.
+
+def _one_line_error(capsys):
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    return err[0]
+
+
+def test_missing_credentials(s3_server, model_dir, monkeypatch, tmp_path, capsys):
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+                 "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+                 "AWS_WEB_IDENTITY_TOKEN_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
+    bucket = "fastload-no-creds"  # never reached: signing fails before any request
+    assert _stage(s3_server, model_dir, f"s3://{bucket}/m") == 1
+    line = _one_line_error(capsys)
+    assert line.startswith(f"fastload: s3://{bucket}/m: no AWS credentials found")
+    assert main(["inspect", f"s3://{bucket}/m", "--endpoint-url", s3_server.url]) == 1
+    assert "no AWS credentials found" in _one_line_error(capsys)
+
+
+def test_no_such_bucket(s3_server, model_dir, capsys):
+    assert _stage(s3_server, model_dir, "s3://fastload-absent-bucket/m") == 1
+    assert _one_line_error(capsys) == (
+        "fastload: s3://fastload-absent-bucket/m: no such bucket; check the bucket name, account and region")
+
+
+def test_access_denied(s3_server, model_dir, monkeypatch, capsys):
+    bucket = s3_server.new_bucket()
+    with s3_server.principal_without_permissions() as credentials:
+        for name, value in credentials.items():
+            monkeypatch.setenv(name, value)
+        assert _stage(s3_server, model_dir, f"s3://{bucket}/m") == 1
+        stage_error = _one_line_error(capsys)
+        assert main(["inspect", f"s3://{bucket}/m", "--endpoint-url", s3_server.url]) == 1
+        inspect_error = _one_line_error(capsys)
+    assert stage_error.startswith(f"fastload: s3://{bucket}/m: access denied")
+    assert inspect_error.startswith(f"fastload: s3://{bucket}/m: access denied (ListObjectsV2)")
+    assert _keys(s3_server.client(), bucket, "m") == {}
