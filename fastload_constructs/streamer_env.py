@@ -26,7 +26,7 @@ def streamer_env(
         "AWS_REGION": region,
         "AWS_DEFAULT_REGION": region,
         "RUNAI_STREAMER_CONCURRENCY": str(streamer.concurrency),
-        "RUNAI_STREAMER_MEMORY_LIMIT": str(streamer.memory_limit_bytes),
+        "RUNAI_STREAMER_MEMORY_LIMIT": str(streamer.configured_memory_limit_bytes),
     }
     if endpoint_url:
         require(endpoint_url.startswith(("http://", "https://")), "endpoint_url", endpoint_url,

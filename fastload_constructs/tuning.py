@@ -74,16 +74,29 @@ class TuningOptions:
 
 @dataclass(frozen=True)
 class StreamerSettings:
-    """Run:ai Model Streamer settings, as vLLM's --model-loader-extra-config takes them."""
+    """Run:ai Model Streamer settings, as vLLM's --model-loader-extra-config takes them.
+
+    `memory_limit_bytes` is the buffer of ONE streaming process. The distributed
+    streamer (runai-model-streamer 0.17, `DistributedStreamer.rank_memory_limit`)
+    reads RUNAI_STREAMER_MEMORY_LIMIT as a node total and divides it by the ranks
+    on the node, so for distributed streaming the configured value is the
+    per-process limit times the ranks sharing it.
+    """
 
     concurrency: int
     memory_limit_bytes: int
     distributed: bool
+    ranks: int = 1  # streaming processes of one pod on a node (the TP size)
+
+    @property
+    def configured_memory_limit_bytes(self) -> int:
+        """What `memory_limit` / RUNAI_STREAMER_MEMORY_LIMIT must say to give each process its limit."""
+        return self.memory_limit_bytes * self.ranks if self.distributed else self.memory_limit_bytes
 
     def loader_extra_config(self) -> dict[str, object]:
         config: dict[str, object] = {
             "concurrency": self.concurrency,
-            "memory_limit": self.memory_limit_bytes,
+            "memory_limit": self.configured_memory_limit_bytes,
         }
         if self.distributed:
             config["distributed"] = True
@@ -351,6 +364,7 @@ def plan(
         concurrency=streamer_concurrency(instance, opts),
         memory_limit_bytes=streamer_memory_limit(model, instance, tp, distributed, opts),
         distributed=distributed,
+        ranks=tp,
     )
     predicted = predict_phases(model, instance, tp, streamer, opts)
     share = tp / instance.gpu_count

@@ -48,5 +48,7 @@ def test_streamer_env():
     local = streamer_env(StreamerSettings(4, 2**20, False), region="us-east-1", endpoint_url="http://127.0.0.1:9")
     assert local["AWS_ENDPOINT_URL"] == "http://127.0.0.1:9"
     assert local["RUNAI_STREAMER_S3_USE_VIRTUAL_ADDRESSING"] == "0"
+    distributed = streamer_env(StreamerSettings(8, 2**30, True, ranks=4), region="us-east-1")
+    assert distributed["RUNAI_STREAMER_MEMORY_LIMIT"] == str(4 * 2**30)  # a node total, split by 4 ranks
     with pytest.raises(FastloadConfigError, match="endpoint_url"):
         streamer_env(StreamerSettings(4, 2**20, False), region="us-east-1", endpoint_url="127.0.0.1:9")

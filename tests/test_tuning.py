@@ -63,8 +63,11 @@ def test_70b_on_g6e_12xlarge_takes_tp4_and_distributed_streaming():
     # 134.12 x 2 = 268.24 < the 300 s floor -> 30 probes.
     assert p.startup_probe.failure_threshold == 30
     assert p.shm_bytes == 8 * GIB  # 2 GiB x 4 ranks
+    # The distributed streamer divides the configured limit by the 4 ranks on the node,
+    # so the configured value is 4 x 35.3e9 for each rank to get 35.3e9.
+    assert p.streamer.configured_memory_limit_bytes == 141_200_000_000
     assert p.streamer.loader_extra_config() == {
-        "concurrency": 28, "memory_limit": 35_300_000_000, "distributed": True}
+        "concurrency": 28, "memory_limit": 141_200_000_000, "distributed": True}
 
 
 def test_70b_on_g5_48xlarge_needs_all_eight_gpus():
@@ -119,6 +122,8 @@ def test_without_distributed_streaming_every_rank_reads_everything():
     p = plan(LLAMA_70B, "g6e.12xlarge", TuningOptions(distributed=False))
     assert p.streamer.distributed is False
     assert "distributed" not in p.streamer.loader_extra_config()
+    # Not distributed: every rank reads the variable as its own limit.
+    assert p.streamer.loader_extra_config()["memory_limit"] == 48 * GIB
     # 4 x 141.2e9 / 10000 MB/s = 56.48 s; buffer = min(48 GiB, 141.2e9) = 48 GiB.
     assert p.predicted.weight_load_s == pytest.approx(56.48)
     assert p.streamer.memory_limit_bytes == 48 * GIB
