@@ -10,11 +10,16 @@ into other apps.
 
 from __future__ import annotations
 
+import cdk8s
 from aws_cdk import CfnOutput, Stack
 from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct
 
 from fastload_constructs.config import ReferenceConfig
+from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
+from fastload_constructs.infra.inference_cluster import InferenceCluster
+from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin
+from fastload_constructs.k8s.local_storage import LocalNvmeStorage
 
 
 def kubernetes_version(version: str) -> eks.KubernetesVersion:
@@ -28,13 +33,19 @@ class FastloadReferenceStack(Stack):
         super().__init__(scope, construct_id, **kwargs)
         self.config = config
         self.plans = {m.name: m.serving_plan() for m in config.models}
-        self.cluster = eks.Cluster(
-            self,
-            "Cluster",
-            version=kubernetes_version(config.kubernetes_version),
-            # Managed node groups, not Auto Mode: GPU nodes need our launch
-            # template (nodeadm RAID0 of the instance store).
-            default_capacity_type=eks.DefaultCapacityType.NODEGROUP,
-            default_capacity=0,
-        )
+        # Managed node groups, not Auto Mode: GPU nodes need our launch
+        # template (nodeadm RAID0 of the instance store).
+        self.inference_cluster = InferenceCluster(self, "Cluster", version=config.kubernetes_version)
+        self.cluster: eks.ICluster = self.inference_cluster.cluster
+        self.gpu_node_groups = {}
+        for instance_type in config.instance_types:
+            replicas = max(m.replicas for m in config.models if m.instance_type == instance_type)
+            self.gpu_node_groups[instance_type] = GpuNodeGroup(
+                self, "Gpu-" + instance_type.replace(".", "-"),
+                cluster=self.cluster, instance_type=instance_type,
+                min_size=0, desired_size=replicas, max_size=max(2, replicas),
+            )
+        self.device_plugin = NvidiaDevicePlugin(self, "NvidiaDevicePlugin", cluster=self.cluster)
+        self.local_storage = LocalNvmeStorage(cdk8s.App(), "local-nvme")
+        self.cluster.add_cdk8s_chart("LocalNvmeStorage", self.local_storage)
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name)

@@ -111,7 +111,6 @@ class GpuNodeGroup(Construct):
         self.nodegroup = eks.Nodegroup(
             self, "Nodegroup",
             cluster=cluster,
-            instance_types=[ec2.InstanceType(spec.instance.name)],
             ami_type=eks.NodegroupAmiType.AL2023_X86_64_NVIDIA,
             capacity_type=_CAPACITY[capacity_type],
             launch_template_spec=eks.LaunchTemplateSpec(
@@ -124,4 +123,8 @@ class GpuNodeGroup(Construct):
             node_role=node_role,
             subnets=subnets,
         )
+        # Set on the resource, not through `instance_types`: CDK's list of GPU
+        # classes (aws_eks_v2 private/nodegroup isGpuInstanceType, 2.275) lacks
+        # p5, p5e, p5en and g7e and would refuse the NVIDIA AMI type for them.
+        self.nodegroup.node.default_child.add_property_override("InstanceTypes", [spec.instance.name])
         self.role: iam.IRole = self.nodegroup.role
