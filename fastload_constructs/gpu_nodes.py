@@ -32,6 +32,12 @@ DEFAULT_ROOT_VOLUME_GIB = 200
 MIN_ROOT_VOLUME_GIB = 50
 MAX_ROOT_VOLUME_GIB = 16384  # gp3 limit
 ROOT_DEVICE_NAME = "/dev/xvda"  # AL2023 EKS AMIs
+# gp3 throughput, MiB/s. With RAID0 the root volume only boots the OS: the gp3
+# baseline (125) is enough. Without it, image layers and the model and compile
+# caches are read from the root volume at start-up, so buy more (gp3 allows up
+# to 0.25 MiB/s per provisioned IOPS; 500 fits the 3000 IOPS baseline).
+GP3_BASELINE_THROUGHPUT = 125
+NO_RAID0_ROOT_THROUGHPUT = 500
 
 CAPACITY_TYPES = ("on-demand", "spot", "capacity-block")
 
@@ -54,6 +60,10 @@ class GpuNodeSpec:
     instance_store_raid0: bool
     root_volume_gib: int
     capacity_type: str
+
+    @property
+    def root_volume_throughput_mibps(self) -> int:
+        return GP3_BASELINE_THROUGHPUT if self.instance_store_raid0 else NO_RAID0_ROOT_THROUGHPUT
 
     @property
     def labels(self) -> dict[str, str]:

@@ -16,6 +16,7 @@ from fastload_constructs.errors import FastloadConfigError
 from fastload_constructs.gpu_nodes import gpu_node_spec
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.inference_cluster import InferenceCluster
+from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
 from fastload_constructs.infra.nvidia_device_plugin import CHART_NAME, CHART_REPOSITORY, CHART_VERSION, NvidiaDevicePlugin
 from fastload_constructs.naming import GPU_TAINT_KEY, LABEL_GPU_MODEL
 from fastload_constructs.nodeadm import NODEADM_CONTENT_TYPE
@@ -36,7 +37,9 @@ def stack():
                  instance_store=False, capacity_type="spot")
     GpuNodeGroup(stack, "P5", cluster=inference.cluster, instance_type="p5.48xlarge",
                  capacity_type="capacity-block", capacity_reservation_id=RESERVATION, max_size=1)
-    NvidiaDevicePlugin(stack, "DevicePlugin", cluster=inference.cluster)
+    plugin = NvidiaDevicePlugin(stack, "DevicePlugin", cluster=inference.cluster)
+    KarpenterGpuNodes(stack, "Karpenter", cluster=inference.cluster, instance_types=["g6e", "p5.48xlarge"],
+                      after=[plugin])
     return stack
 
 
@@ -125,7 +128,8 @@ def test_launch_template_boots_raid0_with_an_encrypted_gp3_root(template):
     assert config["kind"] == "NodeConfig" and config["apiVersion"] == "node.eks.aws/v1alpha1"
     assert config["spec"]["instance"]["localStorage"]["strategy"] == "RAID0"
     (root,) = lt["LaunchTemplateData"]["BlockDeviceMappings"]
-    assert root["Ebs"] == {"VolumeSize": 300, "VolumeType": "gp3", "Encrypted": True, "DeleteOnTermination": True}
+    assert root["Ebs"] == {"VolumeSize": 300, "VolumeType": "gp3", "Encrypted": True, "DeleteOnTermination": True,
+                           "Throughput": 125}
     assert lt["LaunchTemplateData"]["MetadataOptions"]["HttpTokens"] == "required"
     assert "ImageId" not in lt["LaunchTemplateData"]  # EKS picks the NVIDIA AMI from AmiType
 
@@ -134,8 +138,11 @@ def test_opted_out_type_runs_without_raid0_on_spot(template):
     ng = nodegroup(template, "p3.8xlarge")
     assert ng["CapacityType"] == "SPOT"
     assert ng["Labels"]["fastload.io/instance-store"] == "none"
-    (config,) = node_configs(launch_template_of(template, ng))
+    lt = launch_template_of(template, ng)
+    (config,) = node_configs(lt)
     assert "instance" not in config["spec"]
+    # Caches live on the root volume: it gets more than the gp3 baseline.
+    assert lt["LaunchTemplateData"]["BlockDeviceMappings"][0]["Ebs"]["Throughput"] > 125
 
 
 def test_capacity_block_targets_its_reservation(template):
@@ -201,3 +208,32 @@ def test_bad_node_group_inputs_are_refused(kwargs, field):
     with pytest.raises(FastloadConfigError) as err:
         GpuNodeGroup(stack, "G", cluster=cluster, instance_type="g6e.xlarge", **kwargs)
     assert err.value.field == field
+
+
+def manifest_docs(manifest):
+    """A KubernetesResource Manifest: JSON text, or an Fn::Join of text and tokens (made placeholders)."""
+    if isinstance(manifest, dict):
+        manifest = "".join(p if isinstance(p, str) else "TOKEN" for p in manifest["Fn::Join"][1])
+    return json.loads(manifest)
+
+
+def test_karpenter_nodes_get_a_role_an_ec2_access_entry_and_raid0_pools(template):
+    entries = [r["Properties"] for r in resources(template, "AWS::EKS::AccessEntry").values()
+               if r["Properties"].get("Type") == "EC2_LINUX"]
+    assert len(entries) == 1 and entries[0].get("AccessPolicies", []) == []
+    docs = [d for r in resources(template, "Custom::AWSCDK-EKS-KubernetesResource").values()
+            for d in manifest_docs(r["Properties"]["Manifest"])]
+    (node_class,) = [d for d in docs if d["kind"] == "EC2NodeClass"]
+    assert node_class["spec"]["instanceStorePolicy"] == "RAID0"
+    assert node_class["spec"]["role"] == "TOKEN"  # the role made here, resolved at deploy time
+    pools = sorted(d["metadata"]["name"] for d in docs if d["kind"] == "NodePool")
+    assert pools == ["fastload-gpu-g6e", "fastload-gpu-p5"]
+
+
+def test_karpenter_nodes_refuse_before_adding_anything():
+    stack = cdk.Stack(cdk.App(), "KarpenterRefused")
+    cluster = imported_cluster(stack)
+    with pytest.raises(FastloadConfigError) as err:
+        KarpenterGpuNodes(stack, "Karpenter", cluster=cluster, instance_types=["p3.8xlarge"])
+    assert err.value.field == "instance_type"
+    assert stack.node.try_find_child("Karpenter") is None

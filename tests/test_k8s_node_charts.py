@@ -137,6 +137,7 @@ NODEPOOL_V1 = {
 _EBS = {"type": "object", "properties": {
     "volumeSize": {"type": "string", "pattern": r"^[1-9][0-9]{0,4}(Gi|G|Ti|T)$"},
     "volumeType": {"enum": ["standard", "io1", "io2", "gp2", "sc1", "st1", "gp3"]},
+    "throughput": {"type": "integer"}, "iops": {"type": "integer"},
     "encrypted": {"type": "boolean"}, "deleteOnTermination": {"type": "boolean"}}}
 _TERMS = {"type": "array", "minItems": 1, "items": {"type": "object", "anyOf": [
     {"required": ["tags"]}, {"required": ["id"]}, {"required": ["name"]}]}}

@@ -94,6 +94,7 @@ class GpuNodeGroup(Construct):
                 volume=ec2.BlockDeviceVolume.ebs(
                     spec.root_volume_gib, volume_type=ec2.EbsDeviceVolumeType.GP3,
                     encrypted=True, delete_on_termination=True,
+                    throughput=spec.root_volume_throughput_mibps,
                 ),
             )],
             # IMDSv2 only, one hop: pods get AWS credentials from Pod Identity,

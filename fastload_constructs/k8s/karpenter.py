@@ -60,6 +60,7 @@ def expand_instance_types(entries: Sequence[str]) -> dict[str, list[GpuInstance]
 
 def node_class_spec(
     *, cluster_name: str, node_role: str, instance_store: bool, root_volume_gib: int, ami_alias: str,
+    root_volume_throughput_mibps: int,
 ) -> dict[str, Any]:
     """EC2NodeClass `spec`: AL2023 (NVIDIA variant chosen per type), RAID0, encrypted gp3 root."""
     spec: dict[str, Any] = {
@@ -71,6 +72,7 @@ def node_class_spec(
             "deviceName": ROOT_DEVICE_NAME,
             "rootVolume": True,
             "ebs": {"volumeSize": f"{root_volume_gib}Gi", "volumeType": "gp3",
+                    "throughput": root_volume_throughput_mibps,
                     "encrypted": True, "deleteOnTermination": True},
         }],
         "metadataOptions": {"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled",
@@ -109,6 +111,32 @@ def node_pool_spec(
     return spec
 
 
+def plan_node_pools(
+    instance_types: Sequence[str],
+    *,
+    capacity_types: Sequence[str] = ("on-demand",),
+    instance_store: bool = True,
+    root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB,
+    ami_alias: str = DEFAULT_AMI_ALIAS,
+    gpu_limit: int | None = None,
+) -> dict[str, list[GpuNodeSpec]]:
+    """Check every input and decide the node shape per family; RAID0 without instance store is refused."""
+    families = expand_instance_types(instance_types)
+    require(not isinstance(capacity_types, str) and len(capacity_types) > 0
+            and all(c in KARPENTER_CAPACITY_TYPES for c in capacity_types),
+            "capacity_types", capacity_types, "a non-empty list of " + ", ".join(KARPENTER_CAPACITY_TYPES))
+    require(isinstance(ami_alias, str) and ami_alias.startswith("al2023@") and len(ami_alias) > 7,
+            "ami_alias", ami_alias, "an AL2023 alias: al2023@latest or al2023@v<YYYYMMDD>")
+    if gpu_limit is not None:
+        require(isinstance(gpu_limit, int) and not isinstance(gpu_limit, bool) and gpu_limit > 0,
+                "gpu_limit", gpu_limit, "a positive whole number of GPUs, or None")
+    return {
+        family: [gpu_node_spec(i.name, instance_store=instance_store, root_volume_gib=root_volume_gib)
+                 for i in members]
+        for family, members in families.items()
+    }
+
+
 class KarpenterGpuNodePools(cdk8s.Chart):
     """EC2NodeClass `<id>` and NodePools `<id>-<family>` for the chosen GPU types or families.
 
@@ -129,25 +157,14 @@ class KarpenterGpuNodePools(cdk8s.Chart):
         ami_alias: str = DEFAULT_AMI_ALIAS,
         gpu_limit: int | None = None,
     ) -> None:
-        families = expand_instance_types(instance_types)
-        require(not isinstance(capacity_types, str) and len(capacity_types) > 0
-                and all(c in KARPENTER_CAPACITY_TYPES for c in capacity_types),
-                "capacity_types", capacity_types, "a non-empty list of " + ", ".join(KARPENTER_CAPACITY_TYPES))
-        require(isinstance(ami_alias, str) and ami_alias.startswith("al2023@") and len(ami_alias) > 7,
-                "ami_alias", ami_alias, "an AL2023 alias: al2023@latest or al2023@v<YYYYMMDD>")
+        node_specs = plan_node_pools(
+            instance_types, capacity_types=capacity_types, instance_store=instance_store,
+            root_volume_gib=root_volume_gib, ami_alias=ami_alias, gpu_limit=gpu_limit,
+        )
         require(isinstance(node_role, str) and node_role != "", "node_role", node_role,
                 "the name of the node IAM role")
         require(isinstance(cluster_name, str) and cluster_name != "", "cluster_name", cluster_name,
                 "the EKS cluster name")
-        if gpu_limit is not None:
-            require(isinstance(gpu_limit, int) and not isinstance(gpu_limit, bool) and gpu_limit > 0,
-                    "gpu_limit", gpu_limit, "a positive whole number of GPUs, or None")
-        # Check every type now: RAID0 on a type with no instance store is refused.
-        node_specs = {
-            family: [gpu_node_spec(i.name, instance_store=instance_store, root_volume_gib=root_volume_gib)
-                     for i in members]
-            for family, members in families.items()
-        }
         super().__init__(scope, id, labels={
             "app.kubernetes.io/name": "karpenter-gpu-nodes",
             "app.kubernetes.io/instance": id,
@@ -155,7 +172,7 @@ class KarpenterGpuNodePools(cdk8s.Chart):
             "app.kubernetes.io/part-of": PART_OF,
             "app.kubernetes.io/managed-by": MANAGED_BY,
         })
-        self.families = tuple(families)
+        self.families = tuple(node_specs)
         self.node_class = cdk8s.ApiObject(
             self, "EC2NodeClass", api_version=NODECLASS_API_VERSION, kind="EC2NodeClass",
             metadata=cdk8s.ApiObjectMetadata(name=id),
@@ -163,6 +180,7 @@ class KarpenterGpuNodePools(cdk8s.Chart):
         self.node_class.add_json_patch(cdk8s.JsonPatch.add("/spec", node_class_spec(
             cluster_name=cluster_name, node_role=node_role, instance_store=instance_store,
             root_volume_gib=root_volume_gib, ami_alias=ami_alias,
+            root_volume_throughput_mibps=next(iter(node_specs.values()))[0].root_volume_throughput_mibps,
         )))
         self.node_pools: dict[str, cdk8s.ApiObject] = {}
         for family, specs in node_specs.items():
