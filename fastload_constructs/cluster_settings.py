@@ -46,6 +46,7 @@ def check_endpoint_access(value: object) -> str:
 
 
 def check_log_types(values: Iterable[object]) -> tuple[str, ...]:
+    require(not isinstance(values, str), "logging", values, "a list of " + ", ".join(LOG_TYPES))
     out = tuple(values)
     for value in out:
         one_of("logging", value, LOG_TYPES)

@@ -1,6 +1,5 @@
 """CDK constructs: inference cluster, GPU node groups, device plugin (one synth per module)."""
 
-import base64
 import email
 import json
 

@@ -77,6 +77,7 @@ class InferenceCluster(Construct):
         check_version(version)
         check_endpoint_access(endpoint_access)
         log_types = check_log_types(logging)
+        require(not isinstance(admin_role_arns, str), "admin_role_arns", admin_role_arns, "a list of IAM role ARNs")
         check_admin_role_arns([a for a in admin_role_arns if not Token.is_unresolved(a)])
         require(isinstance(ebs_csi, bool), "ebs_csi", ebs_csi, "True or False")
         require(isinstance(system_nodes, int) and not isinstance(system_nodes, bool) and 0 <= system_nodes <= 10,
