@@ -94,12 +94,15 @@ def test_admin_role_gets_a_cluster_admin_access_entry(template):
     })
 
 
-def test_kubectl_provider_uses_the_layer_of_the_cluster_version(stack, template):
+def test_kubectl_provider_uses_the_layer_of_the_cluster_version(template):
     module, _ = kubectl_layer_module("1.34")
     assert module.endswith("kubectl_v34")
     layers = resources(template, "AWS::Lambda::LayerVersion")
-    kubectl_layers = [k for k, r in layers.items() if "kubectl" in r["Properties"].get("Description", "").lower()]
+    # The layer describes itself, e.g. "/opt/kubectl/kubectl 1.34.5; /opt/helm/helm 3.x".
+    kubectl_layers = [k for k, r in layers.items() if "/opt/kubectl/kubectl" in r["Properties"].get("Description", "")]
     assert len(kubectl_layers) == 1
+    description = layers[kubectl_layers[0]]["Properties"]["Description"]
+    assert description.split(";")[0].split()[-1].startswith("1.34.")
     handlers = [r["Properties"] for r in resources(template, "AWS::Lambda::Function").values()
                 if {"Ref": kubectl_layers[0]} in r["Properties"].get("Layers", [])]
     assert handlers, "no Lambda function carries the kubectl layer"
