@@ -10,6 +10,7 @@ into other apps.
 
 from __future__ import annotations
 
+import cdk8s
 from aws_cdk import CfnOutput, Stack
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
@@ -17,9 +18,13 @@ from constructs import Construct
 
 from fastload_constructs import naming
 from fastload_constructs.config import ReferenceConfig
+from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
+from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.network import FastloadNetwork
+from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin
+from fastload_constructs.k8s.local_storage import LocalNvmeStorage
 
 
 def kubernetes_version(version: str) -> eks.KubernetesVersion:
@@ -34,17 +39,25 @@ class FastloadReferenceStack(Stack):
         self.config = config
         self.plans = {m.name: m.serving_plan() for m in config.models}
         self.network = FastloadNetwork(self, "Network")
-        self.cluster = eks.Cluster(
-            self,
-            "Cluster",
-            version=kubernetes_version(config.kubernetes_version),
-            vpc=self.network.vpc,
-            vpc_subnets=self.network.cluster_subnets,
-            # Managed node groups, not Auto Mode: GPU nodes need our launch
-            # template (nodeadm RAID0 of the instance store).
-            default_capacity_type=eks.DefaultCapacityType.NODEGROUP,
-            default_capacity=0,
+        # Managed node groups, not Auto Mode: GPU nodes need our launch
+        # template (nodeadm RAID0 of the instance store).
+        self.inference_cluster = InferenceCluster(
+            self, "Cluster", version=config.kubernetes_version,
+            vpc=self.network.vpc, vpc_subnets=self.network.cluster_subnets,
         )
+        self.cluster: eks.ICluster = self.inference_cluster.cluster
+        self.gpu_node_groups = {}
+        for instance_type in config.instance_types:
+            replicas = max(m.replicas for m in config.models if m.instance_type == instance_type)
+            self.gpu_node_groups[instance_type] = GpuNodeGroup(
+                self, "Gpu-" + instance_type.replace(".", "-"),
+                cluster=self.cluster, instance_type=instance_type,
+                min_size=0, desired_size=replicas, max_size=max(2, replicas),
+                subnets=self.network.gpu_subnet_selection,
+            )
+        self.device_plugin = NvidiaDevicePlugin(self, "NvidiaDevicePlugin", cluster=self.cluster)
+        self.local_storage = LocalNvmeStorage(cdk8s.App(), "local-nvme")
+        self.cluster.add_cdk8s_chart("LocalNvmeStorage", self.local_storage)
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name)
         self._add_model_bucket(config)
 

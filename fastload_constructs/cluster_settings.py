@@ -1,0 +1,65 @@
+"""Checked settings for the inference cluster: version, endpoint, logging, admins, add-ons.
+
+Pure, so a bad value fails with a FastloadConfigError before any construct
+exists, and the choices are testable without CDK.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Sequence
+
+from .config import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
+from .errors import one_of, require
+
+# Kubernetes versions with both an aws_eks_v2 KubernetesVersion and a kubectl
+# Lambda layer package (aws-cdk.lambda-layer-kubectl-vNN) declared in pyproject.
+KUBECTL_LAYER_VERSIONS = SUPPORTED_KUBERNETES_VERSIONS
+DEFAULT_VERSION = DEFAULT_KUBERNETES_VERSION
+
+ENDPOINT_ACCESS = ("public", "private", "public_and_private")
+LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
+DEFAULT_LOG_TYPES = ("api", "audit", "authenticator")
+
+# EKS add-ons every inference cluster gets; the EBS CSI driver only on request.
+CORE_ADDONS = ("vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent")
+EBS_CSI_ADDON = "aws-ebs-csi-driver"
+
+_ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}$")
+
+
+def check_version(version: object) -> str:
+    require(isinstance(version, str) and version in KUBECTL_LAYER_VERSIONS, "version", version,
+            "one of " + ", ".join(KUBECTL_LAYER_VERSIONS))
+    return version  # type: ignore[return-value]
+
+
+def kubectl_layer_module(version: str) -> tuple[str, str]:
+    """(module, class) of the kubectl Lambda layer matching `version`: 1.35 -> lambda_layer_kubectl_v35."""
+    minor = check_version(version).split(".")[1]
+    return f"aws_cdk.lambda_layer_kubectl_v{minor}", f"KubectlV{minor}Layer"
+
+
+def check_endpoint_access(value: object) -> str:
+    one_of("endpoint_access", value, ENDPOINT_ACCESS)
+    return value  # type: ignore[return-value]
+
+
+def check_log_types(values: Iterable[object]) -> tuple[str, ...]:
+    require(not isinstance(values, str), "logging", values, "a list of " + ", ".join(LOG_TYPES))
+    out = tuple(values)
+    for value in out:
+        one_of("logging", value, LOG_TYPES)
+    return tuple(dict.fromkeys(out))  # type: ignore[arg-type]
+
+
+def check_admin_role_arns(values: Sequence[object]) -> tuple[str, ...]:
+    require(not isinstance(values, str), "admin_role_arns", values, "a list of IAM role ARNs")
+    for value in values:
+        require(isinstance(value, str) and bool(_ROLE_ARN.match(value)), "admin_role_arns", value,
+                "IAM role ARNs: arn:aws:iam::<12-digit account>:role/<name>")
+    return tuple(dict.fromkeys(values))  # type: ignore[arg-type]
+
+
+def addon_names(*, ebs_csi: bool) -> tuple[str, ...]:
+    return CORE_ADDONS + ((EBS_CSI_ADDON,) if ebs_csi else ())

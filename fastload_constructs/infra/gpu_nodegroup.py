@@ -1,0 +1,131 @@
+"""A managed node group of one GPU instance type, booting with instance-store RAID0.
+
+The launch template carries nodeadm MIME user data (`fastload_constructs.nodeadm`)
+and an encrypted gp3 root volume; EKS picks the AL2023 NVIDIA AMI (driver and
+container toolkit preinstalled) and appends the cluster's own NodeConfig part.
+Labels and the GPU taint come from `fastload_constructs.gpu_nodes`, so the vLLM
+chart and Karpenter node pools agree with these nodes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_iam as iam
+from constructs import Construct
+
+from ..errors import require
+from ..gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, ROOT_DEVICE_NAME, GpuNodeSpec, gpu_node_spec
+from ..nodeadm import mime_user_data, node_config
+
+_CAPACITY = {
+    "on-demand": eks.CapacityType.ON_DEMAND,
+    "spot": eks.CapacityType.SPOT,
+    "capacity-block": eks.CapacityType.CAPACITY_BLOCK,
+}
+_EFFECT = {
+    "NoSchedule": eks.TaintEffect.NO_SCHEDULE,
+    "PreferNoSchedule": eks.TaintEffect.PREFER_NO_SCHEDULE,
+    "NoExecute": eks.TaintEffect.NO_EXECUTE,
+}
+_RESERVATION_ID = re.compile(r"^cr-[0-9a-f]{8}([0-9a-f]{9})?$")
+
+
+def _check_sizes(min_size: object, max_size: object, desired_size: object) -> None:
+    for name, value in (("min_size", min_size), ("max_size", max_size), ("desired_size", desired_size)):
+        require(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+                name, value, "a whole number >= 0")
+    require(max_size >= 1, "max_size", max_size, "at least 1")  # type: ignore[operator]
+    require(min_size <= desired_size <= max_size, "desired_size", desired_size,  # type: ignore[operator]
+            f"between min_size ({min_size}) and max_size ({max_size})")
+
+
+class GpuNodeGroup(Construct):
+    """GPU nodes of `instance_type` for `cluster`, labelled and tainted for vLLM pods.
+
+    Attributes: `nodegroup` (eks.Nodegroup), `launch_template`, `role` (node IAM
+    role), `spec` (the GpuNodeSpec decided), `labels`, `user_data` (the MIME text).
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        cluster: eks.ICluster,
+        instance_type: str,
+        min_size: int = 0,
+        max_size: int = 2,
+        desired_size: int | None = None,
+        capacity_type: str = "on-demand",
+        capacity_reservation_id: str | None = None,
+        instance_store: bool = True,
+        root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB,
+        fast_image_pull: bool = False,
+        node_role: iam.IRole | None = None,
+        subnets: ec2.SubnetSelection | None = None,
+    ) -> None:
+        spec = gpu_node_spec(
+            instance_type, instance_store=instance_store,
+            root_volume_gib=root_volume_gib, capacity_type=capacity_type,
+        )
+        desired = min_size if desired_size is None else desired_size
+        _check_sizes(min_size, max_size, desired)
+        if capacity_type == "capacity-block":
+            require(isinstance(capacity_reservation_id, str) and bool(_RESERVATION_ID.match(capacity_reservation_id)),
+                    "capacity_reservation_id", capacity_reservation_id,
+                    "the id of an EC2 Capacity Block reservation (cr-...) when capacity_type is capacity-block")
+        else:
+            require(capacity_reservation_id is None, "capacity_reservation_id", capacity_reservation_id,
+                    "None unless capacity_type is capacity-block")
+        super().__init__(scope, id)
+        self.spec: GpuNodeSpec = spec
+        self.labels = spec.labels
+        self.user_data = mime_user_data(
+            node_config(local_storage=spec.local_storage_strategy, fast_image_pull=fast_image_pull)
+        )
+        self.launch_template = ec2.LaunchTemplate(
+            self, "LaunchTemplate",
+            user_data=ec2.UserData.custom(self.user_data),
+            block_devices=[ec2.BlockDevice(
+                device_name=ROOT_DEVICE_NAME,
+                volume=ec2.BlockDeviceVolume.ebs(
+                    spec.root_volume_gib, volume_type=ec2.EbsDeviceVolumeType.GP3,
+                    encrypted=True, delete_on_termination=True,
+                    throughput=spec.root_volume_throughput_mibps,
+                ),
+            )],
+            # IMDSv2 only, one hop: pods get AWS credentials from Pod Identity,
+            # never from the node role through the metadata service.
+            require_imdsv2=True,
+            http_put_response_hop_limit=1,
+        )
+        if capacity_type == "capacity-block":
+            cfn = self.launch_template.node.default_child
+            cfn.add_property_override("LaunchTemplateData.InstanceMarketOptions", {"MarketType": "capacity-block"})
+            cfn.add_property_override(
+                "LaunchTemplateData.CapacityReservationSpecification",
+                {"CapacityReservationTarget": {"CapacityReservationId": capacity_reservation_id}},
+            )
+        self.nodegroup = eks.Nodegroup(
+            self, "Nodegroup",
+            cluster=cluster,
+            ami_type=eks.NodegroupAmiType.AL2023_X86_64_NVIDIA,
+            capacity_type=_CAPACITY[capacity_type],
+            launch_template_spec=eks.LaunchTemplateSpec(
+                id=self.launch_template.launch_template_id,
+                version=self.launch_template.latest_version_number,
+            ),
+            min_size=min_size, max_size=max_size, desired_size=desired,
+            labels=spec.labels,
+            taints=[eks.TaintSpec(key=t.key, value=t.value, effect=_EFFECT[t.effect]) for t in spec.taints],
+            node_role=node_role,
+            subnets=subnets,
+        )
+        # Set on the resource, not through `instance_types`: CDK's list of GPU
+        # classes (aws_eks_v2 private/nodegroup isGpuInstanceType, 2.275) lacks
+        # p5, p5e, p5en and g7e and would refuse the NVIDIA AMI type for them.
+        self.nodegroup.node.default_child.add_property_override("InstanceTypes", [spec.instance.name])
+        self.role: iam.IRole = self.nodegroup.role

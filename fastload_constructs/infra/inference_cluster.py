@@ -1,0 +1,165 @@
+"""An EKS cluster ready for GPU node groups: aws_eks_v2, access entries, managed add-ons.
+
+Why aws_eks_v2: a native `AWS::EKS::Cluster`, EKS access entries instead of
+the aws-auth ConfigMap, and an optional kubectl provider (created here, with
+the layer matching the Kubernetes version, because Helm charts and cdk8s
+charts are applied through it). Managed node groups rather than Auto Mode:
+GPU nodes need our launch template (nodeadm RAID0 of the instance store).
+
+Every other fastload construct takes an `eks.ICluster`, so a cluster made
+elsewhere (`eks.Cluster.from_cluster_attributes` with a kubectl provider)
+works in place of this one.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Sequence
+
+from aws_cdk import Token
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_iam as iam
+from constructs import Construct
+
+from ..cluster_settings import (
+    CORE_ADDONS,
+    DEFAULT_LOG_TYPES,
+    DEFAULT_VERSION,
+    EBS_CSI_ADDON,
+    addon_names,
+    check_admin_role_arns,
+    check_endpoint_access,
+    check_log_types,
+    check_version,
+    kubectl_layer_module,
+)
+from ..errors import require
+
+_ENDPOINT = {
+    "public": eks.EndpointAccess.PUBLIC,
+    "private": eks.EndpointAccess.PRIVATE,
+    "public_and_private": eks.EndpointAccess.PUBLIC_AND_PRIVATE,
+}
+_LOGS = {
+    "api": eks.ClusterLoggingTypes.API,
+    "audit": eks.ClusterLoggingTypes.AUDIT,
+    "authenticator": eks.ClusterLoggingTypes.AUTHENTICATOR,
+    "controllerManager": eks.ClusterLoggingTypes.CONTROLLER_MANAGER,
+    "scheduler": eks.ClusterLoggingTypes.SCHEDULER,
+}
+CLUSTER_ADMIN_POLICY = "AmazonEKSClusterAdminPolicy"
+EBS_CSI_SERVICE_ACCOUNT = "ebs-csi-controller-sa"
+EBS_CSI_POLICY = "service-role/AmazonEBSCSIDriverPolicy"
+
+
+class InferenceCluster(Construct):
+    """EKS control plane, add-ons, admin access and a small untainted system node group.
+
+    Attributes: `cluster` (an `eks.ICluster`, the `eks.Cluster`), `addons`
+    (add-on name -> `eks.IAddon`), `system_nodegroup` (or None).
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        version: str = DEFAULT_VERSION,
+        vpc: ec2.IVpc | None = None,
+        vpc_subnets: Sequence[ec2.SubnetSelection] | None = None,
+        endpoint_access: str = "public_and_private",
+        admin_role_arns: Sequence[str] = (),
+        logging: Sequence[str] = DEFAULT_LOG_TYPES,
+        ebs_csi: bool = False,
+        system_nodes: int = 2,
+        system_instance_type: str = "m6i.large",
+    ) -> None:
+        check_version(version)
+        check_endpoint_access(endpoint_access)
+        log_types = check_log_types(logging)
+        require(not isinstance(admin_role_arns, str), "admin_role_arns", admin_role_arns, "a list of IAM role ARNs")
+        check_admin_role_arns([a for a in admin_role_arns if not Token.is_unresolved(a)])
+        require(isinstance(ebs_csi, bool), "ebs_csi", ebs_csi, "True or False")
+        require(isinstance(system_nodes, int) and not isinstance(system_nodes, bool) and 0 <= system_nodes <= 10,
+                "system_nodes", system_nodes, "a whole number from 0 to 10")
+        super().__init__(scope, id)
+
+        module, layer_class = kubectl_layer_module(version)
+        kubectl_layer = getattr(importlib.import_module(module), layer_class)(self, "KubectlLayer")
+        self._cluster = eks.Cluster(
+            self, "Cluster",
+            version=eks.KubernetesVersion.of(version),
+            vpc=vpc,
+            vpc_subnets=list(vpc_subnets) if vpc_subnets else None,
+            endpoint_access=_ENDPOINT[endpoint_access],
+            cluster_logging=[_LOGS[t] for t in log_types],
+            # Managed node groups, not Auto Mode: GPU nodes need our launch template.
+            default_capacity_type=eks.DefaultCapacityType.NODEGROUP,
+            default_capacity=0,
+            kubectl_provider_options=eks.KubectlProviderOptions(kubectl_layer=kubectl_layer),
+        )
+        self.cluster: eks.ICluster = self._cluster
+        for index, arn in enumerate(admin_role_arns):
+            self.grant_cluster_admin(f"Admin{index}", arn)
+
+        # CoreDNS and the controllers of add-ons need nodes without the GPU taint.
+        self.system_nodegroup: eks.Nodegroup | None = None
+        if system_nodes:
+            self.system_nodegroup = self._cluster.add_nodegroup_capacity(
+                "SystemNodes",
+                instance_types=[ec2.InstanceType(system_instance_type)],
+                ami_type=eks.NodegroupAmiType.AL2023_X86_64_STANDARD,
+                min_size=system_nodes, desired_size=system_nodes, max_size=max(system_nodes, 2 * system_nodes),
+            )
+
+        self.addons: dict[str, eks.IAddon] = {}
+        for name in addon_names(ebs_csi=ebs_csi):
+            self.addons[name] = self._add_addon(name)
+
+    def _add_addon(self, name: str) -> eks.IAddon:
+        if name == "eks-pod-identity-agent":
+            # The cluster creates this one lazily for Pod Identity service
+            # accounts; asking for it here keeps a single instance.
+            addon = self._cluster.eks_pod_identity_agent
+            assert addon is not None
+            return addon
+        addon = eks.Addon(self, _construct_id(name), cluster=self._cluster, addon_name=name)
+        cfn = addon.node.default_child
+        # EKS installs self-managed vpc-cni, coredns and kube-proxy with the
+        # cluster; the managed add-on takes them over instead of failing.
+        cfn.add_property_override("ResolveConflicts", "OVERWRITE")
+        if name == "coredns" and self.system_nodegroup is not None:
+            addon.node.add_dependency(self.system_nodegroup)
+        if name == EBS_CSI_ADDON:
+            role = iam.Role(
+                self, "EbsCsiRole",
+                assumed_by=iam.ServicePrincipal("pods.eks.amazonaws.com"),
+                managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(EBS_CSI_POLICY)],
+            )
+            role.assume_role_policy.add_statements(iam.PolicyStatement(
+                actions=["sts:TagSession"], principals=[iam.ServicePrincipal("pods.eks.amazonaws.com")],
+            ))
+            cfn.add_property_override("PodIdentityAssociations", [
+                {"ServiceAccount": EBS_CSI_SERVICE_ACCOUNT, "RoleArn": role.role_arn},
+            ])
+            addon.node.add_dependency(self._cluster.eks_pod_identity_agent)
+        return addon
+
+    def grant_cluster_admin(self, id: str, role_arn: str) -> eks.AccessEntry:
+        """An EKS access entry giving `role_arn` AmazonEKSClusterAdminPolicy on the whole cluster."""
+        if not Token.is_unresolved(role_arn):
+            check_admin_role_arns([role_arn])
+        return eks.AccessEntry(
+            self, id, cluster=self._cluster, principal=role_arn,
+            access_policies=[eks.AccessPolicy.from_access_policy_name(
+                CLUSTER_ADMIN_POLICY, access_scope_type=eks.AccessScopeType.CLUSTER,
+            )],
+        )
+
+
+def _construct_id(addon_name: str) -> str:
+    return "".join(part.capitalize() for part in addon_name.split("-")) + "Addon"
+
+
+__all__ = ["CORE_ADDONS", "EBS_CSI_ADDON", "InferenceCluster"]

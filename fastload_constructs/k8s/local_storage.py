@@ -1,0 +1,173 @@
+"""Instance-store storage: the `local-nvme` StorageClass and its static provisioner.
+
+Host layout under the RAID0 mount (`naming.INSTANCE_STORE_MOUNT`, set up by
+nodeadm's `localStorage.strategy: RAID0`), all under `naming.NODE_CACHE_ROOT`:
+
+    <NODE_CACHE_ROOT>/vllm-cache/          COMPILE_CACHE_HOST_ROOT: VLLM_CACHE_ROOT (hostPath, vLLM chart)
+    <NODE_CACHE_ROOT>/models/              MODEL_CACHE_HOST_ROOT: staged model files (hostPath, vLLM chart)
+    <NODE_CACHE_ROOT>/local-volume-data/   LOCAL_VOLUME_DATA_HOST_ROOT: backing dirs vol1..volN
+    <NODE_CACHE_ROOT>/local-volumes/       LOCAL_VOLUMES_HOST_ROOT: bind mounts the provisioner discovers
+
+The sig-storage local static provisioner only turns *mount points* into
+PersistentVolumes; one RAID0 filesystem is shared by N bind-mounted
+directories (its "sharing a disk filesystem" recipe). An init container makes
+those bind mounts on the host (Bidirectional propagation) each time the pod
+starts, so they come back after a reboot. The PVs share the array's capacity
+and bandwidth: no isolation between them.
+"""
+
+from __future__ import annotations
+
+import cdk8s
+import cdk8s_plus_28 as kplus
+import yaml
+from constructs import Construct
+
+from ..errors import require
+from ..naming import (
+    GPU_TAINT_KEY,
+    INSTANCE_STORE_RAID0,
+    LABEL_INSTANCE_STORE,
+    LOCAL_NVME_STORAGE_CLASS,
+    LOCAL_VOLUME_DATA_HOST_ROOT,
+    LOCAL_VOLUMES_HOST_ROOT,
+    MANAGED_BY,
+    NODE_CACHE_ROOT,
+    PART_OF,
+)
+
+PROVISIONER_NAME = "local-volume-provisioner"
+# Pinned: kubernetes-sigs/sig-storage-local-static-provisioner v2.9.0 (helm chart appVersion).
+PROVISIONER_IMAGE = "registry.k8s.io/sig-storage/local-volume-provisioner:v2.9.0"
+CONFIG_MOUNT = "/etc/provisioner/config"
+
+
+def storage_class_map(volumes_dir: str = LOCAL_VOLUMES_HOST_ROOT) -> dict[str, dict[str, str]]:
+    """The provisioner's `storageClassMap`: discover Filesystem PVs under `volumes_dir`."""
+    return {LOCAL_NVME_STORAGE_CLASS: {
+        "hostDir": volumes_dir,
+        "mountDir": volumes_dir,
+        "volumeMode": "Filesystem",
+        "accessMode": "ReadWriteOnce",
+        "namePattern": "*",
+    }}
+
+
+def bind_mount_script(volumes: int) -> str:
+    """Idempotent shell: vol1..volN under the data root, each bind-mounted into the discovery dir."""
+    return (
+        "set -eu\n"
+        f"for i in $(seq 1 {volumes}); do\n"
+        f'  mkdir -p "{LOCAL_VOLUME_DATA_HOST_ROOT}/vol$i" "{LOCAL_VOLUMES_HOST_ROOT}/vol$i"\n'
+        f'  mountpoint -q "{LOCAL_VOLUMES_HOST_ROOT}/vol$i" || '
+        f'mount --bind "{LOCAL_VOLUME_DATA_HOST_ROOT}/vol$i" "{LOCAL_VOLUMES_HOST_ROOT}/vol$i"\n'
+        "done\n"
+    )
+
+
+class LocalNvmeStorage(cdk8s.Chart):
+    """`local-nvme` StorageClass plus the static provisioner on RAID0 GPU nodes.
+
+    `volumes_per_node` local PVs are offered on every node labelled
+    `fastload.io/instance-store=raid0`; each PV is a directory on the array.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        namespace: str = "kube-system",
+        volumes_per_node: int = 4,
+        image: str = PROVISIONER_IMAGE,
+    ) -> None:
+        require(isinstance(volumes_per_node, int) and not isinstance(volumes_per_node, bool)
+                and 1 <= volumes_per_node <= 64,
+                "volumes_per_node", volumes_per_node, "a whole number from 1 to 64")
+        super().__init__(scope, id, namespace=namespace, labels={
+            "app.kubernetes.io/name": PROVISIONER_NAME,
+            "app.kubernetes.io/instance": id,
+            "app.kubernetes.io/component": "storage",
+            "app.kubernetes.io/part-of": PART_OF,
+            "app.kubernetes.io/managed-by": MANAGED_BY,
+        })
+        # cdk8s-plus has no StorageClass construct.
+        self.storage_class = cdk8s.ApiObject(
+            self, "StorageClass",
+            api_version="storage.k8s.io/v1", kind="StorageClass",
+            metadata=cdk8s.ApiObjectMetadata(name=LOCAL_NVME_STORAGE_CLASS),
+        )
+        self.storage_class.add_json_patch(
+            cdk8s.JsonPatch.add("/provisioner", "kubernetes.io/no-provisioner"),
+            cdk8s.JsonPatch.add("/volumeBindingMode", "WaitForFirstConsumer"),
+            # Released PVs are wiped and re-offered by the provisioner.
+            cdk8s.JsonPatch.add("/reclaimPolicy", "Delete"),
+        )
+
+        self.config = kplus.ConfigMap(self, "Config", data={
+            "storageClassMap": yaml.safe_dump(storage_class_map(), sort_keys=False),
+        })
+        self.service_account = kplus.ServiceAccount(self, "ServiceAccount", automount_token=True)
+        role = kplus.ClusterRole(self, "ClusterRole")
+        role.allow(["get", "list", "watch", "create", "delete"], kplus.ApiResource.PERSISTENT_VOLUMES)
+        role.allow(["get", "list", "watch"], kplus.ApiResource.STORAGE_CLASSES)
+        role.allow(["watch", "create", "update", "patch"], kplus.ApiResource.EVENTS)
+        role.allow(["create", "update", "patch"],
+                   kplus.ApiResource.custom(api_group="events.k8s.io", resource_type="events"))
+        role.allow(["get", "update"], kplus.ApiResource.NODES)
+        binding = kplus.ClusterRoleBinding(self, "ClusterRoleBinding", role=role)
+        binding.add_subjects(self.service_account)
+        for cluster_scoped in (self.storage_class, role, binding):
+            cdk8s.ApiObject.of(cluster_scoped).add_json_patch(cdk8s.JsonPatch.remove("/metadata/namespace"))
+
+        cache_root = kplus.Volume.from_host_path(
+            self, "CacheRootVolume", "cache-root",
+            path=NODE_CACHE_ROOT, type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE)
+        discovery = kplus.Volume.from_host_path(
+            self, "DiscoveryVolume", "local-volumes",
+            path=LOCAL_VOLUMES_HOST_ROOT, type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE)
+        config_volume = kplus.Volume.from_config_map(self, "ConfigVolume", self.config, name="provisioner-config")
+        small = kplus.ContainerResources(
+            cpu=kplus.CpuResources(request=kplus.Cpu.millis(10), limit=kplus.Cpu.millis(200)),
+            memory=kplus.MemoryResources(request=cdk8s.Size.mebibytes(32), limit=cdk8s.Size.mebibytes(128)),
+        )
+        privileged = kplus.ContainerSecurityContextProps(
+            privileged=True, ensure_non_root=False, read_only_root_filesystem=False,
+            allow_privilege_escalation=True,
+        )
+        self.daemon_set = kplus.DaemonSet(
+            self, "DaemonSet",
+            service_account=self.service_account,
+            automount_service_account_token=True,
+            security_context=kplus.PodSecurityContextProps(ensure_non_root=False),
+            init_containers=[kplus.ContainerProps(
+                name="bind-mounts",
+                image=image,
+                command=["/bin/bash", "-c", bind_mount_script(volumes_per_node)],
+                security_context=privileged,
+                image_pull_policy=kplus.ImagePullPolicy.IF_NOT_PRESENT,
+                resources=small,
+                volume_mounts=[kplus.VolumeMount(
+                    path=NODE_CACHE_ROOT, volume=cache_root, propagation=kplus.MountPropagation.BIDIRECTIONAL)],
+            )],
+            containers=[kplus.ContainerProps(
+                name="provisioner",
+                image=image,
+                security_context=privileged,
+                env_variables={
+                    "MY_NODE_NAME": kplus.EnvValue.from_field_ref(kplus.EnvFieldPaths.NODE_NAME),
+                    "MY_NAMESPACE": kplus.EnvValue.from_field_ref(kplus.EnvFieldPaths.POD_NAMESPACE),
+                },
+                ports=[kplus.ContainerPort(number=8080, name="metrics")],
+                volume_mounts=[
+                    kplus.VolumeMount(path=CONFIG_MOUNT, volume=config_volume, read_only=True),
+                    kplus.VolumeMount(path=LOCAL_VOLUMES_HOST_ROOT, volume=discovery,
+                                      propagation=kplus.MountPropagation.HOST_TO_CONTAINER),
+                ],
+                image_pull_policy=kplus.ImagePullPolicy.IF_NOT_PRESENT,
+                resources=small,
+            )],
+        )
+        self.daemon_set.scheduling.attract(
+            kplus.Node.labeled(kplus.NodeLabelQuery.is_(LABEL_INSTANCE_STORE, INSTANCE_STORE_RAID0)))
+        self.daemon_set.scheduling.tolerate(kplus.Node.tainted(kplus.NodeTaintQuery.exists(GPU_TAINT_KEY)))

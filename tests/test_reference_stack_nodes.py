@@ -1,0 +1,47 @@
+"""The reference stack wires the cluster, one GPU node group per instance type, the plugin and local-nvme."""
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from aws_cdk.assertions import Template
+
+from app import build_app
+from fastload_constructs.config import parse_reference_config
+from fastload_constructs.naming import LOCAL_NVME_STORAGE_CLASS
+
+CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    app = build_app(context=copy.deepcopy(CDK_JSON), outdir=str(tmp_path_factory.mktemp("cdk.out")))
+    return Template.from_json(app.synth().get_stack_by_name("FastloadReference").template)
+
+
+def resources(template, kind):
+    return [r["Properties"] for r in template.to_json()["Resources"].values() if r["Type"] == kind]
+
+
+def test_one_gpu_node_group_per_instance_type(template):
+    expected = parse_reference_config(CDK_JSON).instance_types
+    gpu = [ng for ng in resources(template, "AWS::EKS::Nodegroup") if ng["AmiType"] == "AL2023_x86_64_NVIDIA"]
+    assert sorted(ng["InstanceTypes"][0] for ng in gpu) == sorted(expected)
+
+
+def test_device_plugin_and_local_nvme_are_applied(template):
+    assert len(resources(template, "Custom::AWSCDK-EKS-HelmChart")) == 1
+    manifests = resources(template, "Custom::AWSCDK-EKS-KubernetesResource")
+    rendered = json.dumps(manifests)
+    docs = [doc for m in manifests for doc in _manifest_docs(m["Manifest"])]
+    kinds = {(d.get("kind"), d.get("metadata", {}).get("name")) for d in docs if isinstance(d, dict)}
+    assert ("StorageClass", LOCAL_NVME_STORAGE_CLASS) in kinds, rendered[:500]
+    assert any(kind == "DaemonSet" for kind, _ in kinds)
+
+
+def _manifest_docs(manifest):
+    """The Manifest property is a JSON string, possibly an Fn::Join of tokens."""
+    if isinstance(manifest, dict) and "Fn::Join" in manifest:
+        manifest = "".join(p if isinstance(p, str) else '"token"' for p in manifest["Fn::Join"][1])
+    return json.loads(manifest)
