@@ -125,3 +125,19 @@ def test_year_rollover_keeps_time_moving_forward():
 def test_log_without_any_phase_is_a_clear_error():
     with pytest.raises(FastloadConfigError, match="at least one start-up line"):
         parse_log("hello\nINFO 12-02 17:00:00 [x.py:1] nothing we know\n", label="empty.log")
+
+
+def test_v085_tp2_warm_cache_with_vllmworker_rank_prefixes():
+    r = report("warm_v0.8.5_s3_tp2.log")  # "(VllmWorker rank=N pid=M)" and "(EngineCore_0 pid=M)" prefixes
+    assert r.vllm_version == "0.8.5" and r.ready
+    assert r.worker_count == 2
+    assert r.compile_cache == "hit"  # "Directly load the compiled graph(s) for shape None from the cache"
+    assert r.seconds("weight_load") == pytest.approx(19.052207, abs=1e-3)
+    assert r.seconds("dynamo_transform") == pytest.approx(6.02)  # rank 1 compiled longest: 8.31 s in total
+    assert r.seconds("graph_compile") == pytest.approx(8.31 - 6.02)
+    assert r.seconds("cuda_graph") == pytest.approx(13)
+    assert r.seconds("kv_cache_profiling") == pytest.approx(25.48 - 8.31 - 13)
+    assert r.total_s == pytest.approx(63)
+    # No streamer summary line: throughput is GiB on the GPUs over vLLM's model-loading time.
+    assert r.weights.throughput_source == "vllm"
+    assert r.weights.gib_per_s == pytest.approx(2 * 7.5123 / 19.052207, rel=1e-4)
