@@ -107,17 +107,39 @@ def test_pod_without_kubectl_is_a_clear_error(tmp_path, monkeypatch, capsys):
     assert "kubectl" in err and "kubectl logs vllm-0 --namespace inference" in err
 
 
-def test_pod_reads_the_log_through_kubectl(tmp_path, monkeypatch, capsys):
-    """A stand-in kubectl on PATH records its arguments and prints a real fixture log."""
-    args_file = tmp_path / "args"
+def _fake_kubectl(tmp_path, monkeypatch, started_at: str) -> Path:
+    """A stand-in kubectl on PATH: records its calls, answers `get pod` with a start time, `logs` with a fixture."""
+    calls = tmp_path / "calls"
     fake = tmp_path / "kubectl"
-    fake.write_text(f"#!/bin/sh\necho \"$@\" > '{args_file}'\ncat '{WARM}'\n")
+    fake.write_text(
+        "#!/bin/sh\n"
+        f"echo \"$@\" >> '{calls}'\n"
+        f"if [ \"$1\" = get ]; then printf '%s' '{started_at}'; else cat '{WARM}'; fi\n"
+    )
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
-    assert main(["coldstart", "--pod", "vllm-0", "-n", "inference", "--json"]) == 0
-    assert args_file.read_text().split() == ["logs", "vllm-0", "--namespace", "inference"]
+    return calls
+
+
+def test_pod_reads_log_and_start_time_through_kubectl(tmp_path, monkeypatch, capsys):
+    calls = _fake_kubectl(tmp_path, monkeypatch, "2026-12-02T17:19:52Z")
+    assert main(["coldstart", "--pod", "vllm-0", "-n", "inference", "-c", "vllm", "--json"]) == 0
+    get_call, logs_call = sorted(calls.read_text().splitlines())  # "get ..." sorts before "logs ..."
+    assert logs_call.split() == ["logs", "vllm-0", "--namespace", "inference", "--container", "vllm"]
+    assert get_call.startswith("get pod vllm-0 --namespace inference --output jsonpath=")
+    assert '@.name=="vllm"' in get_call and "state.running.startedAt" in get_call
     [view] = json.loads(capsys.readouterr().out)
-    assert view["label"] == "vllm-0" and view["total_seconds"] == pytest.approx(76)
+    assert view["label"] == "vllm-0"
+    assert view["phases"]["process_start"] == pytest.approx(13)  # 17:19:52 -> first line 17:20:05
+    assert view["total_seconds"] == pytest.approx(76 + 13)
+
+
+def test_pod_start_after_first_line_is_left_out(tmp_path, monkeypatch, capsys):
+    _fake_kubectl(tmp_path, monkeypatch, "2026-12-02T18:00:00Z")  # a container clock not on UTC
+    assert main(["coldstart", "--pod", "vllm-0", "-n", "inference", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "process_start" not in json.loads(captured.out)[0]["phases"]
+    assert "process start left out" in captured.err
 
 
 def test_pod_and_files_together_is_a_usage_error(capsys):

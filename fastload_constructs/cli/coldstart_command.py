@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import click
 
-from ..coldstart.kubectl import read_pod_log
+from ..coldstart.kubectl import read_container_started_at, read_pod_log
 from ..coldstart.parser import ColdStartReport, parse_log, parse_started_at
 from ..coldstart.render import render_table, report_as_dict
 from ..errors import FastloadConfigError
@@ -64,6 +65,18 @@ def _estimate(instance_type: str | None, parameter_count: float | None, total_by
     return plan(profile, instance_type, options).predicted
 
 
+def _pod_start_if_consistent(text: str, start: datetime) -> datetime | None:
+    """The pod's start time, unless it lies after the first log line (a container clock not on UTC)."""
+    try:
+        parse_log(text, started_at=start)
+    except FastloadConfigError as exc:
+        if exc.field == "started_at":
+            click.echo("fastload: the pod's startedAt is after the first log line; process start left out",
+                       err=True)
+            return None
+    return start
+
+
 @click.command("coldstart")
 @click.argument("logs", nargs=-1)
 @click.option("--pod", help="Read this pod's log with `kubectl logs` instead of files.")
@@ -72,7 +85,7 @@ def _estimate(instance_type: str | None, parameter_count: float | None, total_by
 @click.option("--previous", is_flag=True, help="The previous container's log (after a crash).")
 @click.option("--started-at", "started_at", multiple=True,
               help='Container start, "MM-DD HH:MM:SS" or ISO 8601 UTC; once per log, in order. '
-                   "Adds the process-start phase.")
+                   "Adds the process-start phase; with --pod it is read from the pod's status.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write a stacked bar per log: .png, or .html (chart and table in one page).")
@@ -91,12 +104,17 @@ def coldstart_command(
 ) -> None:
     """Phase-by-phase start-up times from vLLM server logs (several logs compare side by side)."""
     texts = _read_logs(logs, pod, namespace, container, previous)
+    pod_start = None
+    if pod is not None and not started_at:
+        pod_start = read_container_started_at(pod, namespace or "", container, previous)
     if started_at and len(started_at) != len(texts):
         raise FastloadConfigError(
             "--started-at", list(started_at), f"one start time per log ({len(texts)} given)")
     starts = [parse_started_at(s) for s in started_at] or [None] * len(texts)
     estimate = _estimate(instance_type, parameter_count, total_bytes, dtype,
                          tensor_parallel_size, source, warm_compile_cache)
+    if pod_start is not None:
+        starts = [_pod_start_if_consistent(texts[0][1], parse_started_at(pod_start))]
     reports: list[ColdStartReport] = [
         parse_log(text, label=label, started_at=start) for (label, text), start in zip(texts, starts)
     ]

@@ -38,3 +38,28 @@ def read_pod_log(pod: str, namespace: str, container: str | None = None, previou
             f"a pod kubectl can read (kubectl exited {done.returncode}: {done.stderr.strip() or 'no message'})",
         )
     return done.stdout
+
+
+def started_at_command(
+    pod: str, namespace: str, container: str | None = None, previous: bool = False, kubectl: str = "kubectl"
+) -> list[str]:
+    """The command that reads when the container started: the process-start phase's beginning."""
+    which = f'?(@.name=="{container}")' if container else "0"
+    state = "lastState.terminated" if previous else "state.running"
+    return [kubectl, "get", "pod", pod, "--namespace", namespace,
+            "--output", f"jsonpath={{.status.containerStatuses[{which}].{state}.startedAt}}"]
+
+
+def read_container_started_at(
+    pod: str, namespace: str, container: str | None = None, previous: bool = False
+) -> str | None:
+    """The container's RFC 3339 start time, or None when kubectl cannot tell (the phase is then left out)."""
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        return None
+    done = subprocess.run(
+        started_at_command(pod, namespace, container, previous, kubectl=kubectl),
+        capture_output=True, text=True, check=False,
+    )
+    value = done.stdout.strip()
+    return value if done.returncode == 0 and value else None
