@@ -141,3 +141,9 @@ def test_v085_tp2_warm_cache_with_vllmworker_rank_prefixes():
     # No streamer summary line: throughput is GiB on the GPUs over vLLM's model-loading time.
     assert r.weights.throughput_source == "vllm"
     assert r.weights.gib_per_s == pytest.approx(2 * 7.5123 / 19.052207, rel=1e-4)
+
+
+def test_start_on_new_years_eve_with_first_line_after_midnight():
+    text = "INFO 01-01 00:00:10 [gpu_model_runner.py:2653] Model loading took 1.0000 GiB and 5.000000 seconds\n"
+    r = parse_log(text, started_at=parse_started_at("12-31 23:59:55"))
+    assert r.seconds("process_start") == pytest.approx(15)

@@ -114,6 +114,17 @@ def _parse_time(text: str, previous: datetime | None) -> datetime:
     return at
 
 
+def _nearest_year(moment: datetime, anchor: datetime) -> datetime:
+    """`moment` moved to the year that puts it closest to `anchor` (log times carry no year)."""
+    candidates = []
+    for year in (anchor.year - 1, anchor.year, anchor.year + 1):
+        try:
+            candidates.append(moment.replace(year=year))
+        except ValueError:  # 02-29 outside a leap year
+            continue
+    return min(candidates, key=lambda c: abs(c - anchor))
+
+
 def parse_started_at(text: str) -> datetime:
     """A container start time: "MM-DD HH:MM:SS" (as vLLM prints) or ISO 8601 (as Kubernetes does, UTC)."""
     value = text.strip()
@@ -298,9 +309,7 @@ def parse_log(text: str, label: str = "log", started_at: datetime | None = None)
             "'torch.compile takes', 'init engine', 'Application startup complete.')",
         )
     if started_at is not None:
-        started_at = _parse_time(started_at.strftime("%m-%d %H:%M:%S"), None)
-        while timeline.first_at - started_at > timedelta(days=180):
-            started_at = started_at.replace(year=started_at.year + 1)
+        started_at = _nearest_year(started_at, timeline.first_at)
         if started_at > timeline.first_at:
             raise FastloadConfigError(
                 "started_at", started_at.strftime("%m-%d %H:%M:%S"),
