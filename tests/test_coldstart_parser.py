@@ -147,3 +147,9 @@ def test_start_on_new_years_eve_with_first_line_after_midnight():
     text = "INFO 01-01 00:00:10 [gpu_model_runner.py:2653] Model loading took 1.0000 GiB and 5.000000 seconds\n"
     r = parse_log(text, started_at=parse_started_at("12-31 23:59:55"))
     assert r.seconds("process_start") == pytest.approx(15)
+
+
+def test_kubectl_timestamps_prefix_is_tolerated():
+    text = (LOGS / "cold_v0.34_s3_tp1.log").read_text()
+    stamped = "\n".join(f"2026-12-02T17:00:{i % 60:02d}.123456789Z {line}" for i, line in enumerate(text.splitlines()))
+    assert parse_log(stamped).phases == parse_log(text).phases
