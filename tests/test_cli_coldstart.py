@@ -144,3 +144,14 @@ def test_pod_start_after_first_line_is_left_out(tmp_path, monkeypatch, capsys):
 
 def test_pod_and_files_together_is_a_usage_error(capsys):
     assert main(["coldstart", COLD, "--pod", "vllm-0", "-n", "x"]) == 2
+
+
+def test_same_file_names_stay_apart(tmp_path, capsys):
+    for run, source in (("cold", COLD), ("warm", WARM)):
+        (tmp_path / run).mkdir()
+        (tmp_path / run / "vllm.log").write_text(Path(source).read_text())
+    first, second = str(tmp_path / "cold" / "vllm.log"), str(tmp_path / "warm" / "vllm.log")
+    assert main(["coldstart", first, second, "--json"]) == 0
+    views = json.loads(capsys.readouterr().out)
+    assert [v["label"] for v in views] == [first, second]
+    assert [v["torch_compile"]["cache"] for v in views] == ["miss", "hit"]

@@ -43,6 +43,9 @@ def _read_logs(logs: tuple[str, ...], pod: str | None, namespace: str | None,
         if not path.is_file():
             raise FastloadConfigError("log", name, "an existing log file, or '-' for stdin")
         read.append((path.stem, path.read_text(encoding="utf-8", errors="replace")))
+    stems = [label for label, _ in read]
+    if len(set(stems)) < len(stems):  # e.g. cold/vllm.log and warm/vllm.log: keep the bars apart
+        read = [(name, text) for name, (_, text) in zip(logs, read)]
     return read
 
 
