@@ -73,6 +73,7 @@ def test_failed_start_reports_root_cause_and_where_it_stopped():
     assert r.failure.startswith("torch.OutOfMemoryError: CUDA out of memory")
     assert r.failed_in == "weight_load"
     assert r.total_s == pytest.approx(29)  # 16:40:02 -> last line 16:40:31
+    assert r.seconds("weight_load") == pytest.approx(17)  # "Starting to load model" 16:40:14 -> the error
 
 
 def test_old_release_v066_variants():

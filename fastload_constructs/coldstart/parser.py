@@ -9,7 +9,8 @@ worker. The phases do not overlap, and they add up to the time to ready:
     process_start      container start -> first log line (only with `started_at`)
     engine_init        everything no line reports: config, process spawn,
                        distributed init, gaps (the remainder of the total)
-    weight_load        "Model loading took ... seconds" (slowest worker)
+    weight_load        "Model loading took ... seconds" (slowest worker); for a start
+                       that died while loading, "Starting to load model" -> the end
     dynamo_transform   "Dynamo bytecode transform time"
     graph_compile      the rest of "torch.compile took ... in total": Inductor
                        compiling graphs, or loading them from the compile cache
@@ -321,6 +322,10 @@ def parse_log(text: str, label: str = "log", started_at: datetime | None = None)
     origin = started_at or timeline.first_at
 
     weight_s, weights, loaders = _weight_load(events)
+    load_starts = [e for e in events if e.kind is LineKind.WEIGHTS_START]
+    if weight_s is None and not ready and load_starts:
+        # Died while loading (OOM, S3 access denied): the load ran until the log ends.
+        weight_s = (end - load_starts[0].at).total_seconds()
     dynamo_s, graphs_s, compile_total = _compile(events)
     cuda_graph = [_seconds(e) for e in events if e.kind is LineKind.CUDA_GRAPH]
     cuda_graph_s = max(cuda_graph) if cuda_graph else None

@@ -52,6 +52,8 @@ def _figure(reports: Sequence[ColdStartReport], estimate: PhaseEstimate | None):
             bottom += height
     for x, total in enumerate(bottoms):
         ax.annotate(f"{total:.0f} s", (x, total), ha="center", va="bottom", fontsize=9)
+    if len(labels) > 3:
+        plt.setp(ax.get_xticklabels(), rotation=20, ha="right")
     ax.set_ylim(0, max(bottoms + [1.0]) * 1.12)
     ax.set_ylabel("seconds to ready")
     ax.set_title("vLLM cold start: where the time went")
