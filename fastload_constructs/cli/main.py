@@ -7,6 +7,7 @@ import sys
 import click
 
 from ..errors import FastloadConfigError
+from .coldstart_command import coldstart_command
 from .inspect_command import inspect_command
 from .plan_command import plan_command
 from .stage_command import stage_command
@@ -21,6 +22,7 @@ def cli() -> None:
 cli.add_command(plan_command)
 cli.add_command(stage_command)
 cli.add_command(inspect_command)
+cli.add_command(coldstart_command)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,14 @@
+"""Cold-start reports from vLLM server logs: which start-up phase took the time.
+
+`patterns` holds the log-line regexes (with the vLLM release each came from),
+`parser` turns log text into a `ColdStartReport`, `render` prints tables and
+JSON, `plot` draws stacked bars (imports matplotlib), `kubectl` reads pod logs.
+"""
+
+from .parser import PHASE_ORDER, ColdStartReport, Phase, WeightLoad, parse_log, parse_started_at
+from .render import render_table, report_as_dict
+
+__all__ = [
+    "PHASE_ORDER", "ColdStartReport", "Phase", "WeightLoad",
+    "parse_log", "parse_started_at", "render_table", "report_as_dict",
+]

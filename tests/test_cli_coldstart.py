@@ -1,0 +1,157 @@
+"""`fastload coldstart` end to end: files, stdin, --pod via kubectl, JSON, plots, plan comparison."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from fastload_constructs.cli.main import main
+from fastload_constructs.coldstart.kubectl import kubectl_logs_command
+
+LOGS = Path(__file__).parent / "fixtures" / "vllm_logs"
+COLD, WARM = str(LOGS / "cold_v0.34_s3_tp1.log"), str(LOGS / "warm_v0.34_s3_tp1.log")
+
+
+def test_table_shows_phases_side_by_side(capsys):
+    assert main(["coldstart", COLD, WARM]) == 0
+    out = capsys.readouterr().out
+    header = out.splitlines()[0]
+    assert "cold_v0.34_s3_tp1" in header and "warm_v0.34_s3_tp1" in header
+    compile_row = next(line for line in out.splitlines() if line.startswith("torch.compile: graph"))
+    assert compile_row.split()[-2:] == ["39.2", "1.9"]
+    assert "dominant phase" in out and "hit" in out
+
+
+def test_json_with_plan_maps_measured_onto_predicted_phases(capsys):
+    args = ["coldstart", COLD, "--json", "--instance", "g6e.2xlarge", "--params", "8.03e9"]
+    assert main(args) == 0
+    [view] = json.loads(capsys.readouterr().out)
+    vs = view["vs_plan"]
+    assert set(vs) == {"process_start", "weight_load", "compile", "cuda_graph", "kv_and_server", "total"}
+    assert vs["compile"]["measured"] == pytest.approx(48.31)
+    assert vs["kv_and_server"]["measured"] == pytest.approx(view["phases"]["kv_cache_profiling"] + 3)
+    assert sum(v["measured"] for k, v in vs.items() if k != "total") == pytest.approx(view["total_seconds"])
+    assert vs["total"]["predicted"] > 0 and view["predicted_dominant_phase"]
+
+
+def test_stdin(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(Path(WARM).read_text()))
+    assert main(["coldstart", "-", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["torch_compile"]["cache"] == "hit"
+
+
+def test_png_plot_is_a_real_png(tmp_path, capsys):
+    out = tmp_path / "cmp.png"
+    assert main(["coldstart", COLD, WARM, "--plot", str(out)]) == 0
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert data[12:16] == b"IHDR"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert width >= 400 and height >= 300
+    assert len(data) > 10_000  # bars, labels and legend, not an empty canvas
+
+
+def test_html_plot_embeds_chart_and_table(tmp_path, capsys):
+    out = tmp_path / "cmp.html"
+    assert main(["coldstart", COLD, WARM, "--plot", str(out), "--instance", "g6e.2xlarge", "--params", "8e9"]) == 0
+    page = out.read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert page.count("<svg") == 1 and "</svg>" in page
+    assert "cold_v0.34_s3_tp1" in page and "plan (predicted)" in page
+
+
+def test_plot_with_unknown_suffix_exits_2(tmp_path, capsys):
+    assert main(["coldstart", COLD, "--plot", str(tmp_path / "x.jpg")]) == 2
+    assert "plot" in capsys.readouterr().err
+
+
+def test_failed_start_exits_1_after_printing_the_report(capsys):
+    assert main(["coldstart", str(LOGS / "failed_v0.11_oom.log")]) == 1
+    captured = capsys.readouterr()
+    assert "OutOfMemoryError" in captured.out
+    assert "never got ready" in captured.err
+
+
+def test_log_without_phases_exits_2(tmp_path, capsys):
+    empty = tmp_path / "nginx.log"
+    empty.write_text("127.0.0.1 - - [02/Dec/2026:17:00:00 +0000] \"GET / HTTP/1.1\" 200\n")
+    assert main(["coldstart", str(empty)]) == 2
+    assert "at least one start-up line" in capsys.readouterr().err
+
+
+def test_missing_file_exits_2(capsys):
+    assert main(["coldstart", "/nonexistent/vllm.log"]) == 2
+    assert "existing log file" in capsys.readouterr().err
+
+
+def test_started_at_needs_one_per_log(capsys):
+    assert main(["coldstart", COLD, WARM, "--started-at", "12-02 17:00:00"]) == 2
+    assert "one start time per log" in capsys.readouterr().err
+
+
+def test_kubectl_command_it_would_run():
+    assert kubectl_logs_command("vllm-0", "inference", container="vllm", previous=True) == [
+        "kubectl", "logs", "vllm-0", "--namespace", "inference", "--container", "vllm", "--previous",
+    ]
+
+
+def test_pod_without_kubectl_is_a_clear_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty directory: no kubectl
+    assert main(["coldstart", "--pod", "vllm-0", "--namespace", "inference"]) == 2
+    err = capsys.readouterr().err
+    assert "kubectl" in err and "kubectl logs vllm-0 --namespace inference" in err
+
+
+def _fake_kubectl(tmp_path, monkeypatch, started_at: str) -> Path:
+    """A stand-in kubectl on PATH: records its calls, answers `get pod` with a start time, `logs` with a fixture."""
+    calls = tmp_path / "calls"
+    fake = tmp_path / "kubectl"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f"echo \"$@\" >> '{calls}'\n"
+        f"if [ \"$1\" = get ]; then printf '%s' '{started_at}'; else cat '{WARM}'; fi\n"
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    return calls
+
+
+def test_pod_reads_log_and_start_time_through_kubectl(tmp_path, monkeypatch, capsys):
+    calls = _fake_kubectl(tmp_path, monkeypatch, "2026-12-02T17:19:52Z")
+    assert main(["coldstart", "--pod", "vllm-0", "-n", "inference", "-c", "vllm", "--json"]) == 0
+    get_call, logs_call = sorted(calls.read_text().splitlines())  # "get ..." sorts before "logs ..."
+    assert logs_call.split() == ["logs", "vllm-0", "--namespace", "inference", "--container", "vllm"]
+    assert get_call.startswith("get pod vllm-0 --namespace inference --output jsonpath=")
+    assert '@.name=="vllm"' in get_call and "state.running.startedAt" in get_call
+    [view] = json.loads(capsys.readouterr().out)
+    assert view["label"] == "vllm-0"
+    assert view["phases"]["process_start"] == pytest.approx(13)  # 17:19:52 -> first line 17:20:05
+    assert view["total_seconds"] == pytest.approx(76 + 13)
+
+
+def test_pod_start_after_first_line_is_left_out(tmp_path, monkeypatch, capsys):
+    _fake_kubectl(tmp_path, monkeypatch, "2026-12-02T18:00:00Z")  # a container clock not on UTC
+    assert main(["coldstart", "--pod", "vllm-0", "-n", "inference", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "process_start" not in json.loads(captured.out)[0]["phases"]
+    assert "process start left out" in captured.err
+
+
+def test_pod_and_files_together_is_a_usage_error(capsys):
+    assert main(["coldstart", COLD, "--pod", "vllm-0", "-n", "x"]) == 2
+
+
+def test_same_file_names_stay_apart(tmp_path, capsys):
+    for run, source in (("cold", COLD), ("warm", WARM)):
+        (tmp_path / run).mkdir()
+        (tmp_path / run / "vllm.log").write_text(Path(source).read_text())
+    first, second = str(tmp_path / "cold" / "vllm.log"), str(tmp_path / "warm" / "vllm.log")
+    assert main(["coldstart", first, second, "--json"]) == 0
+    views = json.loads(capsys.readouterr().out)
+    assert [v["label"] for v in views] == [first, second]
+    assert [v["torch_compile"]["cache"] for v in views] == ["miss", "hit"]

@@ -1,0 +1,155 @@
+"""The parser against logs written from vLLM's own format strings (see patterns.py for sources)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fastload_constructs.coldstart.parser import GIB, parse_log, parse_started_at
+from fastload_constructs.errors import FastloadConfigError
+
+LOGS = Path(__file__).parent / "fixtures" / "vllm_logs"
+
+
+def report(name: str, **kwargs):
+    return parse_log((LOGS / name).read_text(), label=name, **kwargs)
+
+
+def test_cold_start_v034_phases_from_reported_durations():
+    r = report("cold_v0.34_s3_tp1.log")
+    assert r.ready and r.vllm_version == "0.34.0"
+    assert r.seconds("weight_load") == pytest.approx(31.734512, abs=1e-3)
+    assert r.seconds("dynamo_transform") == pytest.approx(9.12)
+    # torch.compile took 48.31 s in total, of which 9.12 s Dynamo: the rest is Inductor.
+    assert r.seconds("graph_compile") == pytest.approx(48.31 - 9.12)
+    assert r.seconds("cuda_graph") == pytest.approx(15)
+    # init engine 68.84 s contains compile and CUDA graphs; the rest is profiling and KV cache.
+    assert r.seconds("kv_cache_profiling") == pytest.approx(68.84 - 48.31 - 15)
+    assert r.seconds("api_server") == pytest.approx(3)  # 17:02:02 engine ready -> 17:02:05 serving
+    assert r.total_s == pytest.approx(120)  # first line 17:00:05 -> ready 17:02:05
+    assert sum(p.seconds for p in r.phases) == pytest.approx(r.total_s, abs=0.01)
+    assert r.compile_cache == "miss"
+    assert r.compile_cache_dir.endswith("rank_0_0/backbone")
+    assert r.dominant_phase == "graph_compile"
+
+
+def test_cold_start_weight_throughput_from_the_streamer_summary():
+    w = report("cold_v0.34_s3_tp1.log").weights
+    assert w.throughput_source == "runai_streamer"
+    assert w.gib_per_s == pytest.approx(14.96 / 30.41, rel=1e-3)
+    assert w.total_bytes == pytest.approx(14.99 * GIB, rel=1e-6)
+
+
+def test_warm_compile_cache_is_a_hit_and_weights_dominate():
+    cold, warm = report("cold_v0.34_s3_tp1.log"), report("warm_v0.34_s3_tp1.log")
+    assert warm.compile_cache == "hit"
+    assert warm.seconds("graph_compile") == pytest.approx(7.69 - 5.74)
+    assert warm.torch_compile_s == pytest.approx(7.69)
+    assert warm.total_s == pytest.approx(76)
+    assert warm.dominant_phase == "weight_load"
+    assert warm.seconds("graph_compile") < cold.seconds("graph_compile") / 10
+
+
+def test_tensor_parallel_workers_counted_and_slowest_worker_wins():
+    r = report("tp4_v0.11_local.log")  # ANSI-coloured "(Worker_TPn pid=N)" prefixes, as 0.11 prints them
+    assert r.worker_count == 4
+    assert r.seconds("weight_load") == pytest.approx(43.402915, abs=1e-3)  # Worker_TP2
+    # Worker_TP2 compiled longest (65.45 s in total, 12.07 s of it Dynamo).
+    assert r.seconds("dynamo_transform") == pytest.approx(12.07)
+    assert r.seconds("graph_compile") == pytest.approx(65.45 - 12.07)
+    assert r.seconds("cuda_graph") == pytest.approx(22)
+    assert r.seconds("kv_cache_profiling") == pytest.approx(98.36 - 65.45 - 22)
+    assert r.total_s == pytest.approx(168)
+    # Four shards of 32.8835 GiB over the slowest "Loading weights took" (42.03 s).
+    assert r.weights.total_bytes == pytest.approx(4 * 32.8835 * GIB, rel=1e-6)
+    assert r.weights.gib_per_s == pytest.approx(4 * 32.8835 / 42.03, rel=1e-4)
+    assert r.weights.throughput_source == "vllm"
+
+
+def test_failed_start_reports_root_cause_and_where_it_stopped():
+    r = report("failed_v0.11_oom.log")
+    assert not r.ready
+    assert r.failure.startswith("torch.OutOfMemoryError: CUDA out of memory")
+    assert r.failed_in == "weight_load"
+    assert r.total_s == pytest.approx(29)  # 16:40:02 -> last line 16:40:31
+    assert r.seconds("weight_load") == pytest.approx(17)  # "Starting to load model" 16:40:14 -> the error
+
+
+def test_old_release_v066_variants():
+    r = report("old_v0.6.6_tp2.log")  # "file.py:line]" without "[", "Loading model weights took X GB"
+    assert r.vllm_version == "0.6.6" and r.ready
+    assert r.worker_count == 2
+    # 0.6.6 prints no load time: timed from "Starting to load model" (15:30:20) to the slower worker (15:30:42).
+    assert r.seconds("weight_load") == pytest.approx(22)
+    assert r.seconds("cuda_graph") == pytest.approx(17)
+    assert r.seconds("kv_cache_profiling") == pytest.approx(21.37 - 17)
+    assert r.compile_cache == "not_compiled"
+    assert r.seconds("graph_compile") == 0
+    assert r.total_s == pytest.approx(62)
+
+
+def test_started_at_adds_process_start():
+    r = report("cold_v0.34_s3_tp1.log", started_at=parse_started_at("2026-12-02T16:59:50Z"))
+    assert r.seconds("process_start") == pytest.approx(15)
+    assert r.total_s == pytest.approx(135)
+    assert parse_started_at("12-02 16:59:50") == parse_started_at("2026-12-02T17:59:50+01:00")
+
+
+def test_started_at_after_the_first_line_is_rejected():
+    with pytest.raises(FastloadConfigError, match="started_at"):
+        report("cold_v0.34_s3_tp1.log", started_at=parse_started_at("12-02 17:00:30"))
+
+
+def test_unknown_lines_are_ignored():
+    text = (LOGS / "warm_v0.34_s3_tp1.log").read_text()
+    noise = "\n".join([
+        "(APIServer pid=1) INFO 12-02 17:20:06 [arg_utils.py:1290] Something vLLM says that we do not read",
+        "random container output",
+        "WARNING 12-02 17:20:07 [cuda.py:88] A warning",
+        "",
+    ])
+    lines = text.splitlines()
+    noisy = "\n".join(lines[:1] + [noise] + lines[1:])
+    assert parse_log(noisy).phases == parse_log(text).phases
+
+
+def test_year_rollover_keeps_time_moving_forward():
+    text = (
+        "INFO 12-31 23:59:50 [gpu_model_runner.py:2602] Starting to load model m...\n"
+        "INFO 01-01 00:00:10 [gpu_model_runner.py:2653] Model loading took 1.0000 GiB and 20.000000 seconds\n"
+    )
+    assert parse_log(text).total_s == pytest.approx(20)
+
+
+def test_log_without_any_phase_is_a_clear_error():
+    with pytest.raises(FastloadConfigError, match="at least one start-up line"):
+        parse_log("hello\nINFO 12-02 17:00:00 [x.py:1] nothing we know\n", label="empty.log")
+
+
+def test_v085_tp2_warm_cache_with_vllmworker_rank_prefixes():
+    r = report("warm_v0.8.5_s3_tp2.log")  # "(VllmWorker rank=N pid=M)" and "(EngineCore_0 pid=M)" prefixes
+    assert r.vllm_version == "0.8.5" and r.ready
+    assert r.worker_count == 2
+    assert r.compile_cache == "hit"  # "Directly load the compiled graph(s) for shape None from the cache"
+    assert r.seconds("weight_load") == pytest.approx(19.052207, abs=1e-3)
+    assert r.seconds("dynamo_transform") == pytest.approx(6.02)  # rank 1 compiled longest: 8.31 s in total
+    assert r.seconds("graph_compile") == pytest.approx(8.31 - 6.02)
+    assert r.seconds("cuda_graph") == pytest.approx(13)
+    assert r.seconds("kv_cache_profiling") == pytest.approx(25.48 - 8.31 - 13)
+    assert r.total_s == pytest.approx(63)
+    # No streamer summary line: throughput is GiB on the GPUs over vLLM's model-loading time.
+    assert r.weights.throughput_source == "vllm"
+    assert r.weights.gib_per_s == pytest.approx(2 * 7.5123 / 19.052207, rel=1e-4)
+
+
+def test_start_on_new_years_eve_with_first_line_after_midnight():
+    text = "INFO 01-01 00:00:10 [gpu_model_runner.py:2653] Model loading took 1.0000 GiB and 5.000000 seconds\n"
+    r = parse_log(text, started_at=parse_started_at("12-31 23:59:55"))
+    assert r.seconds("process_start") == pytest.approx(15)
+
+
+def test_kubectl_timestamps_prefix_is_tolerated():
+    text = (LOGS / "cold_v0.34_s3_tp1.log").read_text()
+    stamped = "\n".join(f"2026-12-02T17:00:{i % 60:02d}.123456789Z {line}" for i, line in enumerate(text.splitlines()))
+    assert parse_log(stamped).phases == parse_log(text).phases
