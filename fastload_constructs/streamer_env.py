@@ -27,6 +27,10 @@ def streamer_env(
         "AWS_DEFAULT_REGION": region,
         "RUNAI_STREAMER_CONCURRENCY": str(streamer.concurrency),
         "RUNAI_STREAMER_MEMORY_LIMIT": str(streamer.configured_memory_limit_bytes),
+        # vLLM configures only its own loggers, so the streamer's throughput summary
+        # ("Overall time to stream ...") is dropped unless it writes to stderr itself;
+        # `fastload coldstart` reads that line.
+        "RUNAI_STREAMER_LOG_TO_STDERR": "1",
     }
     if endpoint_url:
         require(endpoint_url.startswith(("http://", "https://")), "endpoint_url", endpoint_url,
