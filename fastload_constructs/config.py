@@ -14,11 +14,11 @@ from typing import Any, Mapping
 from .catalog import lookup
 from .errors import FastloadConfigError, require
 from .model import DTYPE_BYTES, ModelProfile
-from .s3_uri import check_key_prefix
+from .s3_uri import check_bucket_name, check_key_prefix
 from .tuning import ServingPlan, TuningOptions, plan
 
 PREFIX = "fastload:"
-CONTEXT_KEYS = (PREFIX + "kubernetesVersion", PREFIX + "models")
+CONTEXT_KEYS = (PREFIX + "kubernetesVersion", PREFIX + "models", PREFIX + "modelBucketName")
 
 # Kubernetes versions that aws_eks_v2 and the kubectl Lambda layers on PyPI both offer.
 SUPPORTED_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
@@ -46,6 +46,8 @@ class ModelSpec:
 class ReferenceConfig:
     kubernetes_version: str
     models: tuple[ModelSpec, ...]
+    # Bucket holding the models' s3Prefix; None: the stack asks for it at deploy time.
+    model_bucket_name: str | None = None
 
     @property
     def instance_types(self) -> tuple[str, ...]:
@@ -123,4 +125,7 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
         raise FastloadConfigError(f"{PREFIX}models[].name", duplicates[0], "names unique across models")
     for spec in models:
         spec.serving_plan()  # raises on a model that does not fit its instance type
-    return ReferenceConfig(kubernetes_version=version, models=models)
+    bucket = _get(ctx, "modelBucketName")
+    if bucket is not None:
+        check_bucket_name(bucket, f"{PREFIX}modelBucketName")
+    return ReferenceConfig(kubernetes_version=version, models=models, model_bucket_name=bucket)

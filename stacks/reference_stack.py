@@ -10,11 +10,13 @@ into other apps.
 
 from __future__ import annotations
 
-from aws_cdk import CfnOutput, Stack
+from aws_cdk import CfnOutput, CfnParameter, Stack
 from aws_cdk import aws_eks_v2 as eks
+from aws_cdk.lambda_layer_kubectl_v35 import KubectlV35Layer
 from constructs import Construct
 
 from fastload_constructs.config import ReferenceConfig
+from stacks.model_charts import ModelCharts
 
 
 def kubernetes_version(version: str) -> eks.KubernetesVersion:
@@ -36,5 +38,12 @@ class FastloadReferenceStack(Stack):
             # template (nodeadm RAID0 of the instance store).
             default_capacity_type=eks.DefaultCapacityType.NODEGROUP,
             default_capacity=0,
+            # add_cdk8s_chart applies manifests through the kubectl provider.
+            kubectl_provider_options=eks.KubectlProviderOptions(kubectl_layer=KubectlV35Layer(self, "KubectlLayer")),
         )
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name)
+        # Until the model bucket is part of this stack: -c fastload:modelBucketName=..., else a deploy parameter.
+        bucket_name = config.model_bucket_name or CfnParameter(
+            self, "ModelBucketName", description="S3 bucket holding the models' s3Prefix").value_as_string
+        self.model_charts = ModelCharts(self, "ModelCharts", cluster=self.cluster, models=config.models,
+                                        bucket_name=bucket_name)
