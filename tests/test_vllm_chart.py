@@ -230,6 +230,7 @@ def test_security_context(docs):
     assert sc["capabilities"]["drop"] == ["ALL"]
     assert sc["privileged"] is False
     assert sc["seccompProfile"] == {"type": "RuntimeDefault"}
+    assert pod(docs["small"])["automountServiceAccountToken"] is False
 
 
 def test_recommended_labels_and_namespace_on_every_object(docs):

@@ -28,7 +28,10 @@ DEFAULT_IMAGE = "vllm/vllm-openai:v0.34.0"
 SERVER_PORT = 8000
 # The image's entrypoint has changed between releases; naming the command keeps `--model` meaningful.
 SERVER_COMMAND = ("vllm", "serve")
-# Where the compile-cache volume is mounted and what VLLM_CACHE_ROOT points to.
+# Where the compile-cache volume is mounted and what VLLM_CACHE_ROOT points to. It must be the
+# same on every replica: with an s3:// model vLLM copies the config and tokenizer files to
+# $VLLM_CACHE_ROOT/assets/model_streamer/<sha256(uri)[:8]> and uses that folder as the model
+# path, which its compile-cache hash covers (vllm 0.34 config/model.py, runai_utils.py).
 CACHE_MOUNT_PATH = "/var/cache/vllm"
 SHM_MOUNT_PATH = "/dev/shm"
 DEFAULT_PVC_SIZE_GIB = 100

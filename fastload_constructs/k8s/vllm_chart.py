@@ -126,9 +126,10 @@ class VllmChart(cdk8s.Chart):
                 max_unavailable=kplus.PercentOrAbsolute.absolute(0),
             ),
             service_account=self.service_account,
-            # Kept on: not verified that EKS Pod Identity's token injection works without it;
-            # the service account has no RBAC bindings.
-            automount_service_account_token=True,
+            # vLLM never calls the Kubernetes API. EKS Pod Identity does not need the default token:
+            # its webhook adds its own projected token volume (aws/amazon-eks-pod-identity-webhook,
+            # pkg/handler/handler.go getPodSpecPatch).
+            automount_service_account_token=False,
             security_context=kplus.PodSecurityContextProps(ensure_non_root=False),
         )
         shm = kplus.Volume.from_empty_dir(
