@@ -23,6 +23,8 @@ from fastload_constructs.tuning import plan
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 MODEL = CDK_JSON["fastload:models"][0]
+SECOND_MODEL = {"name": "llama-3-1-70b-instruct", "s3Prefix": "models/meta-llama/Llama-3.1-70B-Instruct",
+                "instanceType": "g6e.12xlarge", "parameterCount": 70_553_706_496, "replicas": 2}
 
 
 @pytest.fixture(scope="module")
@@ -102,6 +104,7 @@ def test_bad_model_bucket_name_in_context_is_refused():
 def with_bucket(tmp_path_factory):
     outdir = tmp_path_factory.mktemp("cdk.out")
     ctx = {**copy.deepcopy(CDK_JSON), "fastload:modelBucketName": "fastload-test-models"}
+    ctx["fastload:models"].append(SECOND_MODEL)
     app = build_app(context=ctx, outdir=str(outdir))
     return synth_with_manifests(app)
 
@@ -140,18 +143,26 @@ def applied_manifests(assembly):
 def test_reference_stack_applies_namespace_then_model_chart(with_bucket):
     assembly = with_bucket
     applied = applied_manifests(assembly)
-    assert len(applied) == 2
-    by_kind = {tuple(sorted(d["kind"] for d in docs)): (lid, res) for lid, (res, docs) in applied.items()}
-    ns_id, _ = by_kind[("Namespace",)]
-    _, model_resource = by_kind[("Deployment", "PodDisruptionBudget", "Service", "ServiceAccount")]
-    assert ns_id in model_resource["DependsOn"]
+    assert len(applied) == 3
+    (ns_id,) = [lid for lid, (_, docs) in applied.items() if [d["kind"] for d in docs] == ["Namespace"]]
+    deployments = {}
+    for lid, (resource, docs) in applied.items():
+        if lid != ns_id:
+            assert ns_id in resource["DependsOn"]
+            (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
+            deployments[deployment["metadata"]["name"]] = deployment
+    assert set(deployments) == {MODEL["name"], SECOND_MODEL["name"]}
+    big = deployments[SECOND_MODEL["name"]]
+    assert big["spec"]["replicas"] == 2
+    (c,) = big["spec"]["template"]["spec"]["containers"]
+    assert c["resources"]["limits"]["nvidia.com/gpu"] == 4
 
 
 def test_export_files_are_the_applied_manifests_and_validate(with_bucket):
     assembly = with_bucket
     folder = Path(assembly.directory) / "manifests"
     files = sorted(p.name for p in folder.glob("*.yaml"))
-    assert files == ["01-namespace.yaml", f"02-{MODEL['name']}.yaml"]
+    assert files == ["01-namespace.yaml", f"02-{MODEL['name']}.yaml", f"03-{SECOND_MODEL['name']}.yaml"]
     exported = sorted((load(folder / name) for name in files), key=json.dumps)
     applied = sorted((docs for _, docs in applied_manifests(assembly).values()), key=json.dumps)
     assert exported == applied

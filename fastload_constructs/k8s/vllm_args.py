@@ -226,7 +226,7 @@ def server_spec(
     name: str | None = None,
     image: str = DEFAULT_IMAGE,
     replicas: int = 1,
-    compile_cache: str = "host-path",
+    compile_cache: CompileCache = "host-path",
     served_model_name: str | None = None,
     pvc_size_gib: int = DEFAULT_PVC_SIZE_GIB,
     endpoint_url: str | None = None,

@@ -38,7 +38,7 @@ from .. import naming
 from ..errors import FastloadConfigError
 from ..tuning import ServingPlan
 from .vllm_args import (
-    CACHE_MOUNT_PATH, DEFAULT_IMAGE, DEFAULT_PVC_SIZE_GIB, SHM_MOUNT_PATH, HttpProbe, VllmServerSpec,
+    CACHE_MOUNT_PATH, DEFAULT_IMAGE, DEFAULT_PVC_SIZE_GIB, SHM_MOUNT_PATH, CompileCache, HttpProbe, VllmServerSpec,
     server_spec,
 )
 
@@ -70,7 +70,7 @@ class VllmChart(cdk8s.Chart):
         name: str | None = None,
         image: str = DEFAULT_IMAGE,
         replicas: int = 1,
-        compile_cache: str = "host-path",
+        compile_cache: CompileCache = "host-path",
         served_model_name: str | None = None,
         pvc_size_gib: int = DEFAULT_PVC_SIZE_GIB,
         endpoint_url: str | None = None,
