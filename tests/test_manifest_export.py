@@ -59,7 +59,7 @@ def test_mapped_tokens_become_placeholders(plan_8b):
     assert not CDK_TOKEN.search(text) and "Token[" not in text
     assert env_of(docs)["AWS_REGION"] == env_of(docs)["AWS_DEFAULT_REGION"] == "${AWS_REGION}"
     args = container(docs)["args"]
-    assert args[args.index("--model") + 1] == "s3://${MODEL_BUCKET_NAME}/models/llama"
+    assert args[0] == "s3://${MODEL_BUCKET_NAME}/models/llama"
 
 
 def test_an_unmapped_token_is_refused_with_its_location(plan_8b):
@@ -171,7 +171,7 @@ def test_export_files_are_the_applied_manifests_and_validate(with_bucket):
         for doc in load(folder / name):
             kubernetes_validate.validate(doc, DEFAULT_KUBERNETES_VERSION, strict=True)
     model_docs = load(folder / files[1])
-    assert container(model_docs)["args"][1] == f"s3://fastload-test-models/{MODEL['s3Prefix']}"
+    assert container(model_docs)["args"][0] == f"s3://fastload-test-models/{MODEL['s3Prefix']}"
     assert env_of(model_docs)["AWS_REGION"] == "${AWS_REGION}"  # the stack is environment-agnostic
 
 
@@ -181,6 +181,6 @@ def test_environment_agnostic_export_uses_placeholders(agnostic):
     assert "Token[" not in text
     docs = load(folder / f"02-{MODEL['name']}.yaml")
     assert env_of(docs)["AWS_REGION"] == "${AWS_REGION}"
-    assert container(docs)["args"][1] == f"s3://${{MODEL_BUCKET_NAME}}/{MODEL['s3Prefix']}"
+    assert container(docs)["args"][0] == f"s3://${{MODEL_BUCKET_NAME}}/{MODEL['s3Prefix']}"
     template = Template.from_json(agnostic.get_stack_by_name("FastloadReference").template)
     template.has_parameter("ModelBucketName", {"Type": "String"})

@@ -42,7 +42,7 @@ def spec(p, **kw):
 def test_args_carry_the_plan(plan_8b):
     s = spec(plan_8b)
     assert s.command == ("vllm", "serve")
-    assert flag(s.args, "--model") == URI
+    assert s.args[0] == URI
     assert flag(s.args, "--load-format") == "runai_streamer"
     assert json.loads(flag(s.args, "--model-loader-extra-config")) == plan_8b.streamer.loader_extra_config()
     assert int(flag(s.args, "--tensor-parallel-size")) == plan_8b.tensor_parallel_size
@@ -92,7 +92,7 @@ def test_a_deploy_time_bucket_is_recognised_and_keeps_the_cache_folder_stable(pl
     bucket = cdk.CfnParameter(stack, "Bucket").value_as_string
     assert is_token(bucket) and not is_token("fastload-test-models")
     s = spec(plan_8b, model_uri=f"s3://{bucket}/models/llama")
-    assert flag(s.args, "--model") == f"s3://{bucket}/models/llama"
+    assert s.args[0] == f"s3://{bucket}/models/llama"
     other = cdk.CfnParameter(stack, "Other").value_as_string
     assert other != bucket
     assert s.cache_host_path == spec(plan_8b, model_uri=f"s3://{other}/models/llama").cache_host_path

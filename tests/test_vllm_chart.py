@@ -103,7 +103,7 @@ def test_args_run_the_streamer_with_the_plan(docs, plan_8b):
     assert c["image"] == "vllm/vllm-openai:v0.34.0"
     assert c["command"] == ["vllm", "serve"]
     args = c["args"]
-    assert flag(args, "--model") == URI_8B
+    assert args[0] == URI_8B
     assert flag(args, "--load-format") == "runai_streamer"
     assert json.loads(flag(args, "--model-loader-extra-config")) == {
         "concurrency": plan_8b.streamer.concurrency, "memory_limit": plan_8b.streamer.memory_limit_bytes}

@@ -26,7 +26,7 @@ from ..tuning import ServingPlan, compile_cache_key
 # vLLM's OpenAI-compatible server image; the tag is part of the compile-cache key.
 DEFAULT_IMAGE = "vllm/vllm-openai:v0.34.0"
 SERVER_PORT = 8000
-# The image's entrypoint has changed between releases; naming the command keeps `--model` meaningful.
+# The image's entrypoint has changed between releases; naming the command pins how args are read.
 SERVER_COMMAND = ("vllm", "serve")
 # Where the compile-cache volume is mounted and what VLLM_CACHE_ROOT points to. It must be the
 # same on every replica: with an s3:// model vLLM copies the config and tokenizer files to
@@ -162,13 +162,18 @@ def loader_extra_config_json(plan: ServingPlan) -> str:
 def vllm_args(
     plan: ServingPlan, *, model_uri: str, served_model_name: str, extra_args: Sequence[str] = ()
 ) -> tuple[str, ...]:
-    """The vLLM server arguments (after `vllm serve`)."""
+    """The vLLM server arguments (after `vllm serve`).
+
+    The model URI is the positional argument: vLLM 0.34's `vllm serve` warns that
+    `--model` is deprecated there and rewrites it to this form
+    (vllm/utils/argparse_utils.py).
+    """
     for arg in extra_args:
         flag = arg.split("=", 1)[0]
         require(flag not in MANAGED_FLAGS, "extra_args", arg,
                 "flags other than " + ", ".join(MANAGED_FLAGS) + " (those come from the plan)")
     return (
-        "--model", model_uri,
+        model_uri,
         "--load-format", "runai_streamer",
         "--model-loader-extra-config", loader_extra_config_json(plan),
         "--tensor-parallel-size", str(plan.tensor_parallel_size),
