@@ -13,6 +13,7 @@ import aws_cdk as cdk  # noqa: E402
 
 from fastload_constructs.config import CONTEXT_KEYS, parse_reference_config  # noqa: E402
 from fastload_constructs.errors import FastloadConfigError  # noqa: E402
+from fastload_constructs.k8s.manifest_export import synth_with_manifests  # noqa: E402
 from stacks.reference_stack import FastloadReferenceStack  # noqa: E402
 
 
@@ -31,7 +32,7 @@ def main() -> int:
     except FastloadConfigError as exc:
         print(f"fastload: configuration error: {exc}", file=sys.stderr)
         return 2
-    app.synth()
+    synth_with_manifests(app)  # the assembly, then cdk.out/manifests/*.yaml
     return 0
 
 

@@ -14,11 +14,13 @@ from typing import Any, Mapping
 from .catalog import lookup
 from .errors import FastloadConfigError, require
 from .model import DTYPE_BYTES, ModelProfile
-from .s3_uri import check_key_prefix
+from .s3_uri import check_bucket_name, check_key_prefix
 from .tuning import ServingPlan, TuningOptions, plan
 
 PREFIX = "fastload:"
-CONTEXT_KEYS = (PREFIX + "kubernetesVersion", PREFIX + "models", PREFIX + "stagerRoleArns")
+CONTEXT_KEYS = (
+    PREFIX + "kubernetesVersion", PREFIX + "models", PREFIX + "stagerRoleArns", PREFIX + "modelBucketName",
+)
 
 # Kubernetes versions that aws_eks_v2 and the kubectl Lambda layers on PyPI both offer.
 SUPPORTED_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
@@ -51,6 +53,9 @@ class ReferenceConfig:
     # Roles that upload models from outside the VPC (workstations, CI): exempt
     # from the model bucket's VPC-endpoint lock and granted staging rights.
     stager_role_arns: tuple[str, ...] = ()
+    # An explicit, globally unique name for the model bucket; None lets
+    # CloudFormation name it (the YAML export then says ${MODEL_BUCKET_NAME}).
+    model_bucket_name: str | None = None
 
     @property
     def instance_types(self) -> tuple[str, ...]:
@@ -145,5 +150,9 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
         raise FastloadConfigError(f"{PREFIX}models[].name", duplicates[0], "names unique across models")
     for spec in models:
         spec.serving_plan()  # raises on a model that does not fit its instance type
+    bucket = _get(ctx, "modelBucketName")
+    if bucket is not None:
+        check_bucket_name(bucket, f"{PREFIX}modelBucketName")
     return ReferenceConfig(kubernetes_version=version, models=models,
-                           stager_role_arns=parse_stager_role_arns(_get(ctx, "stagerRoleArns")))
+                           stager_role_arns=parse_stager_role_arns(_get(ctx, "stagerRoleArns")),
+                           model_bucket_name=bucket)

@@ -25,6 +25,7 @@ from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.network import FastloadNetwork
 from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage
+from stacks.model_charts import ModelCharts
 
 
 def kubernetes_version(version: str) -> eks.KubernetesVersion:
@@ -60,13 +61,19 @@ class FastloadReferenceStack(Stack):
         self.cluster.add_cdk8s_chart("LocalNvmeStorage", self.local_storage)
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name)
         self._add_model_bucket(config)
+        # A literal bucket name (fastload:modelBucketName) keeps the YAML export free of placeholders.
+        self.model_charts = ModelCharts(self, "ModelCharts", cluster=self.cluster, models=config.models,
+                                        bucket_name=config.model_bucket_name or self.model_bucket.bucket_name)
+        for name, manifest in self.model_charts.manifests.items():
+            # Pod Identity injects credentials when a pod is created: the association must exist first.
+            manifest.node.add_dependency(self.model_readers[name].association)
 
     def _add_model_bucket(self, config: ReferenceConfig) -> None:
         """The model bucket, locked to the network's S3 endpoint, and one read-only identity per model."""
         stagers = [iam.Role.from_role_arn(self, f"Stager{i}", arn, mutable=False)
                    for i, arn in enumerate(config.stager_role_arns)]
         self.model_bucket = ModelBucket(self, "ModelBucket", vpc_endpoint=self.network.s3_endpoint,
-                                        stager_principals=stagers)
+                                        stager_principals=stagers, bucket_name=config.model_bucket_name)
         self.model_readers: dict[str, ModelReaderIdentity] = {}
         for model in config.models:
             for stager in stagers:

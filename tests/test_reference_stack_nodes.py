@@ -41,7 +41,7 @@ def test_device_plugin_and_local_nvme_are_applied(template):
 
 
 def _manifest_docs(manifest):
-    """The Manifest property is a JSON string, possibly an Fn::Join of tokens."""
+    """The Manifest property is a JSON string, possibly an Fn::Join with tokens inside its strings."""
     if isinstance(manifest, dict) and "Fn::Join" in manifest:
-        manifest = "".join(p if isinstance(p, str) else '"token"' for p in manifest["Fn::Join"][1])
+        manifest = "".join(p if isinstance(p, str) else "TOKEN" for p in manifest["Fn::Join"][1])
     return json.loads(manifest)

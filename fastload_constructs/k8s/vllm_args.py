@@ -1,0 +1,296 @@
+"""What a vLLM server pod runs, decided from a ServingPlan: pure, no cdk8s.
+
+`server_spec(...)` turns a plan plus a few choices (image, model URI, region,
+compile-cache mode) into the command line, the environment, the probes, the
+resources, the volumes and the node selection the chart renders. Keeping it
+here means every value the Deployment carries is testable without synthesis.
+
+Compile-cache stability: vLLM keys its torch.compile cache on its version,
+the model config, the model path and every `VLLM_*` factor, so nothing in the
+args or env below depends on the pod, the node or the replica.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Literal, Mapping, Sequence
+
+from .. import naming
+from ..errors import FastloadConfigError, one_of, require
+from ..s3_uri import check_key_prefix, parse_s3_uri
+from ..streamer_env import streamer_env
+from ..tuning import ServingPlan, compile_cache_key
+
+# vLLM's OpenAI-compatible server image; the tag is part of the compile-cache key.
+DEFAULT_IMAGE = "vllm/vllm-openai:v0.34.0"
+SERVER_PORT = 8000
+# The image's entrypoint has changed between releases; naming the command pins how args are read.
+SERVER_COMMAND = ("vllm", "serve")
+# Where the compile-cache volume is mounted and what VLLM_CACHE_ROOT points to. It must be the
+# same on every replica: with an s3:// model vLLM copies the config and tokenizer files to
+# $VLLM_CACHE_ROOT/assets/model_streamer/<sha256(uri)[:8]> and uses that folder as the model
+# path, which its compile-cache hash covers (vllm 0.34 config/model.py, runai_utils.py).
+CACHE_MOUNT_PATH = "/var/cache/vllm"
+SHM_MOUNT_PATH = "/dev/shm"
+DEFAULT_PVC_SIZE_GIB = 100
+
+CompileCache = Literal["host-path", "pvc", "empty-dir"]
+COMPILE_CACHE_MODES: tuple[str, ...] = ("host-path", "pvc", "empty-dir")
+
+# Flags server_spec owns; user `extra_args` may not set them a second time.
+MANAGED_FLAGS = (
+    "--model", "--load-format", "--model-loader-extra-config", "--tensor-parallel-size", "-tp",
+    "--gpu-memory-utilization", "--served-model-name", "--port", "--host",
+)
+
+# CDK encodes an unresolved string token as `${Token[...]}`; such a value is only known at deploy time.
+CDK_TOKEN = re.compile(r"\$\{Token\[[^\]]+\]\}")
+TOKEN_MARKER = "<deploy-time>"
+_RFC1035 = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
+_IMAGE = re.compile(r"^[a-z0-9][a-z0-9._/:-]*[a-z0-9](:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[a-f0-9]{64})$")
+
+
+def is_token(value: str) -> bool:
+    """True when `value` holds a CDK token (a deploy-time value such as a generated bucket name)."""
+    return bool(CDK_TOKEN.search(value))
+
+
+@dataclass(frozen=True)
+class HttpProbe:
+    """An HTTP GET probe on the server port."""
+
+    path: str
+    period_seconds: int
+    failure_threshold: int
+    timeout_seconds: int
+
+    @property
+    def budget_seconds(self) -> int:
+        return self.period_seconds * self.failure_threshold
+
+
+@dataclass(frozen=True)
+class Toleration:
+    key: str
+    value: str
+    effect: str
+
+
+@dataclass(frozen=True)
+class VllmServerSpec:
+    """Everything the vLLM chart renders; built by `server_spec`."""
+
+    name: str
+    model_name: str
+    served_model_name: str
+    image: str
+    image_tag: str
+    command: tuple[str, ...]
+    args: tuple[str, ...]
+    env: Mapping[str, str]
+    port: int
+    replicas: int
+    gpus: int
+    cpu: int
+    memory_bytes: int
+    shm_bytes: int
+    startup_probe: HttpProbe
+    readiness_probe: HttpProbe
+    liveness_probe: HttpProbe
+    compile_cache: str
+    cache_host_path: str | None  # host-path mode only
+    pvc_size_gib: int | None  # pvc mode only
+    node_labels: Mapping[str, str]  # required node affinity: key In [value]
+    toleration: Toleration
+    service_account_name: str
+    namespace: str
+    labels: Mapping[str, str]  # Kubernetes recommended labels, on every object and the pods
+
+
+def image_tag(image: object) -> str:
+    """The tag (or digest) of a pinned image reference; 'latest' and untagged images are refused."""
+    ok = isinstance(image, str) and bool(_IMAGE.match(image))
+    tag = ""
+    if ok:
+        assert isinstance(image, str)
+        tag = image.rsplit("@", 1)[1] if "@" in image else image.rsplit(":", 1)[1]
+        ok = tag != "latest"
+    require(ok, "image", image, "a pinned image reference such as 'vllm/vllm-openai:v0.34.0' (not 'latest')")
+    return tag
+
+
+def check_model_uri(value: object, field: str = "model_uri") -> str:
+    """An s3://bucket/prefix URI; a deploy-time (CDK token) bucket is accepted, its prefix still checked."""
+    require(isinstance(value, str) and value.startswith("s3://"), field, value, "an s3://bucket/prefix URI")
+    assert isinstance(value, str)
+    bucket, _, prefix = value[len("s3://"):].partition("/")
+    if is_token(bucket):
+        require(CDK_TOKEN.fullmatch(bucket) is not None, f"{field}.bucket", bucket,
+                "a bucket name or a single CDK token")
+        require(not is_token(prefix), f"{field}.prefix", prefix, "a literal key prefix")
+        return f"s3://{bucket}/{check_key_prefix(prefix, f'{field}.prefix')}"
+    return parse_s3_uri(value, field).uri
+
+
+def check_service_name(value: object, field: str = "name") -> str:
+    """Names the Service, so it must be an RFC 1035 label (starts with a letter)."""
+    require(isinstance(value, str) and bool(_RFC1035.match(value)), field, value,
+            "an RFC 1035 label: lower-case letters, digits and '-', starting with a letter, 1-63 characters")
+    return value  # type: ignore[return-value]
+
+
+def recommended_labels(*, name: str, image_tag: str) -> dict[str, str]:
+    """The `app.kubernetes.io/*` labels every object of one vLLM server carries."""
+    return {
+        "app.kubernetes.io/name": "vllm",
+        "app.kubernetes.io/instance": name,
+        # Label values: at most 63 characters, no ':' (a digest becomes 'sha256-<hex>', cut to fit).
+        "app.kubernetes.io/version": image_tag.replace(":", "-")[:63].rstrip("-_."),
+        "app.kubernetes.io/component": "inference-server",
+        "app.kubernetes.io/part-of": naming.PART_OF,
+        "app.kubernetes.io/managed-by": naming.MANAGED_BY,
+    }
+
+
+def loader_extra_config_json(plan: ServingPlan) -> str:
+    """The `--model-loader-extra-config` value: the plan's streamer settings as compact JSON."""
+    return json.dumps(plan.streamer.loader_extra_config(), separators=(",", ":"), sort_keys=True)
+
+
+def vllm_args(
+    plan: ServingPlan, *, model_uri: str, served_model_name: str, extra_args: Sequence[str] = ()
+) -> tuple[str, ...]:
+    """The vLLM server arguments (after `vllm serve`).
+
+    The model URI is the positional argument: vLLM 0.34's `vllm serve` warns that
+    `--model` is deprecated there and rewrites it to this form
+    (vllm/utils/argparse_utils.py).
+    """
+    for arg in extra_args:
+        flag = arg.split("=", 1)[0]
+        require(flag not in MANAGED_FLAGS, "extra_args", arg,
+                "flags other than " + ", ".join(MANAGED_FLAGS) + " (those come from the plan)")
+    return (
+        model_uri,
+        "--load-format", "runai_streamer",
+        "--model-loader-extra-config", loader_extra_config_json(plan),
+        "--tensor-parallel-size", str(plan.tensor_parallel_size),
+        "--gpu-memory-utilization", f"{plan.gpu_memory_utilization:g}",
+        "--served-model-name", served_model_name,
+        "--port", str(SERVER_PORT),
+        *extra_args,
+    )
+
+
+def vllm_env(plan: ServingPlan, *, region: str, endpoint_url: str | None = None) -> dict[str, str]:
+    """The streamer env (region, concurrency, memory limit) plus VLLM_CACHE_ROOT on the cache volume."""
+    env = streamer_env(plan.streamer, region=region, endpoint_url=endpoint_url)
+    env["VLLM_CACHE_ROOT"] = CACHE_MOUNT_PATH
+    return env
+
+
+def compile_cache_folder(plan: ServingPlan, *, image: str, model_uri: str) -> str:
+    """The node-local folder for this configuration's cache, keyed like vLLM's own hash.
+
+    A deploy-time bucket name is keyed as a fixed marker: token numbering moves
+    between syntheses, and a key that moved would orphan the cache on every
+    deploy. Inside the folder vLLM's own hash still separates model paths.
+    """
+    key = compile_cache_key(
+        vllm_version=image_tag(image),
+        model_uri=CDK_TOKEN.sub(TOKEN_MARKER, model_uri),
+        tensor_parallel_size=plan.tensor_parallel_size,
+        gpu_model=plan.instance.gpu_model,
+    )
+    return f"{naming.COMPILE_CACHE_HOST_ROOT}/{key}"
+
+
+def probes(plan: ServingPlan) -> tuple[HttpProbe, HttpProbe, HttpProbe]:
+    """(startup, readiness, liveness).
+
+    Startup: /health with the plan's budget. Readiness: /v1/models, answered
+    only once the model is served. Liveness: /health, which Kubernetes runs only
+    after the startup probe succeeded, allowed a minute of silence so a busy
+    server is not restarted mid-batch.
+    """
+    startup = HttpProbe("/health", plan.startup_probe.period_seconds, plan.startup_probe.failure_threshold, 5)
+    readiness = HttpProbe("/v1/models", 10, 3, 5)
+    liveness = HttpProbe("/health", 10, 6, 10)
+    return startup, readiness, liveness
+
+
+def server_spec(
+    plan: ServingPlan,
+    *,
+    model_name: str,
+    model_uri: str,
+    region: str,
+    namespace: str = naming.DEFAULT_NAMESPACE,
+    name: str | None = None,
+    image: str = DEFAULT_IMAGE,
+    replicas: int = 1,
+    compile_cache: CompileCache = "host-path",
+    served_model_name: str | None = None,
+    pvc_size_gib: int = DEFAULT_PVC_SIZE_GIB,
+    endpoint_url: str | None = None,
+    extra_args: Sequence[str] = (),
+) -> VllmServerSpec:
+    """Check every input and decide the pod; raises FastloadConfigError naming the bad field."""
+    require(isinstance(plan, ServingPlan), "plan", plan, "a ServingPlan from fastload_constructs.tuning.plan")
+    check_service_name(model_name, "model_name")
+    name = check_service_name(name if name is not None else model_name, "name")
+    check_service_name(namespace, "namespace")
+    tag = image_tag(image)
+    uri = check_model_uri(model_uri)
+    served = served_model_name if served_model_name is not None else model_name
+    require(isinstance(served, str) and served != "" and not any(c.isspace() for c in served),
+            "served_model_name", served, "a non-empty name without spaces")
+    require(isinstance(replicas, int) and not isinstance(replicas, bool) and replicas >= 1,
+            "replicas", replicas, "a positive whole number")
+    one_of("compile_cache", compile_cache, COMPILE_CACHE_MODES)
+    instance = plan.instance
+    if compile_cache in ("host-path", "pvc") and not instance.has_instance_store:
+        raise FastloadConfigError("compile_cache", compile_cache,
+                                  f"'empty-dir' on {instance.name}, which has no instance-store NVMe")
+    if compile_cache == "pvc":
+        # One local volume lives on one node: every replica must fit that node's GPUs.
+        require(replicas * plan.tensor_parallel_size <= instance.gpu_count, "replicas", replicas,
+                f"at most {instance.gpu_count // plan.tensor_parallel_size} with compile_cache='pvc' "
+                f"(one local-nvme volume, one {instance.name}); use 'host-path' to spread replicas")
+        require(isinstance(pvc_size_gib, int) and pvc_size_gib >= 1, "pvc_size_gib", pvc_size_gib,
+                "a positive whole number of GiB")
+    require(isinstance(region, str) and region != "", "region", region, "an AWS region such as us-east-1")
+
+    node_labels = {naming.WELL_KNOWN_INSTANCE_TYPE: instance.name}
+    if compile_cache == "host-path":
+        node_labels[naming.LABEL_INSTANCE_STORE] = naming.INSTANCE_STORE_RAID0
+    startup, readiness, liveness = probes(plan)
+    return VllmServerSpec(
+        name=name,
+        model_name=model_name,
+        served_model_name=served,
+        image=image,
+        image_tag=tag,
+        command=SERVER_COMMAND,
+        args=vllm_args(plan, model_uri=uri, served_model_name=served, extra_args=tuple(extra_args)),
+        env=vllm_env(plan, region=region, endpoint_url=endpoint_url),
+        port=SERVER_PORT,
+        replicas=replicas,
+        gpus=plan.tensor_parallel_size,
+        cpu=plan.pod_cpu,
+        memory_bytes=plan.pod_memory_bytes,
+        shm_bytes=plan.shm_bytes,
+        startup_probe=startup,
+        readiness_probe=readiness,
+        liveness_probe=liveness,
+        compile_cache=compile_cache,
+        cache_host_path=compile_cache_folder(plan, image=image, model_uri=uri) if compile_cache == "host-path" else None,
+        pvc_size_gib=pvc_size_gib if compile_cache == "pvc" else None,
+        node_labels=node_labels,
+        toleration=Toleration(naming.GPU_TAINT_KEY, naming.GPU_TAINT_VALUE, naming.GPU_TAINT_EFFECT),
+        service_account_name=naming.service_account_name(model_name),
+        namespace=namespace,
+        labels=recommended_labels(name=name, image_tag=tag),
+    )

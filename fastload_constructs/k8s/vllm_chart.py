@@ -1,0 +1,251 @@
+"""VllmChart: one vLLM OpenAI-compatible server for one model, from a ServingPlan.
+
+Renders what `vllm_args.server_spec` decided; it decides nothing itself.
+Objects: ServiceAccount (the name the Pod Identity association grants S3 read
+to), Deployment, ClusterIP Service on 8000, PodDisruptionBudget, and with
+`compile_cache="pvc"` a PersistentVolumeClaim of the local-nvme class.
+The namespace is not created here: several charts share it (see
+`namespace_chart.NamespaceChart`).
+
+What lands in the compile-cache volume (`VLLM_CACHE_ROOT`, /var/cache/vllm):
+`torch_compile_cache/` (Inductor/Dynamo artifacts, the part worth keeping),
+`assets/model_streamer/<hash of the s3 URI>/` (the config, tokenizer and other
+non-weight files vLLM copies from the s3:// model path; weights are streamed
+to the GPU, never staged), and vLLM's smaller caches (e.g. modelinfos). With
+"host-path" the volume is `naming.COMPILE_CACHE_HOST_ROOT/<key>` on the node's
+instance-store RAID0, keyed by image tag, model URI, TP and GPU model: it
+survives pod restarts on that node, is shared by replicas of the same
+configuration there, and is lost with the node. "pvc" keeps it on one
+local-nvme PersistentVolume (one node). "empty-dir" keeps it only for the
+pod's life (for instance types without instance store).
+
+Security: privilege escalation off, all capabilities dropped, RuntimeDefault
+seccomp. `runAsNonRoot` is not set: the official vllm/vllm-openai image runs
+as root (no USER), and the host-path cache is created root-owned by kubelet.
+The root filesystem stays writable: vLLM, Triton and Inductor write under
+$HOME and /tmp.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import cdk8s
+import cdk8s_plus_28 as kplus
+from constructs import Construct
+
+from .. import naming
+from ..errors import FastloadConfigError
+from ..tuning import ServingPlan
+from .vllm_args import (
+    CACHE_MOUNT_PATH, DEFAULT_IMAGE, DEFAULT_PVC_SIZE_GIB, SHM_MOUNT_PATH, CompileCache, HttpProbe, VllmServerSpec,
+    server_spec,
+)
+
+MIB = 1024**2
+_TAINT_EFFECTS = {
+    "NoSchedule": kplus.TaintEffect.NO_SCHEDULE,
+    "PreferNoSchedule": kplus.TaintEffect.PREFER_NO_SCHEDULE,
+    "NoExecute": kplus.TaintEffect.NO_EXECUTE,
+}
+
+
+class VllmChart(cdk8s.Chart):
+    """A tuned vLLM Deployment and its Service, ServiceAccount and PDB for one model.
+
+    Instantiate once per model (or per model and instance type, with `name`);
+    names are unique per namespace within one cdk8s App.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        plan: ServingPlan,
+        model_name: str,
+        model_uri: str,
+        region: str,
+        namespace: str = naming.DEFAULT_NAMESPACE,
+        name: str | None = None,
+        image: str = DEFAULT_IMAGE,
+        replicas: int = 1,
+        compile_cache: CompileCache = "host-path",
+        served_model_name: str | None = None,
+        pvc_size_gib: int = DEFAULT_PVC_SIZE_GIB,
+        endpoint_url: str | None = None,
+        extra_args: Sequence[str] = (),
+    ) -> None:
+        spec = server_spec(
+            plan, model_name=model_name, model_uri=model_uri, region=region, namespace=namespace,
+            name=name, image=image, replicas=replicas, compile_cache=compile_cache,
+            served_model_name=served_model_name, pvc_size_gib=pvc_size_gib,
+            endpoint_url=endpoint_url, extra_args=extra_args,
+        )
+        siblings = _sibling_specs(scope)
+        _refuse_duplicate(siblings, spec)
+        super().__init__(scope, id, namespace=spec.namespace, labels=dict(spec.labels))
+        self.spec = spec
+        self.service_account = self._service_account(spec, siblings)
+        self.compile_cache_claim: kplus.PersistentVolumeClaim | None = None
+        self.deployment = self._deployment(spec)
+        self.service = kplus.Service(
+            self, "Service",
+            metadata=cdk8s.ApiObjectMetadata(name=spec.name),
+            type=kplus.ServiceType.CLUSTER_IP,
+            ports=[kplus.ServicePort(port=spec.port, target_port=spec.port, name="http")],
+            selector=self.deployment,
+        )
+        self.disruption_budget = self._disruption_budget(spec)
+
+    @property
+    def service_url(self) -> str:
+        """In-cluster URL of the OpenAI-compatible API."""
+        return f"http://{self.spec.name}.{self.spec.namespace}.svc.cluster.local:{self.spec.port}"
+
+    def _service_account(self, spec: VllmServerSpec, siblings: list[VllmServerSpec]) -> kplus.IServiceAccount:
+        """Created by the first chart of a model in a namespace, referenced by any later one."""
+        shared = any((s.namespace, s.service_account_name) == (spec.namespace, spec.service_account_name)
+                     for s in siblings)
+        if shared:
+            return kplus.ServiceAccount.from_service_account_name(
+                self, "ServiceAccount", spec.service_account_name)
+        return kplus.ServiceAccount(
+            self, "ServiceAccount", metadata=cdk8s.ApiObjectMetadata(name=spec.service_account_name),
+            automount_token=False,
+        )
+
+    def _deployment(self, spec: VllmServerSpec) -> kplus.Deployment:
+        deployment = kplus.Deployment(
+            self, "Deployment",
+            metadata=cdk8s.ApiObjectMetadata(name=spec.name),
+            pod_metadata=cdk8s.ApiObjectMetadata(labels=dict(spec.labels)),
+            replicas=spec.replicas,
+            strategy=kplus.DeploymentStrategy.rolling_update(
+                max_surge=kplus.PercentOrAbsolute.absolute(1),
+                max_unavailable=kplus.PercentOrAbsolute.absolute(0),
+            ),
+            service_account=self.service_account,
+            # vLLM never calls the Kubernetes API. EKS Pod Identity does not need the default token:
+            # its webhook adds its own projected token volume (aws/amazon-eks-pod-identity-webhook,
+            # pkg/handler/handler.go getPodSpecPatch).
+            automount_service_account_token=False,
+            security_context=kplus.PodSecurityContextProps(ensure_non_root=False),
+        )
+        shm = kplus.Volume.from_empty_dir(
+            self, "ShmVolume", "dshm", medium=kplus.EmptyDirMedium.MEMORY,
+            size_limit=cdk8s.Size.mebibytes(spec.shm_bytes // MIB),
+        )
+        container = deployment.add_container(
+            name="vllm",
+            image=spec.image,
+            # The tag is pinned: a node that already has the layers starts without asking the registry.
+            image_pull_policy=kplus.ImagePullPolicy.IF_NOT_PRESENT,
+            command=list(spec.command),
+            args=list(spec.args),
+            ports=[kplus.ContainerPort(number=spec.port, name="http")],
+            env_variables={k: kplus.EnvValue.from_value(v) for k, v in spec.env.items()},
+            resources=kplus.ContainerResources(
+                # No CPU limit: throttling the tokenizer and scheduler threads only slows serving.
+                cpu=kplus.CpuResources(request=kplus.Cpu.units(spec.cpu)),
+                memory=kplus.MemoryResources(
+                    request=cdk8s.Size.mebibytes(spec.memory_bytes // MIB),
+                    limit=cdk8s.Size.mebibytes(spec.memory_bytes // MIB),
+                ),
+            ),
+            startup=_probe(spec.startup_probe, spec.port),
+            readiness=_probe(spec.readiness_probe, spec.port),
+            liveness=_probe(spec.liveness_probe, spec.port),
+            security_context=kplus.ContainerSecurityContextProps(
+                allow_privilege_escalation=False,
+                privileged=False,
+                ensure_non_root=False,
+                read_only_root_filesystem=False,
+                capabilities=kplus.ContainerSecutiryContextCapabilities(drop=[kplus.Capability.ALL]),
+                seccomp_profile=kplus.SeccompProfile(type=kplus.SeccompProfileType.RUNTIME_DEFAULT),
+            ),
+        )
+        container.mount(SHM_MOUNT_PATH, shm)
+        container.mount(CACHE_MOUNT_PATH, self._compile_cache_volume(spec))
+
+        # One call, one nodeSelectorTerm: every label is required (separate terms would be OR-ed).
+        deployment.scheduling.attract(kplus.Node.labeled(
+            *(kplus.NodeLabelQuery.is_(key, value) for key, value in spec.node_labels.items())))
+        deployment.scheduling.tolerate(kplus.Node.tainted(kplus.NodeTaintQuery.is_(
+            spec.toleration.key, spec.toleration.value,
+            effect=_TAINT_EFFECTS[spec.toleration.effect],
+        )))
+        # cdk8s-plus has no extended resources: GPUs go in by JSON patch. The patch is applied
+        # before the imported KubeDeployment serialises resources as Quantity objects (it reads
+        # `.value`), hence the {"value": n} shape, as k8s.Quantity.fromNumber(n) would give.
+        gpu = "/spec/template/spec/containers/0/resources/{}/" + naming.GPU_RESOURCE.replace("/", "~1")
+        cdk8s.ApiObject.of(deployment).add_json_patch(
+            cdk8s.JsonPatch.add(gpu.format("requests"), {"value": spec.gpus}),
+            cdk8s.JsonPatch.add(gpu.format("limits"), {"value": spec.gpus}),
+        )
+        return deployment
+
+    def _compile_cache_volume(self, spec: VllmServerSpec) -> kplus.Volume:
+        if spec.compile_cache == "host-path":
+            assert spec.cache_host_path is not None
+            return kplus.Volume.from_host_path(
+                self, "CompileCacheVolume", "compile-cache",
+                path=spec.cache_host_path, type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE,
+            )
+        if spec.compile_cache == "pvc":
+            assert spec.pvc_size_gib is not None
+            self.compile_cache_claim = kplus.PersistentVolumeClaim(
+                self, "CompileCacheClaim",
+                metadata=cdk8s.ApiObjectMetadata(name=f"{spec.name}-compile-cache"),
+                storage_class_name=naming.LOCAL_NVME_STORAGE_CLASS,
+                access_modes=[kplus.PersistentVolumeAccessMode.READ_WRITE_ONCE],
+                volume_mode=kplus.PersistentVolumeMode.FILE_SYSTEM,
+                storage=cdk8s.Size.gibibytes(spec.pvc_size_gib),
+            )
+            return kplus.Volume.from_persistent_volume_claim(
+                self, "CompileCacheVolume", self.compile_cache_claim, name="compile-cache",
+            )
+        return kplus.Volume.from_empty_dir(self, "CompileCacheVolume", "compile-cache")
+
+    def _disruption_budget(self, spec: VllmServerSpec) -> cdk8s.ApiObject:
+        """cdk8s-plus has no PodDisruptionBudget: a plain policy/v1 object selecting the Deployment's pods.
+
+        One pod at a time may be evicted (a budget of zero would block node
+        drains forever); a pod that is not yet ready may always be evicted, so a
+        stuck start-up never pins a GPU node.
+        """
+        pdb = cdk8s.ApiObject(
+            self, "DisruptionBudget",
+            api_version="policy/v1",
+            kind="PodDisruptionBudget",
+            metadata=cdk8s.ApiObjectMetadata(name=spec.name),
+        )
+        pdb.add_json_patch(cdk8s.JsonPatch.add("/spec", {
+            "maxUnavailable": 1,
+            "unhealthyPodEvictionPolicy": "AlwaysAllow",
+            "selector": {"matchLabels": dict(self.deployment.match_labels)},
+        }))
+        return pdb
+
+
+def _probe(probe: HttpProbe, port: int) -> kplus.Probe:
+    return kplus.Probe.from_http_get(
+        probe.path, port=port,
+        period_seconds=cdk8s.Duration.seconds(probe.period_seconds),
+        failure_threshold=probe.failure_threshold,
+        timeout_seconds=cdk8s.Duration.seconds(probe.timeout_seconds),
+    )
+
+
+def _sibling_specs(scope: Construct) -> list[VllmServerSpec]:
+    return [c.spec for c in scope.node.children if isinstance(c, VllmChart)]
+
+
+def _refuse_duplicate(siblings: list[VllmServerSpec], spec: VllmServerSpec) -> None:
+    """Two charts writing the same Deployment/Service would overwrite each other in the cluster."""
+    if any((s.namespace, s.name) == (spec.namespace, spec.name) for s in siblings):
+        raise FastloadConfigError(
+            "name", spec.name,
+            f"a name not yet used in namespace {spec.namespace!r} in this cdk8s App; "
+            "pass name= to tell two servers of one model apart",
+        )

@@ -1,0 +1,193 @@
+"""Plain-YAML export: tokens become declared placeholders, never `${Token[...]}`; the reference
+app applies the charts to the cluster and writes the same manifests under cdk.out/manifests/."""
+
+import copy
+import json
+from pathlib import Path
+
+import aws_cdk as cdk
+import cdk8s
+import kubernetes_validate
+import pytest
+import yaml
+from aws_cdk.assertions import Template
+
+from app import build_app
+from fastload_constructs.config import DEFAULT_KUBERNETES_VERSION, parse_reference_config
+from fastload_constructs.errors import FastloadConfigError
+from fastload_constructs.k8s.manifest_export import ManifestExport, substitute_tokens, synth_with_manifests
+from fastload_constructs.k8s.vllm_args import CDK_TOKEN
+from fastload_constructs.k8s.vllm_chart import VllmChart
+from fastload_constructs.model import ModelProfile
+from fastload_constructs.tuning import plan
+
+CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
+MODEL = CDK_JSON["fastload:models"][0]
+SECOND_MODEL = {"name": "llama-3-1-70b-instruct", "s3Prefix": "models/meta-llama/Llama-3.1-70B-Instruct",
+                "instanceType": "g6e.12xlarge", "parameterCount": 70_553_706_496, "replicas": 2}
+
+
+@pytest.fixture(scope="module")
+def plan_8b():
+    return plan(ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16"), "g6e.2xlarge")
+
+
+def container(docs):
+    (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
+    (c,) = deployment["spec"]["template"]["spec"]["containers"]
+    return c
+
+
+def env_of(docs):
+    return {e["name"]: e["value"] for e in container(docs)["env"]}
+
+
+def token_chart(plan_8b):
+    """A chart fed deploy-time values, as it is inside an environment-agnostic stack."""
+    stack = cdk.Stack(cdk.App(), "S")
+    bucket = cdk.CfnParameter(stack, "Bucket").value_as_string
+    chart = VllmChart(cdk8s.App(), "llama", plan=plan_8b, model_name="llama",
+                      model_uri=f"s3://{bucket}/models/llama", region=stack.region)
+    return stack, chart, bucket
+
+
+def test_mapped_tokens_become_placeholders(plan_8b):
+    stack, chart, bucket = token_chart(plan_8b)
+    docs = substitute_tokens(chart.to_json(), {stack.region: "${AWS_REGION}", bucket: "${MODEL_BUCKET_NAME}"})
+    text = json.dumps(docs)
+    assert CDK_TOKEN.search(json.dumps(chart.to_json()))  # the chart itself does carry tokens
+    assert not CDK_TOKEN.search(text) and "Token[" not in text
+    assert env_of(docs)["AWS_REGION"] == env_of(docs)["AWS_DEFAULT_REGION"] == "${AWS_REGION}"
+    args = container(docs)["args"]
+    assert args[0] == "s3://${MODEL_BUCKET_NAME}/models/llama"
+
+
+def test_an_unmapped_token_is_refused_with_its_location(plan_8b):
+    stack, chart, bucket = token_chart(plan_8b)
+    with pytest.raises(FastloadConfigError) as err:
+        substitute_tokens(chart.to_json(), {bucket: "${MODEL_BUCKET_NAME}"}, "llama")
+    assert err.value.field.startswith("llama/Deployment/llama")
+    assert err.value.value == stack.region
+
+
+@pytest.mark.parametrize("placeholders", [{"not-a-token": "${X}"}, "bad-placeholder"])
+def test_placeholders_are_checked(plan_8b, placeholders):
+    stack, chart, bucket = token_chart(plan_8b)
+    mapping = placeholders if isinstance(placeholders, dict) else {bucket: "$bucket"}
+    with pytest.raises(FastloadConfigError):
+        substitute_tokens(chart.to_json(), mapping)
+
+
+def test_unmapped_token_fails_synth_before_anything_is_written(plan_8b, tmp_path):
+    app = cdk.App(outdir=str(tmp_path / "out"))
+    stack = cdk.Stack(app, "S")
+    chart = VllmChart(cdk8s.App(), "llama", plan=plan_8b, model_name="llama",
+                      model_uri="s3://fastload-test-models/models/llama", region=stack.region)
+    ManifestExport(stack, "Export", charts=[chart])
+    with pytest.raises(Exception, match=r"manifest export: llama/Deployment/llama.*Token\[AWS\.Region"):
+        synth_with_manifests(app)
+    out = tmp_path / "out"
+    assert not out.exists() or not list(out.rglob("*.yaml")) and not list(out.rglob("*.template.json"))
+
+
+def test_bad_model_bucket_name_in_context_is_refused():
+    ctx = copy.deepcopy(CDK_JSON)
+    ctx["fastload:modelBucketName"] = "Not_A_Bucket"
+    with pytest.raises(FastloadConfigError) as err:
+        parse_reference_config(ctx)
+    assert err.value.field == "fastload:modelBucketName"
+
+
+# --- the reference app: bucket named by -c fastload:modelBucketName, or by CloudFormation ---
+
+@pytest.fixture(scope="module")
+def with_bucket(tmp_path_factory):
+    outdir = tmp_path_factory.mktemp("cdk.out")
+    ctx = {**copy.deepcopy(CDK_JSON), "fastload:modelBucketName": "fastload-test-models"}
+    ctx["fastload:models"].append(SECOND_MODEL)
+    app = build_app(context=ctx, outdir=str(outdir))
+    return synth_with_manifests(app)
+
+
+@pytest.fixture(scope="module")
+def agnostic(tmp_path_factory):
+    outdir = tmp_path_factory.mktemp("cdk.out")
+    app = build_app(context=copy.deepcopy(CDK_JSON), outdir=str(outdir))
+    return synth_with_manifests(app)
+
+
+def load(path):
+    return [d for d in yaml.safe_load_all(Path(path).read_text()) if d is not None]
+
+
+def applied_manifests(assembly):
+    """{logical id: (resource, docs)} of the model charts' manifests, AWS::Region read as ${AWS_REGION}
+    and the prune label CDK adds for `kubectl apply --prune` removed."""
+    template = Template.from_json(assembly.get_stack_by_name("FastloadReference").template)
+    out = {}
+    for logical_id, resource in template.find_resources("Custom::AWSCDK-EKS-KubernetesResource").items():
+        if not logical_id.startswith("ClusterModelCharts"):
+            continue  # the cluster's own charts (local storage) are not part of the model export
+        manifest = resource["Properties"]["Manifest"]
+        if isinstance(manifest, dict):
+            parts = manifest["Fn::Join"][1]
+            assert all(isinstance(p, str) or p == {"Ref": "AWS::Region"} for p in parts), parts
+            manifest = "".join(p if isinstance(p, str) else "${AWS_REGION}" for p in parts)
+        docs = json.loads(manifest)
+        for doc in docs:
+            labels = doc["metadata"]["labels"]
+            for key in [k for k in labels if k.startswith("aws.cdk.eks/prune-")]:
+                del labels[key]
+        out[logical_id] = (resource, docs)
+    return out
+
+
+def test_reference_stack_applies_namespace_then_model_chart(with_bucket):
+    assembly = with_bucket
+    applied = applied_manifests(assembly)
+    assert len(applied) == 3
+    (ns_id,) = [lid for lid, (_, docs) in applied.items() if [d["kind"] for d in docs] == ["Namespace"]]
+    deployments = {}
+    for lid, (resource, docs) in applied.items():
+        if lid != ns_id:
+            assert ns_id in resource["DependsOn"]
+            (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
+            deployments[deployment["metadata"]["name"]] = deployment
+    assert set(deployments) == {MODEL["name"], SECOND_MODEL["name"]}
+    big = deployments[SECOND_MODEL["name"]]
+    assert big["spec"]["replicas"] == 2
+    (c,) = big["spec"]["template"]["spec"]["containers"]
+    assert c["resources"]["limits"]["nvidia.com/gpu"] == 4
+
+
+def test_export_files_are_the_applied_manifests_and_validate(with_bucket):
+    assembly = with_bucket
+    folder = Path(assembly.directory) / "manifests"
+    files = sorted(p.name for p in folder.glob("*.yaml"))
+    assert files == ["01-namespace.yaml", f"02-{MODEL['name']}.yaml", f"03-{SECOND_MODEL['name']}.yaml"]
+    exported = sorted((load(folder / name) for name in files), key=json.dumps)
+    applied = sorted((docs for _, docs in applied_manifests(assembly).values()), key=json.dumps)
+    assert exported == applied
+    for name in files:
+        assert "Token[" not in (folder / name).read_text()
+        for doc in load(folder / name):
+            kubernetes_validate.validate(doc, DEFAULT_KUBERNETES_VERSION, strict=True)
+    model_docs = load(folder / files[1])
+    assert container(model_docs)["args"][0] == f"s3://fastload-test-models/{MODEL['s3Prefix']}"
+    assert env_of(model_docs)["AWS_REGION"] == "${AWS_REGION}"  # the stack is environment-agnostic
+
+
+def test_environment_agnostic_export_uses_placeholders(agnostic):
+    folder = Path(agnostic.directory) / "manifests"
+    text = (folder / f"02-{MODEL['name']}.yaml").read_text()
+    assert "Token[" not in text
+    docs = load(folder / f"02-{MODEL['name']}.yaml")
+    assert env_of(docs)["AWS_REGION"] == "${AWS_REGION}"
+    assert container(docs)["args"][0] == f"s3://${{MODEL_BUCKET_NAME}}/{MODEL['s3Prefix']}"
+    template = Template.from_json(agnostic.get_stack_by_name("FastloadReference").template)
+    # The applied manifest takes the name CloudFormation gives the bucket.
+    (bucket_id,) = [lid for lid in template.find_resources("AWS::S3::Bucket")
+                    if lid.startswith("ModelBucket") and "Logs" not in lid]
+    manifests = template.find_resources("Custom::AWSCDK-EKS-KubernetesResource")
+    model_manifest = next(r for lid, r in manifests.items() if lid.startswith("ClusterModelCharts") and MODEL["name"].replace("-", "") in lid.replace("-", ""))
+    assert {"Ref": bucket_id} in model_manifest["Properties"]["Manifest"]["Fn::Join"][1]
