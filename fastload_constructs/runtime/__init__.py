@@ -1,0 +1,1 @@
+"""Code that runs inside the pods (shipped in ConfigMaps): standard library and boto3 only."""

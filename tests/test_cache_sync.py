@@ -1,0 +1,257 @@
+"""Compile-cache restore/publish and node-local model staging against a real local S3 server."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import socket
+import tarfile
+import threading
+from pathlib import Path
+
+import boto3
+import pytest
+from moto.server import ThreadedMotoServer
+
+from fastload_constructs.runtime import cache_sync
+from fastload_constructs.runtime.cache_sync import (
+    COMPILE_SUBDIR, SHA256_METADATA, archive_key, publish_compile_cache, restore_compile_cache, stage_model,
+)
+from fastload_constructs.tuning import compile_cache_key
+
+BUCKET = "fastload-test-models"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def endpoint():
+    port = _free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    yield f"http://127.0.0.1:{port}"
+    server.stop()
+
+
+@pytest.fixture()
+def s3(endpoint, monkeypatch):
+    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                        "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true"}.items():
+        monkeypatch.setenv(name, value)
+    client = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
+    client.create_bucket(Bucket=BUCKET)
+    yield client
+    for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET):
+        for obj in page.get("Contents", []):
+            client.delete_object(Bucket=BUCKET, Key=obj["Key"])
+    client.delete_bucket(Bucket=BUCKET)
+
+
+def _fake_compile_cache(root: Path) -> dict[str, bytes]:
+    files = {
+        f"{COMPILE_SUBDIR}/abc123/rank_0_0/backbone/computation_graph.py": b"def f(x):\n    return x\n",
+        f"{COMPILE_SUBDIR}/abc123/rank_0_0/backbone/inductor_cache/ab/kernel.bin": os.urandom(4096),
+        f"{COMPILE_SUBDIR}/abc123/rank_0_0/cache_key_factors.json": b'{"env": {}}',
+    }
+    for rel, data in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    (root / "assets").mkdir(parents=True, exist_ok=True)
+    (root / "assets" / "config.json").write_text("{}")  # staged files: never published
+    return files
+
+
+def _read_tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_publish_then_restore_round_trip(s3, tmp_path):
+    key = compile_cache_key(vllm_version="v0.11.0", model_uri=f"s3://{BUCKET}/m", tensor_parallel_size=1,
+                            gpu_model="L40S")
+    written = _fake_compile_cache(tmp_path / "node-a")
+    published = publish_compile_cache(s3, bucket=BUCKET, prefix="compile-cache", cache_key=key,
+                                      cache_root=tmp_path / "node-a")
+    assert published.status == "published"
+    keys = [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET)["Contents"]]
+    assert keys == [f"compile-cache/{key}.tar.gz"]  # the temporary key is gone
+
+    restored = restore_compile_cache(s3, bucket=BUCKET, prefix="compile-cache", cache_key=key,
+                                     cache_root=tmp_path / "node-b")
+    assert restored.status == "restored"
+    assert _read_tree(tmp_path / "node-b") == written  # assets/ did not travel
+    again = restore_compile_cache(s3, bucket=BUCKET, prefix="compile-cache", cache_key=key,
+                                  cache_root=tmp_path / "node-b")
+    assert again.status == "present"
+
+
+def test_publish_is_skipped_when_the_key_exists(s3, tmp_path):
+    _fake_compile_cache(tmp_path / "a")
+    assert publish_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="k1", cache_root=tmp_path / "a").status \
+        == "published"
+    etag = s3.head_object(Bucket=BUCKET, Key="cc/k1.tar.gz")["ETag"]
+    assert publish_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="k1", cache_root=tmp_path / "a").status \
+        == "exists"
+    assert s3.head_object(Bucket=BUCKET, Key="cc/k1.tar.gz")["ETag"] == etag
+
+
+def test_missing_key_starts_cold(s3, tmp_path):
+    outcome = restore_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="absent", cache_root=tmp_path)
+    assert outcome.status == "miss"
+    assert not (tmp_path / COMPILE_SUBDIR).exists()
+
+
+def test_missing_bucket_starts_cold(s3, tmp_path):
+    outcome = restore_compile_cache(s3, bucket="no-such-bucket-here", prefix="cc", cache_key="k", cache_root=tmp_path)
+    assert outcome.status in ("miss", "error")
+    assert not (tmp_path / COMPILE_SUBDIR).exists()
+
+
+def _put_archive(s3, key: str, data: bytes, sha: str | None = None) -> None:
+    sha = hashlib.sha256(data).hexdigest() if sha is None else sha
+    s3.put_object(Bucket=BUCKET, Key=key, Body=data, Metadata={SHA256_METADATA: sha})
+
+
+def test_truncated_archive_is_ignored(s3, tmp_path):
+    _fake_compile_cache(tmp_path / "a")
+    publish_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="k2", cache_root=tmp_path / "a")
+    whole = s3.get_object(Bucket=BUCKET, Key="cc/k2.tar.gz")["Body"].read()
+    sha = s3.head_object(Bucket=BUCKET, Key="cc/k2.tar.gz")["Metadata"][SHA256_METADATA]
+    _put_archive(s3, "cc/k2.tar.gz", whole[: len(whole) // 2], sha=sha)  # partial upload, old checksum
+    outcome = restore_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="k2", cache_root=tmp_path / "b")
+    assert outcome.status == "corrupt"
+    assert not (tmp_path / "b" / COMPILE_SUBDIR).exists()
+
+
+def test_garbage_with_matching_checksum_is_ignored(s3, tmp_path):
+    _put_archive(s3, "cc/k3.tar.gz", b"this is not a gzip file")
+    outcome = restore_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="k3", cache_root=tmp_path)
+    assert outcome.status == "corrupt"
+    assert not (tmp_path / COMPILE_SUBDIR).exists()
+
+
+def test_archive_escaping_the_cache_dir_is_refused(s3, tmp_path):
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        data = b"owned"
+        info = tarfile.TarInfo(f"{COMPILE_SUBDIR}/../../escaped.txt")
+        info.size = len(data)
+        archive.addfile(info, io.BytesIO(data))
+    _put_archive(s3, "cc/k4.tar.gz", buffer.getvalue())
+    outcome = restore_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="k4", cache_root=tmp_path / "c")
+    assert outcome.status == "corrupt"
+    assert not (tmp_path / "escaped.txt").exists()
+
+
+def test_concurrent_publishers_leave_one_valid_archive(s3, tmp_path):
+    roots = []
+    for i in range(4):
+        _fake_compile_cache(tmp_path / f"p{i}")
+        roots.append(tmp_path / f"p{i}")
+    results: list[str] = []
+    barrier = threading.Barrier(len(roots))
+
+    def publish(root: Path) -> None:
+        barrier.wait()
+        results.append(publish_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="race",
+                                             cache_root=root).status)
+
+    threads = [threading.Thread(target=publish, args=(r,)) for r in roots]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert set(results) <= {"published", "exists"} and "published" in results
+    keys = [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET)["Contents"]]
+    assert keys == ["cc/race.tar.gz"]
+    restored = restore_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="race", cache_root=tmp_path / "r")
+    assert restored.status == "restored"
+    assert (tmp_path / "r" / COMPILE_SUBDIR / "abc123").is_dir()
+
+
+def test_archive_key_layout():
+    assert archive_key("compile-cache/", "abc") == "compile-cache/abc.tar.gz"
+    assert archive_key("", "abc") == "abc.tar.gz"
+
+
+def _stage_fake_model(s3, prefix: str) -> dict[str, bytes]:
+    files = {"config.json": b'{"architectures": ["X"]}', "model.safetensors": os.urandom(300_000)}
+    for name, data in files.items():
+        s3.put_object(Bucket=BUCKET, Key=f"{prefix}/{name}", Body=data)
+    manifest = {"files": [{"name": n, "size": len(d)} for n, d in files.items()]}
+    s3.put_object(Bucket=BUCKET, Key=f"{prefix}/fastload-manifest.json", Body=json.dumps(manifest).encode())
+    return files
+
+
+def test_stage_model_copies_once_and_marks_complete(s3, tmp_path):
+    files = _stage_fake_model(s3, "models/tiny")
+    dest = tmp_path / "models" / "tiny"
+    assert stage_model(s3, bucket=BUCKET, prefix="models/tiny", dest=dest).status == "staged"
+    for name, data in files.items():
+        assert (dest / name).read_bytes() == data
+    assert (dest / cache_sync.COMPLETE_MARKER).exists()
+    assert stage_model(s3, bucket=BUCKET, prefix="models/tiny", dest=dest).status == "present"
+
+
+def test_stage_model_without_manifest_fails_and_leaves_nothing(s3, tmp_path):
+    s3.put_object(Bucket=BUCKET, Key="models/half/model.safetensors", Body=b"x" * 10)
+    dest = tmp_path / "models" / "half"
+    outcome = stage_model(s3, bucket=BUCKET, prefix="models/half", dest=dest)
+    assert outcome.status == "error"
+    assert not dest.exists()
+
+
+def test_concurrent_stagers_on_one_node_copy_once(s3, tmp_path):
+    _stage_fake_model(s3, "models/shared")
+    dest = tmp_path / "models" / "shared"
+    results: list[str] = []
+    threads = [threading.Thread(target=lambda: results.append(
+        stage_model(s3, bucket=BUCKET, prefix="models/shared", dest=dest).status)) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == ["present", "present", "staged"]
+
+
+def test_cli_restore_miss_exits_zero(s3, endpoint, tmp_path):
+    rc = cache_sync.main(["restore-compile-cache", "--bucket", BUCKET, "--prefix", "cc", "--cache-key", "nope",
+                          "--cache-root", str(tmp_path), "--endpoint-url", endpoint])
+    assert rc == 0
+
+
+def test_cli_stage_model_failure_exits_nonzero(s3, endpoint, tmp_path):
+    rc = cache_sync.main(["stage-model", "--bucket", BUCKET, "--prefix", "models/none", "--dest",
+                          str(tmp_path / "m"), "--endpoint-url", endpoint])
+    assert rc == 1
+
+
+def test_wait_until_ready_polls_until_200():
+    calls = []
+
+    class Response:
+        def __init__(self, status):
+            self.status = status
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    def opener(url):
+        calls.append(url)
+        if len(calls) < 3:
+            raise OSError("connection refused")
+        return Response(200)
+
+    assert cache_sync.wait_until_ready("http://127.0.0.1:8000/health", timeout_s=5, interval_s=0.01, opener=opener)
+    assert len(calls) == 3
+    assert not cache_sync.wait_until_ready("http://127.0.0.1:8000/health", timeout_s=0.05, interval_s=0.01,
+                                           opener=lambda url: (_ for _ in ()).throw(OSError("down")))
