@@ -180,11 +180,14 @@ def test_archive_key_layout():
     assert archive_key("", "abc") == "abc.tar.gz"
 
 
-def _stage_fake_model(s3, prefix: str) -> dict[str, bytes]:
-    files = {"config.json": b'{"architectures": ["X"]}', "model.safetensors": os.urandom(300_000)}
+def _stage_fake_model(s3, prefix: str, corrupt: str | None = None) -> dict[str, bytes]:
+    files = {"config.json": b'{"architectures": ["X"]}', "model.safetensors": os.urandom(300_000),
+             "original/params.json": b"{}"}
     for name, data in files.items():
-        s3.put_object(Bucket=BUCKET, Key=f"{prefix}/{name}", Body=data)
-    manifest = {"files": [{"name": n, "size": len(d)} for n, d in files.items()]}
+        body = data if name != corrupt else bytes(len(data))  # same size, other bytes
+        s3.put_object(Bucket=BUCKET, Key=f"{prefix}/{name}", Body=body)
+    manifest = {"files": [{"name": n, "size": len(d), "sha256": hashlib.sha256(d).hexdigest()}
+                          for n, d in files.items()]}
     s3.put_object(Bucket=BUCKET, Key=f"{prefix}/fastload-manifest.json", Body=json.dumps(manifest).encode())
     return files
 
@@ -197,6 +200,35 @@ def test_stage_model_copies_once_and_marks_complete(s3, tmp_path):
         assert (dest / name).read_bytes() == data
     assert (dest / cache_sync.COMPLETE_MARKER).exists()
     assert stage_model(s3, bucket=BUCKET, prefix="models/tiny", dest=dest).status == "present"
+
+
+def test_stage_model_verifies_checksums_when_asked(s3, tmp_path):
+    _stage_fake_model(s3, "models/bitrot", corrupt="model.safetensors")
+    dest = tmp_path / "models" / "bitrot"
+    # Sizes match, so only the SHA-256 check can tell.
+    outcome = stage_model(s3, bucket=BUCKET, prefix="models/bitrot", dest=dest, verify_sha256=True)
+    assert outcome.status == "error" and "sha256" in outcome.detail
+    assert not dest.exists() and not list(dest.parent.glob(".bitrot.partial"))
+
+
+@pytest.mark.parametrize("bad_name", ["../escape", "/abs", "a/../../b", ".fastload-complete", ""])
+def test_stage_model_refuses_manifest_paths_that_escape(s3, tmp_path, bad_name):
+    s3.put_object(Bucket=BUCKET, Key="models/evil/fastload-manifest.json",
+                  Body=json.dumps({"files": [{"name": bad_name, "size": 1}]}).encode())
+    outcome = stage_model(s3, bucket=BUCKET, prefix="models/evil", dest=tmp_path / "m" / "evil")
+    assert outcome.status == "error"
+    assert not (tmp_path / "escape").exists() and not (tmp_path / "m" / "evil").exists()
+
+
+def test_head_treats_forbidden_as_absent():
+    class Forbidden(Exception):
+        response = {"Error": {"Code": "403"}}
+
+    class Client:
+        def head_object(self, **kwargs):
+            raise Forbidden()
+
+    assert cache_sync._head(Client(), "b", "k") is None
 
 
 def test_stage_model_without_manifest_fails_and_leaves_nothing(s3, tmp_path):

@@ -70,11 +70,16 @@ def _error_code(exc: Exception) -> str:
 
 
 def _head(s3: Any, bucket: str, key: str) -> dict[str, Any] | None:
-    """HEAD an object; None when it does not exist."""
+    """HEAD an object; None when it does not exist.
+
+    S3 answers 403 rather than 404 for a missing key when the caller may not
+    list the bucket, and the pod role may list only the model prefix: a 403
+    here is read as "absent". A real denial then surfaces on the GET or PUT.
+    """
     try:
         return s3.head_object(Bucket=bucket, Key=key)
     except Exception as exc:  # botocore ClientError; not imported so the file stays light
-        if _error_code(exc) in ("404", "NoSuchKey", "NotFound"):
+        if _error_code(exc) in ("404", "NoSuchKey", "NotFound", "403", "AccessDenied", "Forbidden"):
             return None
         raise
 
@@ -179,12 +184,23 @@ def wait_until_ready(url: str, *, timeout_s: float, interval_s: float = 5.0,
     return False
 
 
-def stage_model(s3: Any, *, bucket: str, prefix: str, dest: Path) -> Outcome:
+def _manifest_path(name: object) -> Path | None:
+    """A manifest entry's relative path, or None if it could escape the model folder."""
+    if not isinstance(name, str) or name == "" or name.startswith("/") or "\\" in name:
+        return None
+    parts = name.split("/")
+    if any(p in ("", ".", "..") for p in parts) or parts[0].startswith(".fastload"):
+        return None
+    return Path(*parts)
+
+
+def stage_model(s3: Any, *, bucket: str, prefix: str, dest: Path, verify_sha256: bool = False) -> Outcome:
     """Copy a staged model to `dest` once per node, under a lock, complete-marker last.
 
     Only a model staged by `fastload stage` (it has a manifest) is copied, and
-    every file's size is checked against the manifest, so a partial copy is
-    never mistaken for a model. Other pods on the node wait on the lock.
+    every file's size (and with `verify_sha256` its SHA-256) is checked against
+    the manifest, so a partial copy is never mistaken for a model. Other pods
+    on the node wait on the lock.
     """
     dest.parent.mkdir(parents=True, exist_ok=True)
     with open(dest.parent / f".{dest.name}.lock", "w") as lock:
@@ -201,12 +217,21 @@ def stage_model(s3: Any, *, bucket: str, prefix: str, dest: Path) -> Outcome:
             partial.mkdir()
             for entry in files:
                 name = entry["name"]
-                if "/" in name or name.startswith("."):
+                relative = _manifest_path(name)
+                if relative is None:
+                    shutil.rmtree(partial)
                     return Outcome("error", f"unexpected file name in manifest: {name!r}")
-                local = partial / name
+                local = partial / relative
+                local.parent.mkdir(parents=True, exist_ok=True)
                 s3.download_file(bucket, f"{prefix.strip('/')}/{name}", str(local))
+                problem = None
                 if local.stat().st_size != int(entry["size"]):
-                    return Outcome("error", f"{name}: size {local.stat().st_size} != manifest {entry['size']}")
+                    problem = f"{name}: size {local.stat().st_size} != manifest {entry['size']}"
+                elif verify_sha256 and _sha256_file(local) != entry.get("sha256"):
+                    problem = f"{name}: sha256 differs from the manifest"
+                if problem:
+                    shutil.rmtree(partial)
+                    return Outcome("error", problem)
             (partial / MANIFEST_NAME).write_bytes(body)
             (partial / COMPLETE_MARKER).write_text(json.dumps({"source": f"s3://{bucket}/{prefix}"}))
             if dest.exists():
@@ -231,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache-key", help="compile cache key (restore/publish)")
     parser.add_argument("--cache-root", type=Path, help="VLLM_CACHE_ROOT (restore/publish)")
     parser.add_argument("--dest", type=Path, help="node-local model folder (stage-model)")
+    parser.add_argument("--verify-sha256", action="store_true", help="hash every staged file (stage-model)")
     parser.add_argument("--wait-url", help="publish only after this URL answers 200")
     parser.add_argument("--wait-timeout", type=float, default=3600.0)
     parser.add_argument("--then-sleep", action="store_true", help="sleep forever afterwards (sidecar)")
@@ -242,7 +268,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "stage-model":
         if args.dest is None:
             parser.error("--dest is required for stage-model")
-        outcome = stage_model(s3, bucket=args.bucket, prefix=args.prefix, dest=args.dest)
+        outcome = stage_model(s3, bucket=args.bucket, prefix=args.prefix, dest=args.dest,
+                              verify_sha256=args.verify_sha256)
     else:
         if not args.cache_key or args.cache_root is None:
             parser.error("--cache-key and --cache-root are required")
