@@ -16,7 +16,7 @@ from app import build_app
 from fastload_constructs.config import DEFAULT_KUBERNETES_VERSION, parse_reference_config
 from fastload_constructs.errors import FastloadConfigError
 from fastload_constructs.k8s.manifest_export import ManifestExport, substitute_tokens, synth_with_manifests
-from fastload_constructs.k8s.vllm_args import CDK_TOKEN
+from fastload_constructs.k8s.tokens import CDK_TOKEN
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.model import ModelProfile
 from fastload_constructs.tuning import plan

@@ -10,7 +10,7 @@ from fastload_constructs import naming
 from fastload_constructs.config import DEFAULT_KUBERNETES_VERSION
 from fastload_constructs.errors import FastloadConfigError
 from fastload_constructs.k8s.namespace_chart import NamespaceChart
-from fastload_constructs.k8s.vllm_args import CACHE_MOUNT_PATH, compile_cache_folder, vllm_env
+from fastload_constructs.k8s.vllm_args import CACHE_MOUNT_PATH, compile_cache_folder, compile_factors, vllm_env
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.model import ModelProfile
 from fastload_constructs.tuning import plan
@@ -125,8 +125,11 @@ def test_env_region_streamer_and_cache_root(docs, plan_8b):
 def test_compile_cache_on_the_instance_store_host_path(docs, plan_8b):
     volumes = {v["name"]: v for v in pod(docs["small"])["volumes"]}
     host = volumes["compile-cache"]["hostPath"]
-    assert host == {"path": compile_cache_folder(plan_8b, image="vllm/vllm-openai:v0.34.0", model_uri=URI_8B),
-                    "type": "DirectoryOrCreate"}
+    c = container(docs["small"])
+    env = {e["name"]: e["value"] for e in c["env"]}
+    expected = compile_cache_folder(plan_8b, image="vllm/vllm-openai:v0.34.0", model_uri=URI_8B,
+                                    factors=compile_factors(c["args"], env))
+    assert host == {"path": expected, "type": "DirectoryOrCreate"}
     assert host["path"].startswith(naming.COMPILE_CACHE_HOST_ROOT + "/")
 
 

@@ -24,7 +24,7 @@ import jsii
 from constructs import Construct, IConstruct, IValidation
 
 from ..errors import FastloadConfigError, require
-from .vllm_args import CDK_TOKEN
+from .tokens import CDK_TOKEN
 
 DEFAULT_DIRECTORY = "manifests"
 _PLACEHOLDER = re.compile(r"^\$\{[A-Z][A-Z0-9_]*\}$")

@@ -22,6 +22,11 @@ from ..errors import FastloadConfigError, one_of, require
 from ..s3_uri import check_key_prefix, parse_s3_uri
 from ..streamer_env import streamer_env
 from ..tuning import ServingPlan, compile_cache_key
+from .cache_sharing import (
+    SharedCompileCache, SyncContainer, node_local_model_dir, publish_compile_cache, restore_compile_cache,
+    stage_model, MODEL_MOUNT_PATH,
+)
+from .tokens import CDK_TOKEN, is_token, stable
 
 # vLLM's OpenAI-compatible server image; the tag is part of the compile-cache key.
 DEFAULT_IMAGE = "vllm/vllm-openai:v0.34.0"
@@ -38,6 +43,9 @@ DEFAULT_PVC_SIZE_GIB = 100
 
 CompileCache = Literal["host-path", "pvc", "empty-dir"]
 COMPILE_CACHE_MODES: tuple[str, ...] = ("host-path", "pvc", "empty-dir")
+# Where vLLM streams weights from: straight from S3, or a node-local NVMe copy made once per node.
+ModelCache = Literal["s3", "node-local"]
+MODEL_CACHE_MODES: tuple[str, ...] = ("s3", "node-local")
 
 # Flags server_spec owns; user `extra_args` may not set them a second time.
 MANAGED_FLAGS = (
@@ -45,16 +53,8 @@ MANAGED_FLAGS = (
     "--gpu-memory-utilization", "--served-model-name", "--port", "--host",
 )
 
-# CDK encodes an unresolved string token as `${Token[...]}`; such a value is only known at deploy time.
-CDK_TOKEN = re.compile(r"\$\{Token\[[^\]]+\]\}")
-TOKEN_MARKER = "<deploy-time>"
 _RFC1035 = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
 _IMAGE = re.compile(r"^[a-z0-9][a-z0-9._/:-]*[a-z0-9](:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[a-f0-9]{64})$")
-
-
-def is_token(value: str) -> bool:
-    """True when `value` holds a CDK token (a deploy-time value such as a generated bucket name)."""
-    return bool(CDK_TOKEN.search(value))
 
 
 @dataclass(frozen=True)
@@ -100,6 +100,7 @@ class VllmServerSpec:
     readiness_probe: HttpProbe
     liveness_probe: HttpProbe
     compile_cache: str
+    compile_cache_key: str  # keys the host-path folder and the shared S3 archive alike
     cache_host_path: str | None  # host-path mode only
     pvc_size_gib: int | None  # pvc mode only
     node_labels: Mapping[str, str]  # required node affinity: key In [value]
@@ -107,6 +108,11 @@ class VllmServerSpec:
     service_account_name: str
     namespace: str
     labels: Mapping[str, str]  # Kubernetes recommended labels, on every object and the pods
+    model_cache: str = "s3"
+    model_path: str = ""  # the positional model argument: the s3:// URI or the node-local folder
+    model_host_path: str | None = None  # node-local model cache only
+    init_containers: tuple[SyncContainer, ...] = ()  # run in order before vLLM
+    sidecars: tuple[SyncContainer, ...] = ()
 
 
 def image_tag(image: object) -> str:
@@ -191,20 +197,53 @@ def vllm_env(plan: ServingPlan, *, region: str, endpoint_url: str | None = None)
     return env
 
 
-def compile_cache_folder(plan: ServingPlan, *, image: str, model_uri: str) -> str:
-    """The node-local folder for this configuration's cache, keyed like vLLM's own hash.
+def cache_key_for(
+    plan: ServingPlan, *, image: str, model_uri: str, factors: Mapping[str, str] | None = None
+) -> str:
+    """This configuration's compile-cache key, keyed like vLLM's own hash.
 
-    A deploy-time bucket name is keyed as a fixed marker: token numbering moves
-    between syntheses, and a key that moved would orphan the cache on every
-    deploy. Inside the folder vLLM's own hash still separates model paths.
+    Covers the image tag (vLLM version and code), the model, TP, the GPU model,
+    and `factors`: the server's other arguments and VLLM_* settings, any of
+    which vLLM's hash may cover. A deploy-time bucket name is keyed as a fixed
+    marker: token numbering moves between syntheses, and a key that moved would
+    orphan the cache on every deploy.
     """
-    key = compile_cache_key(
+    return compile_cache_key(
         vllm_version=image_tag(image),
-        model_uri=CDK_TOKEN.sub(TOKEN_MARKER, model_uri),
+        model_uri=stable(model_uri),
         tensor_parallel_size=plan.tensor_parallel_size,
         gpu_model=plan.instance.gpu_model,
+        extra=dict(factors or {}),
     )
-    return f"{naming.COMPILE_CACHE_HOST_ROOT}/{key}"
+
+
+def compile_cache_folder(
+    plan: ServingPlan, *, image: str, model_uri: str, factors: Mapping[str, str] | None = None
+) -> str:
+    """The node-local folder for this configuration's cache; inside it vLLM's own hash still separates."""
+    return f"{naming.COMPILE_CACHE_HOST_ROOT}/{cache_key_for(plan, image=image, model_uri=model_uri, factors=factors)}"
+
+
+def compile_factors(args: Sequence[str], env: Mapping[str, str]) -> dict[str, str]:
+    """What besides version, model, TP and GPU can change vLLM's compiled artifacts.
+
+    Every server argument except the model path and the streamer's loader
+    config (they change where weights come from, not what is compiled), and
+    every VLLM_* variable except VLLM_CACHE_ROOT (excluded from vLLM's hash).
+    """
+    kept: list[str] = []
+    skip_next = False
+    for arg in list(args)[1:]:  # args[0] is the model path
+        if skip_next:
+            skip_next = False
+            continue
+        if arg == "--model-loader-extra-config":
+            skip_next = True
+            continue
+        if not arg.startswith("--model-loader-extra-config="):
+            kept.append(arg)
+    vllm_env = {k: v for k, v in sorted(env.items()) if k.startswith("VLLM_") and k != "VLLM_CACHE_ROOT"}
+    return {"args": json.dumps(kept), "vllm_env": json.dumps(vllm_env)}
 
 
 def probes(plan: ServingPlan) -> tuple[HttpProbe, HttpProbe, HttpProbe]:
@@ -236,6 +275,9 @@ def server_spec(
     pvc_size_gib: int = DEFAULT_PVC_SIZE_GIB,
     endpoint_url: str | None = None,
     extra_args: Sequence[str] = (),
+    shared_compile_cache: SharedCompileCache | None = None,
+    model_cache: ModelCache = "s3",
+    verify_staged_model: bool = False,
 ) -> VllmServerSpec:
     """Check every input and decide the pod; raises FastloadConfigError naming the bad field."""
     require(isinstance(plan, ServingPlan), "plan", plan, "a ServingPlan from fastload_constructs.tuning.plan")
@@ -262,11 +304,33 @@ def server_spec(
         require(isinstance(pvc_size_gib, int) and pvc_size_gib >= 1, "pvc_size_gib", pvc_size_gib,
                 "a positive whole number of GiB")
     require(isinstance(region, str) and region != "", "region", region, "an AWS region such as us-east-1")
+    one_of("model_cache", model_cache, MODEL_CACHE_MODES)
+    require(shared_compile_cache is None or isinstance(shared_compile_cache, SharedCompileCache),
+            "shared_compile_cache", shared_compile_cache, "None or a SharedCompileCache(bucket, prefix)")
+    # The plan's streamer settings and predictions assume one source; the pod must read that one.
+    wanted_source = "local" if model_cache == "node-local" else "s3"
+    require(plan.source == wanted_source, "model_cache", model_cache,
+            f"{'node-local' if plan.source == 'local' else 's3'} for a plan made with source={plan.source!r} "
+            f"(or plan with TuningOptions(source={wanted_source!r}))")
+    if model_cache == "node-local" and not instance.has_instance_store:
+        raise FastloadConfigError("model_cache", model_cache, f"'s3' on {instance.name}, which has no instance-store NVMe")
 
     node_labels = {naming.WELL_KNOWN_INSTANCE_TYPE: instance.name}
-    if compile_cache == "host-path":
+    if compile_cache == "host-path" or model_cache == "node-local":
         node_labels[naming.LABEL_INSTANCE_STORE] = naming.INSTANCE_STORE_RAID0
+    model_path = f"{MODEL_MOUNT_PATH}/{node_local_model_dir(uri)}" if model_cache == "node-local" else uri
+    args = vllm_args(plan, model_uri=model_path, served_model_name=served, extra_args=tuple(extra_args))
+    env = vllm_env(plan, region=region, endpoint_url=endpoint_url)
+    key = cache_key_for(plan, image=image, model_uri=uri, factors=compile_factors(args, env))
     startup, readiness, liveness = probes(plan)
+    init_containers: list[SyncContainer] = []
+    sidecars: list[SyncContainer] = []
+    if model_cache == "node-local":
+        init_containers.append(stage_model(uri, verify_sha256=verify_staged_model))
+    if shared_compile_cache is not None:
+        init_containers.append(restore_compile_cache(shared_compile_cache, key, CACHE_MOUNT_PATH))
+        sidecars.append(publish_compile_cache(shared_compile_cache, key, CACHE_MOUNT_PATH, SERVER_PORT,
+                                              wait_timeout_s=startup.budget_seconds))
     return VllmServerSpec(
         name=name,
         model_name=model_name,
@@ -274,8 +338,8 @@ def server_spec(
         image=image,
         image_tag=tag,
         command=SERVER_COMMAND,
-        args=vllm_args(plan, model_uri=uri, served_model_name=served, extra_args=tuple(extra_args)),
-        env=vllm_env(plan, region=region, endpoint_url=endpoint_url),
+        args=args,
+        env=env,
         port=SERVER_PORT,
         replicas=replicas,
         gpus=plan.tensor_parallel_size,
@@ -286,11 +350,17 @@ def server_spec(
         readiness_probe=readiness,
         liveness_probe=liveness,
         compile_cache=compile_cache,
-        cache_host_path=compile_cache_folder(plan, image=image, model_uri=uri) if compile_cache == "host-path" else None,
+        compile_cache_key=key,
+        cache_host_path=f"{naming.COMPILE_CACHE_HOST_ROOT}/{key}" if compile_cache == "host-path" else None,
         pvc_size_gib=pvc_size_gib if compile_cache == "pvc" else None,
         node_labels=node_labels,
         toleration=Toleration(naming.GPU_TAINT_KEY, naming.GPU_TAINT_VALUE, naming.GPU_TAINT_EFFECT),
         service_account_name=naming.service_account_name(model_name),
         namespace=namespace,
         labels=recommended_labels(name=name, image_tag=tag),
+        model_cache=model_cache,
+        model_path=model_path,
+        model_host_path=naming.MODEL_CACHE_HOST_ROOT if model_cache == "node-local" else None,
+        init_containers=tuple(init_containers),
+        sidecars=tuple(sidecars),
     )

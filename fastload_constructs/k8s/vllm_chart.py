@@ -37,9 +37,13 @@ from constructs import Construct
 from .. import naming
 from ..errors import FastloadConfigError
 from ..tuning import ServingPlan
+from .cache_sharing import (
+    COMPILE_CACHE_VOLUME, MODEL_CACHE_VOLUME, MODEL_MOUNT_PATH, SCRIPT_NAME, SCRIPT_VOLUME, SharedCompileCache,
+    SyncContainer, cache_sync_script,
+)
 from .vllm_args import (
-    CACHE_MOUNT_PATH, DEFAULT_IMAGE, DEFAULT_PVC_SIZE_GIB, SHM_MOUNT_PATH, CompileCache, HttpProbe, VllmServerSpec,
-    server_spec,
+    CACHE_MOUNT_PATH, DEFAULT_IMAGE, DEFAULT_PVC_SIZE_GIB, SHM_MOUNT_PATH, CompileCache, HttpProbe, ModelCache,
+    VllmServerSpec, server_spec,
 )
 
 MIB = 1024**2
@@ -75,12 +79,17 @@ class VllmChart(cdk8s.Chart):
         pvc_size_gib: int = DEFAULT_PVC_SIZE_GIB,
         endpoint_url: str | None = None,
         extra_args: Sequence[str] = (),
+        shared_compile_cache: SharedCompileCache | None = None,
+        model_cache: ModelCache = "s3",
+        verify_staged_model: bool = False,
     ) -> None:
         spec = server_spec(
             plan, model_name=model_name, model_uri=model_uri, region=region, namespace=namespace,
             name=name, image=image, replicas=replicas, compile_cache=compile_cache,
             served_model_name=served_model_name, pvc_size_gib=pvc_size_gib,
             endpoint_url=endpoint_url, extra_args=extra_args,
+            shared_compile_cache=shared_compile_cache, model_cache=model_cache,
+            verify_staged_model=verify_staged_model,
         )
         siblings = _sibling_specs(scope)
         _refuse_duplicate(siblings, spec)
@@ -156,17 +165,19 @@ class VllmChart(cdk8s.Chart):
             startup=_probe(spec.startup_probe, spec.port),
             readiness=_probe(spec.readiness_probe, spec.port),
             liveness=_probe(spec.liveness_probe, spec.port),
-            security_context=kplus.ContainerSecurityContextProps(
-                allow_privilege_escalation=False,
-                privileged=False,
-                ensure_non_root=False,
-                read_only_root_filesystem=False,
-                capabilities=kplus.ContainerSecutiryContextCapabilities(drop=[kplus.Capability.ALL]),
-                seccomp_profile=kplus.SeccompProfile(type=kplus.SeccompProfileType.RUNTIME_DEFAULT),
-            ),
+            security_context=_container_security(),
         )
+        volumes = {COMPILE_CACHE_VOLUME: self._compile_cache_volume(spec)}
         container.mount(SHM_MOUNT_PATH, shm)
-        container.mount(CACHE_MOUNT_PATH, self._compile_cache_volume(spec))
+        container.mount(CACHE_MOUNT_PATH, volumes[COMPILE_CACHE_VOLUME])
+        if spec.model_host_path is not None:
+            volumes[MODEL_CACHE_VOLUME] = kplus.Volume.from_host_path(
+                self, "ModelCacheVolume", MODEL_CACHE_VOLUME,
+                path=spec.model_host_path, type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE,
+            )
+            container.mount(MODEL_MOUNT_PATH, volumes[MODEL_CACHE_VOLUME], read_only=True)
+        if spec.init_containers or spec.sidecars:
+            self._add_cache_sync(deployment, spec, volumes)
 
         # One call, one nodeSelectorTerm: every label is required (separate terms would be OR-ed).
         deployment.scheduling.attract(kplus.Node.labeled(
@@ -184,6 +195,29 @@ class VllmChart(cdk8s.Chart):
             cdk8s.JsonPatch.add(gpu.format("limits"), {"value": spec.gpus}),
         )
         return deployment
+
+    def _add_cache_sync(
+        self, deployment: kplus.Deployment, spec: VllmServerSpec, volumes: dict[str, kplus.Volume]
+    ) -> None:
+        """The cache_sync.py steps: init containers in order, then sidecars beside vLLM.
+
+        They run the vLLM image (it ships Python and boto3) with the script from a
+        ConfigMap, and get only the AWS_* settings: Pod Identity gives them the
+        same credentials as vLLM.
+        """
+        script = kplus.ConfigMap(
+            self, "CacheSyncScript",
+            metadata=cdk8s.ApiObjectMetadata(name=f"{spec.name}-cache-sync"),
+            data={SCRIPT_NAME: cache_sync_script()},
+        )
+        volumes[SCRIPT_VOLUME] = kplus.Volume.from_config_map(self, "CacheSyncVolume", script, name=SCRIPT_VOLUME)
+        env = {k: kplus.EnvValue.from_value(v) for k, v in spec.env.items() if k.startswith("AWS_")}
+        for step in spec.init_containers:
+            init = deployment.add_init_container(**_sync_container_props(spec, step, env))
+            _mount_all(init, step, volumes)
+        for step in spec.sidecars:
+            sidecar = deployment.add_container(**_sync_container_props(spec, step, env))
+            _mount_all(sidecar, step, volumes)
 
     def _compile_cache_volume(self, spec: VllmServerSpec) -> kplus.Volume:
         if spec.compile_cache == "host-path":
@@ -226,6 +260,40 @@ class VllmChart(cdk8s.Chart):
             "selector": {"matchLabels": dict(self.deployment.match_labels)},
         }))
         return pdb
+
+
+def _container_security() -> kplus.ContainerSecurityContextProps:
+    """No privilege escalation, no capabilities, RuntimeDefault seccomp; root allowed (see module doc)."""
+    return kplus.ContainerSecurityContextProps(
+        allow_privilege_escalation=False,
+        privileged=False,
+        ensure_non_root=False,
+        read_only_root_filesystem=False,
+        capabilities=kplus.ContainerSecutiryContextCapabilities(drop=[kplus.Capability.ALL]),
+        seccomp_profile=kplus.SeccompProfile(type=kplus.SeccompProfileType.RUNTIME_DEFAULT),
+    )
+
+
+def _sync_container_props(spec: VllmServerSpec, step: SyncContainer, env: dict) -> dict:
+    # A sidecar idles once it has published; an init container copies weights and unpacks archives.
+    cpu, memory = (kplus.Cpu.millis(100), 512) if step.sidecar else (kplus.Cpu.units(1), 2048)
+    return dict(
+        name=step.name,
+        image=spec.image,
+        image_pull_policy=kplus.ImagePullPolicy.IF_NOT_PRESENT,
+        command=list(step.command),
+        env_variables=env,
+        resources=kplus.ContainerResources(
+            cpu=kplus.CpuResources(request=cpu),
+            memory=kplus.MemoryResources(request=cdk8s.Size.mebibytes(memory), limit=cdk8s.Size.mebibytes(memory)),
+        ),
+        security_context=_container_security(),
+    )
+
+
+def _mount_all(container: kplus.Container, step: SyncContainer, volumes: dict[str, kplus.Volume]) -> None:
+    for volume, path in step.mounts:
+        container.mount(path, volumes[volume])
 
 
 def _probe(probe: HttpProbe, port: int) -> kplus.Probe:

@@ -1,0 +1,116 @@
+"""Warm first launches: what the vLLM pod runs around the server to share caches.
+
+Two options, both off by default:
+
+* Shared compile cache: an init container restores this configuration's
+  torch.compile cache from S3 before vLLM starts, and a sidecar publishes it
+  once after vLLM reports ready if no pod has yet. A pod on a node that never
+  ran the model then skips torch.compile.
+* Node-local model cache: an init container copies the staged model from S3
+  to the node's RAID0 NVMe once per node (a lock serialises pods on the node),
+  and vLLM streams the local copy, so later pods on that node read NVMe
+  instead of S3.
+
+The containers run `fastload_constructs/runtime/cache_sync.py`, shipped in a
+ConfigMap and run with the vLLM image's own Python and boto3. Pure: this
+module decides the containers; the chart renders them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from importlib import resources
+
+from ..errors import require
+from ..s3_uri import check_bucket_name, check_key_prefix
+from .tokens import is_token, stable
+
+SCRIPT_NAME = "cache_sync.py"
+SCRIPT_MOUNT_PATH = "/opt/fastload"
+MODEL_MOUNT_PATH = "/models"
+SCRIPT_VOLUME = "cache-sync"
+COMPILE_CACHE_VOLUME = "compile-cache"
+MODEL_CACHE_VOLUME = "model-cache"
+DEFAULT_CACHE_PREFIX = "compile-cache"
+
+
+@dataclass(frozen=True)
+class SharedCompileCache:
+    """Where compile-cache archives live: `s3://<bucket>/<prefix>/<key>.tar.gz`."""
+
+    bucket: str
+    prefix: str = DEFAULT_CACHE_PREFIX
+
+    def __post_init__(self) -> None:
+        if not is_token(self.bucket):
+            check_bucket_name(self.bucket, "shared_compile_cache.bucket")
+        object.__setattr__(self, "prefix", check_key_prefix(self.prefix, "shared_compile_cache.prefix"))
+
+
+@dataclass(frozen=True)
+class SyncContainer:
+    """One cache_sync.py step: an init container, or a sidecar that stays up."""
+
+    name: str
+    args: tuple[str, ...]  # after `python3 <script>`
+    mounts: tuple[tuple[str, str], ...]  # (volume, mount path)
+    sidecar: bool = False
+
+    @property
+    def command(self) -> tuple[str, ...]:
+        return ("python3", f"{SCRIPT_MOUNT_PATH}/{SCRIPT_NAME}", *self.args)
+
+
+def cache_sync_script() -> str:
+    """The source of the in-pod script, for the ConfigMap."""
+    return resources.files("fastload_constructs.runtime").joinpath(SCRIPT_NAME).read_text()
+
+
+def restore_compile_cache(cache: SharedCompileCache, cache_key: str, cache_root: str) -> SyncContainer:
+    return SyncContainer(
+        name="restore-compile-cache",
+        args=("restore-compile-cache", "--bucket", cache.bucket, "--prefix", cache.prefix,
+              "--cache-key", cache_key, "--cache-root", cache_root),
+        mounts=((COMPILE_CACHE_VOLUME, cache_root), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH)),
+    )
+
+
+def publish_compile_cache(
+    cache: SharedCompileCache, cache_key: str, cache_root: str, port: int, wait_timeout_s: int
+) -> SyncContainer:
+    """A sidecar: waits for /health, publishes once if the key is absent, then idles."""
+    return SyncContainer(
+        name="publish-compile-cache",
+        args=("publish-compile-cache", "--bucket", cache.bucket, "--prefix", cache.prefix,
+              "--cache-key", cache_key, "--cache-root", cache_root,
+              "--wait-url", f"http://127.0.0.1:{port}/health", "--wait-timeout", str(wait_timeout_s),
+              "--then-sleep"),
+        mounts=((COMPILE_CACHE_VOLUME, cache_root), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH)),
+        sidecar=True,
+    )
+
+
+def node_local_model_dir(model_uri: str) -> str:
+    """The model's folder under the node's model cache: a stable hash of its S3 URI.
+
+    Stable, because the folder is vLLM's model path and so part of its
+    compile-cache hash; a deploy-time bucket (a CDK token) hashes as a marker.
+    """
+    return hashlib.sha256(stable(model_uri).encode()).hexdigest()[:16]
+
+
+def stage_model(model_uri: str, *, verify_sha256: bool) -> SyncContainer:
+    """An init container that copies the staged model to NVMe once per node."""
+    require(model_uri.startswith("s3://"), "model_uri", model_uri, "an s3://bucket/prefix URI")
+    bucket, _, prefix = model_uri[len("s3://"):].partition("/")
+    args = ["stage-model", "--bucket", bucket, "--prefix", prefix,
+            "--dest", f"{MODEL_MOUNT_PATH}/{node_local_model_dir(model_uri)}"]
+    if verify_sha256:
+        args.append("--verify-sha256")
+    return SyncContainer(
+        name="stage-model",
+        args=tuple(args),
+        mounts=((MODEL_CACHE_VOLUME, MODEL_MOUNT_PATH), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH)),
+    )
+

@@ -1,0 +1,193 @@
+"""Warm first launches in the vLLM chart: the shared compile cache and the node-local model cache."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import cdk8s
+import kubernetes_validate
+import pytest
+
+from fastload_constructs import naming
+from fastload_constructs.config import DEFAULT_KUBERNETES_VERSION
+from fastload_constructs.errors import FastloadConfigError
+from fastload_constructs.k8s.cache_sharing import (
+    MODEL_MOUNT_PATH, SCRIPT_MOUNT_PATH, SCRIPT_NAME, SharedCompileCache, cache_sync_script, node_local_model_dir,
+)
+from fastload_constructs.k8s.vllm_args import CACHE_MOUNT_PATH, server_spec
+from fastload_constructs.k8s.vllm_chart import VllmChart
+from fastload_constructs.model import ModelProfile
+from fastload_constructs.runtime import cache_sync
+from fastload_constructs.tuning import TuningOptions, plan
+
+URI = "s3://fastload-test-models/models/llama-3.1-8b"
+LLAMA_8B = ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16")
+LLAMA_70B = ModelProfile.from_numbers(parameter_count=70_600_000_000, dtype="BF16")
+CACHE = SharedCompileCache("fastload-test-models")
+
+
+@pytest.fixture(scope="module")
+def s3_plan():
+    return plan(LLAMA_8B, "g6e.2xlarge")
+
+
+@pytest.fixture(scope="module")
+def local_plan():
+    return plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(source="local"))
+
+
+def spec(p, **kw):
+    return server_spec(p, model_name="llama", model_uri=URI, region="us-east-1", **kw)
+
+
+def test_off_by_default(s3_plan):
+    s = spec(s3_plan)
+    assert s.init_containers == () and s.sidecars == ()
+    assert s.model_path == URI and s.model_host_path is None
+
+
+def test_shared_cache_restores_before_and_publishes_after(s3_plan):
+    s = spec(s3_plan, shared_compile_cache=CACHE)
+    (restore,) = s.init_containers
+    (publish,) = s.sidecars
+    for step, command in ((restore, "restore-compile-cache"), (publish, "publish-compile-cache")):
+        args = list(step.args)
+        assert args[0] == command
+        assert args[args.index("--bucket") + 1] == "fastload-test-models"
+        assert args[args.index("--prefix") + 1] == "compile-cache"
+        # The archive key is the same key as the node-local folder: one configuration, one key.
+        assert args[args.index("--cache-key") + 1] == s.compile_cache_key
+        assert s.cache_host_path.endswith("/" + s.compile_cache_key)
+        assert args[args.index("--cache-root") + 1] == CACHE_MOUNT_PATH
+    assert publish.sidecar and "--then-sleep" in publish.args
+    # Publishing waits as long as the startup probe allows the server to start.
+    wait = list(publish.args)
+    assert wait[wait.index("--wait-url") + 1] == "http://127.0.0.1:8000/health"
+    assert int(wait[wait.index("--wait-timeout") + 1]) == s.startup_probe.budget_seconds
+
+
+def test_key_changes_whenever_vllms_would(s3_plan):
+    base = spec(s3_plan).compile_cache_key
+    assert spec(s3_plan).compile_cache_key == base  # stable across syntheses and replicas
+    tp2 = plan(LLAMA_8B, "g6e.12xlarge", TuningOptions(tensor_parallel_size=2))
+    assert spec(tp2).compile_cache_key != base
+    assert spec(s3_plan, image="vllm/vllm-openai:v0.35.0").compile_cache_key != base
+    assert spec(s3_plan, extra_args=["--max-model-len=8192"]).compile_cache_key != base
+    assert spec(s3_plan, extra_args=["--enforce-eager"]).compile_cache_key != base
+    a10g = plan(LLAMA_8B, "g5.2xlarge")
+    assert spec(a10g).compile_cache_key != base
+    # The streamer's settings decide where weights come from, not what is compiled.
+    more_threads = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(concurrency=4))
+    assert spec(more_threads).compile_cache_key == base
+
+
+def test_node_local_model_cache_reads_nvme(local_plan):
+    s = spec(local_plan, model_cache="node-local")
+    (stage,) = s.init_containers
+    folder = f"{MODEL_MOUNT_PATH}/{node_local_model_dir(URI)}"
+    assert s.args[0] == s.model_path == folder  # vLLM streams the local copy
+    args = list(stage.args)
+    assert args[0] == "stage-model" and args[args.index("--dest") + 1] == folder
+    assert args[args.index("--prefix") + 1] == "models/llama-3.1-8b"
+    assert s.model_host_path == naming.MODEL_CACHE_HOST_ROOT
+    assert s.node_labels[naming.LABEL_INSTANCE_STORE] == naming.INSTANCE_STORE_RAID0
+    # Tuned for NVMe: 16 streams of local reads, not S3 connections.
+    assert json.loads(s.args[s.args.index("--model-loader-extra-config") + 1])["concurrency"] == 16
+
+
+def test_model_stage_runs_before_cache_restore(local_plan):
+    s = spec(local_plan, model_cache="node-local", shared_compile_cache=CACHE, verify_staged_model=True)
+    assert [c.name for c in s.init_containers] == ["stage-model", "restore-compile-cache"]
+    assert "--verify-sha256" in s.init_containers[0].args
+
+
+@pytest.mark.parametrize("use_local_plan, kwargs, field", [
+    (False, {"model_cache": "node-local"}, "model_cache"),  # plan tuned for S3
+    (True, {}, "model_cache"),  # plan tuned for NVMe but reading S3
+    (False, {"model_cache": "nfs"}, "model_cache"),
+    (False, {"shared_compile_cache": "s3://bucket"}, "shared_compile_cache"),
+])
+def test_inconsistent_choices_are_refused(s3_plan, local_plan, use_local_plan, kwargs, field):
+    with pytest.raises(FastloadConfigError) as err:
+        spec(local_plan if use_local_plan else s3_plan, **kwargs)
+    assert err.value.field == field
+
+
+def test_no_instance_store_cannot_cache_models_locally():
+    p3 = plan(ModelProfile.from_numbers(parameter_count=1_000_000_000), "p3.2xlarge", TuningOptions(source="local"))
+    with pytest.raises(FastloadConfigError, match="model_cache"):
+        spec(p3, compile_cache="empty-dir", model_cache="node-local")
+
+
+@pytest.mark.parametrize("bucket, prefix, field", [
+    ("Bad_Bucket", "compile-cache", "shared_compile_cache.bucket"),
+    ("fine-bucket", "/abs", "shared_compile_cache.prefix"),
+    ("fine-bucket", "a/../b", "shared_compile_cache.prefix"),
+])
+def test_shared_cache_location_is_checked(bucket, prefix, field):
+    with pytest.raises(FastloadConfigError) as err:
+        SharedCompileCache(bucket, prefix)
+    assert err.value.field == field
+
+
+def test_ephemeral_cache_can_still_be_shared(s3_plan):
+    """Without NVMe the cache lives for the pod only, and restoring it still skips torch.compile."""
+    s = spec(s3_plan, compile_cache="empty-dir", shared_compile_cache=CACHE)
+    assert [c.name for c in s.init_containers] == ["restore-compile-cache"]
+
+
+@pytest.fixture(scope="module")
+def warm_docs(local_plan):
+    app = cdk8s.Testing.app()
+    chart = VllmChart(app, "warm", plan=local_plan, model_name="llama", model_uri=URI, region="us-east-1",
+                      shared_compile_cache=CACHE, model_cache="node-local")
+    return cdk8s.Testing.synth(chart)
+
+
+def _pod(docs):
+    (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
+    return deployment["spec"]["template"]["spec"]
+
+
+def test_chart_renders_init_containers_sidecar_and_script(warm_docs):
+    pod = _pod(warm_docs)
+    assert [c["name"] for c in pod["initContainers"]] == ["stage-model", "restore-compile-cache"]
+    assert [c["name"] for c in pod["containers"]] == ["vllm", "publish-compile-cache"]
+    vllm, sidecar = pod["containers"]
+    assert vllm["resources"]["limits"]["nvidia.com/gpu"] == 1  # the GPU stays on the vLLM container
+    assert "nvidia.com/gpu" not in sidecar["resources"].get("limits", {})
+    for c in [*pod["initContainers"], sidecar]:
+        assert c["image"] == vllm["image"]
+        assert c["command"][:2] == ["python3", f"{SCRIPT_MOUNT_PATH}/{SCRIPT_NAME}"]
+        env = {e["name"]: e["value"] for e in c["env"]}
+        assert set(env) == {"AWS_REGION", "AWS_DEFAULT_REGION"}
+        assert c["securityContext"]["allowPrivilegeEscalation"] is False
+    (config_map,) = [d for d in warm_docs if d["kind"] == "ConfigMap"]
+    assert config_map["data"][SCRIPT_NAME] == cache_sync_script()
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    assert volumes["cache-sync"]["configMap"]["name"] == config_map["metadata"]["name"]
+    assert volumes["model-cache"]["hostPath"]["path"] == naming.MODEL_CACHE_HOST_ROOT
+    mounts = {m["name"]: m for m in vllm["volumeMounts"]}
+    assert mounts["model-cache"]["mountPath"] == MODEL_MOUNT_PATH and mounts["model-cache"]["readOnly"] is True
+
+
+def test_every_manifest_validates(warm_docs):
+    for doc in warm_docs:
+        kubernetes_validate.validate(doc, DEFAULT_KUBERNETES_VERSION, strict=True)
+
+
+def test_shipped_script_runs_with_only_the_standard_library_and_boto3(tmp_path):
+    """The ConfigMap copy must stand alone: run it outside the package and ask for its help."""
+    script = tmp_path / SCRIPT_NAME
+    script.write_text(cache_sync_script())
+    out = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, cwd=tmp_path,
+                         env={"PATH": "/usr/bin:/bin"}, check=True)
+    assert "restore-compile-cache" in out.stdout
+    assert "from fastload_constructs" not in script.read_text()
+
+
+def test_script_constants_agree_with_the_stager():
+    assert cache_sync.MANIFEST_NAME == naming.STAGE_MANIFEST_NAME
+    assert cache_sync.SHA256_METADATA == naming.SHA256_METADATA_KEY
