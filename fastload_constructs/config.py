@@ -20,7 +20,9 @@ from .tuning import ServingPlan, TuningOptions, plan
 PREFIX = "fastload:"
 CONTEXT_KEYS = (
     PREFIX + "kubernetesVersion", PREFIX + "models", PREFIX + "stagerRoleArns", PREFIX + "modelBucketName",
+    PREFIX + "compileCachePrefix",
 )
+DEFAULT_COMPILE_CACHE_PREFIX = "compile-cache"
 
 # Kubernetes versions that aws_eks_v2 and the kubectl Lambda layers on PyPI both offer.
 SUPPORTED_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
@@ -41,6 +43,10 @@ class ModelSpec:
     instance_type: str
     replicas: int
     options: TuningOptions
+    # Warm first launches (off by default): restore/publish the compile cache
+    # through the model bucket; stream from a node-local NVMe copy of the model.
+    shared_compile_cache: bool = False
+    node_local_model_cache: bool = False
 
     def serving_plan(self) -> ServingPlan:
         return plan(self.profile, self.instance_type, self.options)
@@ -56,6 +62,8 @@ class ReferenceConfig:
     # An explicit, globally unique name for the model bucket; None lets
     # CloudFormation name it (the YAML export then says ${MODEL_BUCKET_NAME}).
     model_bucket_name: str | None = None
+    # Where shared compile-cache archives go in the model bucket (models with sharedCompileCache).
+    compile_cache_prefix: str = DEFAULT_COMPILE_CACHE_PREFIX
 
     @property
     def instance_types(self) -> tuple[str, ...]:
@@ -76,6 +84,11 @@ def check_dns_label(field: str, value: object) -> str:
     return value  # type: ignore[return-value]
 
 
+def _flag(field: str, value: object) -> bool:
+    require(isinstance(value, bool), field, value, "true or false")
+    return value  # type: ignore[return-value]
+
+
 def _positive_int(field: str, value: object) -> int:
     require(isinstance(value, int) and not isinstance(value, bool) and value > 0,
             field, value, "a positive whole number")
@@ -87,7 +100,7 @@ def parse_model(raw: object, index: int) -> ModelSpec:
     require(isinstance(raw, dict), where, raw, "an object with name, s3Prefix, instanceType and a size")
     assert isinstance(raw, dict)
     known = {"name", "s3Prefix", "instanceType", "replicas", "parameterCount", "totalBytes",
-             "dtype", "tensorParallelSize", "gpuMemoryUtilization"}
+             "dtype", "tensorParallelSize", "gpuMemoryUtilization", "sharedCompileCache", "nodeLocalModelCache"}
     unknown = sorted(set(raw) - known)
     require(not unknown, f"{where}.{unknown[0] if unknown else ''}", unknown, "keys " + ", ".join(sorted(known)))
     name = check_dns_label(f"{where}.name", raw.get("name"))
@@ -103,10 +116,17 @@ def parse_model(raw: object, index: int) -> ModelSpec:
         parameter_count=_positive_int(f"{where}.parameterCount", params) if params is not None else None,
         dtype=dtype, name=name,
     )
+    shared_cache = _flag(f"{where}.sharedCompileCache", raw.get("sharedCompileCache", False))
+    node_local = _flag(f"{where}.nodeLocalModelCache", raw.get("nodeLocalModelCache", False))
+    if node_local:
+        require(lookup(instance_type).has_instance_store, f"{where}.nodeLocalModelCache", node_local,
+                f"false on {instance_type}, which has no instance-store NVMe")
     tp = raw.get("tensorParallelSize")
     options = TuningOptions(
         tensor_parallel_size=_positive_int(f"{where}.tensorParallelSize", tp) if tp is not None else None,
         gpu_memory_utilization=raw.get("gpuMemoryUtilization", 0.90),
+        # The streamer reads the node-local copy: tune it and predict for NVMe.
+        source="local" if node_local else "s3",
     )
     return ModelSpec(
         name=name,
@@ -115,6 +135,8 @@ def parse_model(raw: object, index: int) -> ModelSpec:
         instance_type=instance_type,
         replicas=_positive_int(f"{where}.replicas", raw.get("replicas", 1)),
         options=options,
+        shared_compile_cache=shared_cache,
+        node_local_model_cache=node_local,
     )
 
 
@@ -153,6 +175,18 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
     bucket = _get(ctx, "modelBucketName")
     if bucket is not None:
         check_bucket_name(bucket, f"{PREFIX}modelBucketName")
+    cache_prefix = check_key_prefix(_get(ctx, "compileCachePrefix", DEFAULT_COMPILE_CACHE_PREFIX),
+                                    f"{PREFIX}compileCachePrefix")
+    for spec in models:
+        # Pods may write under the cache prefix: it must never overlap a model's weights.
+        overlap = _nested(cache_prefix, spec.s3_prefix)
+        require(not overlap, f"{PREFIX}compileCachePrefix", cache_prefix,
+                f"a prefix apart from every model's s3Prefix (it overlaps {spec.s3_prefix!r})")
     return ReferenceConfig(kubernetes_version=version, models=models,
                            stager_role_arns=parse_stager_role_arns(_get(ctx, "stagerRoleArns")),
-                           model_bucket_name=bucket)
+                           model_bucket_name=bucket, compile_cache_prefix=cache_prefix)
+
+
+def _nested(a: str, b: str) -> bool:
+    """True when key prefix `a` equals `b` or one contains the other."""
+    return a == b or a.startswith(b + "/") or b.startswith(a + "/")

@@ -18,6 +18,7 @@ from constructs import Construct
 
 from fastload_constructs import naming
 from fastload_constructs.config import ModelSpec
+from fastload_constructs.k8s.cache_sharing import DEFAULT_CACHE_PREFIX, SharedCompileCache
 from fastload_constructs.k8s.manifest_export import ManifestExport
 from fastload_constructs.k8s.namespace_chart import NamespaceChart
 from fastload_constructs.k8s.vllm_chart import VllmChart
@@ -35,6 +36,7 @@ class ModelCharts(Construct):
         models: Sequence[ModelSpec],
         bucket_name: str,
         namespace: str = naming.DEFAULT_NAMESPACE,
+        compile_cache_prefix: str = DEFAULT_CACHE_PREFIX,
     ) -> None:
         super().__init__(scope, id)
         region = Stack.of(self).region
@@ -50,6 +52,9 @@ class ModelCharts(Construct):
                 region=region,
                 namespace=namespace,
                 replicas=spec.replicas,
+                shared_compile_cache=(SharedCompileCache(bucket_name, compile_cache_prefix)
+                                      if spec.shared_compile_cache else None),
+                model_cache="node-local" if spec.node_local_model_cache else "s3",
             )
 
         namespace_manifest = cluster.add_cdk8s_chart(f"{id}Namespace", self.namespace_chart)

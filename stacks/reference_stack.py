@@ -63,7 +63,8 @@ class FastloadReferenceStack(Stack):
         self._add_model_bucket(config)
         # A literal bucket name (fastload:modelBucketName) keeps the YAML export free of placeholders.
         self.model_charts = ModelCharts(self, "ModelCharts", cluster=self.cluster, models=config.models,
-                                        bucket_name=config.model_bucket_name or self.model_bucket.bucket_name)
+                                        bucket_name=config.model_bucket_name or self.model_bucket.bucket_name,
+                                        compile_cache_prefix=config.compile_cache_prefix)
         for name, manifest in self.model_charts.manifests.items():
             # Pod Identity injects credentials when a pod is created: the association must exist first.
             manifest.node.add_dependency(self.model_readers[name].association)
@@ -82,5 +83,6 @@ class FastloadReferenceStack(Stack):
                 self, f"ModelReader-{model.name}",
                 cluster=self.cluster, model_bucket=self.model_bucket, prefix=model.s3_prefix,
                 model_name=model.name, namespace=naming.DEFAULT_NAMESPACE,
+                compile_cache_prefix=config.compile_cache_prefix if model.shared_compile_cache else None,
             )
         CfnOutput(self, "ModelBucketName", value=self.model_bucket.bucket_name)

@@ -48,10 +48,20 @@ def test_no_statement_uses_wildcard_actions_or_resources():
         assert all(r != "*" for r in spec.resources), spec
 
 
-def test_staging_cannot_delete():
-    actions = {a for s in access.stage_models_statements(BUCKET, "m/x") for a in s.actions}
+def test_staging_can_delete_objects_but_never_erase_versions():
+    specs = access.stage_models_statements(BUCKET, "m/x")
+    actions = {a for s in specs for a in s.actions}
     assert "s3:PutObject" in actions and "s3:AbortMultipartUpload" in actions
-    assert not any("Delete" in a for a in actions)
+    # `fastload stage` deletes the old manifest first; versioning keeps what is deleted.
+    assert [a for a in actions if "Delete" in a] == ["s3:DeleteObject"]
+    (objects,) = [s for s in specs if "s3:DeleteObject" in s.actions]
+    assert objects.resources == (f"{BUCKET}/m/x/*",)
+
+
+def test_compile_cache_access_is_confined_to_its_prefix():
+    (spec,) = access.compile_cache_statements(BUCKET, "compile-cache")
+    assert spec.resources == (f"{BUCKET}/compile-cache/*",)
+    assert set(spec.actions) == {"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"}
 
 
 @pytest.mark.parametrize("prefix", ["/models/x", "models/../secrets", "", "models//x", "./x"])

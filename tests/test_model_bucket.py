@@ -129,7 +129,9 @@ def test_the_bucket_policy_allows_the_stager_to_upload_under_its_prefix(default)
     put = [s for s in allows if applies(s, "s3:PutObject", {})]
     assert len(put) == 1
     assert put[0]["Resource"] == {"Fn::Join": ["", [{"Fn::GetAtt": [bucket_id, "Arn"]}, "/models/llama/*"]]}
-    assert not any(applies(s, "s3:DeleteObject", {}) for s in allows)
+    deletes = [s for s in allows if applies(s, "s3:DeleteObject", {})]
+    assert deletes and all(s["Resource"] == put[0]["Resource"] for s in deletes)  # only under the prefix
+    assert not any(applies(s, "s3:DeleteObjectVersion", {}) for s in allows)
     listing = [s for s in allows if applies(s, "s3:ListBucket", {"s3:prefix": "models/llama/"})]
     assert len(listing) == 1
     assert not applies(listing[0], "s3:ListBucket", {"s3:prefix": "models/other/"})

@@ -20,13 +20,26 @@ from ..s3_uri import check_key_prefix
 READ_OBJECT_ACTIONS = ("s3:GetObject",)
 LIST_ACTIONS = ("s3:ListBucket",)
 
-# What staging needs: multipart uploads (large safetensors shards) and reading
-# back what was written. No deletes: versioning keeps overwritten objects, and
-# removing a model is an operator's decision, not a stager's.
+# What staging needs: multipart uploads (large safetensors shards), reading
+# back what was written, and DeleteObject: `fastload stage` removes the old
+# manifest before it changes a staged model (so a half-changed model never has
+# one) and `--delete-stale` removes files the model no longer has. Versioning
+# turns those deletes into delete markers; DeleteObjectVersion, which would
+# erase history for good, stays an operator's decision.
 STAGE_OBJECT_ACTIONS = (
     "s3:AbortMultipartUpload",
+    "s3:DeleteObject",
     "s3:GetObject",
     "s3:ListMultipartUploadParts",
+    "s3:PutObject",
+)
+# What the vLLM pods need for a shared compile cache: read archives, write a
+# temporary upload, copy it into place (GetObject + PutObject) and delete the
+# temporary key. Only under the cache prefix.
+COMPILE_CACHE_OBJECT_ACTIONS = (
+    "s3:AbortMultipartUpload",
+    "s3:DeleteObject",
+    "s3:GetObject",
     "s3:PutObject",
 )
 STAGE_BUCKET_ACTIONS = ("s3:ListBucket", "s3:ListBucketMultipartUploads")
@@ -89,6 +102,11 @@ def stage_models_statements(bucket_arn: str, prefix: str) -> list[StatementSpec]
         StatementSpec("ListStagePrefix", ("s3:ListBucket",), (bucket_arn,), listing_condition(prefix)),
         StatementSpec("ListStageUploads", ("s3:ListBucketMultipartUploads",), (bucket_arn,)),
     ]
+
+
+def compile_cache_statements(bucket_arn: str, prefix: str) -> list[StatementSpec]:
+    """Read and publish compile-cache archives under `prefix`; nothing else in the bucket."""
+    return [StatementSpec("ShareCompileCache", COMPILE_CACHE_OBJECT_ACTIONS, (objects_under(bucket_arn, prefix),))]
 
 
 def kms_statement(key_arn: str, actions: Sequence[str], s3_service: str) -> StatementSpec:

@@ -27,6 +27,7 @@ from .model_access import (
     KMS_STAGE_ACTIONS,
     StatementSpec,
     check_key_region,
+    compile_cache_statements,
     endpoint_lock_statement,
     kms_statement,
     read_models_statements,
@@ -153,6 +154,18 @@ class ModelBucket(Construct):
                   for spec in stage_models_statements(self.bucket.bucket_arn, prefix)]
         if self.kms_key is not None:
             grants.append(self._grant_key_on_key_policy(principal, KMS_STAGE_ACTIONS))
+        return _combine(grants)
+
+    def grant_compile_cache(self, principal: iam.IGrantable, prefix: str) -> iam.Grant:
+        """Read and publish shared compile-cache archives under `prefix` (the vLLM pods' role).
+
+        Get, put, and delete of the temporary upload key, all confined to
+        `prefix/*`; with SSE-KMS, the key use for reading and writing via S3.
+        """
+        grants = [self._grant(principal, spec)
+                  for spec in compile_cache_statements(self.bucket.bucket_arn, prefix)]
+        if self.kms_key is not None:
+            grants.append(self._grant_key(principal, KMS_STAGE_ACTIONS))
         return _combine(grants)
 
     def _grant(self, principal: iam.IGrantable, spec: StatementSpec) -> iam.Grant:

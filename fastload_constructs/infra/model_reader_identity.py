@@ -61,7 +61,9 @@ class ModelReaderIdentity(Construct):
     """Pod Identity role + association that lets one model's pods read `prefix` in the model bucket.
 
     Exposes `role`, `association`, `namespace`, `service_account`, `prefix`
-    and `model_uri` (the `s3://` URI to pass to vLLM's `--model`).
+    and `model_uri` (the `s3://` URI to pass to vLLM's `--model`). With
+    `compile_cache_prefix` the role may also read and publish shared
+    compile-cache archives under that prefix (and nowhere else).
     """
 
     def __init__(
@@ -75,6 +77,7 @@ class ModelReaderIdentity(Construct):
         model_name: str,
         namespace: str = DEFAULT_NAMESPACE,
         service_account: str | None = None,
+        compile_cache_prefix: str | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         check_dns_label("model_name", model_name)
@@ -93,6 +96,10 @@ class ModelReaderIdentity(Construct):
                         f"read-only access to {self.prefix}/ in the model bucket",
         )
         self.grant = model_bucket.grant_read_models(self.role, self.prefix)
+        # A shared compile cache: the pods also publish archives, but only under this prefix.
+        self.compile_cache_grant: iam.Grant | None = None
+        if compile_cache_prefix is not None:
+            self.compile_cache_grant = model_bucket.grant_compile_cache(self.role, compile_cache_prefix)
         self.association = eks.CfnPodIdentityAssociation(
             self, "Association",
             cluster_name=cluster.cluster_name,
@@ -102,6 +109,8 @@ class ModelReaderIdentity(Construct):
         )
         # Pods that start as soon as the association exists must already be able to read.
         self.grant.apply_before(self.association)
+        if self.compile_cache_grant is not None:
+            self.compile_cache_grant.apply_before(self.association)
         self.model_uri = model_bucket.s3_uri(self.prefix)
 
     @property

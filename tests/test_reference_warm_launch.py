@@ -1,0 +1,107 @@
+"""The reference stack with warm first launches switched on for one model, off for another."""
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from aws_cdk.assertions import Template
+
+from app import build_app
+from fastload_constructs.config import parse_reference_config
+from fastload_constructs.errors import FastloadConfigError
+from fastload_constructs.k8s.manifest_export import synth_with_manifests
+from tests.iam_eval import applies
+
+CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
+WARM = {"name": "warm-8b", "s3Prefix": "models/warm-8b", "instanceType": "g6e.2xlarge",
+        "parameterCount": 8_030_261_248, "sharedCompileCache": True, "nodeLocalModelCache": True}
+
+
+def context(**extra):
+    ctx = copy.deepcopy(CDK_JSON)
+    ctx["fastload:models"].append(dict(WARM))
+    ctx.update(extra)
+    return ctx
+
+
+@pytest.fixture(scope="module")
+def synthesized(tmp_path_factory):
+    ctx = context(**{"fastload:modelBucketName": "fastload-warm-models"})
+    outdir = tmp_path_factory.mktemp("cdk.out")
+    assembly = synth_with_manifests(build_app(context=ctx, outdir=str(outdir)))
+    template = Template.from_json(assembly.get_stack_by_name("FastloadReference").template).to_json()
+    return assembly, template
+
+
+def _role_statements(template, model):
+    """The statements of every IAM policy attached to the model reader's role."""
+    (role_id,) = [k for k, r in template["Resources"].items()
+                  if r["Type"] == "AWS::IAM::Role" and k.startswith(f"ModelReader{model.replace('-', '')}")]
+    out = []
+    for r in template["Resources"].values():
+        if r["Type"] == "AWS::IAM::Policy" and {"Ref": role_id} in r["Properties"]["Roles"]:
+            out += r["Properties"]["PolicyDocument"]["Statement"]
+    return out
+
+
+def _arn(template, key):
+    (bucket_id,) = [k for k, r in template["Resources"].items()
+                    if r["Type"] == "AWS::S3::Bucket" and r["Properties"].get("BucketName") == "fastload-warm-models"]
+    return {"Fn::Join": ["", [{"Fn::GetAtt": [bucket_id, "Arn"]}, key]]}
+
+
+def test_warm_model_may_publish_only_under_the_cache_prefix(synthesized):
+    _, template = synthesized
+    statements = _role_statements(template, "warm-8b")
+    puts = [s for s in statements if applies(s, "s3:PutObject", {})]
+    assert puts and all(s["Resource"] == _arn(template, "/compile-cache/*") for s in puts)
+    # Its weights stay read-only.
+    gets = [s for s in statements if applies(s, "s3:GetObject", {})]
+    assert {json.dumps(s["Resource"]) for s in gets} == {
+        json.dumps(_arn(template, "/models/warm-8b/*")), json.dumps(_arn(template, "/compile-cache/*"))}
+
+
+def test_cold_model_has_no_cache_write_access(synthesized):
+    _, template = synthesized
+    cold = CDK_JSON["fastload:models"][0]["name"]
+    assert not [s for s in _role_statements(template, cold) if applies(s, "s3:PutObject", {})]
+
+
+def test_exported_manifests_carry_the_cache_containers(synthesized):
+    assembly, _ = synthesized
+    folder = Path(assembly.directory) / "manifests"
+    docs = [d for d in yaml.safe_load_all((folder / "03-warm-8b.yaml").read_text()) if d]
+    (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
+    pod = deployment["spec"]["template"]["spec"]
+    assert [c["name"] for c in pod["initContainers"]] == ["stage-model", "restore-compile-cache"]
+    restore = pod["initContainers"][1]["command"]
+    assert restore[restore.index("--bucket") + 1] == "fastload-warm-models"
+    assert restore[restore.index("--prefix") + 1] == "compile-cache"
+    (vllm,) = [c for c in pod["containers"] if c["name"] == "vllm"]
+    assert vllm["args"][0].startswith("/models/")  # streams the node-local copy
+    cold = [d for d in yaml.safe_load_all((folder / "02-llama-3-1-8b-instruct.yaml").read_text()) if d]
+    (cold_deployment,) = [d for d in cold if d["kind"] == "Deployment"]
+    assert "initContainers" not in cold_deployment["spec"]["template"]["spec"]
+
+
+def test_node_local_plan_is_tuned_for_nvme():
+    config = parse_reference_config(context())
+    warm = next(m for m in config.models if m.name == "warm-8b")
+    assert warm.serving_plan().source == "local"
+
+
+@pytest.mark.parametrize("extra, model_changes, field", [
+    ({"fastload:compileCachePrefix": "models"}, {}, "fastload:compileCachePrefix"),
+    ({"fastload:compileCachePrefix": "models/warm-8b/cc"}, {}, "fastload:compileCachePrefix"),
+    ({"fastload:compileCachePrefix": "/cc"}, {}, "fastload:compileCachePrefix"),
+    ({}, {"sharedCompileCache": "yes"}, "fastload:models[1].sharedCompileCache"),
+    ({}, {"instanceType": "p3.2xlarge", "parameterCount": 1_000_000_000}, "fastload:models[1].nodeLocalModelCache"),
+])
+def test_bad_warm_launch_settings_are_refused(extra, model_changes, field):
+    ctx = context(**extra)
+    ctx["fastload:models"][1].update(model_changes)
+    with pytest.raises(FastloadConfigError) as err:
+        parse_reference_config(ctx)
+    assert err.value.field == field
