@@ -6,14 +6,11 @@ import hashlib
 import io
 import json
 import os
-import socket
 import tarfile
 import threading
 from pathlib import Path
 
-import boto3
 import pytest
-from moto.server import ThreadedMotoServer
 
 from fastload_constructs.runtime import cache_sync
 from fastload_constructs.runtime.cache_sync import (
@@ -24,27 +21,15 @@ from fastload_constructs.tuning import compile_cache_key
 BUCKET = "fastload-test-models"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def endpoint():
-    port = _free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    yield f"http://127.0.0.1:{port}"
-    server.stop()
+@pytest.fixture()
+def endpoint(s3_server):
+    return s3_server.url
 
 
 @pytest.fixture()
-def s3(endpoint, monkeypatch):
-    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                        "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true"}.items():
-        monkeypatch.setenv(name, value)
-    client = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
+def s3(s3_server):
+    """A client and an empty BUCKET on the session's local S3 server; emptied and removed afterwards."""
+    client = s3_server.client()
     client.create_bucket(Bucket=BUCKET)
     yield client
     for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET):
