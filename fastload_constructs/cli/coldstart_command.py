@@ -13,8 +13,9 @@ from ..coldstart.kubectl import read_container_started_at, read_pod_log
 from ..coldstart.parser import ColdStartReport, parse_log, parse_started_at
 from ..coldstart.render import render_table, report_as_dict
 from ..errors import FastloadConfigError
-from ..model import DTYPE_BYTES, ModelProfile
-from ..tuning import PhaseEstimate, TuningOptions, plan
+from ..model import DTYPE_BYTES
+from ..tuning import PhaseEstimate
+from .plan_command import plan_from_options
 
 
 class StartupFailed(click.ClickException):
@@ -56,16 +57,8 @@ def _estimate(instance_type: str | None, parameter_count: float | None, total_by
         return None
     if instance_type is None or (parameter_count is None and total_bytes is None):
         raise click.UsageError("compare with a plan by giving --instance and --params or --bytes")
-    profile = ModelProfile.from_numbers(
-        total_bytes=total_bytes,
-        parameter_count=int(parameter_count) if parameter_count is not None else None,
-        dtype=dtype,
-    )
-    options = TuningOptions(
-        tensor_parallel_size=tensor_parallel_size, source=source,  # type: ignore[arg-type]
-        compile_cache_warm=warm,
-    )
-    return plan(profile, instance_type, options).predicted
+    return plan_from_options(instance_type, parameter_count, total_bytes, dtype,
+                             tensor_parallel_size, source, warm).predicted
 
 
 def _pod_start_if_consistent(text: str, start: datetime) -> datetime | None:

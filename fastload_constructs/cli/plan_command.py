@@ -37,6 +37,23 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
     }
 
 
+def plan_from_options(
+    instance_type: str, parameter_count: float | None, total_bytes: int | None, dtype: str,
+    tensor_parallel_size: int | None, source: str, warm_compile_cache: bool,
+) -> ServingPlan:
+    """The ServingPlan the plan options describe (shared by `plan` and `coldstart --instance`)."""
+    profile = ModelProfile.from_numbers(
+        total_bytes=total_bytes,
+        parameter_count=int(parameter_count) if parameter_count is not None else None,
+        dtype=dtype,
+    )
+    options = TuningOptions(
+        tensor_parallel_size=tensor_parallel_size, source=source,  # type: ignore[arg-type]
+        compile_cache_warm=warm_compile_cache,
+    )
+    return plan(profile, instance_type, options)
+
+
 @click.command("plan")
 @click.option("--instance", "instance_type", required=True, help="EC2 instance type, e.g. g6e.12xlarge.")
 @click.option("--params", "parameter_count", type=float, help="Parameter count, e.g. 8e9.")
@@ -53,16 +70,8 @@ def plan_command(
     """Decide TP, streamer settings and probe budget for a model on an instance type."""
     if parameter_count is None and total_bytes is None:
         raise click.UsageError("give --params or --bytes")
-    profile = ModelProfile.from_numbers(
-        total_bytes=total_bytes,
-        parameter_count=int(parameter_count) if parameter_count is not None else None,
-        dtype=dtype,
-    )
-    options = TuningOptions(
-        tensor_parallel_size=tensor_parallel_size, source=source,  # type: ignore[arg-type]
-        compile_cache_warm=warm_compile_cache,
-    )
-    view = plan_as_dict(plan(profile, instance_type, options))
+    view = plan_as_dict(plan_from_options(instance_type, parameter_count, total_bytes, dtype,
+                                          tensor_parallel_size, source, warm_compile_cache))
     if as_json:
         click.echo(json.dumps(view, indent=2))
         return
