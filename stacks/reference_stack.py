@@ -55,6 +55,9 @@ class FastloadReferenceStack(Stack):
                 cluster=self.cluster, instance_type=instance_type,
                 min_size=0, desired_size=replicas, max_size=max(2, replicas),
                 subnets=self.network.gpu_subnet_selection,
+                # nodeadm's parallel pull and unpack (SOCI) for the multi-GB vLLM image; with RAID0
+                # its store sits on NVMe, so the root volume's throughput does not cap it.
+                fast_image_pull=True,
             )
         self.device_plugin = NvidiaDevicePlugin(self, "NvidiaDevicePlugin", cluster=self.cluster)
         self.local_storage = LocalNvmeStorage(cdk8s.App(), "local-nvme")

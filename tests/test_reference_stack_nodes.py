@@ -1,10 +1,12 @@
 """The reference stack wires the cluster, one GPU node group per instance type, the plugin and local-nvme."""
 
 import copy
+import email
 import json
 from pathlib import Path
 
 import pytest
+import yaml
 from aws_cdk.assertions import Template
 
 from app import build_app
@@ -45,3 +47,16 @@ def _manifest_docs(manifest):
     if isinstance(manifest, dict) and "Fn::Join" in manifest:
         manifest = "".join(p if isinstance(p, str) else "TOKEN" for p in manifest["Fn::Join"][1])
     return json.loads(manifest)
+
+
+def test_gpu_nodes_pull_images_in_parallel(template):
+    """The reference stack turns on nodeadm's FastImagePull next to RAID0 (read from the MIME user data)."""
+    templates = resources(template, "AWS::EC2::LaunchTemplate")
+    assert templates
+    for lt in templates:
+        user_data = lt["LaunchTemplateData"]["UserData"]["Fn::Base64"]
+        message = email.message_from_string(user_data)
+        (config,) = [yaml.safe_load(part.get_payload()) for part in message.walk()
+                     if part.get_content_type() == "application/node.eks.aws"]
+        assert config["spec"]["featureGates"] == {"FastImagePull": True}
+        assert config["spec"]["instance"]["localStorage"]["strategy"] == "RAID0"
