@@ -155,6 +155,9 @@ def test_chart_renders_init_containers_sidecar_and_script(warm_docs):
     pod = _pod(warm_docs)
     assert [c["name"] for c in pod["initContainers"]] == ["stage-model", "restore-compile-cache"]
     assert [c["name"] for c in pod["containers"]] == ["vllm", "publish-compile-cache"]
+    (deployment,) = [d for d in warm_docs if d["kind"] == "Deployment"]
+    annotations = deployment["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["kubectl.kubernetes.io/default-container"] == "vllm"  # kubectl logs skips the sidecar
     vllm, sidecar = pod["containers"]
     assert vllm["resources"]["limits"]["nvidia.com/gpu"] == 1  # the GPU stays on the vLLM container
     assert "nvidia.com/gpu" not in sidecar["resources"].get("limits", {})

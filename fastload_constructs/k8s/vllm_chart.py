@@ -47,6 +47,7 @@ from .vllm_args import (
 )
 
 MIB = 1024**2
+VLLM_CONTAINER = "vllm"
 _TAINT_EFFECTS = {
     "NoSchedule": kplus.TaintEffect.NO_SCHEDULE,
     "PreferNoSchedule": kplus.TaintEffect.PREFER_NO_SCHEDULE,
@@ -128,7 +129,11 @@ class VllmChart(cdk8s.Chart):
         deployment = kplus.Deployment(
             self, "Deployment",
             metadata=cdk8s.ApiObjectMetadata(name=spec.name),
-            pod_metadata=cdk8s.ApiObjectMetadata(labels=dict(spec.labels)),
+            pod_metadata=cdk8s.ApiObjectMetadata(
+                labels=dict(spec.labels),
+                # `kubectl logs` (and `fastload coldstart --pod`) read vLLM's log even beside a sidecar.
+                annotations={"kubectl.kubernetes.io/default-container": VLLM_CONTAINER},
+            ),
             replicas=spec.replicas,
             strategy=kplus.DeploymentStrategy.rolling_update(
                 max_surge=kplus.PercentOrAbsolute.absolute(1),
@@ -146,7 +151,7 @@ class VllmChart(cdk8s.Chart):
             size_limit=cdk8s.Size.mebibytes(spec.shm_bytes // MIB),
         )
         container = deployment.add_container(
-            name="vllm",
+            name=VLLM_CONTAINER,
             image=spec.image,
             # The tag is pinned: a node that already has the layers starts without asking the registry.
             image_pull_policy=kplus.ImagePullPolicy.IF_NOT_PRESENT,
