@@ -24,6 +24,7 @@ from ..errors import require
 from ..naming import DEFAULT_NAMESPACE, service_account_name
 from ..s3_uri import check_key_prefix
 from .model_bucket import ModelBucket
+from .nag_findings import acknowledge, arn_of
 
 POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"
 # Session tags EKS Pod Identity sets on every AssumeRole (Amazon EKS User Guide, pod-id-abac).
@@ -93,6 +94,12 @@ class ModelReaderIdentity(Construct):
                         f"read-only access to {self.prefix}/ in the model bucket",
         )
         self.grant = model_bucket.grant_read_models(self.role, self.prefix)
+        acknowledge(
+            self.role,
+            f"AwsSolutions-IAM5[Resource::{arn_of(model_bucket.bucket.node.default_child)}/{self.prefix}/*]",
+            "s3:GetObject on every object under this one model's prefix: the shard and config file names "
+            "are not known when the stack is built, and the prefix is the narrowest scope that covers them",
+        )
         self.association = eks.CfnPodIdentityAssociation(
             self, "Association",
             cluster_name=cluster.cluster_name,
