@@ -49,6 +49,8 @@ CRD_SCHEMAS = {"NodePool": NODEPOOL_V1, "EC2NodeClass": EC2NODECLASS_V1}
 def variant_context() -> dict:
     ctx = copy.deepcopy(CDK_JSON)
     ctx["fastload:kubernetesVersion"] = "1.33"
+    # The AZ lookup `cdk synth` would cache in cdk.context.json, for the environment-specific stack.
+    ctx[f"availability-zones:account={ENV.account}:region={ENV.region}"] = ["us-west-2a", "us-west-2b", "us-west-2c"]
     ctx["fastload:stagerRoleArns"] = ["arn:aws:iam::123456789012:role/model-stager"]
     ctx["fastload:models"].append({"name": "llama-70b", "s3Prefix": "models/llama-70b",
                                    "instanceType": "p4d.24xlarge", "parameterCount": 70_000_000_000,
