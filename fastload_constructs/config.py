@@ -104,7 +104,12 @@ def parse_model(raw: object, index: int) -> ModelSpec:
     unknown = sorted(set(raw) - known)
     require(not unknown, f"{where}.{unknown[0] if unknown else ''}", unknown, "keys " + ", ".join(sorted(known)))
     name = check_dns_label(f"{where}.name", raw.get("name"))
-    instance_type = lookup(str(raw.get("instanceType", "")), f"{where}.instanceType").name
+    instance = lookup(str(raw.get("instanceType", "")), f"{where}.instanceType")
+    # The reference stack's GPU node groups stripe the instance store (RAID0); refuse here, before
+    # the cluster's kubectl assets are staged into cdk.out, rather than half-way through the stack.
+    require(instance.has_instance_store, f"{where}.instanceType", instance.name,
+            "an instance type with instance-store NVMe (the reference stack's GPU nodes stripe it as RAID0)")
+    instance_type = instance.name
     dtype = raw.get("dtype", "BF16")
     require(dtype in DTYPE_BYTES, f"{where}.dtype", dtype, "one of " + ", ".join(DTYPE_BYTES))
     total = raw.get("totalBytes")
@@ -118,9 +123,6 @@ def parse_model(raw: object, index: int) -> ModelSpec:
     )
     shared_cache = _flag(f"{where}.sharedCompileCache", raw.get("sharedCompileCache", False))
     node_local = _flag(f"{where}.nodeLocalModelCache", raw.get("nodeLocalModelCache", False))
-    if node_local:
-        require(lookup(instance_type).has_instance_store, f"{where}.nodeLocalModelCache", node_local,
-                f"false on {instance_type}, which has no instance-store NVMe")
     tp = raw.get("tensorParallelSize")
     options = TuningOptions(
         tensor_parallel_size=_positive_int(f"{where}.tensorParallelSize", tp) if tp is not None else None,

@@ -198,3 +198,22 @@ def test_bad_created_vpc_props_are_refused(props, field):
 
 def test_template_has_no_cloudformation_errors(created):
     assert lint_errors(created[1]) == []
+
+
+def test_created_vpc_logs_all_flows_to_a_log_group_kept_a_year(created):
+    _, created = created
+    (flow_log,) = [r["Properties"] for r in created["Resources"].values() if r["Type"] == "AWS::EC2::FlowLog"]
+    assert flow_log["TrafficType"] == "ALL" and flow_log["ResourceType"] == "VPC"
+    assert flow_log["LogDestinationType"] == "cloud-watch-logs"
+    group = created["Resources"][flow_log["LogGroupName"]["Ref"]]
+    assert group["Type"] == "AWS::Logs::LogGroup" and group["Properties"]["RetentionInDays"] == 365
+
+
+def test_flow_logs_can_be_turned_off_and_an_existing_vpc_is_left_alone():
+    stack = new_stack()
+    FastloadNetwork(stack, "Network", flow_logs=False)
+    Template.from_stack(stack).resource_count_is("AWS::EC2::FlowLog", 0)
+    stack = new_stack()
+    vpc = ec2.Vpc(stack, "Mine", max_azs=2)
+    FastloadNetwork(stack, "Network", vpc=vpc)
+    Template.from_stack(stack).resource_count_is("AWS::EC2::FlowLog", 0)

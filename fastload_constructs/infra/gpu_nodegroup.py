@@ -19,6 +19,7 @@ from constructs import Construct
 from ..errors import require
 from ..gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, ROOT_DEVICE_NAME, GpuNodeSpec, gpu_node_spec
 from ..nodeadm import mime_user_data, node_config
+from .nag_findings import EKS_NODE_POLICY_REASONS, acknowledge_managed_policies
 
 _CAPACITY = {
     "on-demand": eks.CapacityType.ON_DEMAND,
@@ -129,3 +130,5 @@ class GpuNodeGroup(Construct):
         # p5, p5e, p5en and g7e and would refuse the NVIDIA AMI type for them.
         self.nodegroup.node.default_child.add_property_override("InstanceTypes", [spec.instance.name])
         self.role: iam.IRole = self.nodegroup.role
+        # Only the role the node group created (none when node_role is given).
+        acknowledge_managed_policies(self.nodegroup, EKS_NODE_POLICY_REASONS)

@@ -35,6 +35,12 @@ from ..cluster_settings import (
     kubectl_layer_module,
 )
 from ..errors import require
+from .nag_findings import (
+    EKS_NODE_POLICY_REASONS,
+    acknowledge,
+    acknowledge_managed_policies,
+    arn_of,
+)
 
 _ENDPOINT = {
     "public": eks.EndpointAccess.PUBLIC,
@@ -116,6 +122,39 @@ class InferenceCluster(Construct):
         self.addons: dict[str, eks.IAddon] = {}
         for name in addon_names(ebs_csi=ebs_csi):
             self.addons[name] = self._add_addon(name)
+        self._acknowledge_nag_findings()
+
+    def _acknowledge_nag_findings(self) -> None:
+        """AwsSolutions findings on what aws_eks_v2 creates for us, each with why it stays."""
+        acknowledge_managed_policies(self._cluster.role, {
+            "AmazonEKSClusterPolicy": "the EKS cluster service role; EKS requires this AWS managed policy "
+            "and AWS updates it as the control plane needs new permissions",
+        })
+        if self.system_nodegroup is not None:
+            acknowledge_managed_policies(self.system_nodegroup.role, EKS_NODE_POLICY_REASONS)
+        provider = self._cluster.kubectl_provider
+        if provider is None:
+            return
+        # The kubectl provider (aws-cdk-lib aws_eks_v2 KubectlProvider): two Lambda functions we do not
+        # define, applying manifests and Helm charts from inside the VPC.
+        acknowledge_managed_policies(provider, {
+            "AWSLambdaBasicExecutionRole": "the kubectl provider's Lambda functions write their own logs to "
+            "CloudWatch Logs; role created by aws-cdk-lib's KubectlProvider",
+            "AWSLambdaVPCAccessExecutionRole": "the kubectl provider's Lambda functions run in the cluster's VPC "
+            "(to reach a private API endpoint) and must manage their ENIs",
+            "AmazonEC2ContainerRegistryReadOnly": "the kubectl handler pulls Helm charts from ECR OCI "
+            "repositories; read-only",
+            "AmazonElasticContainerRegistryPublicReadOnly": "the kubectl handler pulls Helm charts from ECR "
+            "Public in partitions that have it (the policy is attached only there); read-only",
+        })
+        handler = provider.node.find_child("Handler")
+        acknowledge(handler, "AwsSolutions-L1",
+                    "aws-cdk-lib pins the kubectl handler's runtime to the Python version its kubectl, Helm "
+                    "and AWS CLI layers are built for; a newer runtime is not supported by those layers")
+        on_event = provider.node.find_child("Provider").node.find_child("framework-onEvent")
+        acknowledge(on_event, f"AwsSolutions-IAM5[Resource::{arn_of(handler.node.default_child)}:*]",
+                    "the custom-resource framework may invoke any version of the kubectl handler function "
+                    "(lambda:InvokeFunction on <handler ARN>:*); it is scoped to that one function")
 
     def _add_addon(self, name: str) -> eks.IAddon:
         if name == "eks-pod-identity-agent":
@@ -137,6 +176,10 @@ class InferenceCluster(Construct):
                 assumed_by=iam.ServicePrincipal("pods.eks.amazonaws.com"),
                 managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(EBS_CSI_POLICY)],
             )
+            acknowledge_managed_policies(role, {
+                "AmazonEBSCSIDriverPolicy": "the EBS CSI controller's actions (create, attach, tag volumes, "
+                "snapshots) as AWS documents and maintains them for the aws-ebs-csi-driver add-on",
+            })
             role.assume_role_policy.add_statements(iam.PolicyStatement(
                 actions=["sts:TagSession"], principals=[iam.ServicePrincipal("pods.eks.amazonaws.com")],
             ))

@@ -20,6 +20,7 @@ from constructs import Construct, IDependable
 from ..config import check_dns_label
 from ..gpu_nodes import DEFAULT_ROOT_VOLUME_GIB
 from ..k8s.karpenter import DEFAULT_AMI_ALIAS, KarpenterGpuNodePools, plan_node_pools
+from .nag_findings import EKS_NODE_POLICY_REASONS, acknowledge_managed_policies
 
 NODE_MANAGED_POLICIES = (
     "AmazonEKSWorkerNodePolicy",
@@ -62,6 +63,8 @@ class KarpenterGpuNodes(Construct):
             assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
             managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(n) for n in NODE_MANAGED_POLICIES],
         )
+        if node_role is None:
+            acknowledge_managed_policies(self.node_role, EKS_NODE_POLICY_REASONS)
         self.chart = KarpenterGpuNodePools(
             cdk8s.App(), name,
             cluster_name=cluster.cluster_name, node_role=self.node_role.role_name,

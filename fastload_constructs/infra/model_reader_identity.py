@@ -24,6 +24,7 @@ from ..errors import require
 from ..naming import DEFAULT_NAMESPACE, service_account_name
 from ..s3_uri import check_key_prefix
 from .model_bucket import ModelBucket
+from .nag_findings import acknowledge, arn_of
 
 POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"
 # Session tags EKS Pod Identity sets on every AssumeRole (Amazon EKS User Guide, pod-id-abac).
@@ -96,10 +97,23 @@ class ModelReaderIdentity(Construct):
                         f"read-only access to {self.prefix}/ in the model bucket",
         )
         self.grant = model_bucket.grant_read_models(self.role, self.prefix)
+        acknowledge(
+            self.role,
+            f"AwsSolutions-IAM5[Resource::{arn_of(model_bucket.bucket.node.default_child)}/{self.prefix}/*]",
+            "s3:GetObject on every object under this one model's prefix: the shard and config file names "
+            "are not known when the stack is built, and the prefix is the narrowest scope that covers them",
+        )
         # A shared compile cache: the pods also publish archives, but only under this prefix.
         self.compile_cache_grant: iam.Grant | None = None
         if compile_cache_prefix is not None:
             self.compile_cache_grant = model_bucket.grant_compile_cache(self.role, compile_cache_prefix)
+            acknowledge(
+                self.role,
+                f"AwsSolutions-IAM5[Resource::{arn_of(model_bucket.bucket.node.default_child)}"
+                f"/{check_key_prefix(compile_cache_prefix)}/*]",
+                "get, put and delete on compile-cache archives under this one cache prefix: archive names are "
+                "configuration hashes known only at run time, and the prefix is the narrowest scope",
+            )
         self.association = eks.CfnPodIdentityAssociation(
             self, "Association",
             cluster_name=cluster.cluster_name,

@@ -14,9 +14,11 @@ from typing import Sequence
 
 from aws_cdk import Tags, Token
 from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from ..errors import FastloadConfigError, require
+from .nag_findings import acknowledge
 
 DEFAULT_CIDR = "10.0.0.0/16"
 # /19 private subnets: 8k addresses per AZ, because the VPC CNI gives every pod a VPC IP.
@@ -39,6 +41,7 @@ INTERFACE_ENDPOINTS: dict[str, ec2.InterfaceVpcEndpointAwsService] = {
 }
 
 MIN_AZS, MAX_AZS = 2, 6
+FLOW_LOG_RETENTION = logs.RetentionDays.ONE_YEAR
 
 
 class FastloadNetwork(Construct):
@@ -46,7 +49,10 @@ class FastloadNetwork(Construct):
 
     Created VPC: public and private subnets in `max_azs` AZs (EKS needs two),
     `nat_gateways` NAT gateways (default one per AZ), subnets tagged for
-    internet-facing and internal load balancers.
+    internet-facing and internal load balancers, and a VPC flow log (all
+    traffic, to a CloudWatch Logs group kept a year) unless `flow_logs=False`:
+    the record of which addresses talked to the nodes. Flow logs record flows,
+    not bytes, so streaming weights at tens of Gbit/s does not grow them.
 
     Existing VPC (`vpc=`): nothing in it is changed except the endpoints added
     to it; tag its subnets for load balancers yourself; `max_azs`,
@@ -72,11 +78,17 @@ class FastloadNetwork(Construct):
         cidr: str = DEFAULT_CIDR,
         gpu_subnets: ec2.SubnetSelection | None = None,
         interface_endpoints: bool = False,
+        flow_logs: bool = True,
     ) -> None:
         super().__init__(scope, construct_id)
+        self.flow_log: ec2.FlowLog | None = None
         if vpc is None:
             _check_created_vpc_props(max_azs, nat_gateways, cidr)
+            require(isinstance(flow_logs, bool), "flow_logs", flow_logs, "True or False")
             vpc = self._create_vpc(cidr, max_azs, nat_gateways)
+            if flow_logs:
+                self.flow_log = vpc.add_flow_log("FlowLog", destination=ec2.FlowLogDestination.to_cloud_watch_logs(
+                    logs.LogGroup(self, "FlowLogs", retention=FLOW_LOG_RETENTION)))
         self.vpc: ec2.IVpc = vpc
         self.private_subnet_selection = _private_subnets(vpc)
         _check_two_azs(vpc, _select(vpc, self.private_subnet_selection).subnets)
@@ -135,6 +147,10 @@ class FastloadNetwork(Construct):
                 self, f"{name}Endpoint",
                 vpc=self.vpc, service=service, subnets=subnets, private_dns_enabled=True,
             )
+            # cdk-nag cannot read a CIDR that is a CloudFormation reference (the created VPC's block).
+            acknowledge(self.interface_endpoints[name], "AwsSolutions-EC23",
+                        "ingress is HTTPS (443) from the VPC's own CIDR block only, never 0.0.0.0/0; the rule "
+                        "cannot evaluate the block because it is a reference to the VPC resource")
 
 
 def _check_created_vpc_props(max_azs: object, nat_gateways: object, cidr: object) -> None:

@@ -1,0 +1,99 @@
+"""Every Kubernetes manifest the library emits: from synthesised templates and from its cdk8s charts.
+
+Templates: the documents of each `Custom::AWSCDK-EKS-KubernetesResource` (what
+`add_cdk8s_chart` and `add_manifest` apply). Helm releases
+(`Custom::AWSCDK-EKS-HelmChart`) carry only values; the chart itself is
+rendered at deploy time, so there is nothing plain to validate here.
+
+Charts: every `cdk8s.Chart` subclass in `fastload_constructs.k8s`, found by
+import, synthesised with the representative inputs in `CHART_INPUTS`. A chart
+class without inputs there fails `test_every_chart_class_has_inputs`, so a new
+chart cannot slip past the schema and Pod Security checks.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import pkgutil
+from typing import Any, Callable
+
+import cdk8s
+
+import fastload_constructs.k8s as k8s_package
+
+KUBERNETES_RESOURCE = "Custom::AWSCDK-EKS-KubernetesResource"
+DEPLOY_TIME = "deploy-time-value"
+
+
+def _join(value: Any) -> str:
+    """A Manifest property as text; references (only known at deploy time) become a placeholder."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and "Fn::Join" in value:
+        delimiter, parts = value["Fn::Join"]
+        return delimiter.join(p if isinstance(p, str) else DEPLOY_TIME for p in parts)
+    raise AssertionError(f"unexpected Manifest value {value!r}")
+
+
+def template_manifests(template: dict) -> list[tuple[str, dict]]:
+    """(resource logical id, document) for every manifest applied through the template."""
+    found = []
+    for logical_id, resource in template["Resources"].items():
+        if resource["Type"] == KUBERNETES_RESOURCE:
+            for doc in json.loads(_join(resource["Properties"]["Manifest"])):
+                found.append((logical_id, doc))
+    return found
+
+
+def cluster_version(template: dict) -> str:
+    (version,) = [r["Properties"]["Version"] for r in template["Resources"].values()
+                  if r["Type"] == "AWS::EKS::Cluster"]
+    return version
+
+
+def chart_classes() -> dict[str, type]:
+    """Name -> class of every cdk8s Chart defined in a module of fastload_constructs.k8s."""
+    classes = {}
+    for module_info in pkgutil.iter_modules(k8s_package.__path__):
+        module = importlib.import_module(f"{k8s_package.__name__}.{module_info.name}")
+        for name, cls in inspect.getmembers(module, inspect.isclass):
+            if issubclass(cls, cdk8s.Chart) and cls is not cdk8s.Chart and cls.__module__ == module.__name__:
+                classes[name] = cls
+    return classes
+
+
+def _vllm_plan(instance_type: str = "g6e.12xlarge"):
+    from fastload_constructs.model import ModelProfile
+    from fastload_constructs.tuning import plan
+
+    return plan(ModelProfile.from_numbers(parameter_count=70_000_000_000, dtype="BF16"), instance_type)
+
+
+def _vllm(compile_cache: str) -> dict[str, Any]:
+    return dict(plan=_vllm_plan(), model_name="llama-70b", model_uri="s3://models-bucket/models/llama-70b",
+                region="us-east-1", compile_cache=compile_cache)
+
+
+# Chart class name -> (case name, keyword arguments) to synthesise it with.
+CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
+    "LocalNvmeStorage": [("default", dict), ("16-volumes", lambda: {"volumes_per_node": 16})],
+    "KarpenterGpuNodePools": [
+        ("families", lambda: dict(cluster_name="c", node_role="r", instance_types=["g6e", "p5.48xlarge"],
+                                  capacity_types=["on-demand", "spot"], gpu_limit=16)),
+        ("no-instance-store", lambda: dict(cluster_name="c", node_role="r", instance_types=["p3.8xlarge"],
+                                           instance_store=False)),
+    ],
+    "NamespaceChart": [("default", dict)],
+    "VllmChart": [(mode, lambda mode=mode: _vllm(mode)) for mode in ("host-path", "pvc", "empty-dir")],
+}
+
+
+def chart_manifests(name: str, cls: type) -> list[tuple[str, dict]]:
+    """(case, document) for every representative input of chart class `name`."""
+    docs = []
+    for case, kwargs in CHART_INPUTS[name]:
+        chart = cls(cdk8s.Testing.app(), "fastload-test", **kwargs())
+        docs += [(f"{name}[{case}]", doc) for doc in cdk8s.Testing.synth(chart)]
+    return docs
