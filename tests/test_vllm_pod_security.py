@@ -1,18 +1,19 @@
-"""The vLLM pods against Pod Security "baseline", per compile-cache mode, and their gap to "restricted".
-
-Runs once `fastload_constructs.k8s.vllm_chart` exists (the vLLM chart lands on
-another branch); skipped before that.
-"""
+"""The vLLM pods against Pod Security "baseline", per compile-cache mode, and their gap to "restricted"."""
 
 import copy
 
+import cdk8s
 import pytest
+
+from fastload_constructs.k8s.cache_sharing import SharedCompileCache
+from fastload_constructs.model import ModelProfile
+from fastload_constructs.tuning import TuningOptions, plan
 
 from fastload_constructs.k8s.pod_security import baseline_violations, control_of, pod_of, restricted_gaps
 from fastload_constructs.k8s.pss_exemptions import unexempted_violations
 from tests.emitted_manifests import chart_manifests
 
-vllm_chart = pytest.importorskip("fastload_constructs.k8s.vllm_chart")
+from fastload_constructs.k8s import vllm_chart  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -48,3 +49,22 @@ def test_gap_to_restricted_is_running_as_root(pods):
     """The vllm/vllm-openai image runs as root (no USER); everything else restricted asks for is set."""
     assert {control_of(g) for g in restricted_gaps(pods["pvc"])} == {"runAsNonRoot"}
     assert {control_of(g) for g in restricted_gaps(pods["host-path"])} == {"runAsNonRoot", "volumeTypes"}
+
+
+def _warm_pod(compile_cache: str) -> dict:
+    p = plan(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge", TuningOptions(source="local"))
+    chart = vllm_chart.VllmChart(cdk8s.Testing.app(), "warm", plan=p, model_name="llama",
+                                 model_uri="s3://fastload-models/models/llama", region="us-east-1",
+                                 compile_cache=compile_cache, model_cache="node-local",
+                                 shared_compile_cache=SharedCompileCache("fastload-models"))
+    (doc,) = [d for d in cdk8s.Testing.synth(chart) if d["kind"] == "Deployment"]
+    return doc
+
+
+def test_warm_launch_containers_add_no_violation_beyond_the_model_cache():
+    """Init containers and the sidecar run as locked down as vLLM; only the NVMe model copy is a host path."""
+    doc = _warm_pod("pvc")
+    found = baseline_violations(doc)
+    assert [control_of(f) for f in found] == ["hostPathVolumes"] and "'model-cache'" in found[0]
+    assert unexempted_violations(doc) == []
+    assert {control_of(g) for g in restricted_gaps(doc)} == {"runAsNonRoot", "volumeTypes"}

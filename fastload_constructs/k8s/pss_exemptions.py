@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..naming import COMPILE_CACHE_HOST_ROOT
+from ..naming import COMPILE_CACHE_HOST_ROOT, MODEL_CACHE_HOST_ROOT
 from .local_storage import PROVISIONER_NAME
 from .pod_security import baseline_violations, control_of
 
@@ -52,6 +52,13 @@ EXEMPTIONS: tuple[Exemption, ...] = (
         reason="compile_cache='host-path' keeps vLLM's torch.compile cache in a keyed directory on the node's "
         "instance store so restarts and replicas on that node hit it; the vLLM chart's compile_cache='pvc' "
         "(a local-nvme PersistentVolumeClaim) or 'empty-dir' meets baseline instead",
+    ),
+    Exemption(
+        kind="Deployment", namespace=None, label=("app.kubernetes.io/name", "vllm"),
+        controls=frozenset({"hostPathVolumes"}), must_contain=f"'model-cache' mounts host path {MODEL_CACHE_HOST_ROOT}",
+        reason="model_cache='node-local' (off by default) copies the staged model to the node's instance-store "
+        "RAID0 once per node, under a lock, so later pods on that node stream NVMe instead of S3; the copy must "
+        "outlive the pod, which only a host path gives; model_cache='s3' meets baseline",
     ),
 )
 
