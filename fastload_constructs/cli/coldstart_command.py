@@ -13,9 +13,8 @@ from ..coldstart.kubectl import read_container_started_at, read_pod_log
 from ..coldstart.parser import ColdStartReport, parse_log, parse_started_at
 from ..coldstart.render import render_table, report_as_dict
 from ..errors import FastloadConfigError
-from ..model import DTYPE_BYTES
 from ..tuning import PhaseEstimate
-from .plan_command import plan_from_options
+from .plan_command import model_plan_options, plan_from_options
 
 
 class StartupFailed(click.ClickException):
@@ -86,12 +85,7 @@ def _pod_start_if_consistent(text: str, start: datetime) -> datetime | None:
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write a stacked bar per log: .png, or .html (chart and table in one page).")
 @click.option("--instance", "instance_type", help="Compare with the plan for this instance type.")
-@click.option("--params", "parameter_count", type=float, help="Plan: parameter count, e.g. 70.6e9.")
-@click.option("--bytes", "total_bytes", type=int, help="Plan: total weight bytes (instead of --params).")
-@click.option("--dtype", default="BF16", show_default=True, type=click.Choice(sorted(DTYPE_BYTES)))
-@click.option("--tp", "tensor_parallel_size", type=int, help="Plan: tensor-parallel size.")
-@click.option("--source", type=click.Choice(["s3", "local"]), default="s3", show_default=True)
-@click.option("--warm-compile-cache", is_flag=True, help="Plan: predict a compile-cache hit.")
+@model_plan_options
 def coldstart_command(
     logs: tuple[str, ...], pod: str | None, namespace: str | None, container: str | None, previous: bool,
     started_at: tuple[str, ...], as_json: bool, plot_path: Path | None,

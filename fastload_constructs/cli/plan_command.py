@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any, Callable
 
 import click
 
@@ -54,14 +55,26 @@ def plan_from_options(
     return plan(profile, instance_type, options)
 
 
+def model_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The model-size and tuning options `plan_from_options` takes, for every command that plans."""
+    options = (
+        click.option("--params", "parameter_count", type=float, help="Parameter count, e.g. 8e9."),
+        click.option("--bytes", "total_bytes", type=int, help="Total weight bytes (instead of --params)."),
+        click.option("--dtype", default="BF16", show_default=True, type=click.Choice(sorted(DTYPE_BYTES))),
+        click.option("--tp", "tensor_parallel_size", type=int,
+                     help="Tensor-parallel size (default: smallest that fits)."),
+        click.option("--source", type=click.Choice(["s3", "local"]), default="s3", show_default=True,
+                     help="Where the streamer reads weights: S3, or a node-local NVMe copy."),
+        click.option("--warm-compile-cache", is_flag=True, help="Predict with a compile-cache hit."),
+    )
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 @click.command("plan")
 @click.option("--instance", "instance_type", required=True, help="EC2 instance type, e.g. g6e.12xlarge.")
-@click.option("--params", "parameter_count", type=float, help="Parameter count, e.g. 8e9.")
-@click.option("--bytes", "total_bytes", type=int, help="Total weight bytes (instead of --params).")
-@click.option("--dtype", default="BF16", show_default=True, type=click.Choice(sorted(DTYPE_BYTES)))
-@click.option("--tp", "tensor_parallel_size", type=int, help="Tensor-parallel size (default: smallest that fits).")
-@click.option("--source", type=click.Choice(["s3", "local"]), default="s3", show_default=True)
-@click.option("--warm-compile-cache", is_flag=True, help="Predict with a compile-cache hit.")
+@model_plan_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def plan_command(
     instance_type: str, parameter_count: float | None, total_bytes: int | None, dtype: str,
