@@ -351,6 +351,19 @@ def shm_bytes(instance: GpuInstance, tp: int) -> int:
     return int(min(2 * GIB * tp, instance.memory_bytes * tp / instance.gpu_count / 4))
 
 
+def pod_memory_bytes(instance: GpuInstance, tp: int) -> int:
+    """Memory for a pod of `tp` GPUs: its GPU share of what the node can allocate.
+
+    A node allocates less than its nominal RAM: the kernel sees ~3% less, and
+    kubelet reserves 255 MiB + 11 MiB per pod, eviction 100 MiB, and the
+    DaemonSets (CNI, kube-proxy, device plugin, Pod Identity agent, storage)
+    request some more. Keeping max(3 GiB, 10%) off the top lets a full-node
+    pod schedule even on a 16 GiB g5.xlarge.
+    """
+    reserve = max(3 * GIB, 0.1 * instance.memory_bytes)
+    return int((instance.memory_bytes - reserve) * tp / instance.gpu_count)
+
+
 def plan(
     model: ModelProfile, instance_type: str | GpuInstance, options: TuningOptions | None = None
 ) -> ServingPlan:
@@ -391,7 +404,7 @@ def plan(
         predicted=predicted,
         startup_probe=startup_probe(predicted, opts),
         shm_bytes=shm_bytes(instance, tp),
-        pod_memory_bytes=int(instance.memory_bytes * 0.9 * share),
+        pod_memory_bytes=pod_memory_bytes(instance, tp),
         pod_cpu=max(1, math.floor(instance.vcpu * 0.9 * share)),
         assumptions=notes,
     )

@@ -62,6 +62,9 @@ def test_shared_cache_restores_before_and_publishes_after(s3_plan):
         assert s.cache_host_path.endswith("/" + s.compile_cache_key)
         assert args[args.index("--cache-root") + 1] == CACHE_MOUNT_PATH
     assert publish.sidecar and "--then-sleep" in publish.args
+    # The pod still fits the plan's memory: the sidecar's share comes out of vLLM's.
+    assert s.memory_bytes + publish.memory_mib * 1024**2 == s3_plan.pod_memory_bytes
+    assert spec(s3_plan).memory_bytes == s3_plan.pod_memory_bytes
     # Publishing waits as long as the startup probe allows the server to start.
     wait = list(publish.args)
     assert wait[wait.index("--wait-url") + 1] == "http://127.0.0.1:8000/health"

@@ -35,6 +35,8 @@ def test_8b_on_g5_xlarge():
     assert (p.startup_probe.period_seconds, p.startup_probe.failure_threshold) == (10, 37)
     assert p.shm_bytes == 2 * GIB
     assert p.pod_cpu == 3  # floor(4 x 0.9)
+    # 16 GiB less max(3 GiB, 1.6 GiB) kept for the kernel, kubelet and DaemonSets.
+    assert p.pod_memory_bytes == 13 * GIB
 
 
 def test_8b_on_g6e_2xlarge():
@@ -63,6 +65,8 @@ def test_70b_on_g6e_12xlarge_takes_tp4_and_distributed_streaming():
     # 134.12 x 2 = 268.24 < the 300 s floor -> 30 probes.
     assert p.startup_probe.failure_threshold == 30
     assert p.shm_bytes == 8 * GIB  # 2 GiB x 4 ranks
+    # A whole node: 384 GiB less 10% (38.4 GiB).
+    assert p.pod_memory_bytes == int(384 * GIB * 0.9)
     # The distributed streamer divides the configured limit by the 4 ranks on the node,
     # so the configured value is 4 x 35.3e9 for each rank to get 35.3e9.
     assert p.streamer.configured_memory_limit_bytes == 141_200_000_000

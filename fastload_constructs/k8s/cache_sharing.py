@@ -58,6 +58,16 @@ class SyncContainer:
     sidecar: bool = False
 
     @property
+    def cpu_millis(self) -> int:
+        """A sidecar idles once it has published; an init step copies weights and unpacks archives."""
+        return 100 if self.sidecar else 1000
+
+    @property
+    def memory_mib(self) -> int:
+        """Request = limit. tar/gzip and boto3 transfers stream, so this bounds buffers, not data size."""
+        return 512 if self.sidecar else 2048
+
+    @property
     def command(self) -> tuple[str, ...]:
         return ("python3", f"{SCRIPT_MOUNT_PATH}/{SCRIPT_NAME}", *self.args)
 

@@ -94,7 +94,7 @@ class VllmServerSpec:
     replicas: int
     gpus: int
     cpu: int
-    memory_bytes: int
+    memory_bytes: int  # the vLLM container's; with the sidecars' it adds up to the plan's pod memory
     shm_bytes: int
     startup_probe: HttpProbe
     readiness_probe: HttpProbe
@@ -344,7 +344,8 @@ def server_spec(
         replicas=replicas,
         gpus=plan.tensor_parallel_size,
         cpu=plan.pod_cpu,
-        memory_bytes=plan.pod_memory_bytes,
+        # The pod's memory is the plan's; sidecars take theirs out of vLLM's share.
+        memory_bytes=plan.pod_memory_bytes - sum(c.memory_mib for c in sidecars) * 1024**2,
         shm_bytes=plan.shm_bytes,
         startup_probe=startup,
         readiness_probe=readiness,

@@ -280,8 +280,7 @@ def _container_security() -> kplus.ContainerSecurityContextProps:
 
 
 def _sync_container_props(spec: VllmServerSpec, step: SyncContainer, env: dict) -> dict:
-    # A sidecar idles once it has published; an init container copies weights and unpacks archives.
-    cpu, memory = (kplus.Cpu.millis(100), 512) if step.sidecar else (kplus.Cpu.units(1), 2048)
+    memory = cdk8s.Size.mebibytes(step.memory_mib)
     return dict(
         name=step.name,
         image=spec.image,
@@ -289,8 +288,8 @@ def _sync_container_props(spec: VllmServerSpec, step: SyncContainer, env: dict) 
         command=list(step.command),
         env_variables=env,
         resources=kplus.ContainerResources(
-            cpu=kplus.CpuResources(request=cpu),
-            memory=kplus.MemoryResources(request=cdk8s.Size.mebibytes(memory), limit=cdk8s.Size.mebibytes(memory)),
+            cpu=kplus.CpuResources(request=kplus.Cpu.millis(step.cpu_millis)),
+            memory=kplus.MemoryResources(request=memory, limit=memory),
         ),
         security_context=_container_security(),
     )
