@@ -67,7 +67,9 @@ class TuningOptions:
     streamer_ram_fraction: float = 0.5
     probe_period_seconds: int = 10
     probe_safety_factor: float = 2.0
-    min_startup_budget_seconds: int = 300
+    # Never below what peers ship (60 x 10 s): a prediction that is off by more than
+    # the safety factor must still not kill a loading pod.
+    min_startup_budget_seconds: int = 600
     compile_cache_warm: bool = False
     assumptions: LoadAssumptions = field(default_factory=LoadAssumptions)
 

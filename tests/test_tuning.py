@@ -30,9 +30,12 @@ def test_8b_on_g5_xlarge():
     assert p.streamer.memory_limit_bytes == 8 * GIB
     # Sustained 2.5 Gbps x 125 x 0.8 = 250 MB/s -> 16.06e9 / 250e6 = 64.24 s.
     assert p.predicted.weight_load_s == pytest.approx(16_060_522_496 / 250e6)  # 64.24 s
-    # Total 184.24 s x 2 = 368.48 -> 369 s -> ceil(369/10) = 37 probes of 10 s.
+    # Total 184.24 s x 2 = 368.48 s, under the 600 s floor -> 60 probes of 10 s.
     assert p.predicted.total_s == pytest.approx(120 + 16_060_522_496 / 250e6)
-    assert (p.startup_probe.period_seconds, p.startup_probe.failure_threshold) == (10, 37)
+    assert (p.startup_probe.period_seconds, p.startup_probe.failure_threshold) == (10, 60)
+    # A larger safety factor lifts it above the floor: 184.24 x 5 = 921.2 -> 922 s -> 93 probes.
+    cautious = plan(LLAMA_8B, "g5.xlarge", TuningOptions(probe_safety_factor=5))
+    assert cautious.startup_probe.failure_threshold == 93
     assert p.shm_bytes == 2 * GIB
     assert p.pod_cpu == 3  # floor(4 x 0.9)
     # 16 GiB less max(3 GiB, 1.6 GiB) kept for the kernel, kubelet and DaemonSets.
@@ -46,9 +49,9 @@ def test_8b_on_g6e_2xlarge():
     assert p.streamer.concurrency == 23
     # 64 GiB x 0.5 = 32 GiB > 16.06 GB read -> the bytes read.
     assert p.streamer.memory_limit_bytes == 16_060_522_496
-    # Sustained 5 Gbps -> 500 MB/s -> 32.12 s; total 152.12 -> 305 s -> 31 probes.
+    # Sustained 5 Gbps -> 500 MB/s -> 32.12 s; total 152.12 x 2 = 304 s -> the 600 s floor.
     assert p.predicted.weight_load_s == pytest.approx(16_060_522_496 / 500e6)  # 32.12 s
-    assert p.startup_probe.failure_threshold == 31
+    assert p.startup_probe.failure_threshold == 60
 
 
 def test_70b_on_g6e_12xlarge_takes_tp4_and_distributed_streaming():
@@ -62,8 +65,8 @@ def test_70b_on_g6e_12xlarge_takes_tp4_and_distributed_streaming():
     assert p.streamer.memory_limit_bytes == 35_300_000_000
     # min(NIC 10000, 28 x 4 x 90 = 10080, PCIe 48000) = 10000 MB/s -> 14.12 s.
     assert p.predicted.weight_load_s == pytest.approx(14.12)
-    # 134.12 x 2 = 268.24 < the 300 s floor -> 30 probes.
-    assert p.startup_probe.failure_threshold == 30
+    # 134.12 x 2 = 268.24 < the 600 s floor -> 60 probes.
+    assert p.startup_probe.failure_threshold == 60
     assert p.shm_bytes == 8 * GIB  # 2 GiB x 4 ranks
     # A whole node: 384 GiB less 10% (38.4 GiB).
     assert p.pod_memory_bytes == int(384 * GIB * 0.9)
