@@ -26,6 +26,9 @@ def streamer_env(
         "AWS_REGION": region,
         "AWS_DEFAULT_REGION": region,
         "RUNAI_STREAMER_CONCURRENCY": str(streamer.concurrency),
+        # Streamer 0.17 reads object-storage concurrency from this one first and falls back
+        # to RUNAI_STREAMER_CONCURRENCY; naming it keeps the S3 setting explicit.
+        "RUNAI_STREAMER_OBJ_CONCURRENCY": str(streamer.concurrency),
         "RUNAI_STREAMER_MEMORY_LIMIT": str(streamer.configured_memory_limit_bytes),
         # vLLM configures only its own loggers, so the streamer's throughput summary
         # ("Overall time to stream ...") is dropped unless it writes to stderr itself;

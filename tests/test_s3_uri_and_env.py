@@ -44,7 +44,8 @@ def test_good_bucket_names_and_prefixes():
 def test_streamer_env():
     env = streamer_env(StreamerSettings(24, 2**30, False), region="eu-west-1")
     assert env == {"AWS_REGION": "eu-west-1", "AWS_DEFAULT_REGION": "eu-west-1",
-                   "RUNAI_STREAMER_CONCURRENCY": "24", "RUNAI_STREAMER_MEMORY_LIMIT": str(2**30),
+                   "RUNAI_STREAMER_CONCURRENCY": "24", "RUNAI_STREAMER_OBJ_CONCURRENCY": "24",
+                   "RUNAI_STREAMER_MEMORY_LIMIT": str(2**30),
                    "RUNAI_STREAMER_LOG_TO_STDERR": "1"}
     local = streamer_env(StreamerSettings(4, 2**20, False), region="us-east-1", endpoint_url="http://127.0.0.1:9")
     assert local["AWS_ENDPOINT_URL"] == "http://127.0.0.1:9"
