@@ -5,7 +5,7 @@ What this adds to an existing cluster: an S3 gateway endpoint on the VPC's
 private route tables, a GPU node group with instance-store RAID0, the model
 bucket locked to that endpoint, a read-only Pod Identity for one model, and
 its vLLM chart. Fill in your IDs (or pass them as -c context) and run
-`cdk synth --app "python3 examples/existing_cluster.py"`.
+`cdk synth --app ".venv/bin/python examples/existing_cluster.py"`.
 
 Assumed already on your cluster: the eks-pod-identity-agent add-on, the
 NVIDIA device plugin (else pass `device_plugin=True`), and an IAM role with an
