@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from .catalog import lookup
-from .errors import FastloadConfigError, require
+from .errors import FastloadConfigError, is_whole_number, require
 from .model import DTYPE_BYTES, ModelProfile
 from .s3_uri import check_bucket_name, check_key_prefix
 from .tuning import ServingPlan, TuningOptions, plan
@@ -90,7 +90,7 @@ def _flag(field: str, value: object) -> bool:
 
 
 def _positive_int(field: str, value: object) -> int:
-    require(isinstance(value, int) and not isinstance(value, bool) and value > 0,
+    require(is_whole_number(value) and value > 0,
             field, value, "a positive whole number")
     return value  # type: ignore[return-value]
 

@@ -25,6 +25,11 @@ def require(condition: bool, field: str, value: object, accepted: str) -> None:
         raise FastloadConfigError(field, value, accepted)
 
 
+def is_whole_number(value: object) -> bool:
+    """An int that is not a bool: JSON and YAML `true` must not pass as 1."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def one_of(field: str, value: object, choices: Iterable[object]) -> None:
     """Raise unless `value` is one of `choices`, listing them in the message."""
     options = list(choices)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .catalog import GpuInstance, lookup
-from .errors import require
+from .errors import is_whole_number, require
 from .naming import (
     GPU_TAINT_EFFECT,
     GPU_TAINT_KEY,
@@ -95,7 +95,7 @@ def check_instance_store(instance: GpuInstance, instance_store: bool, field: str
 
 def check_root_volume(root_volume_gib: object, field: str = "root_volume_gib") -> int:
     require(
-        isinstance(root_volume_gib, int) and not isinstance(root_volume_gib, bool)
+        is_whole_number(root_volume_gib)
         and MIN_ROOT_VOLUME_GIB <= root_volume_gib <= MAX_ROOT_VOLUME_GIB,
         field, root_volume_gib,
         f"a whole number of GiB from {MIN_ROOT_VOLUME_GIB} to {MAX_ROOT_VOLUME_GIB} "

@@ -16,7 +16,7 @@ from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from ..errors import require
+from ..errors import is_whole_number, require
 from ..gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, ROOT_DEVICE_NAME, GpuNodeSpec, gpu_node_spec
 from ..nodeadm import mime_user_data, node_config
 from .nag_findings import EKS_NODE_POLICY_REASONS, acknowledge_managed_policies
@@ -36,7 +36,7 @@ _RESERVATION_ID = re.compile(r"^cr-[0-9a-f]{8}([0-9a-f]{9})?$")
 
 def _check_sizes(min_size: object, max_size: object, desired_size: object) -> None:
     for name, value in (("min_size", min_size), ("max_size", max_size), ("desired_size", desired_size)):
-        require(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+        require(is_whole_number(value) and value >= 0,
                 name, value, "a whole number >= 0")
     require(max_size >= 1, "max_size", max_size, "at least 1")  # type: ignore[operator]
     require(min_size <= desired_size <= max_size, "desired_size", desired_size,  # type: ignore[operator]

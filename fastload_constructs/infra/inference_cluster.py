@@ -34,7 +34,7 @@ from ..cluster_settings import (
     check_version,
     kubectl_layer_module,
 )
-from ..errors import require
+from ..errors import is_whole_number, require
 from .nag_findings import (
     EKS_NODE_POLICY_REASONS,
     acknowledge,
@@ -87,7 +87,7 @@ class InferenceCluster(Construct):
         require(not isinstance(admin_role_arns, str), "admin_role_arns", admin_role_arns, "a list of IAM role ARNs")
         check_admin_role_arns([a for a in admin_role_arns if not Token.is_unresolved(a)])
         require(isinstance(ebs_csi, bool), "ebs_csi", ebs_csi, "True or False")
-        require(isinstance(system_nodes, int) and not isinstance(system_nodes, bool) and 0 <= system_nodes <= 10,
+        require(is_whole_number(system_nodes) and 0 <= system_nodes <= 10,
                 "system_nodes", system_nodes, "a whole number from 0 to 10")
         super().__init__(scope, id)
 

@@ -17,7 +17,7 @@ from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from ..errors import FastloadConfigError, require
+from ..errors import FastloadConfigError, is_whole_number, require
 from .nag_findings import acknowledge
 
 DEFAULT_CIDR = "10.0.0.0/16"
@@ -154,9 +154,9 @@ class FastloadNetwork(Construct):
 
 
 def _check_created_vpc_props(max_azs: object, nat_gateways: object, cidr: object) -> None:
-    require(isinstance(max_azs, int) and not isinstance(max_azs, bool) and MIN_AZS <= max_azs <= MAX_AZS,
+    require(is_whole_number(max_azs) and MIN_AZS <= max_azs <= MAX_AZS,
             "max_azs", max_azs, f"a whole number from {MIN_AZS} to {MAX_AZS} (EKS needs two AZs)")
-    require(nat_gateways is None or (isinstance(nat_gateways, int) and not isinstance(nat_gateways, bool)
+    require(nat_gateways is None or (is_whole_number(nat_gateways)
                                      and nat_gateways >= 1),
             "nat_gateways", nat_gateways, "None (one per AZ) or a positive whole number")
     try:

@@ -24,7 +24,7 @@ import cdk8s
 from constructs import Construct
 
 from ..catalog import CATALOG, GpuInstance, lookup
-from ..errors import FastloadConfigError, require
+from ..errors import FastloadConfigError, is_whole_number, require
 from ..gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, ROOT_DEVICE_NAME, GpuNodeSpec, gpu_node_spec
 from ..naming import GPU_RESOURCE, MANAGED_BY, PART_OF
 
@@ -128,7 +128,7 @@ def plan_node_pools(
     require(isinstance(ami_alias, str) and ami_alias.startswith("al2023@") and len(ami_alias) > 7,
             "ami_alias", ami_alias, "an AL2023 alias: al2023@latest or al2023@v<YYYYMMDD>")
     if gpu_limit is not None:
-        require(isinstance(gpu_limit, int) and not isinstance(gpu_limit, bool) and gpu_limit > 0,
+        require(is_whole_number(gpu_limit) and gpu_limit > 0,
                 "gpu_limit", gpu_limit, "a positive whole number of GPUs, or None")
     return {
         family: [gpu_node_spec(i.name, instance_store=instance_store, root_volume_gib=root_volume_gib)

@@ -23,7 +23,7 @@ import cdk8s_plus_28 as kplus
 import yaml
 from constructs import Construct
 
-from ..errors import require
+from ..errors import is_whole_number, require
 from ..naming import (
     GPU_TAINT_KEY,
     INSTANCE_STORE_RAID0,
@@ -81,7 +81,7 @@ class LocalNvmeStorage(cdk8s.Chart):
         volumes_per_node: int = 4,
         image: str = PROVISIONER_IMAGE,
     ) -> None:
-        require(isinstance(volumes_per_node, int) and not isinstance(volumes_per_node, bool)
+        require(is_whole_number(volumes_per_node)
                 and 1 <= volumes_per_node <= 64,
                 "volumes_per_node", volumes_per_node, "a whole number from 1 to 64")
         super().__init__(scope, id, namespace=namespace, labels={

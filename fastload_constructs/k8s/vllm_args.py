@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Literal, Mapping, Sequence
 
 from .. import naming
-from ..errors import FastloadConfigError, one_of, require
+from ..errors import FastloadConfigError, is_whole_number, one_of, require
 from ..s3_uri import check_key_prefix, parse_s3_uri
 from ..streamer_env import streamer_env
 from ..tuning import ServingPlan, compile_cache_key
@@ -289,7 +289,7 @@ def server_spec(
     served = served_model_name if served_model_name is not None else model_name
     require(isinstance(served, str) and served != "" and not any(c.isspace() for c in served),
             "served_model_name", served, "a non-empty name without spaces")
-    require(isinstance(replicas, int) and not isinstance(replicas, bool) and replicas >= 1,
+    require(is_whole_number(replicas) and replicas >= 1,
             "replicas", replicas, "a positive whole number")
     one_of("compile_cache", compile_cache, COMPILE_CACHE_MODES)
     instance = plan.instance
