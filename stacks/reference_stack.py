@@ -28,10 +28,6 @@ from fastload_constructs.k8s.local_storage import LocalNvmeStorage
 from stacks.model_charts import ModelCharts
 
 
-def kubernetes_version(version: str) -> eks.KubernetesVersion:
-    return eks.KubernetesVersion.of(version)
-
-
 class FastloadReferenceStack(Stack):
     """An EKS cluster ready for fast-starting vLLM pods, configured from `ReferenceConfig`."""
 
