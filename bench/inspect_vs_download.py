@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 import boto3  # noqa: E402
 from moto.server import ThreadedMotoServer  # noqa: E402
 
-from fastload_constructs.s3_headers import inspect_s3, list_prefix, shard_objects  # noqa: E402
-from fastload_constructs.s3_uri import parse_s3_uri  # noqa: E402
+from fastload_constructs.s3.headers import inspect_s3, list_prefix, shard_objects  # noqa: E402
+from fastload_constructs.core.s3_uri import parse_s3_uri  # noqa: E402
 from tests.safetensors_factory import write_safetensors  # noqa: E402
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fastload_constructs.node_runtime import use_packaged_node  # noqa: E402
+from fastload_constructs.jsii_node import use_packaged_node  # noqa: E402
 
 use_packaged_node()
 
@@ -40,8 +40,8 @@ from fastload_constructs.infra.network import FastloadNetwork  # noqa: E402
 from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin  # noqa: E402
 from fastload_constructs.k8s.namespace_chart import NamespaceChart  # noqa: E402
 from fastload_constructs.k8s.vllm_chart import VllmChart  # noqa: E402
-from fastload_constructs.model import ModelProfile  # noqa: E402
-from fastload_constructs.tuning import plan  # noqa: E402
+from fastload_constructs.core.model import ModelProfile  # noqa: E402
+from fastload_constructs.core.tuning import plan  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,18 @@
 """fastload-constructs: fast cold starts for vLLM on Amazon EKS.
 
-The pure decisions (catalog, model, tuning, config) import without CDK;
-constructs live in `fastload_constructs.infra`, charts in `fastload_constructs.k8s`.
+Packages, one concept each (imports run one way: core <- s3 / k8s / infra <- cli):
+  core       the decisions: pure Python, no CDK, cdk8s or boto3 import
+  s3         staging and header inspection with boto3
+  infra      CDK constructs;  k8s  cdk8s charts
+  cli        the `fastload` command;  coldstart  start-up log analysis
+  runtime    code shipped into pods (standard library and boto3 only)
+The names below are the decision core's, re-exported for convenience.
 """
 
-from .catalog import CATALOG, GpuInstance, lookup
-from .errors import FastloadConfigError
-from .model import ModelProfile, ShardInfo
-from .tuning import ServingPlan, StreamerSettings, TuningOptions, plan
+from fastload_constructs.core.catalog import CATALOG, GpuInstance, lookup
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.model import ModelProfile, ShardInfo
+from fastload_constructs.core.tuning import ServingPlan, StreamerSettings, TuningOptions, plan
 
 __all__ = [
     "CATALOG",

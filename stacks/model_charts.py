@@ -16,9 +16,9 @@ from aws_cdk import Stack, Token
 from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct
 
-from fastload_constructs import naming
-from fastload_constructs.config import ModelSpec
-from fastload_constructs.k8s.cache_sharing import DEFAULT_CACHE_PREFIX, SharedCompileCache
+from fastload_constructs.core import naming
+from stacks.config import ModelSpec
+from fastload_constructs.core.cache_sharing import DEFAULT_CACHE_PREFIX, SharedCompileCache
 from fastload_constructs.k8s.manifest_export import ManifestExport
 from fastload_constructs.k8s.namespace_chart import NamespaceChart
 from fastload_constructs.k8s.vllm_chart import VllmChart

@@ -16,8 +16,8 @@ from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from fastload_constructs import naming
-from fastload_constructs.config import ReferenceConfig
+from fastload_constructs.core import naming
+from stacks.config import ReferenceConfig
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.model_bucket import ModelBucket

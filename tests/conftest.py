@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from fastload_constructs.node_runtime import use_packaged_node  # noqa: E402
+from fastload_constructs.jsii_node import use_packaged_node  # noqa: E402
 
 use_packaged_node()
 

@@ -65,8 +65,8 @@ def chart_classes() -> dict[str, type]:
 
 
 def _vllm_plan(instance_type: str = "g6e.12xlarge"):
-    from fastload_constructs.model import ModelProfile
-    from fastload_constructs.tuning import plan
+    from fastload_constructs.core.model import ModelProfile
+    from fastload_constructs.core.tuning import plan
 
     return plan(ModelProfile.from_numbers(parameter_count=70_000_000_000, dtype="BF16"), instance_type)
 

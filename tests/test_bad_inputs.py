@@ -19,17 +19,17 @@ from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
 
 from app import build_app
-from fastload_constructs.catalog import GIB
+from fastload_constructs.core.catalog import GIB
 from fastload_constructs.cli.main import main
-from fastload_constructs.errors import FastloadConfigError
+from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.network import FastloadNetwork
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage
-from fastload_constructs.model import ModelProfile, ShardInfo
-from fastload_constructs.s3_uri import check_bucket_name, parse_s3_uri
-from fastload_constructs.tuning import TuningOptions, plan
+from fastload_constructs.core.model import ModelProfile, ShardInfo
+from fastload_constructs.core.s3_uri import check_bucket_name, parse_s3_uri
+from fastload_constructs.core.tuning import TuningOptions, plan
 from tests.hf_model_factory import write_hf_model
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]

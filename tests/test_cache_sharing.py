@@ -10,17 +10,17 @@ import cdk8s
 import kubernetes_validate
 import pytest
 
-from fastload_constructs import naming
-from fastload_constructs.config import DEFAULT_KUBERNETES_VERSION
-from fastload_constructs.errors import FastloadConfigError
-from fastload_constructs.k8s.cache_sharing import (
+from fastload_constructs.core import naming
+from stacks.config import DEFAULT_KUBERNETES_VERSION
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.cache_sharing import (
     MODEL_MOUNT_PATH, SCRIPT_MOUNT_PATH, SCRIPT_NAME, SharedCompileCache, cache_sync_script, node_local_model_dir,
 )
-from fastload_constructs.k8s.vllm_args import CACHE_MOUNT_PATH, server_spec
+from fastload_constructs.core.vllm_args import CACHE_MOUNT_PATH, server_spec
 from fastload_constructs.k8s.vllm_chart import VllmChart
-from fastload_constructs.model import ModelProfile
+from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.runtime import cache_sync
-from fastload_constructs.tuning import TuningOptions, plan
+from fastload_constructs.core.tuning import TuningOptions, plan
 
 URI = "s3://fastload-test-models/models/llama-3.1-8b"
 LLAMA_8B = ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16")

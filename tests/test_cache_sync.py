@@ -16,7 +16,7 @@ from fastload_constructs.runtime import cache_sync
 from fastload_constructs.runtime.cache_sync import (
     COMPILE_SUBDIR, SHA256_METADATA, archive_key, publish_compile_cache, restore_compile_cache, stage_model,
 )
-from fastload_constructs.tuning import compile_cache_key
+from fastload_constructs.core.tuning import compile_cache_key
 
 BUCKET = "fastload-test-models"
 

@@ -1,7 +1,7 @@
 import pytest
 
-from fastload_constructs.catalog import CATALOG, lookup
-from fastload_constructs.errors import FastloadConfigError
+from fastload_constructs.core.catalog import CATALOG, lookup
+from fastload_constructs.core.errors import FastloadConfigError
 
 REQUIRED_FAMILIES = {"g5", "g6", "g6e", "g7e", "p4d", "p4de", "p5", "p5e", "p5en"}
 

@@ -4,11 +4,11 @@ import importlib
 
 import pytest
 
-from fastload_constructs.cluster_settings import (
+from fastload_constructs.core.cluster_settings import (
     CORE_ADDONS, EBS_CSI_ADDON, KUBECTL_LAYER_VERSIONS, addon_names, check_admin_role_arns,
     check_log_types, check_version, kubectl_layer_module,
 )
-from fastload_constructs.errors import FastloadConfigError
+from fastload_constructs.core.errors import FastloadConfigError
 
 
 @pytest.mark.parametrize("version", KUBECTL_LAYER_VERSIONS)

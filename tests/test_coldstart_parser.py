@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fastload_constructs.coldstart.parser import GIB, parse_log, parse_started_at
-from fastload_constructs.errors import FastloadConfigError
+from fastload_constructs.core.errors import FastloadConfigError
 
 LOGS = Path(__file__).parent / "fixtures" / "vllm_logs"
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from fastload_constructs.config import parse_reference_config
-from fastload_constructs.errors import FastloadConfigError
+from stacks.config import parse_reference_config
+from fastload_constructs.core.errors import FastloadConfigError
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 

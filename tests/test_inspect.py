@@ -5,10 +5,10 @@ import json
 import pytest
 
 from fastload_constructs.cli.main import main
-from fastload_constructs.model import ModelProfile
-from fastload_constructs.s3_client import s3_client
-from fastload_constructs.s3_headers import S3RangeReader, inspect_s3
-from fastload_constructs.s3_uri import parse_s3_uri
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.s3.client import s3_client
+from fastload_constructs.s3.headers import S3RangeReader, inspect_s3
+from fastload_constructs.core.s3_uri import parse_s3_uri
 from tests.hf_model_factory import SHARD_1, SHARD_2, write_hf_model
 
 

@@ -8,16 +8,16 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from fastload_constructs.config import SUPPORTED_KUBERNETES_VERSIONS
-from fastload_constructs.errors import FastloadConfigError
-from fastload_constructs.gpu_nodes import gpu_node_spec
+from stacks.config import SUPPORTED_KUBERNETES_VERSIONS
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.gpu_nodes import gpu_node_spec
 from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage, bind_mount_script
-from fastload_constructs.naming import (
+from fastload_constructs.core.naming import (
     GPU_TAINT_KEY, INSTANCE_STORE_RAID0, LABEL_INSTANCE_STORE, LOCAL_NVME_STORAGE_CLASS,
     LOCAL_VOLUME_DATA_HOST_ROOT, LOCAL_VOLUMES_HOST_ROOT, NODE_CACHE_ROOT,
 )
-from fastload_constructs.tuning import INSTANCE_STORE_MOUNT
+from fastload_constructs.core.tuning import INSTANCE_STORE_MOUNT
 
 RECOMMENDED = {"app.kubernetes.io/name", "app.kubernetes.io/instance", "app.kubernetes.io/component",
                "app.kubernetes.io/part-of", "app.kubernetes.io/managed-by"}

@@ -13,13 +13,13 @@ import yaml
 from aws_cdk.assertions import Template
 
 from app import build_app
-from fastload_constructs.config import DEFAULT_KUBERNETES_VERSION, parse_reference_config
-from fastload_constructs.errors import FastloadConfigError
+from stacks.config import DEFAULT_KUBERNETES_VERSION, parse_reference_config
+from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.k8s.manifest_export import ManifestExport, substitute_tokens, synth_with_manifests
-from fastload_constructs.k8s.tokens import CDK_TOKEN
+from fastload_constructs.core.tokens import CDK_TOKEN
 from fastload_constructs.k8s.vllm_chart import VllmChart
-from fastload_constructs.model import ModelProfile
-from fastload_constructs.tuning import plan
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.tuning import plan
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 MODEL = CDK_JSON["fastload:models"][0]

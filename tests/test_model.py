@@ -3,8 +3,8 @@ import struct
 
 import pytest
 
-from fastload_constructs.errors import FastloadConfigError
-from fastload_constructs.model import ModelProfile, read_local_shard
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.model import ModelProfile, read_local_shard
 from tests.safetensors_factory import write_safetensors
 
 

@@ -7,8 +7,8 @@ import pytest
 from botocore.stub import Stubber
 from runai_model_streamer_s3.files import files as streamer_files
 
-from fastload_constructs.errors import FastloadConfigError
-from fastload_constructs.infra import model_access as access
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core import model_access as access
 from tests.iam_eval import applies, denied
 
 BUCKET = "arn:aws:s3:::models-example"

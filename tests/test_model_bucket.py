@@ -8,7 +8,7 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from aws_cdk.assertions import Annotations, Match, Template
 
-from fastload_constructs.errors import FastloadConfigError
+from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.infra.model_bucket import ModelBucket
 from tests.cfn_lint_errors import lint_errors
 from tests.iam_eval import applies, denied

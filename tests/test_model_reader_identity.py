@@ -7,8 +7,8 @@ from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_kms as kms
 from aws_cdk.assertions import Template
 
-from fastload_constructs import naming
-from fastload_constructs.errors import FastloadConfigError
+from fastload_constructs.core import naming
+from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from tests.iam_eval import applies

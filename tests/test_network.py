@@ -5,7 +5,7 @@ import pytest
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk.assertions import Template
 
-from fastload_constructs.errors import FastloadConfigError
+from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.infra.network import INTERFACE_ENDPOINTS, FastloadNetwork
 from tests.cfn_lint_errors import lint_errors
 

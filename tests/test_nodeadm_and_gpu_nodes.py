@@ -5,13 +5,13 @@ import email
 import pytest
 import yaml
 
-from fastload_constructs.errors import FastloadConfigError
-from fastload_constructs.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, gpu_node_spec
-from fastload_constructs.naming import (
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, gpu_node_spec
+from fastload_constructs.core.naming import (
     GPU_TAINT_EFFECT, GPU_TAINT_KEY, GPU_TAINT_VALUE, INSTANCE_STORE_NONE, INSTANCE_STORE_RAID0,
     LABEL_GPU_MODEL, LABEL_INSTANCE_FAMILY, LABEL_INSTANCE_STORE,
 )
-from fastload_constructs.nodeadm import NODEADM_CONTENT_TYPE, mime_user_data, node_config
+from fastload_constructs.core.nodeadm import NODEADM_CONTENT_TYPE, mime_user_data, node_config
 
 
 def parse_node_configs(user_data: str) -> list[dict]:

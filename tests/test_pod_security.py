@@ -4,7 +4,7 @@ import copy
 
 import pytest
 
-from fastload_constructs.k8s.pod_security import (
+from fastload_constructs.core.pod_security import (
     BASELINE_CONTROLS, baseline_violations, control_of, pod_of, restricted_gaps,
 )
 

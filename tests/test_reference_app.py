@@ -8,7 +8,7 @@ import pytest
 from aws_cdk.assertions import Template
 
 from app import build_app
-from fastload_constructs.errors import FastloadConfigError
+from fastload_constructs.core.errors import FastloadConfigError
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 

@@ -8,7 +8,7 @@ import pytest
 from aws_cdk.assertions import Template
 
 from app import build_app
-from fastload_constructs import naming
+from fastload_constructs.core import naming
 from tests.cfn_lint_errors import lint_errors
 from tests.iam_eval import denied
 

@@ -10,8 +10,8 @@ import yaml
 from aws_cdk.assertions import Template
 
 from app import build_app
-from fastload_constructs.config import parse_reference_config
-from fastload_constructs.naming import LOCAL_NVME_STORAGE_CLASS
+from stacks.config import parse_reference_config
+from fastload_constructs.core.naming import LOCAL_NVME_STORAGE_CLASS
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 

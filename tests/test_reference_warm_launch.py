@@ -9,8 +9,8 @@ import yaml
 from aws_cdk.assertions import Template
 
 from app import build_app
-from fastload_constructs.config import parse_reference_config
-from fastload_constructs.errors import FastloadConfigError
+from stacks.config import parse_reference_config
+from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.k8s.manifest_export import synth_with_manifests
 from tests.iam_eval import applies
 

@@ -5,7 +5,7 @@ from boto3.exceptions import S3UploadFailedError
 from botocore.exceptions import ClientError, EndpointConnectionError, NoCredentialsError
 
 from fastload_constructs.cli.main import main
-from fastload_constructs.s3_errors import S3AccessError, explain, explained
+from fastload_constructs.s3.errors import S3AccessError, explain, explained
 
 
 def _client_error(code, status, operation="ListObjectsV2"):

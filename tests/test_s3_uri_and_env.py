@@ -1,9 +1,9 @@
 import pytest
 
-from fastload_constructs.errors import FastloadConfigError
-from fastload_constructs.s3_uri import check_bucket_name, check_key_prefix, parse_s3_uri
-from fastload_constructs.streamer_env import streamer_env
-from fastload_constructs.tuning import StreamerSettings
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.s3_uri import check_bucket_name, check_key_prefix, parse_s3_uri
+from fastload_constructs.core.streamer_env import streamer_env
+from fastload_constructs.core.tuning import StreamerSettings
 
 
 def test_parse_s3_uri():

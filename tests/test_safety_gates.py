@@ -26,15 +26,15 @@ from cdk_nag import AwsSolutionsChecks
 from cfnlint.api import lint_all
 
 from app import build_app
-from fastload_constructs.config import SUPPORTED_KUBERNETES_VERSIONS
+from stacks.config import SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.network import FastloadNetwork
-from fastload_constructs.k8s.pod_security import pod_of
-from fastload_constructs.k8s.pss_exemptions import EXEMPTIONS, unexempted_violations
+from fastload_constructs.core.pod_security import pod_of
+from fastload_constructs.core.pss_exemptions import EXEMPTIONS, unexempted_violations
 from tests.emitted_manifests import (
     CHART_INPUTS, chart_classes, chart_manifests, cluster_version, template_manifests,
 )

@@ -6,11 +6,11 @@ import json
 import pytest
 
 from fastload_constructs.cli.main import main
-from fastload_constructs.naming import SHA256_METADATA_KEY, STAGE_MANIFEST_NAME
-from fastload_constructs.s3_client import s3_client
-from fastload_constructs.s3_uri import parse_s3_uri
-from fastload_constructs.staging import validate_model_folder
-from fastload_constructs.uploader import stage_model, transfer_config
+from fastload_constructs.core.naming import SHA256_METADATA_KEY, STAGE_MANIFEST_NAME
+from fastload_constructs.s3.client import s3_client
+from fastload_constructs.core.s3_uri import parse_s3_uri
+from fastload_constructs.s3.staging import validate_model_folder
+from fastload_constructs.s3.uploader import stage_model, transfer_config
 from tests.hf_model_factory import SHARD_1, SHARD_2, write_hf_model
 
 

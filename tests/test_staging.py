@@ -6,8 +6,8 @@ import json
 import pytest
 
 from fastload_constructs.cli.main import main
-from fastload_constructs.errors import FastloadConfigError
-from fastload_constructs.staging import (
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.s3.staging import (
     RemoteState,
     build_manifest,
     plan_upload,

@@ -12,11 +12,11 @@ import sys
 import torch
 
 from fastload_constructs.cli.main import main
-from fastload_constructs.s3_client import s3_client
-from fastload_constructs.s3_headers import inspect_s3
-from fastload_constructs.s3_uri import parse_s3_uri
-from fastload_constructs.streamer_env import streamer_env
-from fastload_constructs.tuning import plan
+from fastload_constructs.s3.client import s3_client
+from fastload_constructs.s3.headers import inspect_s3
+from fastload_constructs.core.s3_uri import parse_s3_uri
+from fastload_constructs.core.streamer_env import streamer_env
+from fastload_constructs.core.tuning import plan
 from tests.hf_model_factory import write_hf_model
 from tests.s3_server import REGION
 

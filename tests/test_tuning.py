@@ -10,10 +10,10 @@ import math
 
 import pytest
 
-from fastload_constructs.catalog import GIB
-from fastload_constructs.errors import FastloadConfigError
-from fastload_constructs.model import ModelProfile
-from fastload_constructs.tuning import TuningOptions, compile_cache_key, plan
+from fastload_constructs.core.catalog import GIB
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.tuning import TuningOptions, compile_cache_key, plan
 
 LLAMA_8B = ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16")  # 16,060,522,496 B
 LLAMA_70B = ModelProfile.from_numbers(parameter_count=70_600_000_000, dtype="BF16")  # 141.2e9 B, 131.5 GiB

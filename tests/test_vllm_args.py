@@ -5,14 +5,14 @@ import json
 import aws_cdk as cdk
 import pytest
 
-from fastload_constructs import naming
-from fastload_constructs.errors import FastloadConfigError
-from fastload_constructs.k8s.vllm_args import (
+from fastload_constructs.core import naming
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.vllm_args import (
     CACHE_MOUNT_PATH, compile_cache_folder, is_token, recommended_labels, server_spec,
 )
-from fastload_constructs.model import ModelProfile
-from fastload_constructs.streamer_env import streamer_env
-from fastload_constructs.tuning import TuningOptions, plan
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.streamer_env import streamer_env
+from fastload_constructs.core.tuning import TuningOptions, plan
 
 URI = "s3://fastload-test-models/models/llama-3.1-8b"
 

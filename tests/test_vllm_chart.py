@@ -6,14 +6,14 @@ import cdk8s
 import kubernetes_validate
 import pytest
 
-from fastload_constructs import naming
-from fastload_constructs.config import DEFAULT_KUBERNETES_VERSION
-from fastload_constructs.errors import FastloadConfigError
+from fastload_constructs.core import naming
+from stacks.config import DEFAULT_KUBERNETES_VERSION
+from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.k8s.namespace_chart import NamespaceChart
-from fastload_constructs.k8s.vllm_args import CACHE_MOUNT_PATH, compile_cache_folder, compile_factors, vllm_env
+from fastload_constructs.core.vllm_args import CACHE_MOUNT_PATH, compile_cache_folder, compile_factors, vllm_env
 from fastload_constructs.k8s.vllm_chart import VllmChart
-from fastload_constructs.model import ModelProfile
-from fastload_constructs.tuning import plan
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.tuning import plan
 
 MIB = 1024**2
 URI_8B = "s3://fastload-test-models/models/llama-3.1-8b"

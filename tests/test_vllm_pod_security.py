@@ -5,12 +5,12 @@ import copy
 import cdk8s
 import pytest
 
-from fastload_constructs.k8s.cache_sharing import SharedCompileCache
-from fastload_constructs.model import ModelProfile
-from fastload_constructs.tuning import TuningOptions, plan
+from fastload_constructs.core.cache_sharing import SharedCompileCache
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.tuning import TuningOptions, plan
 
-from fastload_constructs.k8s.pod_security import baseline_violations, control_of, pod_of, restricted_gaps
-from fastload_constructs.k8s.pss_exemptions import unexempted_violations
+from fastload_constructs.core.pod_security import baseline_violations, control_of, pod_of, restricted_gaps
+from fastload_constructs.core.pss_exemptions import unexempted_violations
 from tests.emitted_manifests import chart_manifests
 
 from fastload_constructs.k8s import vllm_chart  # noqa: E402

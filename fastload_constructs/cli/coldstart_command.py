@@ -9,12 +9,12 @@ from pathlib import Path
 
 import click
 
-from ..coldstart.kubectl import read_container_started_at, read_pod_log
-from ..coldstart.parser import ColdStartReport, parse_log, parse_started_at
-from ..coldstart.render import render_table, report_as_dict
-from ..errors import FastloadConfigError
-from ..tuning import PhaseEstimate
-from .plan_command import model_plan_options, plan_from_options
+from fastload_constructs.coldstart.kubectl import read_container_started_at, read_pod_log
+from fastload_constructs.coldstart.parser import ColdStartReport, parse_log, parse_started_at
+from fastload_constructs.coldstart.render import render_table, report_as_dict
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.tuning import PhaseEstimate
+from fastload_constructs.cli.plan_command import model_plan_options, plan_from_options
 
 
 class StartupFailed(click.ClickException):
@@ -109,7 +109,7 @@ def coldstart_command(
         parse_log(text, label=label, started_at=start) for (label, text), start in zip(texts, starts)
     ]
     if plot_path is not None:
-        from ..coldstart.plot import write_plot  # matplotlib only when a plot is asked for
+        from fastload_constructs.coldstart.plot import write_plot  # matplotlib only when a plot is asked for
 
         write_plot(plot_path, reports, estimate)
     if as_json:

@@ -6,15 +6,15 @@ import json
 
 import click
 
-from ..catalog import lookup
-from ..errors import FastloadConfigError
-from ..model import ModelProfile
-from ..s3_client import s3_client
-from ..s3_headers import inspect_s3
-from ..s3_uri import parse_s3_uri
-from ..tuning import plan
-from .plan_command import plan_as_dict
-from .s3_options import s3_options
+from fastload_constructs.core.catalog import lookup
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.s3.client import s3_client
+from fastload_constructs.s3.headers import inspect_s3
+from fastload_constructs.core.s3_uri import parse_s3_uri
+from fastload_constructs.core.tuning import plan
+from fastload_constructs.cli.plan_command import plan_as_dict
+from fastload_constructs.cli.s3_options import s3_options
 
 
 class DoesNotFit(click.ClickException):

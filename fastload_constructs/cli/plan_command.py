@@ -7,8 +7,8 @@ from typing import Any, Callable
 
 import click
 
-from ..model import DTYPE_BYTES, ModelProfile
-from ..tuning import ServingPlan, TuningOptions, plan
+from fastload_constructs.core.model import DTYPE_BYTES, ModelProfile
+from fastload_constructs.core.tuning import ServingPlan, TuningOptions, plan
 
 
 def plan_as_dict(p: ServingPlan) -> dict[str, object]:

@@ -7,7 +7,7 @@ from typing import IO, Any, Callable
 
 import click
 
-from ..s3_errors import S3AccessError
+from fastload_constructs.s3.errors import S3AccessError
 
 
 class S3Failure(click.ClickException):

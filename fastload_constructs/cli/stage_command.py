@@ -5,11 +5,11 @@ from __future__ import annotations
 import click
 from tqdm import tqdm
 
-from ..s3_client import s3_client
-from ..s3_uri import parse_s3_uri
-from ..staging import UploadPlan, validate_model_folder
-from ..uploader import stage_model, transfer_config
-from .s3_options import s3_options
+from fastload_constructs.s3.client import s3_client
+from fastload_constructs.core.s3_uri import parse_s3_uri
+from fastload_constructs.s3.staging import UploadPlan, validate_model_folder
+from fastload_constructs.s3.uploader import stage_model, transfer_config
+from fastload_constructs.cli.s3_options import s3_options
 
 
 @click.command("stage")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from ..errors import FastloadConfigError
+from fastload_constructs.core.errors import FastloadConfigError
 
 
 def kubectl_logs_command(

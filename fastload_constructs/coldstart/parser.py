@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Literal
 
-from ..errors import FastloadConfigError
-from . import patterns
-from .patterns import LineKind
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.coldstart import patterns
+from fastload_constructs.coldstart.patterns import LineKind
 
 GIB = 2**30
 PHASE_ORDER = (

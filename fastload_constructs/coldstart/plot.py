@@ -17,10 +17,10 @@ import matplotlib
 matplotlib.use("Agg")  # files only: no display on servers and CI
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ..errors import FastloadConfigError  # noqa: E402
-from ..tuning import PhaseEstimate  # noqa: E402
-from .parser import PHASE_ORDER, ColdStartReport  # noqa: E402
-from .render import PHASE_LABELS, PLAN_PHASES, predicted_seconds, render_table  # noqa: E402
+from fastload_constructs.core.errors import FastloadConfigError  # noqa: E402
+from fastload_constructs.core.tuning import PhaseEstimate  # noqa: E402
+from fastload_constructs.coldstart.parser import PHASE_ORDER, ColdStartReport  # noqa: E402
+from fastload_constructs.coldstart.render import PHASE_LABELS, PLAN_PHASES, predicted_seconds, render_table  # noqa: E402
 
 PLOT_SUFFIXES = (".png", ".html", ".htm")
 

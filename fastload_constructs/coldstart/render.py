@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..tuning import PhaseEstimate
-from .parser import GIB, PHASE_ORDER, ColdStartReport
+from fastload_constructs.core.tuning import PhaseEstimate
+from fastload_constructs.coldstart.parser import GIB, PHASE_ORDER, ColdStartReport
 
 PHASE_LABELS = {
     "process_start": "process start -> first log",

@@ -1,1 +1,26 @@
-"""CDK constructs: thin wrappers that apply the decisions in fastload_constructs.tuning."""
+"""CDK constructs (aws-cdk-lib v2) that apply the decisions of `fastload_constructs.core`.
+
+    from fastload_constructs.infra import FastloadNetwork, ModelBucket, InferenceCluster
+"""
+
+from fastload_constructs.jsii_node import use_packaged_node
+
+use_packaged_node()  # before aws_cdk starts its jsii runtime
+
+from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup  # noqa: E402
+from fastload_constructs.infra.inference_cluster import InferenceCluster  # noqa: E402
+from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes  # noqa: E402
+from fastload_constructs.infra.model_bucket import ModelBucket  # noqa: E402
+from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity  # noqa: E402
+from fastload_constructs.infra.network import FastloadNetwork  # noqa: E402
+from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin  # noqa: E402
+
+__all__ = [
+    "FastloadNetwork",
+    "GpuNodeGroup",
+    "InferenceCluster",
+    "KarpenterGpuNodes",
+    "ModelBucket",
+    "ModelReaderIdentity",
+    "NvidiaDevicePlugin",
+]

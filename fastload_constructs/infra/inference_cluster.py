@@ -22,7 +22,7 @@ from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from ..cluster_settings import (
+from fastload_constructs.core.cluster_settings import (
     CORE_ADDONS,
     DEFAULT_LOG_TYPES,
     DEFAULT_VERSION,
@@ -34,8 +34,8 @@ from ..cluster_settings import (
     check_version,
     kubectl_layer_module,
 )
-from ..errors import is_whole_number, require
-from .nag_findings import (
+from fastload_constructs.core.errors import is_whole_number, require
+from fastload_constructs.infra.nag_findings import (
     EKS_NODE_POLICY_REASONS,
     acknowledge,
     acknowledge_managed_policies,

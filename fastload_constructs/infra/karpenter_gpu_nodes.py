@@ -17,10 +17,10 @@ from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct, IDependable
 
-from ..config import check_dns_label
-from ..gpu_nodes import DEFAULT_ROOT_VOLUME_GIB
-from ..k8s.karpenter import DEFAULT_AMI_ALIAS, KarpenterGpuNodePools, plan_node_pools
-from .nag_findings import EKS_NODE_POLICY_REASONS, acknowledge_managed_policies
+from fastload_constructs.core.validation import check_dns_label
+from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB
+from fastload_constructs.k8s.karpenter import DEFAULT_AMI_ALIAS, KarpenterGpuNodePools, plan_node_pools
+from fastload_constructs.infra.nag_findings import EKS_NODE_POLICY_REASONS, acknowledge_managed_policies
 
 NODE_MANAGED_POLICIES = (
     "AmazonEKSWorkerNodePolicy",

@@ -20,9 +20,9 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from ..errors import require
-from ..s3_uri import check_bucket_name, check_key_prefix
-from .model_access import (
+from fastload_constructs.core.errors import require
+from fastload_constructs.core.s3_uri import check_bucket_name, check_key_prefix
+from fastload_constructs.core.model_access import (
     KMS_READ_ACTIONS,
     KMS_STAGE_ACTIONS,
     StatementSpec,

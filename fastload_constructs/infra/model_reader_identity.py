@@ -19,12 +19,12 @@ from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from ..config import check_dns_label
-from ..errors import require
-from ..naming import DEFAULT_NAMESPACE, service_account_name
-from ..s3_uri import check_key_prefix
-from .model_bucket import ModelBucket
-from .nag_findings import acknowledge, arn_of
+from fastload_constructs.core.validation import check_dns_label
+from fastload_constructs.core.errors import require
+from fastload_constructs.core.naming import DEFAULT_NAMESPACE, service_account_name
+from fastload_constructs.core.s3_uri import check_key_prefix
+from fastload_constructs.infra.model_bucket import ModelBucket
+from fastload_constructs.infra.nag_findings import acknowledge, arn_of
 
 POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"
 # Session tags EKS Pod Identity sets on every AssumeRole (Amazon EKS User Guide, pod-id-abac).

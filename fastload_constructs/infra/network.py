@@ -17,8 +17,8 @@ from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from ..errors import FastloadConfigError, is_whole_number, require
-from .nag_findings import acknowledge
+from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
+from fastload_constructs.infra.nag_findings import acknowledge
 
 DEFAULT_CIDR = "10.0.0.0/16"
 # /19 private subnets: 8k addresses per AZ, because the VPC CNI gives every pod a VPC IP.

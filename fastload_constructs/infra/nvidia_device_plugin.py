@@ -14,7 +14,7 @@ from typing import Any
 from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct
 
-from ..naming import GPU_TAINT_EFFECT, GPU_TAINT_KEY, LABEL_GPU_MODEL
+from fastload_constructs.core.naming import GPU_TAINT_EFFECT, GPU_TAINT_KEY, LABEL_GPU_MODEL
 
 CHART_REPOSITORY = "https://nvidia.github.io/k8s-device-plugin"
 CHART_NAME = "nvidia-device-plugin"

@@ -1,1 +1,24 @@
-"""cdk8s charts: Kubernetes manifests built from a ServingPlan."""
+"""cdk8s charts (cdk8s-plus-28) that turn a ServingPlan into Kubernetes objects. Charts only:
+the values they apply are decided in `fastload_constructs.core`.
+
+    from fastload_constructs.k8s import VllmChart, NamespaceChart
+"""
+
+from fastload_constructs.jsii_node import use_packaged_node
+
+use_packaged_node()  # before cdk8s starts its jsii runtime
+
+from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools  # noqa: E402
+from fastload_constructs.k8s.local_storage import LocalNvmeStorage  # noqa: E402
+from fastload_constructs.k8s.manifest_export import ManifestExport, synth_with_manifests  # noqa: E402
+from fastload_constructs.k8s.namespace_chart import NamespaceChart  # noqa: E402
+from fastload_constructs.k8s.vllm_chart import VllmChart  # noqa: E402
+
+__all__ = [
+    "KarpenterGpuNodePools",
+    "LocalNvmeStorage",
+    "ManifestExport",
+    "NamespaceChart",
+    "VllmChart",
+    "synth_with_manifests",
+]

@@ -23,10 +23,10 @@ from typing import Any, Sequence
 import cdk8s
 from constructs import Construct
 
-from ..catalog import CATALOG, GpuInstance, lookup
-from ..errors import FastloadConfigError, is_whole_number, require
-from ..gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, ROOT_DEVICE_NAME, GpuNodeSpec, gpu_node_spec
-from ..naming import GPU_RESOURCE, MANAGED_BY, PART_OF
+from fastload_constructs.core.catalog import CATALOG, GpuInstance, lookup
+from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
+from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, ROOT_DEVICE_NAME, GpuNodeSpec, gpu_node_spec
+from fastload_constructs.core.naming import GPU_RESOURCE, MANAGED_BY, PART_OF
 
 NODEPOOL_API_VERSION = "karpenter.sh/v1"
 NODECLASS_API_VERSION = "karpenter.k8s.aws/v1"

@@ -23,8 +23,8 @@ import cdk8s_plus_28 as kplus
 import yaml
 from constructs import Construct
 
-from ..errors import is_whole_number, require
-from ..naming import (
+from fastload_constructs.core.errors import is_whole_number, require
+from fastload_constructs.core.naming import (
     GPU_TAINT_KEY,
     INSTANCE_STORE_RAID0,
     LABEL_INSTANCE_STORE,
@@ -34,9 +34,9 @@ from ..naming import (
     MANAGED_BY,
     NODE_CACHE_ROOT,
     PART_OF,
+    PROVISIONER_NAME,
 )
 
-PROVISIONER_NAME = "local-volume-provisioner"
 # Pinned: kubernetes-sigs/sig-storage-local-static-provisioner v2.9.0 (helm chart appVersion).
 PROVISIONER_IMAGE = "registry.k8s.io/sig-storage/local-volume-provisioner:v2.9.0"
 CONFIG_MOUNT = "/etc/provisioner/config"

@@ -23,8 +23,8 @@ import cdk8s
 import jsii
 from constructs import Construct, IConstruct, IValidation
 
-from ..errors import FastloadConfigError, require
-from .tokens import CDK_TOKEN
+from fastload_constructs.core.errors import FastloadConfigError, require
+from fastload_constructs.core.tokens import CDK_TOKEN
 
 DEFAULT_DIRECTORY = "manifests"
 _PLACEHOLDER = re.compile(r"^\$\{[A-Z][A-Z0-9_]*\}$")

@@ -11,8 +11,8 @@ import cdk8s
 import cdk8s_plus_28 as kplus
 from constructs import Construct
 
-from .. import naming
-from .vllm_args import check_service_name
+from fastload_constructs.core import naming
+from fastload_constructs.core.vllm_args import check_service_name
 
 
 class NamespaceChart(cdk8s.Chart):

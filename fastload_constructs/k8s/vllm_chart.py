@@ -34,14 +34,14 @@ import cdk8s
 import cdk8s_plus_28 as kplus
 from constructs import Construct
 
-from .. import naming
-from ..errors import FastloadConfigError
-from ..tuning import ServingPlan
-from .cache_sharing import (
+from fastload_constructs.core import naming
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.tuning import ServingPlan
+from fastload_constructs.core.cache_sharing import (
     COMPILE_CACHE_VOLUME, MODEL_CACHE_VOLUME, MODEL_MOUNT_PATH, SCRIPT_NAME, SCRIPT_VOLUME, SharedCompileCache,
     SyncContainer, cache_sync_script,
 )
-from .vllm_args import (
+from fastload_constructs.core.vllm_args import (
     CACHE_MOUNT_PATH, DEFAULT_IMAGE, DEFAULT_PVC_SIZE_GIB, SHM_MOUNT_PATH, CompileCache, HttpProbe, ModelCache,
     VllmServerSpec, server_spec,
 )

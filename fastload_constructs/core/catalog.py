@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from .errors import FastloadConfigError
+from fastload_constructs.core.errors import FastloadConfigError
 
 GIB = 1024**3
 

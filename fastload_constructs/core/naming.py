@@ -7,7 +7,7 @@ one module is what lets a construct and a chart written separately agree.
 
 from __future__ import annotations
 
-from .tuning import INSTANCE_STORE_MOUNT, NODE_CACHE_ROOT
+from fastload_constructs.core.tuning import INSTANCE_STORE_MOUNT, NODE_CACHE_ROOT
 
 DEFAULT_NAMESPACE = "inference"
 PART_OF = "fastload"
@@ -34,13 +34,15 @@ LOCAL_VOLUMES_HOST_ROOT = f"{NODE_CACHE_ROOT}/local-volumes"
 # Directories bind-mounted into LOCAL_VOLUMES_HOST_ROOT, one per local PV.
 LOCAL_VOLUME_DATA_HOST_ROOT = f"{NODE_CACHE_ROOT}/local-volume-data"
 LOCAL_NVME_STORAGE_CLASS = "local-nvme"
+# The local static provisioner DaemonSet that turns NVMe directories into PVs.
+PROVISIONER_NAME = "local-volume-provisioner"
 
 __all__ = [
     "COMPILE_CACHE_HOST_ROOT", "DEFAULT_NAMESPACE", "GPU_RESOURCE", "GPU_TAINT_EFFECT", "GPU_TAINT_KEY",
     "GPU_TAINT_VALUE", "INSTANCE_STORE_MOUNT", "INSTANCE_STORE_NONE", "INSTANCE_STORE_RAID0",
     "LABEL_GPU_MODEL", "LABEL_INSTANCE_FAMILY", "LABEL_INSTANCE_STORE", "LOCAL_NVME_STORAGE_CLASS",
     "LOCAL_VOLUME_DATA_HOST_ROOT",
-    "LOCAL_VOLUMES_HOST_ROOT", "MANAGED_BY", "MODEL_CACHE_HOST_ROOT", "NODE_CACHE_ROOT", "PART_OF",
+    "LOCAL_VOLUMES_HOST_ROOT", "MANAGED_BY", "MODEL_CACHE_HOST_ROOT", "NODE_CACHE_ROOT", "PART_OF", "PROVISIONER_NAME",
     "WELL_KNOWN_INSTANCE_TYPE", "gpu_model_label_value", "service_account_name",
 ]
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import FastloadConfigError
-from .model import ModelProfile, ShardInfo, parse_header
-from .naming import STAGE_MANIFEST_NAME
-from .s3_errors import explained
-from .s3_uri import S3Location
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.model import ModelProfile, ShardInfo, parse_header
+from fastload_constructs.core.naming import STAGE_MANIFEST_NAME
+from fastload_constructs.s3.errors import explained
+from fastload_constructs.core.s3_uri import S3Location
 
 PREFETCH_BYTES = 64 * 1024
 

@@ -7,8 +7,8 @@ is what is deployed.
 
 from __future__ import annotations
 
-from .errors import require
-from .tuning import StreamerSettings
+from fastload_constructs.core.errors import require
+from fastload_constructs.core.tuning import StreamerSettings
 
 
 def streamer_env(

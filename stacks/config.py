@@ -11,11 +11,13 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .catalog import lookup
-from .errors import FastloadConfigError, is_whole_number, require
-from .model import DTYPE_BYTES, ModelProfile
-from .s3_uri import check_bucket_name, check_key_prefix
-from .tuning import ServingPlan, TuningOptions, plan
+from fastload_constructs.core.catalog import lookup
+from fastload_constructs.core.cluster_settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
+from fastload_constructs.core.validation import check_dns_label
+from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
+from fastload_constructs.core.model import DTYPE_BYTES, ModelProfile
+from fastload_constructs.core.s3_uri import check_bucket_name, check_key_prefix
+from fastload_constructs.core.tuning import ServingPlan, TuningOptions, plan
 
 PREFIX = "fastload:"
 CONTEXT_KEYS = (
@@ -24,11 +26,6 @@ CONTEXT_KEYS = (
 )
 DEFAULT_COMPILE_CACHE_PREFIX = "compile-cache"
 
-# Kubernetes versions that aws_eks_v2 and the kubectl Lambda layers on PyPI both offer.
-SUPPORTED_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
-DEFAULT_KUBERNETES_VERSION = "1.35"
-
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 # arn:<partition>:iam::<account>:role/<optional path/><name>; IAM names allow [\w+=,.@-].
 _ROLE_ARN = re.compile(r"^arn:aws(-cn|-us-gov)?:iam::\d{12}:role/([\w+=,.@-]+/)*[\w+=,.@-]{1,64}$", re.ASCII)
 
@@ -75,13 +72,6 @@ def _get(ctx: Mapping[str, Any], key: str, default: Any = None) -> Any:
     value = ctx.get(PREFIX + key)
     return default if value is None else value
 
-
-def check_dns_label(field: str, value: object) -> str:
-    require(
-        isinstance(value, str) and bool(_DNS_LABEL.match(value)),
-        field, value, "a DNS-1123 label: lower-case letters, digits and '-', 1-63 characters",
-    )
-    return value  # type: ignore[return-value]
 
 
 def _flag(field: str, value: object) -> bool:

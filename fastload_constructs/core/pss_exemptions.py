@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..naming import COMPILE_CACHE_HOST_ROOT, MODEL_CACHE_HOST_ROOT
-from .local_storage import PROVISIONER_NAME
-from .pod_security import baseline_violations, control_of
+from fastload_constructs.core.naming import COMPILE_CACHE_HOST_ROOT, MODEL_CACHE_HOST_ROOT, PROVISIONER_NAME
+from fastload_constructs.core.pod_security import baseline_violations, control_of
 
 
 @dataclass(frozen=True)

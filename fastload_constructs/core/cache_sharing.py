@@ -22,9 +22,9 @@ import hashlib
 from dataclasses import dataclass
 from importlib import resources
 
-from ..errors import require
-from ..s3_uri import check_bucket_name, check_key_prefix
-from .tokens import is_token, stable
+from fastload_constructs.core.errors import require
+from fastload_constructs.core.s3_uri import check_bucket_name, check_key_prefix
+from fastload_constructs.core.tokens import is_token, stable
 
 SCRIPT_NAME = "cache_sync.py"
 SCRIPT_MOUNT_PATH = "/opt/fastload"

@@ -21,12 +21,12 @@ from typing import Any, Callable
 
 from boto3.s3.transfer import ProgressCallbackInvoker, TransferConfig, create_transfer_manager
 
-from .errors import require
-from .naming import SHA256_METADATA_KEY, STAGE_MANIFEST_NAME
-from .s3_errors import S3AccessError, explained
-from .s3_headers import list_prefix
-from .s3_uri import S3Location
-from .staging import LocalModel, RemoteState, UploadPlan, build_manifest, plan_upload
+from fastload_constructs.core.errors import require
+from fastload_constructs.core.naming import SHA256_METADATA_KEY, STAGE_MANIFEST_NAME
+from fastload_constructs.s3.errors import S3AccessError, explained
+from fastload_constructs.s3.headers import list_prefix
+from fastload_constructs.core.s3_uri import S3Location
+from fastload_constructs.s3.staging import LocalModel, RemoteState, UploadPlan, build_manifest, plan_upload
 
 MIB = 1024 * 1024
 # S3 refuses parts under 5 MiB (except the last) and more than 10,000 parts per object.

@@ -13,7 +13,7 @@ from typing import Any
 import boto3
 from botocore.config import Config
 
-from .errors import require
+from fastload_constructs.core.errors import require
 
 
 def s3_client(

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .errors import FastloadConfigError, require
+from fastload_constructs.core.errors import FastloadConfigError, require
 
 # Bytes per element for the safetensors dtypes vLLM loads.
 DTYPE_BYTES: dict[str, float] = {

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .catalog import GpuInstance, lookup
-from .errors import is_whole_number, require
-from .naming import (
+from fastload_constructs.core.catalog import GpuInstance, lookup
+from fastload_constructs.core.errors import is_whole_number, require
+from fastload_constructs.core.naming import (
     GPU_TAINT_EFFECT,
     GPU_TAINT_KEY,
     GPU_TAINT_VALUE,

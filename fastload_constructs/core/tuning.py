@@ -13,9 +13,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .catalog import GIB, GpuInstance, lookup
-from .errors import FastloadConfigError, one_of, require
-from .model import ModelProfile
+from fastload_constructs.core.catalog import GIB, GpuInstance, lookup
+from fastload_constructs.core.errors import FastloadConfigError, one_of, require
+from fastload_constructs.core.model import ModelProfile
 
 MB = 1000**2
 

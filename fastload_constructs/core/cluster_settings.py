@@ -9,8 +9,11 @@ from __future__ import annotations
 import re
 from typing import Iterable, Sequence
 
-from .config import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
-from .errors import one_of, require
+from fastload_constructs.core.errors import one_of, require
+
+# Kubernetes versions that aws_eks_v2 and the kubectl Lambda layers on PyPI both offer.
+SUPPORTED_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
+DEFAULT_KUBERNETES_VERSION = "1.35"
 
 # Kubernetes versions with both an aws_eks_v2 KubernetesVersion and a kubectl
 # Lambda layer package (aws-cdk.lambda-layer-kubectl-vNN) declared in pyproject.

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .errors import FastloadConfigError, require
-from .model import ModelProfile, read_local_shard
-from .naming import STAGE_MANIFEST_NAME
+from fastload_constructs.core.errors import FastloadConfigError, require
+from fastload_constructs.core.model import ModelProfile, read_local_shard
+from fastload_constructs.core.naming import STAGE_MANIFEST_NAME
 
 # Formats that unpickle on load: they can run code, and vLLM's streamer cannot read them.
 PICKLED_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")

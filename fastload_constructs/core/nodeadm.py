@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from .errors import one_of
+from fastload_constructs.core.errors import one_of
 
 NODEADM_API_VERSION = "node.eks.aws/v1alpha1"
 NODEADM_KIND = "NodeConfig"

@@ -11,7 +11,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
-from .errors import require
+from fastload_constructs.core.errors import require
 
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
 _BUCKET_RULES = (

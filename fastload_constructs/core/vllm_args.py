@@ -17,16 +17,16 @@ import re
 from dataclasses import dataclass
 from typing import Literal, Mapping, Sequence
 
-from .. import naming
-from ..errors import FastloadConfigError, is_whole_number, one_of, require
-from ..s3_uri import check_key_prefix, parse_s3_uri
-from ..streamer_env import streamer_env
-from ..tuning import ServingPlan, compile_cache_key
-from .cache_sharing import (
+from fastload_constructs.core import naming
+from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
+from fastload_constructs.core.s3_uri import check_key_prefix, parse_s3_uri
+from fastload_constructs.core.streamer_env import streamer_env
+from fastload_constructs.core.tuning import ServingPlan, compile_cache_key
+from fastload_constructs.core.cache_sharing import (
     SharedCompileCache, SyncContainer, node_local_model_dir, publish_compile_cache, restore_compile_cache,
     stage_model, MODEL_MOUNT_PATH,
 )
-from .tokens import CDK_TOKEN, is_token, stable
+from fastload_constructs.core.tokens import CDK_TOKEN, is_token, stable
 
 # vLLM's OpenAI-compatible server image; the tag is part of the compile-cache key.
 DEFAULT_IMAGE = "vllm/vllm-openai:v0.34.0"
