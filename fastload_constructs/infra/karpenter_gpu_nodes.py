@@ -19,7 +19,8 @@ from constructs import Construct, IDependable
 
 from fastload_constructs.core.validation import check_dns_label
 from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB
-from fastload_constructs.k8s.karpenter import DEFAULT_AMI_ALIAS, KarpenterGpuNodePools, plan_node_pools
+from fastload_constructs.core.node_pools import DEFAULT_AMI_ALIAS, plan_node_pools
+from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
 from fastload_constructs.infra.nag_findings import EKS_NODE_POLICY_REASONS, acknowledge_managed_policies
 
 NODE_MANAGED_POLICIES = (

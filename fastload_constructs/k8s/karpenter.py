@@ -1,14 +1,6 @@
 """Karpenter alternative to managed node groups: one EC2NodeClass, one NodePool per GPU family.
 
-Field names follow the Karpenter v1 CRDs (`karpenter.sh/v1` NodePool,
-`karpenter.k8s.aws/v1` EC2NodeClass; aws/karpenter-provider-aws
-pkg/apis/crds, chart 1.14). `instanceStorePolicy: RAID0` makes Karpenter
-write the same nodeadm `localStorage.strategy: RAID0` the managed node groups
-use, so both paths mount the array at `naming.INSTANCE_STORE_MOUNT`.
-
-One NodePool per family because node labels in a NodePool template are
-static: a pool per family can carry the same instance-family and GPU-model
-labels as the managed node group of that family.
+The specs are decided in `fastload_constructs.core.node_pools`; this chart emits them.
 
 This chart only emits the two kinds of custom resources. The Karpenter
 controller (its Helm chart, IAM role, interruption queue), the node IAM role
@@ -23,119 +15,12 @@ from typing import Any, Sequence
 import cdk8s
 from constructs import Construct
 
-from fastload_constructs.core.catalog import CATALOG, GpuInstance, lookup
-from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
-from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, ROOT_DEVICE_NAME, GpuNodeSpec, gpu_node_spec
-from fastload_constructs.core.naming import GPU_RESOURCE, MANAGED_BY, PART_OF
-
-NODEPOOL_API_VERSION = "karpenter.sh/v1"
-NODECLASS_API_VERSION = "karpenter.k8s.aws/v1"
-NODECLASS_GROUP = "karpenter.k8s.aws"
-LABEL_KARPENTER_FAMILY = "karpenter.k8s.aws/instance-family"
-LABEL_CAPACITY_TYPE = "karpenter.sh/capacity-type"
-DISCOVERY_TAG = "karpenter.sh/discovery"
-KARPENTER_CAPACITY_TYPES = ("on-demand", "spot", "reserved")
-DEFAULT_AMI_ALIAS = "al2023@latest"
-
-
-def expand_instance_types(entries: Sequence[str]) -> dict[str, list[GpuInstance]]:
-    """Family -> instances: an entry is a type ('g6e.12xlarge') or a whole family ('g6e')."""
-    require(not isinstance(entries, str) and len(entries) > 0, "instance_types", entries,
-            "a non-empty list of instance types or families")
-    families: dict[str, list[GpuInstance]] = {}
-    for entry in entries:
-        if isinstance(entry, str) and "." not in entry:
-            members = [i for i in CATALOG.values() if i.family == entry.strip().lower()]
-            if not members:
-                known = sorted({i.family for i in CATALOG.values()})
-                raise FastloadConfigError("instance_types", entry, "a GPU family: " + ", ".join(known))
-        else:
-            members = [lookup(entry, "instance_types")]
-        for instance in members:
-            family = families.setdefault(instance.family, [])
-            if instance not in family:
-                family.append(instance)
-    return families
-
-
-def node_class_spec(
-    *, cluster_name: str, node_role: str, instance_store: bool, root_volume_gib: int, ami_alias: str,
-    root_volume_throughput_mibps: int,
-) -> dict[str, Any]:
-    """EC2NodeClass `spec`: AL2023 (NVIDIA variant chosen per type), RAID0, encrypted gp3 root."""
-    spec: dict[str, Any] = {
-        "role": node_role,
-        "amiSelectorTerms": [{"alias": ami_alias}],
-        "subnetSelectorTerms": [{"tags": {DISCOVERY_TAG: cluster_name}}],
-        "securityGroupSelectorTerms": [{"tags": {DISCOVERY_TAG: cluster_name}}],
-        "blockDeviceMappings": [{
-            "deviceName": ROOT_DEVICE_NAME,
-            "rootVolume": True,
-            "ebs": {"volumeSize": f"{root_volume_gib}Gi", "volumeType": "gp3",
-                    "throughput": root_volume_throughput_mibps,
-                    "encrypted": True, "deleteOnTermination": True},
-        }],
-        "metadataOptions": {"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled",
-                            "httpTokens": "required", "httpPutResponseHopLimit": 1},
-    }
-    if instance_store:
-        spec["instanceStorePolicy"] = "RAID0"
-    return spec
-
-
-def node_pool_spec(
-    node: GpuNodeSpec, instance_types: Sequence[str], *, node_class: str,
-    capacity_types: Sequence[str], gpu_limit: int | None,
-) -> dict[str, Any]:
-    """NodePool `spec` for one family: its labels and GPU taint, only the chosen types."""
-    spec: dict[str, Any] = {
-        "template": {
-            "metadata": {"labels": node.labels},
-            "spec": {
-                "nodeClassRef": {"group": NODECLASS_GROUP, "kind": "EC2NodeClass", "name": node_class},
-                "taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in node.taints],
-                "requirements": [
-                    {"key": LABEL_KARPENTER_FAMILY, "operator": "In", "values": [node.instance.family]},
-                    {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": list(instance_types)},
-                    {"key": LABEL_CAPACITY_TYPE, "operator": "In", "values": list(capacity_types)},
-                    {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]},
-                    {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]},
-                ],
-            },
-        },
-        # A GPU node that just paid for a cold start is worth keeping a while.
-        "disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "10m"},
-    }
-    if gpu_limit is not None:
-        spec["limits"] = {GPU_RESOURCE: gpu_limit}
-    return spec
-
-
-def plan_node_pools(
-    instance_types: Sequence[str],
-    *,
-    capacity_types: Sequence[str] = ("on-demand",),
-    instance_store: bool = True,
-    root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB,
-    ami_alias: str = DEFAULT_AMI_ALIAS,
-    gpu_limit: int | None = None,
-) -> dict[str, list[GpuNodeSpec]]:
-    """Check every input and decide the node shape per family; RAID0 without instance store is refused."""
-    families = expand_instance_types(instance_types)
-    require(not isinstance(capacity_types, str) and len(capacity_types) > 0
-            and all(c in KARPENTER_CAPACITY_TYPES for c in capacity_types),
-            "capacity_types", capacity_types, "a non-empty list of " + ", ".join(KARPENTER_CAPACITY_TYPES))
-    require(isinstance(ami_alias, str) and ami_alias.startswith("al2023@") and len(ami_alias) > 7,
-            "ami_alias", ami_alias, "an AL2023 alias: al2023@latest or al2023@v<YYYYMMDD>")
-    if gpu_limit is not None:
-        require(is_whole_number(gpu_limit) and gpu_limit > 0,
-                "gpu_limit", gpu_limit, "a positive whole number of GPUs, or None")
-    return {
-        family: [gpu_node_spec(i.name, instance_store=instance_store, root_volume_gib=root_volume_gib)
-                 for i in members]
-        for family, members in families.items()
-    }
-
+from fastload_constructs.core.errors import require
+from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB
+from fastload_constructs.core.naming import MANAGED_BY, PART_OF
+from fastload_constructs.core.node_pools import (
+    DEFAULT_AMI_ALIAS, NODECLASS_API_VERSION, NODEPOOL_API_VERSION, node_class_spec, node_pool_spec, plan_node_pools,
+)
 
 class KarpenterGpuNodePools(cdk8s.Chart):
     """EC2NodeClass `<id>` and NodePools `<id>-<family>` for the chosen GPU types or families.

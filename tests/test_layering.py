@@ -1,0 +1,80 @@
+"""The package layout is a contract: decisions stay pure and imports run one way.
+
+core <- s3, k8s, infra, coldstart <- cli; nothing in the library imports the
+reference app (stacks/). runtime/ is shipped into pods alone, so it imports
+nothing from the package at all.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "fastload_constructs"
+
+# What each package may import from fastload_constructs (besides itself).
+ALLOWED = {
+    "core": set(),
+    "runtime": set(),
+    "s3": {"core"},
+    "coldstart": {"core"},
+    "k8s": {"core", "jsii_node"},
+    "infra": {"core", "k8s", "jsii_node"},
+    "cli": {"core", "s3", "coldstart"},
+}
+
+BLOCKER = """
+import importlib.abc, pkgutil, sys
+BLOCKED = ("aws_cdk", "cdk8s", "cdk8s_plus_28", "constructs", "jsii", "boto3", "botocore", "s3transfer")
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ImportError(f"decision module imported {name}")
+sys.meta_path.insert(0, Block())
+import fastload_constructs.core as core
+names = [m.name for m in pkgutil.iter_modules(core.__path__, "fastload_constructs.core.")]
+for name in names:
+    __import__(name)
+print(len(names))
+"""
+
+
+def test_core_imports_without_cdk_cdk8s_or_boto3() -> None:
+    done = subprocess.run([sys.executable, "-c", BLOCKER], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout.strip()) >= 15  # every decision module was imported
+
+
+def _package_imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            raise AssertionError(f"{path}: relative import; the layout uses absolute imports")
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "stacks":
+                found.add("stacks")
+            elif parts[0] == "fastload_constructs" and len(parts) > 1:
+                found.add(parts[1])
+    return found
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_imports_run_one_way(package: str) -> None:
+    for path in sorted((PACKAGE / package).rglob("*.py")):
+        used = _package_imports(path) - {package}
+        assert used <= ALLOWED[package], f"{path.relative_to(PACKAGE)} imports {sorted(used - ALLOWED[package])}"
+
+
+def test_nothing_flat_at_the_package_root() -> None:
+    modules = {p.name for p in PACKAGE.glob("*.py")}
+    assert modules == {"__init__.py", "jsii_node.py"}
