@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 import boto3  # noqa: E402
 from moto.server import ThreadedMotoServer  # noqa: E402
 
-from fastload_constructs.s3.headers import inspect_s3, list_prefix, shard_objects  # noqa: E402
 from fastload_constructs.core.s3_uri import parse_s3_uri  # noqa: E402
+from fastload_constructs.s3.headers import inspect_s3, list_prefix, shard_objects  # noqa: E402
 from tests.safetensors_factory import write_safetensors  # noqa: E402
 
 
@@ -79,8 +79,11 @@ def main() -> int:
     parser.add_argument("--shards", type=int, default=4)
     parser.add_argument("--mib", type=int, nargs="+", default=[16, 64, 256], help="MiB per shard")
     args = parser.parse_args()
-    for name, value in {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
-                        "AWS_EC2_METADATA_DISABLED": "true"}.items():
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }.items():
         os.environ[name] = value
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # the server's per-request access log
     port = _free_port()
@@ -89,15 +92,19 @@ def main() -> int:
     try:
         client = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1")
         client.create_bucket(Bucket="bench")
-        print(f"{'model MiB':>10} {'header KiB':>11} {'download MiB':>13} {'bytes ratio':>12} "
-              f"{'header s':>9} {'download s':>11} {'time ratio':>11}")
+        print(
+            f"{'model MiB':>10} {'header KiB':>11} {'download MiB':>13} {'bytes ratio':>12} "
+            f"{'header s':>9} {'download s':>11} {'time ratio':>11}"
+        )
         with tempfile.TemporaryDirectory() as tmp:
             for mib in args.mib:
                 prefix = f"models/m{mib}"
                 stage(client, "bench", prefix, args.shards, mib, Path(tmp))
                 header_s, header_b, full_s, full_b = measure(client, f"s3://bench/{prefix}")
-                print(f"{args.shards * mib:>10} {header_b / 1024:>11.1f} {full_b / 2**20:>13.1f} "
-                      f"{full_b / header_b:>11.0f}x {header_s:>9.3f} {full_s:>11.3f} {full_s / header_s:>10.0f}x")
+                print(
+                    f"{args.shards * mib:>10} {header_b / 1024:>11.1f} {full_b / 2**20:>13.1f} "
+                    f"{full_b / header_b:>11.0f}x {header_s:>9.3f} {full_s:>11.3f} {full_s / header_s:>10.0f}x"
+                )
     finally:
         server.stop()
     return 0

@@ -8,20 +8,24 @@ before any construct is created or any file written.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.cluster_settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
-from fastload_constructs.core.validation import check_dns_label
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
 from fastload_constructs.core.model import DTYPE_BYTES, ModelProfile
 from fastload_constructs.core.s3_uri import check_bucket_name, check_key_prefix
 from fastload_constructs.core.tuning import ServingPlan, TuningOptions, plan
+from fastload_constructs.core.validation import check_dns_label
 
 PREFIX = "fastload:"
 CONTEXT_KEYS = (
-    PREFIX + "kubernetesVersion", PREFIX + "models", PREFIX + "stagerRoleArns", PREFIX + "modelBucketName",
+    PREFIX + "kubernetesVersion",
+    PREFIX + "models",
+    PREFIX + "stagerRoleArns",
+    PREFIX + "modelBucketName",
     PREFIX + "compileCachePrefix",
 )
 DEFAULT_COMPILE_CACHE_PREFIX = "compile-cache"
@@ -73,15 +77,13 @@ def _get(ctx: Mapping[str, Any], key: str, default: Any = None) -> Any:
     return default if value is None else value
 
 
-
 def _flag(field: str, value: object) -> bool:
     require(isinstance(value, bool), field, value, "true or false")
     return value  # type: ignore[return-value]
 
 
 def _positive_int(field: str, value: object) -> int:
-    require(is_whole_number(value) and value > 0,
-            field, value, "a positive whole number")
+    require(is_whole_number(value) and value > 0, field, value, "a positive whole number")
     return value  # type: ignore[return-value]
 
 
@@ -89,27 +91,42 @@ def parse_model(raw: object, index: int) -> ModelSpec:
     where = f"{PREFIX}models[{index}]"
     require(isinstance(raw, dict), where, raw, "an object with name, s3Prefix, instanceType and a size")
     assert isinstance(raw, dict)
-    known = {"name", "s3Prefix", "instanceType", "replicas", "parameterCount", "totalBytes",
-             "dtype", "tensorParallelSize", "gpuMemoryUtilization", "sharedCompileCache", "nodeLocalModelCache"}
+    known = {
+        "name",
+        "s3Prefix",
+        "instanceType",
+        "replicas",
+        "parameterCount",
+        "totalBytes",
+        "dtype",
+        "tensorParallelSize",
+        "gpuMemoryUtilization",
+        "sharedCompileCache",
+        "nodeLocalModelCache",
+    }
     unknown = sorted(set(raw) - known)
     require(not unknown, f"{where}.{unknown[0] if unknown else ''}", unknown, "keys " + ", ".join(sorted(known)))
     name = check_dns_label(f"{where}.name", raw.get("name"))
     instance = lookup(str(raw.get("instanceType", "")), f"{where}.instanceType")
     # The reference stack's GPU node groups stripe the instance store (RAID0); refuse here, before
     # the cluster's kubectl assets are staged into cdk.out, rather than half-way through the stack.
-    require(instance.has_instance_store, f"{where}.instanceType", instance.name,
-            "an instance type with instance-store NVMe (the reference stack's GPU nodes stripe it as RAID0)")
+    require(
+        instance.has_instance_store,
+        f"{where}.instanceType",
+        instance.name,
+        "an instance type with instance-store NVMe (the reference stack's GPU nodes stripe it as RAID0)",
+    )
     instance_type = instance.name
     dtype = raw.get("dtype", "BF16")
     require(dtype in DTYPE_BYTES, f"{where}.dtype", dtype, "one of " + ", ".join(DTYPE_BYTES))
     total = raw.get("totalBytes")
     params = raw.get("parameterCount")
-    require(total is not None or params is not None, f"{where}.parameterCount", None,
-            "parameterCount or totalBytes")
+    require(total is not None or params is not None, f"{where}.parameterCount", None, "parameterCount or totalBytes")
     profile = ModelProfile.from_numbers(
         total_bytes=_positive_int(f"{where}.totalBytes", total) if total is not None else None,
         parameter_count=_positive_int(f"{where}.parameterCount", params) if params is not None else None,
-        dtype=dtype, name=name,
+        dtype=dtype,
+        name=name,
     )
     shared_cache = _flag(f"{where}.sharedCompileCache", raw.get("sharedCompileCache", False))
     node_local = _flag(f"{where}.nodeLocalModelCache", raw.get("nodeLocalModelCache", False))
@@ -133,8 +150,12 @@ def parse_model(raw: object, index: int) -> ModelSpec:
 
 
 def check_role_arn(value: object, field: str) -> str:
-    require(isinstance(value, str) and bool(_ROLE_ARN.match(value)), field, value,
-            "an IAM role ARN such as arn:aws:iam::123456789012:role/model-stager")
+    require(
+        isinstance(value, str) and bool(_ROLE_ARN.match(value)),
+        field,
+        value,
+        "an IAM role ARN such as arn:aws:iam::123456789012:role/model-stager",
+    )
     return value  # type: ignore[return-value]
 
 
@@ -152,11 +173,19 @@ def parse_stager_role_arns(raw: object) -> tuple[str, ...]:
 def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
     """Read and check every `fastload:*` context value; plans each model to catch misfits now."""
     version = str(_get(ctx, "kubernetesVersion", DEFAULT_KUBERNETES_VERSION))
-    require(version in SUPPORTED_KUBERNETES_VERSIONS, f"{PREFIX}kubernetesVersion", version,
-            "one of " + ", ".join(SUPPORTED_KUBERNETES_VERSIONS))
+    require(
+        version in SUPPORTED_KUBERNETES_VERSIONS,
+        f"{PREFIX}kubernetesVersion",
+        version,
+        "one of " + ", ".join(SUPPORTED_KUBERNETES_VERSIONS),
+    )
     raw_models = _get(ctx, "models", [])
-    require(isinstance(raw_models, list) and len(raw_models) > 0, f"{PREFIX}models", raw_models,
-            "a non-empty list of model objects")
+    require(
+        isinstance(raw_models, list) and len(raw_models) > 0,
+        f"{PREFIX}models",
+        raw_models,
+        "a non-empty list of model objects",
+    )
     models = tuple(parse_model(m, i) for i, m in enumerate(raw_models))
     names = [m.name for m in models]
     duplicates = sorted({n for n in names if names.count(n) > 1})
@@ -167,16 +196,25 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
     bucket = _get(ctx, "modelBucketName")
     if bucket is not None:
         check_bucket_name(bucket, f"{PREFIX}modelBucketName")
-    cache_prefix = check_key_prefix(_get(ctx, "compileCachePrefix", DEFAULT_COMPILE_CACHE_PREFIX),
-                                    f"{PREFIX}compileCachePrefix")
+    cache_prefix = check_key_prefix(
+        _get(ctx, "compileCachePrefix", DEFAULT_COMPILE_CACHE_PREFIX), f"{PREFIX}compileCachePrefix"
+    )
     for spec in models:
         # Pods may write under the cache prefix: it must never overlap a model's weights.
         overlap = _nested(cache_prefix, spec.s3_prefix)
-        require(not overlap, f"{PREFIX}compileCachePrefix", cache_prefix,
-                f"a prefix apart from every model's s3Prefix (it overlaps {spec.s3_prefix!r})")
-    return ReferenceConfig(kubernetes_version=version, models=models,
-                           stager_role_arns=parse_stager_role_arns(_get(ctx, "stagerRoleArns")),
-                           model_bucket_name=bucket, compile_cache_prefix=cache_prefix)
+        require(
+            not overlap,
+            f"{PREFIX}compileCachePrefix",
+            cache_prefix,
+            f"a prefix apart from every model's s3Prefix (it overlaps {spec.s3_prefix!r})",
+        )
+    return ReferenceConfig(
+        kubernetes_version=version,
+        models=models,
+        stager_role_arns=parse_stager_role_arns(_get(ctx, "stagerRoleArns")),
+        model_bucket_name=bucket,
+        compile_cache_prefix=cache_prefix,
+    )
 
 
 def _nested(a: str, b: str) -> bool:

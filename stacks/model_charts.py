@@ -9,7 +9,7 @@ literal.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import cdk8s
 from aws_cdk import Stack, Token
@@ -17,11 +17,11 @@ from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct
 
 from fastload_constructs.core import naming
-from stacks.config import ModelSpec
 from fastload_constructs.core.cache_sharing import DEFAULT_CACHE_PREFIX, SharedCompileCache
 from fastload_constructs.k8s.manifest_export import ManifestExport
 from fastload_constructs.k8s.namespace_chart import NamespaceChart
 from fastload_constructs.k8s.vllm_chart import VllmChart
+from stacks.config import ModelSpec
 
 
 class ModelCharts(Construct):
@@ -45,15 +45,17 @@ class ModelCharts(Construct):
         self.charts: dict[str, VllmChart] = {}
         for spec in models:
             self.charts[spec.name] = VllmChart(
-                self.cdk8s_app, spec.name,
+                self.cdk8s_app,
+                spec.name,
                 plan=spec.serving_plan(),
                 model_name=spec.name,
                 model_uri=f"s3://{bucket_name}/{spec.s3_prefix}",
                 region=region,
                 namespace=namespace,
                 replicas=spec.replicas,
-                shared_compile_cache=(SharedCompileCache(bucket_name, compile_cache_prefix)
-                                      if spec.shared_compile_cache else None),
+                shared_compile_cache=(
+                    SharedCompileCache(bucket_name, compile_cache_prefix) if spec.shared_compile_cache else None
+                ),
                 model_cache="node-local" if spec.node_local_model_cache else "s3",
             )
 
@@ -70,5 +72,8 @@ class ModelCharts(Construct):
         if Token.is_unresolved(bucket_name):
             placeholders[bucket_name] = "${MODEL_BUCKET_NAME}"
         self.export = ManifestExport(
-            self, "Export", charts=[self.namespace_chart, *self.charts.values()], placeholders=placeholders,
+            self,
+            "Export",
+            charts=[self.namespace_chart, *self.charts.values()],
+            placeholders=placeholders,
         )

@@ -17,7 +17,6 @@ from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from fastload_constructs.core import naming
-from stacks.config import ReferenceConfig
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.model_bucket import ModelBucket
@@ -25,6 +24,7 @@ from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.network import FastloadNetwork
 from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage
+from stacks.config import ReferenceConfig
 from stacks.model_charts import ModelCharts
 
 
@@ -39,17 +39,24 @@ class FastloadReferenceStack(Stack):
         # Managed node groups, not Auto Mode: GPU nodes need our launch
         # template (nodeadm RAID0 of the instance store).
         self.inference_cluster = InferenceCluster(
-            self, "Cluster", version=config.kubernetes_version,
-            vpc=self.network.vpc, vpc_subnets=self.network.cluster_subnets,
+            self,
+            "Cluster",
+            version=config.kubernetes_version,
+            vpc=self.network.vpc,
+            vpc_subnets=self.network.cluster_subnets,
         )
         self.cluster: eks.ICluster = self.inference_cluster.cluster
         self.gpu_node_groups = {}
         for instance_type in config.instance_types:
             replicas = max(m.replicas for m in config.models if m.instance_type == instance_type)
             self.gpu_node_groups[instance_type] = GpuNodeGroup(
-                self, "Gpu-" + instance_type.replace(".", "-"),
-                cluster=self.cluster, instance_type=instance_type,
-                min_size=0, desired_size=replicas, max_size=max(2, replicas),
+                self,
+                "Gpu-" + instance_type.replace(".", "-"),
+                cluster=self.cluster,
+                instance_type=instance_type,
+                min_size=0,
+                desired_size=replicas,
+                max_size=max(2, replicas),
                 subnets=self.network.gpu_subnet_selection,
                 # nodeadm's parallel pull and unpack (SOCI) for the multi-GB vLLM image; with RAID0
                 # its store sits on NVMe, so the root volume's throughput does not cap it.
@@ -61,27 +68,43 @@ class FastloadReferenceStack(Stack):
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name)
         self._add_model_bucket(config)
         # A literal bucket name (fastload:modelBucketName) keeps the YAML export free of placeholders.
-        self.model_charts = ModelCharts(self, "ModelCharts", cluster=self.cluster, models=config.models,
-                                        bucket_name=config.model_bucket_name or self.model_bucket.bucket_name,
-                                        compile_cache_prefix=config.compile_cache_prefix)
+        self.model_charts = ModelCharts(
+            self,
+            "ModelCharts",
+            cluster=self.cluster,
+            models=config.models,
+            bucket_name=config.model_bucket_name or self.model_bucket.bucket_name,
+            compile_cache_prefix=config.compile_cache_prefix,
+        )
         for name, manifest in self.model_charts.manifests.items():
             # Pod Identity injects credentials when a pod is created: the association must exist first.
             manifest.node.add_dependency(self.model_readers[name].association)
 
     def _add_model_bucket(self, config: ReferenceConfig) -> None:
         """The model bucket, locked to the network's S3 endpoint, and one read-only identity per model."""
-        stagers = [iam.Role.from_role_arn(self, f"Stager{i}", arn, mutable=False)
-                   for i, arn in enumerate(config.stager_role_arns)]
-        self.model_bucket = ModelBucket(self, "ModelBucket", vpc_endpoint=self.network.s3_endpoint,
-                                        stager_principals=stagers, bucket_name=config.model_bucket_name)
+        stagers = [
+            iam.Role.from_role_arn(self, f"Stager{i}", arn, mutable=False)
+            for i, arn in enumerate(config.stager_role_arns)
+        ]
+        self.model_bucket = ModelBucket(
+            self,
+            "ModelBucket",
+            vpc_endpoint=self.network.s3_endpoint,
+            stager_principals=stagers,
+            bucket_name=config.model_bucket_name,
+        )
         self.model_readers: dict[str, ModelReaderIdentity] = {}
         for model in config.models:
             for stager in stagers:
                 self.model_bucket.grant_stage_models(stager, model.s3_prefix)
             self.model_readers[model.name] = ModelReaderIdentity(
-                self, f"ModelReader-{model.name}",
-                cluster=self.cluster, model_bucket=self.model_bucket, prefix=model.s3_prefix,
-                model_name=model.name, namespace=naming.DEFAULT_NAMESPACE,
+                self,
+                f"ModelReader-{model.name}",
+                cluster=self.cluster,
+                model_bucket=self.model_bucket,
+                prefix=model.s3_prefix,
+                model_name=model.name,
+                namespace=naming.DEFAULT_NAMESPACE,
                 compile_cache_prefix=config.compile_cache_prefix if model.shared_compile_cache else None,
             )
         CfnOutput(self, "ModelBucketName", value=self.model_bucket.bucket_name)

@@ -17,7 +17,8 @@ import importlib
 import inspect
 import json
 import pkgutil
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import cdk8s
 
@@ -48,8 +49,9 @@ def template_manifests(template: dict) -> list[tuple[str, dict]]:
 
 
 def cluster_version(template: dict) -> str:
-    (version,) = [r["Properties"]["Version"] for r in template["Resources"].values()
-                  if r["Type"] == "AWS::EKS::Cluster"]
+    (version,) = [
+        r["Properties"]["Version"] for r in template["Resources"].values() if r["Type"] == "AWS::EKS::Cluster"
+    ]
     return version
 
 
@@ -72,18 +74,33 @@ def _vllm_plan(instance_type: str = "g6e.12xlarge"):
 
 
 def _vllm(compile_cache: str) -> dict[str, Any]:
-    return dict(plan=_vllm_plan(), model_name="llama-70b", model_uri="s3://models-bucket/models/llama-70b",
-                region="us-east-1", compile_cache=compile_cache)
+    return dict(
+        plan=_vllm_plan(),
+        model_name="llama-70b",
+        model_uri="s3://models-bucket/models/llama-70b",
+        region="us-east-1",
+        compile_cache=compile_cache,
+    )
 
 
 # Chart class name -> (case name, keyword arguments) to synthesise it with.
 CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
     "LocalNvmeStorage": [("default", dict), ("16-volumes", lambda: {"volumes_per_node": 16})],
     "KarpenterGpuNodePools": [
-        ("families", lambda: dict(cluster_name="c", node_role="r", instance_types=["g6e", "p5.48xlarge"],
-                                  capacity_types=["on-demand", "spot"], gpu_limit=16)),
-        ("no-instance-store", lambda: dict(cluster_name="c", node_role="r", instance_types=["p3.8xlarge"],
-                                           instance_store=False)),
+        (
+            "families",
+            lambda: dict(
+                cluster_name="c",
+                node_role="r",
+                instance_types=["g6e", "p5.48xlarge"],
+                capacity_types=["on-demand", "spot"],
+                gpu_limit=16,
+            ),
+        ),
+        (
+            "no-instance-store",
+            lambda: dict(cluster_name="c", node_role="r", instance_types=["p3.8xlarge"], instance_store=False),
+        ),
     ],
     "NamespaceChart": [("default", dict)],
     "VllmChart": [(mode, lambda mode=mode: _vllm(mode)) for mode in ("host-path", "pvc", "empty-dir")],

@@ -9,8 +9,9 @@ can pass the same `{"Ref": ...}` it expects in the template.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fnmatch import fnmatchcase
-from typing import Any, Mapping
+from typing import Any
 
 
 def _as_list(value: Any) -> list:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import socket
 import urllib.request
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 import boto3
 from moto.server import ThreadedMotoServer
@@ -56,7 +57,9 @@ class LocalS3Server:
 
     def _set_auth(self, initial_free_requests: str) -> None:
         request = urllib.request.Request(
-            f"{self.url}/moto-api/reset-auth", data=initial_free_requests.encode(), method="POST",
+            f"{self.url}/moto-api/reset-auth",
+            data=initial_free_requests.encode(),
+            method="POST",
             headers={"Content-Type": "text/plain"},
         )
         with urllib.request.urlopen(request, timeout=10) as response:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import aws_cdk as cdk
 import pytest
@@ -19,17 +20,17 @@ from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
 
 from app import build_app
-from fastload_constructs.core.catalog import GIB
 from fastload_constructs.cli.main import main
+from fastload_constructs.core.catalog import GIB
 from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.model import ModelProfile, ShardInfo
+from fastload_constructs.core.s3_uri import check_bucket_name, parse_s3_uri
+from fastload_constructs.core.tuning import TuningOptions, plan
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.network import FastloadNetwork
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage
-from fastload_constructs.core.model import ModelProfile, ShardInfo
-from fastload_constructs.core.s3_uri import check_bucket_name, parse_s3_uri
-from fastload_constructs.core.tuning import TuningOptions, plan
 from tests.hf_model_factory import write_hf_model
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
@@ -76,57 +77,100 @@ def big_tensor_model() -> ModelProfile:
 # (row id, call, field the error names). Each call must raise FastloadConfigError.
 API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
     ("plan-unknown-instance-type", lambda w: plan(MODEL_8B, "g6e.99xlarge"), "instance_type"),
-    ("plan-model-too-big", lambda w: plan(ModelProfile.from_numbers(parameter_count=405_000_000_000), "g6e.xlarge"),
-     "model.total_bytes"),
-    ("plan-tp-not-a-divisor", lambda w: plan(MODEL_8B, "g6e.12xlarge", TuningOptions(tensor_parallel_size=3)),
-     "tensor_parallel_size"),
-    ("plan-tp-too-small-for-model",
-     lambda w: plan(ModelProfile.from_numbers(parameter_count=70_000_000_000), "g6e.12xlarge",
-                    TuningOptions(tensor_parallel_size=1)), "tensor_parallel_size"),
+    (
+        "plan-model-too-big",
+        lambda w: plan(ModelProfile.from_numbers(parameter_count=405_000_000_000), "g6e.xlarge"),
+        "model.total_bytes",
+    ),
+    (
+        "plan-tp-not-a-divisor",
+        lambda w: plan(MODEL_8B, "g6e.12xlarge", TuningOptions(tensor_parallel_size=3)),
+        "tensor_parallel_size",
+    ),
+    (
+        "plan-tp-too-small-for-model",
+        lambda w: plan(
+            ModelProfile.from_numbers(parameter_count=70_000_000_000),
+            "g6e.12xlarge",
+            TuningOptions(tensor_parallel_size=1),
+        ),
+        "tensor_parallel_size",
+    ),
     ("plan-concurrency-0", lambda w: plan(MODEL_8B, "g6e.2xlarge", TuningOptions(concurrency=0)), "concurrency"),
-    ("plan-memory-limit-below-largest-tensor",
-     lambda w: plan(big_tensor_model(), "g6e.12xlarge", TuningOptions(memory_limit_bytes=GIB)), "memory_limit_bytes"),
-    ("plan-gpu-memory-utilization-above-1",
-     lambda w: plan(MODEL_8B, "g6e.2xlarge", TuningOptions(gpu_memory_utilization=1.5)), "gpu_memory_utilization"),
+    (
+        "plan-memory-limit-below-largest-tensor",
+        lambda w: plan(big_tensor_model(), "g6e.12xlarge", TuningOptions(memory_limit_bytes=GIB)),
+        "memory_limit_bytes",
+    ),
+    (
+        "plan-gpu-memory-utilization-above-1",
+        lambda w: plan(MODEL_8B, "g6e.2xlarge", TuningOptions(gpu_memory_utilization=1.5)),
+        "gpu_memory_utilization",
+    ),
     ("profile-negative-bytes", lambda w: ModelProfile(total_bytes=-1, dtype="BF16"), "model.total_bytes"),
     ("profile-unknown-dtype", lambda w: ModelProfile.from_numbers(parameter_count=10, dtype="FP7"), "model.dtype"),
     ("s3-uri-not-s3", lambda w: parse_s3_uri("https://models/llama"), "s3_uri"),
     ("s3-uri-bad-bucket", lambda w: parse_s3_uri("s3://Models_Bucket/llama"), "s3_uri.bucket"),
     ("s3-uri-parent-segment", lambda w: parse_s3_uri("s3://models/llama/../other"), "s3_uri.prefix"),
     ("bucket-name-ip-address", lambda w: check_bucket_name("192.168.1.10"), "bucket_name"),
-    ("app-kubernetes-version-unsupported",
-     lambda w: build_app({**context(), "fastload:kubernetesVersion": "1.29"}, str(w.out)), "fastload:kubernetesVersion"),
+    (
+        "app-kubernetes-version-unsupported",
+        lambda w: build_app({**context(), "fastload:kubernetesVersion": "1.29"}, str(w.out)),
+        "fastload:kubernetesVersion",
+    ),
     ("app-negative-replicas", lambda w: build_app(context(replicas=-1), str(w.out)), "fastload:models[0].replicas"),
-    ("app-model-too-big-for-instance",
-     lambda w: build_app(context(parameterCount=405_000_000_000), str(w.out)), "model.total_bytes"),
-    ("app-unknown-instance-type", lambda w: build_app(context(instanceType="g6e.99xlarge"), str(w.out)),
-     "fastload:models[0].instanceType"),
-    ("app-unknown-model-key", lambda w: build_app(context(tensorParallel=2), str(w.out)),
-     "fastload:models[0].tensorParallel"),
-    ("app-bad-stager-arn",
-     lambda w: build_app({**context(), "fastload:stagerRoleArns": ["arn:aws:iam::1:role/x"]}, str(w.out)),
-     "fastload:stagerRoleArns[0]"),
-    ("app-raid0-on-p3-without-instance-store",
-     lambda w: build_app(context(instanceType="p3.2xlarge", parameterCount=1_000_000_000), str(w.out)),
-     "fastload:models[0].instanceType"),
+    (
+        "app-model-too-big-for-instance",
+        lambda w: build_app(context(parameterCount=405_000_000_000), str(w.out)),
+        "model.total_bytes",
+    ),
+    (
+        "app-unknown-instance-type",
+        lambda w: build_app(context(instanceType="g6e.99xlarge"), str(w.out)),
+        "fastload:models[0].instanceType",
+    ),
+    (
+        "app-unknown-model-key",
+        lambda w: build_app(context(tensorParallel=2), str(w.out)),
+        "fastload:models[0].tensorParallel",
+    ),
+    (
+        "app-bad-stager-arn",
+        lambda w: build_app({**context(), "fastload:stagerRoleArns": ["arn:aws:iam::1:role/x"]}, str(w.out)),
+        "fastload:stagerRoleArns[0]",
+    ),
+    (
+        "app-raid0-on-p3-without-instance-store",
+        lambda w: build_app(context(instanceType="p3.2xlarge", parameterCount=1_000_000_000), str(w.out)),
+        "fastload:models[0].instanceType",
+    ),
     ("gpu-nodes-p3-raid0", lambda w: gpu_nodes(w, instance_type="p3.8xlarge"), "instance_type"),
-    ("gpu-nodes-negative-desired",
-     lambda w: gpu_nodes(w, instance_type="g6e.2xlarge", desired_size=-1), "desired_size"),
-    ("gpu-nodes-reservation-without-capacity-block",
-     lambda w: gpu_nodes(w, instance_type="g6e.2xlarge", capacity_reservation_id="cr-0123456789abcdef0"),
-     "capacity_reservation_id"),
-    ("cluster-version-unsupported",
-     lambda w: InferenceCluster(app_in(w), "Cluster", version="1.30"), "version"),
+    (
+        "gpu-nodes-negative-desired",
+        lambda w: gpu_nodes(w, instance_type="g6e.2xlarge", desired_size=-1),
+        "desired_size",
+    ),
+    (
+        "gpu-nodes-reservation-without-capacity-block",
+        lambda w: gpu_nodes(w, instance_type="g6e.2xlarge", capacity_reservation_id="cr-0123456789abcdef0"),
+        "capacity_reservation_id",
+    ),
+    ("cluster-version-unsupported", lambda w: InferenceCluster(app_in(w), "Cluster", version="1.30"), "version"),
     ("bucket-bad-name", lambda w: bucket(w, bucket_name="Model_Weights"), "bucket_name"),
-    ("bucket-conflicting-log-options",
-     lambda w: bucket(w, access_logs=False,
-                      access_logs_bucket=cdk.aws_s3.Bucket.from_bucket_name(cdk.Stack(), "L", "logs")),
-     "access_logs_bucket"),
+    (
+        "bucket-conflicting-log-options",
+        lambda w: bucket(
+            w, access_logs=False, access_logs_bucket=cdk.aws_s3.Bucket.from_bucket_name(cdk.Stack(), "L", "logs")
+        ),
+        "access_logs_bucket",
+    ),
     ("network-one-az", lambda w: FastloadNetwork(app_in(w), "Network", max_azs=1), "max_azs"),
     ("network-cidr-too-small", lambda w: FastloadNetwork(app_in(w), "Network", cidr="10.0.0.0/24"), "cidr"),
-    ("local-storage-no-volumes",
-     lambda w: LocalNvmeStorage(__import__("cdk8s").App(outdir=str(w.out)), "s", volumes_per_node=0),
-     "volumes_per_node"),
+    (
+        "local-storage-no-volumes",
+        lambda w: LocalNvmeStorage(__import__("cdk8s").App(outdir=str(w.out)), "s", volumes_per_node=0),
+        "volumes_per_node",
+    ),
 ]
 
 
@@ -136,15 +180,18 @@ def cli_rows(w: Where) -> dict[str, tuple[list[str], str]]:
     stage = ["--no-progress", *s3]  # progress bars are stderr output of their own
     return {
         "plan-unknown-instance": (["plan", "--instance", "g6e.99xlarge", "--params", "8e9"], "instance_type"),
-        "plan-tp-mismatch": (["plan", "--instance", "g6e.12xlarge", "--params", "8e9", "--tp", "3"],
-                             "tensor_parallel_size"),
+        "plan-tp-mismatch": (
+            ["plan", "--instance", "g6e.12xlarge", "--params", "8e9", "--tp", "3"],
+            "tensor_parallel_size",
+        ),
         "plan-model-too-big": (["plan", "--instance", "g6e.xlarge", "--params", "405e9"], "model.total_bytes"),
         "stage-bad-bucket-uri": (["stage", str(w.model_dir), "s3://Bad_Bucket/m", *stage], "s3_uri.bucket"),
         "stage-parent-prefix": (["stage", str(w.model_dir), f"s3://{w.bucket}/a/../b", *stage], "s3_uri.prefix"),
-        "stage-concurrency-0": (["stage", str(w.model_dir), f"s3://{w.bucket}/m", "--concurrency", "0", *stage],
-                                "concurrency"),
-        "stage-missing-folder": (["stage", str(w.out.parent / "nowhere"), f"s3://{w.bucket}/m", *stage],
-                                 "model_dir"),
+        "stage-concurrency-0": (
+            ["stage", str(w.model_dir), f"s3://{w.bucket}/m", "--concurrency", "0", *stage],
+            "concurrency",
+        ),
+        "stage-missing-folder": (["stage", str(w.out.parent / "nowhere"), f"s3://{w.bucket}/m", *stage], "model_dir"),
         "inspect-no-prefix": (["inspect", f"s3://{w.bucket}", *s3], "s3_uri.prefix"),
         "inspect-unknown-instance": (["inspect", str(w.model_dir), "--instance", "g6e.99xlarge"], "--instance"),
     }

@@ -11,16 +11,21 @@ import kubernetes_validate
 import pytest
 
 from fastload_constructs.core import naming
-from stacks.config import DEFAULT_KUBERNETES_VERSION
-from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.cache_sharing import (
-    MODEL_MOUNT_PATH, SCRIPT_MOUNT_PATH, SCRIPT_NAME, SharedCompileCache, cache_sync_script, node_local_model_dir,
+    MODEL_MOUNT_PATH,
+    SCRIPT_MOUNT_PATH,
+    SCRIPT_NAME,
+    SharedCompileCache,
+    cache_sync_script,
+    node_local_model_dir,
 )
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.tuning import TuningOptions, plan
 from fastload_constructs.core.vllm_args import CACHE_MOUNT_PATH, server_spec
 from fastload_constructs.k8s.vllm_chart import VllmChart
-from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.runtime import cache_sync
-from fastload_constructs.core.tuning import TuningOptions, plan
+from stacks.config import DEFAULT_KUBERNETES_VERSION
 
 URI = "s3://fastload-test-models/models/llama-3.1-8b"
 LLAMA_8B = ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16")
@@ -106,12 +111,15 @@ def test_model_stage_runs_before_cache_restore(local_plan):
     assert "--verify-sha256" in s.init_containers[0].args
 
 
-@pytest.mark.parametrize("use_local_plan, kwargs, field", [
-    (False, {"model_cache": "node-local"}, "model_cache"),  # plan tuned for S3
-    (True, {}, "model_cache"),  # plan tuned for NVMe but reading S3
-    (False, {"model_cache": "nfs"}, "model_cache"),
-    (False, {"shared_compile_cache": "s3://bucket"}, "shared_compile_cache"),
-])
+@pytest.mark.parametrize(
+    "use_local_plan, kwargs, field",
+    [
+        (False, {"model_cache": "node-local"}, "model_cache"),  # plan tuned for S3
+        (True, {}, "model_cache"),  # plan tuned for NVMe but reading S3
+        (False, {"model_cache": "nfs"}, "model_cache"),
+        (False, {"shared_compile_cache": "s3://bucket"}, "shared_compile_cache"),
+    ],
+)
 def test_inconsistent_choices_are_refused(s3_plan, local_plan, use_local_plan, kwargs, field):
     with pytest.raises(FastloadConfigError) as err:
         spec(local_plan if use_local_plan else s3_plan, **kwargs)
@@ -124,11 +132,14 @@ def test_no_instance_store_cannot_cache_models_locally():
         spec(p3, compile_cache="empty-dir", model_cache="node-local")
 
 
-@pytest.mark.parametrize("bucket, prefix, field", [
-    ("Bad_Bucket", "compile-cache", "shared_compile_cache.bucket"),
-    ("fine-bucket", "/abs", "shared_compile_cache.prefix"),
-    ("fine-bucket", "a/../b", "shared_compile_cache.prefix"),
-])
+@pytest.mark.parametrize(
+    "bucket, prefix, field",
+    [
+        ("Bad_Bucket", "compile-cache", "shared_compile_cache.bucket"),
+        ("fine-bucket", "/abs", "shared_compile_cache.prefix"),
+        ("fine-bucket", "a/../b", "shared_compile_cache.prefix"),
+    ],
+)
 def test_shared_cache_location_is_checked(bucket, prefix, field):
     with pytest.raises(FastloadConfigError) as err:
         SharedCompileCache(bucket, prefix)
@@ -144,8 +155,16 @@ def test_ephemeral_cache_can_still_be_shared(s3_plan):
 @pytest.fixture(scope="module")
 def warm_docs(local_plan):
     app = cdk8s.Testing.app()
-    chart = VllmChart(app, "warm", plan=local_plan, model_name="llama", model_uri=URI, region="us-east-1",
-                      shared_compile_cache=CACHE, model_cache="node-local")
+    chart = VllmChart(
+        app,
+        "warm",
+        plan=local_plan,
+        model_name="llama",
+        model_uri=URI,
+        region="us-east-1",
+        shared_compile_cache=CACHE,
+        model_cache="node-local",
+    )
     return cdk8s.Testing.synth(chart)
 
 
@@ -188,8 +207,14 @@ def test_shipped_script_runs_with_only_the_standard_library_and_boto3(tmp_path):
     """The ConfigMap copy must stand alone: run it outside the package and ask for its help."""
     script = tmp_path / SCRIPT_NAME
     script.write_text(cache_sync_script())
-    out = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, cwd=tmp_path,
-                         env={"PATH": "/usr/bin:/bin"}, check=True)
+    out = subprocess.run(
+        [sys.executable, str(script), "--help"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin"},
+        check=True,
+    )
     assert "restore-compile-cache" in out.stdout
     assert "from fastload_constructs" not in script.read_text()
 

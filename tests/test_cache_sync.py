@@ -12,11 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from fastload_constructs.core.tuning import compile_cache_key
 from fastload_constructs.runtime import cache_sync
 from fastload_constructs.runtime.cache_sync import (
-    COMPILE_SUBDIR, SHA256_METADATA, archive_key, publish_compile_cache, restore_compile_cache, stage_model,
+    COMPILE_SUBDIR,
+    SHA256_METADATA,
+    archive_key,
+    publish_compile_cache,
+    restore_compile_cache,
+    stage_model,
 )
-from fastload_constructs.core.tuning import compile_cache_key
 
 BUCKET = "fastload-test-models"
 
@@ -58,31 +63,39 @@ def _read_tree(root: Path) -> dict[str, bytes]:
 
 
 def test_publish_then_restore_round_trip(s3, tmp_path):
-    key = compile_cache_key(vllm_version="v0.11.0", model_uri=f"s3://{BUCKET}/m", tensor_parallel_size=1,
-                            gpu_model="L40S")
+    key = compile_cache_key(
+        vllm_version="v0.11.0", model_uri=f"s3://{BUCKET}/m", tensor_parallel_size=1, gpu_model="L40S"
+    )
     written = _fake_compile_cache(tmp_path / "node-a")
-    published = publish_compile_cache(s3, bucket=BUCKET, prefix="compile-cache", cache_key=key,
-                                      cache_root=tmp_path / "node-a")
+    published = publish_compile_cache(
+        s3, bucket=BUCKET, prefix="compile-cache", cache_key=key, cache_root=tmp_path / "node-a"
+    )
     assert published.status == "published"
     keys = [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET)["Contents"]]
     assert keys == [f"compile-cache/{key}.tar.gz"]  # the temporary key is gone
 
-    restored = restore_compile_cache(s3, bucket=BUCKET, prefix="compile-cache", cache_key=key,
-                                     cache_root=tmp_path / "node-b")
+    restored = restore_compile_cache(
+        s3, bucket=BUCKET, prefix="compile-cache", cache_key=key, cache_root=tmp_path / "node-b"
+    )
     assert restored.status == "restored"
     assert _read_tree(tmp_path / "node-b") == written  # assets/ did not travel
-    again = restore_compile_cache(s3, bucket=BUCKET, prefix="compile-cache", cache_key=key,
-                                  cache_root=tmp_path / "node-b")
+    again = restore_compile_cache(
+        s3, bucket=BUCKET, prefix="compile-cache", cache_key=key, cache_root=tmp_path / "node-b"
+    )
     assert again.status == "present"
 
 
 def test_publish_is_skipped_when_the_key_exists(s3, tmp_path):
     _fake_compile_cache(tmp_path / "a")
-    assert publish_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="k1", cache_root=tmp_path / "a").status \
+    assert (
+        publish_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="k1", cache_root=tmp_path / "a").status
         == "published"
+    )
     etag = s3.head_object(Bucket=BUCKET, Key="cc/k1.tar.gz")["ETag"]
-    assert publish_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="k1", cache_root=tmp_path / "a").status \
+    assert (
+        publish_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="k1", cache_root=tmp_path / "a").status
         == "exists"
+    )
     assert s3.head_object(Bucket=BUCKET, Key="cc/k1.tar.gz")["ETag"] == etag
 
 
@@ -144,8 +157,7 @@ def test_concurrent_publishers_leave_one_valid_archive(s3, tmp_path):
 
     def publish(root: Path) -> None:
         barrier.wait()
-        results.append(publish_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="race",
-                                             cache_root=root).status)
+        results.append(publish_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="race", cache_root=root).status)
 
     threads = [threading.Thread(target=publish, args=(r,)) for r in roots]
     for t in threads:
@@ -166,13 +178,17 @@ def test_archive_key_layout():
 
 
 def _stage_fake_model(s3, prefix: str, corrupt: str | None = None) -> dict[str, bytes]:
-    files = {"config.json": b'{"architectures": ["X"]}', "model.safetensors": os.urandom(300_000),
-             "original/params.json": b"{}"}
+    files = {
+        "config.json": b'{"architectures": ["X"]}',
+        "model.safetensors": os.urandom(300_000),
+        "original/params.json": b"{}",
+    }
     for name, data in files.items():
         body = data if name != corrupt else bytes(len(data))  # same size, other bytes
         s3.put_object(Bucket=BUCKET, Key=f"{prefix}/{name}", Body=body)
-    manifest = {"files": [{"name": n, "size": len(d), "sha256": hashlib.sha256(d).hexdigest()}
-                          for n, d in files.items()]}
+    manifest = {
+        "files": [{"name": n, "size": len(d), "sha256": hashlib.sha256(d).hexdigest()} for n, d in files.items()]
+    }
     s3.put_object(Bucket=BUCKET, Key=f"{prefix}/fastload-manifest.json", Body=json.dumps(manifest).encode())
     return files
 
@@ -198,8 +214,11 @@ def test_stage_model_verifies_checksums_when_asked(s3, tmp_path):
 
 @pytest.mark.parametrize("bad_name", ["../escape", "/abs", "a/../../b", ".fastload-complete", ""])
 def test_stage_model_refuses_manifest_paths_that_escape(s3, tmp_path, bad_name):
-    s3.put_object(Bucket=BUCKET, Key="models/evil/fastload-manifest.json",
-                  Body=json.dumps({"files": [{"name": bad_name, "size": 1}]}).encode())
+    s3.put_object(
+        Bucket=BUCKET,
+        Key="models/evil/fastload-manifest.json",
+        Body=json.dumps({"files": [{"name": bad_name, "size": 1}]}).encode(),
+    )
     outcome = stage_model(s3, bucket=BUCKET, prefix="models/evil", dest=tmp_path / "m" / "evil")
     assert outcome.status == "error"
     assert not (tmp_path / "escape").exists() and not (tmp_path / "m" / "evil").exists()
@@ -207,7 +226,7 @@ def test_stage_model_refuses_manifest_paths_that_escape(s3, tmp_path, bad_name):
 
 def test_head_treats_forbidden_as_absent():
     class Forbidden(Exception):
-        response = {"Error": {"Code": "403"}}
+        response = {"Error": {"Code": "403"}}  # noqa: RUF012
 
     class Client:
         def head_object(self, **kwargs):
@@ -228,8 +247,12 @@ def test_concurrent_stagers_on_one_node_copy_once(s3, tmp_path):
     _stage_fake_model(s3, "models/shared")
     dest = tmp_path / "models" / "shared"
     results: list[str] = []
-    threads = [threading.Thread(target=lambda: results.append(
-        stage_model(s3, bucket=BUCKET, prefix="models/shared", dest=dest).status)) for _ in range(3)]
+    threads = [
+        threading.Thread(
+            target=lambda: results.append(stage_model(s3, bucket=BUCKET, prefix="models/shared", dest=dest).status)
+        )
+        for _ in range(3)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -238,14 +261,38 @@ def test_concurrent_stagers_on_one_node_copy_once(s3, tmp_path):
 
 
 def test_cli_restore_miss_exits_zero(s3, endpoint, tmp_path):
-    rc = cache_sync.main(["restore-compile-cache", "--bucket", BUCKET, "--prefix", "cc", "--cache-key", "nope",
-                          "--cache-root", str(tmp_path), "--endpoint-url", endpoint])
+    rc = cache_sync.main(
+        [
+            "restore-compile-cache",
+            "--bucket",
+            BUCKET,
+            "--prefix",
+            "cc",
+            "--cache-key",
+            "nope",
+            "--cache-root",
+            str(tmp_path),
+            "--endpoint-url",
+            endpoint,
+        ]
+    )
     assert rc == 0
 
 
 def test_cli_stage_model_failure_exits_nonzero(s3, endpoint, tmp_path):
-    rc = cache_sync.main(["stage-model", "--bucket", BUCKET, "--prefix", "models/none", "--dest",
-                          str(tmp_path / "m"), "--endpoint-url", endpoint])
+    rc = cache_sync.main(
+        [
+            "stage-model",
+            "--bucket",
+            BUCKET,
+            "--prefix",
+            "models/none",
+            "--dest",
+            str(tmp_path / "m"),
+            "--endpoint-url",
+            endpoint,
+        ]
+    )
     assert rc == 1
 
 
@@ -270,5 +317,9 @@ def test_wait_until_ready_polls_until_200():
 
     assert cache_sync.wait_until_ready("http://127.0.0.1:8000/health", timeout_s=5, interval_s=0.01, opener=opener)
     assert len(calls) == 3
-    assert not cache_sync.wait_until_ready("http://127.0.0.1:8000/health", timeout_s=0.05, interval_s=0.01,
-                                           opener=lambda url: (_ for _ in ()).throw(OSError("down")))
+    assert not cache_sync.wait_until_ready(
+        "http://127.0.0.1:8000/health",
+        timeout_s=0.05,
+        interval_s=0.01,
+        opener=lambda url: (_ for _ in ()).throw(OSError("down")),
+    )

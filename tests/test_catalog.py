@@ -8,7 +8,7 @@ REQUIRED_FAMILIES = {"g5", "g6", "g6e", "g7e", "p4d", "p4de", "p5", "p5e", "p5en
 
 def test_catalog_covers_the_families_vllm_runs_on():
     families = {i.family for i in CATALOG.values()}
-    assert REQUIRED_FAMILIES <= families
+    assert families >= REQUIRED_FAMILIES
     for family in ("g5", "g6", "g6e", "g7e"):
         assert sum(1 for i in CATALOG.values() if i.family == family) >= 4
 

@@ -79,7 +79,7 @@ def test_failed_start_exits_1_after_printing_the_report(capsys):
 
 def test_log_without_phases_exits_2(tmp_path, capsys):
     empty = tmp_path / "nginx.log"
-    empty.write_text("127.0.0.1 - - [02/Dec/2026:17:00:00 +0000] \"GET / HTTP/1.1\" 200\n")
+    empty.write_text('127.0.0.1 - - [02/Dec/2026:17:00:00 +0000] "GET / HTTP/1.1" 200\n')
     assert main(["coldstart", str(empty)]) == 2
     assert "at least one start-up line" in capsys.readouterr().err
 
@@ -96,7 +96,14 @@ def test_started_at_needs_one_per_log(capsys):
 
 def test_kubectl_command_it_would_run():
     assert kubectl_logs_command("vllm-0", "inference", container="vllm", previous=True) == [
-        "kubectl", "logs", "vllm-0", "--namespace", "inference", "--container", "vllm", "--previous",
+        "kubectl",
+        "logs",
+        "vllm-0",
+        "--namespace",
+        "inference",
+        "--container",
+        "vllm",
+        "--previous",
     ]
 
 

@@ -5,8 +5,14 @@ import importlib
 import pytest
 
 from fastload_constructs.core.cluster_settings import (
-    CORE_ADDONS, EBS_CSI_ADDON, KUBECTL_LAYER_VERSIONS, addon_names, check_admin_role_arns,
-    check_log_types, check_version, kubectl_layer_module,
+    CORE_ADDONS,
+    EBS_CSI_ADDON,
+    KUBECTL_LAYER_VERSIONS,
+    addon_names,
+    check_admin_role_arns,
+    check_log_types,
+    check_version,
+    kubectl_layer_module,
 )
 from fastload_constructs.core.errors import FastloadConfigError
 
@@ -27,7 +33,7 @@ def test_versions_start_at_1_33():
 
 def test_addons_are_the_core_four_plus_ebs_csi_on_request():
     assert set(addon_names(ebs_csi=False)) == {"vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent"}
-    assert addon_names(ebs_csi=True) == CORE_ADDONS + (EBS_CSI_ADDON,)
+    assert addon_names(ebs_csi=True) == (*CORE_ADDONS, EBS_CSI_ADDON)
 
 
 def test_log_types_are_checked_and_deduplicated():

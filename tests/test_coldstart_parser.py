@@ -103,14 +103,16 @@ def test_started_at_after_the_first_line_is_rejected():
 
 def test_unknown_lines_are_ignored():
     text = (LOGS / "warm_v0.34_s3_tp1.log").read_text()
-    noise = "\n".join([
-        "(APIServer pid=1) INFO 12-02 17:20:06 [arg_utils.py:1290] Something vLLM says that we do not read",
-        "random container output",
-        "WARNING 12-02 17:20:07 [cuda.py:88] A warning",
-        "",
-    ])
+    noise = "\n".join(
+        [
+            "(APIServer pid=1) INFO 12-02 17:20:06 [arg_utils.py:1290] Something vLLM says that we do not read",
+            "random container output",
+            "WARNING 12-02 17:20:07 [cuda.py:88] A warning",
+            "",
+        ]
+    )
     lines = text.splitlines()
-    noisy = "\n".join(lines[:1] + [noise] + lines[1:])
+    noisy = "\n".join([*lines[:1], noise, *lines[1:]])
     assert parse_log(noisy).phases == parse_log(text).phases
 
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from stacks.config import parse_reference_config
 from fastload_constructs.core.errors import FastloadConfigError
+from stacks.config import parse_reference_config
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 
@@ -66,14 +66,17 @@ def test_stager_role_arns_default_to_none_and_parse_when_given():
     assert config.stager_role_arns == (STAGER, "arn:aws-cn:iam::123456789012:role/ci")
 
 
-@pytest.mark.parametrize("value, field", [
-    ("arn:aws:iam::123456789012:role/stager", "fastload:stagerRoleArns"),
-    ([STAGER, STAGER], "fastload:stagerRoleArns"),
-    (["arn:aws:iam::123456789012:user/alice"], "fastload:stagerRoleArns[0]"),
-    (["arn:aws:iam::12345:role/stager"], "fastload:stagerRoleArns[0]"),
-    ([STAGER, "arn:aws:iam::123456789012:role/"], "fastload:stagerRoleArns[1]"),
-    (["arn:aws:iam::123456789012:role/bad name"], "fastload:stagerRoleArns[0]"),
-])
+@pytest.mark.parametrize(
+    "value, field",
+    [
+        ("arn:aws:iam::123456789012:role/stager", "fastload:stagerRoleArns"),
+        ([STAGER, STAGER], "fastload:stagerRoleArns"),
+        (["arn:aws:iam::123456789012:user/alice"], "fastload:stagerRoleArns[0]"),
+        (["arn:aws:iam::12345:role/stager"], "fastload:stagerRoleArns[0]"),
+        ([STAGER, "arn:aws:iam::123456789012:role/"], "fastload:stagerRoleArns[1]"),
+        (["arn:aws:iam::123456789012:role/bad name"], "fastload:stagerRoleArns[0]"),
+    ],
+)
 def test_bad_stager_role_arns_are_refused(value, field):
     with pytest.raises(FastloadConfigError) as err:
         parse_reference_config(context(stagerRoleArns=value))

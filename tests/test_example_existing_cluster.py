@@ -9,7 +9,7 @@ import pytest
 from aws_cdk.assertions import Template
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
-import existing_cluster  # noqa: E402
+import existing_cluster
 
 EXISTING = existing_cluster.ExistingInfrastructure()
 
@@ -46,10 +46,13 @@ def test_gpu_node_group_joins_the_existing_cluster(template):
 
 
 def test_model_pods_get_read_access_and_their_chart_waits_for_it(template):
-    (association_id, association), = of_type(template, "AWS::EKS::PodIdentityAssociation").items()
+    ((association_id, association),) = of_type(template, "AWS::EKS::PodIdentityAssociation").items()
     props = association["Properties"]
     assert (props["ClusterName"], props["Namespace"], props["ServiceAccount"]) == (
-        EXISTING.cluster_name, "inference", "llama-3-1-8b-vllm")
+        EXISTING.cluster_name,
+        "inference",
+        "llama-3-1-8b-vllm",
+    )
     manifests = of_type(template, "Custom::AWSCDK-EKS-KubernetesResource")
     assert len(manifests) == 2
     server = next(r for r in manifests.values() if "Deployment" in json.dumps(r["Properties"]["Manifest"]))

@@ -13,12 +13,17 @@ from aws_cdk.assertions import Match, Template
 from fastload_constructs.core.cluster_settings import CORE_ADDONS, EBS_CSI_ADDON, kubectl_layer_module
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.gpu_nodes import gpu_node_spec
+from fastload_constructs.core.naming import GPU_TAINT_KEY, LABEL_GPU_MODEL
+from fastload_constructs.core.nodeadm import NODEADM_CONTENT_TYPE
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
-from fastload_constructs.infra.nvidia_device_plugin import CHART_NAME, CHART_REPOSITORY, CHART_VERSION, NvidiaDevicePlugin
-from fastload_constructs.core.naming import GPU_TAINT_KEY, LABEL_GPU_MODEL
-from fastload_constructs.core.nodeadm import NODEADM_CONTENT_TYPE
+from fastload_constructs.infra.nvidia_device_plugin import (
+    CHART_NAME,
+    CHART_REPOSITORY,
+    CHART_VERSION,
+    NvidiaDevicePlugin,
+)
 
 ADMIN = "arn:aws:iam::123456789012:role/PlatformAdmin"
 RESERVATION = "cr-0123456789abcdef0"
@@ -28,17 +33,41 @@ RESERVATION = "cr-0123456789abcdef0"
 def stack():
     app = cdk.App()
     stack = cdk.Stack(app, "Test", env=cdk.Environment(account="123456789012", region="us-west-2"))
-    inference = InferenceCluster(stack, "Inference", version="1.34", endpoint_access="private",
-                                 admin_role_arns=[ADMIN], logging=["api", "audit"], ebs_csi=True)
-    GpuNodeGroup(stack, "G6e", cluster=inference.cluster, instance_type="g6e.12xlarge",
-                 min_size=1, desired_size=1, max_size=4, root_volume_gib=300)
-    GpuNodeGroup(stack, "P3", cluster=inference.cluster, instance_type="p3.8xlarge",
-                 instance_store=False, capacity_type="spot")
-    GpuNodeGroup(stack, "P5", cluster=inference.cluster, instance_type="p5.48xlarge",
-                 capacity_type="capacity-block", capacity_reservation_id=RESERVATION, max_size=1)
+    inference = InferenceCluster(
+        stack,
+        "Inference",
+        version="1.34",
+        endpoint_access="private",
+        admin_role_arns=[ADMIN],
+        logging=["api", "audit"],
+        ebs_csi=True,
+    )
+    GpuNodeGroup(
+        stack,
+        "G6e",
+        cluster=inference.cluster,
+        instance_type="g6e.12xlarge",
+        min_size=1,
+        desired_size=1,
+        max_size=4,
+        root_volume_gib=300,
+    )
+    GpuNodeGroup(
+        stack, "P3", cluster=inference.cluster, instance_type="p3.8xlarge", instance_store=False, capacity_type="spot"
+    )
+    GpuNodeGroup(
+        stack,
+        "P5",
+        cluster=inference.cluster,
+        instance_type="p5.48xlarge",
+        capacity_type="capacity-block",
+        capacity_reservation_id=RESERVATION,
+        max_size=1,
+    )
     plugin = NvidiaDevicePlugin(stack, "DevicePlugin", cluster=inference.cluster)
-    KarpenterGpuNodes(stack, "Karpenter", cluster=inference.cluster, instance_types=["g6e", "p5.48xlarge"],
-                      after=[plugin])
+    KarpenterGpuNodes(
+        stack, "Karpenter", cluster=inference.cluster, instance_types=["g6e", "p5.48xlarge"], after=[plugin]
+    )
     return stack
 
 
@@ -52,8 +81,11 @@ def resources(template, kind):
 
 
 def nodegroup(template, instance_type):
-    (ng,) = [r["Properties"] for r in resources(template, "AWS::EKS::Nodegroup").values()
-             if r["Properties"].get("InstanceTypes") == [instance_type]]
+    (ng,) = [
+        r["Properties"]
+        for r in resources(template, "AWS::EKS::Nodegroup").values()
+        if r["Properties"].get("InstanceTypes") == [instance_type]
+    ]
     return ng
 
 
@@ -65,17 +97,21 @@ def node_configs(launch_template):
     user_data = launch_template["LaunchTemplateData"]["UserData"]["Fn::Base64"]
     message = email.message_from_string(user_data)
     assert message.is_multipart()
-    return [yaml.safe_load(p.get_payload()) for p in message.get_payload()
-            if p.get_content_type() == NODEADM_CONTENT_TYPE]
+    return [
+        yaml.safe_load(p.get_payload()) for p in message.get_payload() if p.get_content_type() == NODEADM_CONTENT_TYPE
+    ]
 
 
 def test_cluster_version_private_endpoint_and_logging(template):
-    template.has_resource_properties("AWS::EKS::Cluster", {
-        "Version": "1.34",
-        "AccessConfig": {"AuthenticationMode": "API"},
-        "ResourcesVpcConfig": Match.object_like({"EndpointPrivateAccess": True, "EndpointPublicAccess": False}),
-        "Logging": {"ClusterLogging": {"EnabledTypes": [{"Type": "api"}, {"Type": "audit"}]}},
-    })
+    template.has_resource_properties(
+        "AWS::EKS::Cluster",
+        {
+            "Version": "1.34",
+            "AccessConfig": {"AuthenticationMode": "API"},
+            "ResourcesVpcConfig": Match.object_like({"EndpointPrivateAccess": True, "EndpointPublicAccess": False}),
+            "Logging": {"ClusterLogging": {"EnabledTypes": [{"Type": "api"}, {"Type": "audit"}]}},
+        },
+    )
 
 
 def test_addons_present_and_adopting_self_managed_ones(template):
@@ -88,10 +124,13 @@ def test_addons_present_and_adopting_self_managed_ones(template):
 
 
 def test_admin_role_gets_a_cluster_admin_access_entry(template):
-    template.has_resource_properties("AWS::EKS::AccessEntry", {
-        "PrincipalArn": ADMIN,
-        "AccessPolicies": [{"AccessScope": {"Type": "cluster"}, "PolicyArn": Match.any_value()}],
-    })
+    template.has_resource_properties(
+        "AWS::EKS::AccessEntry",
+        {
+            "PrincipalArn": ADMIN,
+            "AccessPolicies": [{"AccessScope": {"Type": "cluster"}, "PolicyArn": Match.any_value()}],
+        },
+    )
 
 
 def test_kubectl_provider_uses_the_layer_of_the_cluster_version(template):
@@ -103,14 +142,20 @@ def test_kubectl_provider_uses_the_layer_of_the_cluster_version(template):
     assert len(kubectl_layers) == 1
     description = layers[kubectl_layers[0]]["Properties"]["Description"]
     assert description.split(";")[0].split()[-1].startswith("1.34.")
-    handlers = [r["Properties"] for r in resources(template, "AWS::Lambda::Function").values()
-                if {"Ref": kubectl_layers[0]} in r["Properties"].get("Layers", [])]
+    handlers = [
+        r["Properties"]
+        for r in resources(template, "AWS::Lambda::Function").values()
+        if {"Ref": kubectl_layers[0]} in r["Properties"].get("Layers", [])
+    ]
     assert handlers, "no Lambda function carries the kubectl layer"
 
 
 def test_system_nodes_are_untainted_standard_al2023(template):
-    system = [r["Properties"] for r in resources(template, "AWS::EKS::Nodegroup").values()
-              if r["Properties"]["AmiType"] == "AL2023_x86_64_STANDARD"]
+    system = [
+        r["Properties"]
+        for r in resources(template, "AWS::EKS::Nodegroup").values()
+        if r["Properties"]["AmiType"] == "AL2023_x86_64_STANDARD"
+    ]
     assert len(system) == 1 and "Taints" not in system[0]
 
 
@@ -130,8 +175,13 @@ def test_launch_template_boots_raid0_with_an_encrypted_gp3_root(template):
     assert config["kind"] == "NodeConfig" and config["apiVersion"] == "node.eks.aws/v1alpha1"
     assert config["spec"]["instance"]["localStorage"]["strategy"] == "RAID0"
     (root,) = lt["LaunchTemplateData"]["BlockDeviceMappings"]
-    assert root["Ebs"] == {"VolumeSize": 300, "VolumeType": "gp3", "Encrypted": True, "DeleteOnTermination": True,
-                           "Throughput": 125}
+    assert root["Ebs"] == {
+        "VolumeSize": 300,
+        "VolumeType": "gp3",
+        "Encrypted": True,
+        "DeleteOnTermination": True,
+        "Throughput": 125,
+    }
     assert lt["LaunchTemplateData"]["MetadataOptions"]["HttpTokens"] == "required"
     assert "ImageId" not in lt["LaunchTemplateData"]  # EKS picks the NVIDIA AMI from AmiType
 
@@ -183,15 +233,19 @@ def test_node_group_works_on_a_brought_cluster():
     cluster = imported_cluster(stack)
     GpuNodeGroup(stack, "G6", cluster=cluster, instance_type="g6.xlarge", max_size=1)
     Template.from_stack(stack).has_resource_properties(
-        "AWS::EKS::Nodegroup", {"ClusterName": "existing", "AmiType": "AL2023_x86_64_NVIDIA"})
+        "AWS::EKS::Nodegroup", {"ClusterName": "existing", "AmiType": "AL2023_x86_64_NVIDIA"}
+    )
 
 
-@pytest.mark.parametrize("kwargs,field", [
-    ({"version": "1.29"}, "version"),
-    ({"endpoint_access": "internal"}, "endpoint_access"),
-    ({"logging": ["api", "kubelet"]}, "logging"),
-    ({"admin_role_arns": ["arn:aws:iam::123:user/bob"]}, "admin_role_arns"),
-])
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [
+        ({"version": "1.29"}, "version"),
+        ({"endpoint_access": "internal"}, "endpoint_access"),
+        ({"logging": ["api", "kubelet"]}, "logging"),
+        ({"admin_role_arns": ["arn:aws:iam::123:user/bob"]}, "admin_role_arns"),
+    ],
+)
 def test_bad_cluster_inputs_are_refused(kwargs, field):
     stack = cdk.Stack(cdk.App(), "Bad")
     with pytest.raises(FastloadConfigError) as err:
@@ -199,11 +253,14 @@ def test_bad_cluster_inputs_are_refused(kwargs, field):
     assert err.value.field == field
 
 
-@pytest.mark.parametrize("kwargs,field", [
-    ({"min_size": 3, "max_size": 2}, "desired_size"),
-    ({"capacity_type": "capacity-block"}, "capacity_reservation_id"),
-    ({"capacity_reservation_id": RESERVATION}, "capacity_reservation_id"),
-])
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [
+        ({"min_size": 3, "max_size": 2}, "desired_size"),
+        ({"capacity_type": "capacity-block"}, "capacity_reservation_id"),
+        ({"capacity_reservation_id": RESERVATION}, "capacity_reservation_id"),
+    ],
+)
 def test_bad_node_group_inputs_are_refused(kwargs, field):
     stack = cdk.Stack(cdk.App(), "Bad")
     cluster = imported_cluster(stack)
@@ -220,11 +277,17 @@ def manifest_docs(manifest):
 
 
 def test_karpenter_nodes_get_a_role_an_ec2_access_entry_and_raid0_pools(template):
-    entries = [r["Properties"] for r in resources(template, "AWS::EKS::AccessEntry").values()
-               if r["Properties"].get("Type") == "EC2_LINUX"]
+    entries = [
+        r["Properties"]
+        for r in resources(template, "AWS::EKS::AccessEntry").values()
+        if r["Properties"].get("Type") == "EC2_LINUX"
+    ]
     assert len(entries) == 1 and entries[0].get("AccessPolicies", []) == []
-    docs = [d for r in resources(template, "Custom::AWSCDK-EKS-KubernetesResource").values()
-            for d in manifest_docs(r["Properties"]["Manifest"])]
+    docs = [
+        d
+        for r in resources(template, "Custom::AWSCDK-EKS-KubernetesResource").values()
+        for d in manifest_docs(r["Properties"]["Manifest"])
+    ]
     (node_class,) = [d for d in docs if d["kind"] == "EC2NodeClass"]
     assert node_class["spec"]["instanceStorePolicy"] == "RAID0"
     assert node_class["spec"]["role"] == "TOKEN"  # the role made here, resolved at deploy time

@@ -6,9 +6,9 @@ import pytest
 
 from fastload_constructs.cli.main import main
 from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.s3.client import s3_client
 from fastload_constructs.s3.headers import S3RangeReader, inspect_s3
-from fastload_constructs.core.s3_uri import parse_s3_uri
 from tests.hf_model_factory import SHARD_1, SHARD_2, write_hf_model
 
 
@@ -48,8 +48,7 @@ def test_s3_inspect_uses_only_small_ranged_gets(s3_server, staged):
     gets = []
     client.meta.events.register("before-parameter-build.s3.GetObject", lambda params, **_: gets.append(dict(params)))
     received = []
-    client.meta.events.register("after-call.s3.GetObject",
-                                lambda parsed, **_: received.append(parsed["ContentLength"]))
+    client.meta.events.register("after-call.s3.GetObject", lambda parsed, **_: received.append(parsed["ContentLength"]))
     found = inspect_s3(client, parse_s3_uri(staged))
     assert found.profile.shard_count == 2
     assert len(gets) == 2 and all(g["Range"].startswith("bytes=0-") for g in gets)  # one GET per shard
@@ -63,7 +62,9 @@ def test_range_reader_fetches_the_rest_of_a_large_header(s3_server):
     client = s3_server.client()
     client.put_object(Bucket=bucket, Key="blob", Body=body)
     calls = []
-    client.meta.events.register("before-parameter-build.s3.GetObject", lambda params, **_: calls.append(params["Range"]))
+    client.meta.events.register(
+        "before-parameter-build.s3.GetObject", lambda params, **_: calls.append(params["Range"])
+    )
     read = S3RangeReader(client, bucket, "blob", len(body), prefetch=1000)
     assert read(0, 8) == body[:8]
     assert read(8, 500) == body[8:508]  # served from the first GET
@@ -105,7 +106,8 @@ def test_empty_prefix(s3_server, capsys):
     assert main(["inspect", f"s3://{bucket}/models/tiny", "--endpoint-url", s3_server.url]) == 2
     assert capsys.readouterr().err.strip() == (
         f"fastload: s3_uri: got 's3://{bucket}/models/tiny'; accepted: a prefix holding a model; "
-        "no objects exist under it")
+        "no objects exist under it"
+    )
 
 
 def test_prefix_without_safetensors(s3_server, capsys):
@@ -121,8 +123,9 @@ def test_prefix_without_safetensors(s3_server, capsys):
 
 def test_corrupt_header_in_s3(s3_server, capsys):
     bucket = s3_server.new_bucket()
-    s3_server.client().put_object(Bucket=bucket, Key="m/model.safetensors",
-                                  Body=(12).to_bytes(8, "little") + b'{"w": [1, 2' + b"\x00" * 64)
+    s3_server.client().put_object(
+        Bucket=bucket, Key="m/model.safetensors", Body=(12).to_bytes(8, "little") + b'{"w": [1, 2' + b"\x00" * 64
+    )
     assert main(["inspect", f"s3://{bucket}/m", "--endpoint-url", s3_server.url]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("fastload: safetensors[model.safetensors].header: got ")
@@ -133,4 +136,3 @@ def test_local_folder_without_safetensors(tmp_path, capsys):
     (tmp_path / "config.json").write_text("{}")
     assert main(["inspect", str(tmp_path)]) == 2
     assert "*.safetensors" in capsys.readouterr().err
-

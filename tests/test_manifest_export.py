@@ -13,18 +13,23 @@ import yaml
 from aws_cdk.assertions import Template
 
 from app import build_app
-from stacks.config import DEFAULT_KUBERNETES_VERSION, parse_reference_config
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.k8s.manifest_export import ManifestExport, substitute_tokens, synth_with_manifests
-from fastload_constructs.core.tokens import CDK_TOKEN
-from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.tokens import CDK_TOKEN
 from fastload_constructs.core.tuning import plan
+from fastload_constructs.k8s.manifest_export import ManifestExport, substitute_tokens, synth_with_manifests
+from fastload_constructs.k8s.vllm_chart import VllmChart
+from stacks.config import DEFAULT_KUBERNETES_VERSION, parse_reference_config
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 MODEL = CDK_JSON["fastload:models"][0]
-SECOND_MODEL = {"name": "llama-3-1-70b-instruct", "s3Prefix": "models/meta-llama/Llama-3.1-70B-Instruct",
-                "instanceType": "g6e.12xlarge", "parameterCount": 70_553_706_496, "replicas": 2}
+SECOND_MODEL = {
+    "name": "llama-3-1-70b-instruct",
+    "s3Prefix": "models/meta-llama/Llama-3.1-70B-Instruct",
+    "instanceType": "g6e.12xlarge",
+    "parameterCount": 70_553_706_496,
+    "replicas": 2,
+}
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +51,14 @@ def token_chart(plan_8b):
     """A chart fed deploy-time values, as it is inside an environment-agnostic stack."""
     stack = cdk.Stack(cdk.App(), "S")
     bucket = cdk.CfnParameter(stack, "Bucket").value_as_string
-    chart = VllmChart(cdk8s.App(), "llama", plan=plan_8b, model_name="llama",
-                      model_uri=f"s3://{bucket}/models/llama", region=stack.region)
+    chart = VllmChart(
+        cdk8s.App(),
+        "llama",
+        plan=plan_8b,
+        model_name="llama",
+        model_uri=f"s3://{bucket}/models/llama",
+        region=stack.region,
+    )
     return stack, chart, bucket
 
 
@@ -72,7 +83,7 @@ def test_an_unmapped_token_is_refused_with_its_location(plan_8b):
 
 @pytest.mark.parametrize("placeholders", [{"not-a-token": "${X}"}, "bad-placeholder"])
 def test_placeholders_are_checked(plan_8b, placeholders):
-    stack, chart, bucket = token_chart(plan_8b)
+    _stack, chart, bucket = token_chart(plan_8b)
     mapping = placeholders if isinstance(placeholders, dict) else {bucket: "$bucket"}
     with pytest.raises(FastloadConfigError):
         substitute_tokens(chart.to_json(), mapping)
@@ -81,13 +92,19 @@ def test_placeholders_are_checked(plan_8b, placeholders):
 def test_unmapped_token_fails_synth_before_anything_is_written(plan_8b, tmp_path):
     app = cdk.App(outdir=str(tmp_path / "out"))
     stack = cdk.Stack(app, "S")
-    chart = VllmChart(cdk8s.App(), "llama", plan=plan_8b, model_name="llama",
-                      model_uri="s3://fastload-test-models/models/llama", region=stack.region)
+    chart = VllmChart(
+        cdk8s.App(),
+        "llama",
+        plan=plan_8b,
+        model_name="llama",
+        model_uri="s3://fastload-test-models/models/llama",
+        region=stack.region,
+    )
     ManifestExport(stack, "Export", charts=[chart])
     with pytest.raises(Exception, match=r"manifest export: llama/Deployment/llama.*Token\[AWS\.Region"):
         synth_with_manifests(app)
     out = tmp_path / "out"
-    assert not out.exists() or not list(out.rglob("*.yaml")) and not list(out.rglob("*.template.json"))
+    assert not out.exists() or (not list(out.rglob("*.yaml")) and not list(out.rglob("*.template.json")))
 
 
 def test_bad_model_bucket_name_in_context_is_refused():
@@ -99,6 +116,7 @@ def test_bad_model_bucket_name_in_context_is_refused():
 
 
 # --- the reference app: bucket named by -c fastload:modelBucketName, or by CloudFormation ---
+
 
 @pytest.fixture(scope="module")
 def with_bucket(tmp_path_factory):
@@ -186,8 +204,13 @@ def test_environment_agnostic_export_uses_placeholders(agnostic):
     assert container(docs)["args"][0] == f"s3://${{MODEL_BUCKET_NAME}}/{MODEL['s3Prefix']}"
     template = Template.from_json(agnostic.get_stack_by_name("FastloadReference").template)
     # The applied manifest takes the name CloudFormation gives the bucket.
-    (bucket_id,) = [lid for lid in template.find_resources("AWS::S3::Bucket")
-                    if lid.startswith("ModelBucket") and "Logs" not in lid]
+    (bucket_id,) = [
+        lid for lid in template.find_resources("AWS::S3::Bucket") if lid.startswith("ModelBucket") and "Logs" not in lid
+    ]
     manifests = template.find_resources("Custom::AWSCDK-EKS-KubernetesResource")
-    model_manifest = next(r for lid, r in manifests.items() if lid.startswith("ClusterModelCharts") and MODEL["name"].replace("-", "") in lid.replace("-", ""))
+    model_manifest = next(
+        r
+        for lid, r in manifests.items()
+        if lid.startswith("ClusterModelCharts") and MODEL["name"].replace("-", "") in lid.replace("-", "")
+    )
     assert {"Ref": bucket_id} in model_manifest["Properties"]["Manifest"]["Fn::Join"][1]

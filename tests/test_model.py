@@ -9,14 +9,20 @@ from tests.safetensors_factory import write_safetensors
 
 
 def test_profile_from_a_sharded_directory(tmp_path):
-    write_safetensors(tmp_path / "model-00001-of-00002.safetensors", {
-        "embed.weight": ("BF16", [64, 32]),  # 4096 bytes
-        "layer.0.weight": ("BF16", [32, 32]),  # 2048 bytes
-    })
-    write_safetensors(tmp_path / "model-00002-of-00002.safetensors", {
-        "layer.1.weight": ("BF16", [32, 32]),  # 2048 bytes
-        "norm.scale": ("F32", [32]),  # 128 bytes
-    })
+    write_safetensors(
+        tmp_path / "model-00001-of-00002.safetensors",
+        {
+            "embed.weight": ("BF16", [64, 32]),  # 4096 bytes
+            "layer.0.weight": ("BF16", [32, 32]),  # 2048 bytes
+        },
+    )
+    write_safetensors(
+        tmp_path / "model-00002-of-00002.safetensors",
+        {
+            "layer.1.weight": ("BF16", [32, 32]),  # 2048 bytes
+            "norm.scale": ("F32", [32]),  # 128 bytes
+        },
+    )
     (tmp_path / "config.json").write_text("{}")
     profile = ModelProfile.from_directory(tmp_path)
     assert profile.shard_count == 2
@@ -25,8 +31,7 @@ def test_profile_from_a_sharded_directory(tmp_path):
     assert profile.dtype == "BF16"  # BF16 holds 8192 of the tensor bytes, F32 only 128
     sizes = [f.stat().st_size for f in sorted(tmp_path.glob("*.safetensors"))]
     assert profile.total_bytes == sum(sizes)
-    assert [s.name for s in profile.shards] == [
-        "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]
+    assert [s.name for s in profile.shards] == ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]
 
 
 def test_only_the_header_is_read(tmp_path, monkeypatch):
@@ -64,17 +69,23 @@ def _raw_file(path, header_bytes, data=b"", declared_len=None):
         (b"{not json", b"", None, ".header"),
         (b"[1, 2]", b"", None, ".header"),
         (json.dumps({"w": {"dtype": "Q9", "shape": [1], "data_offsets": [0, 1]}}).encode(), b"x", None, ".dtype"),
-        (json.dumps({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 8]}}).encode(), b"x" * 8, None,
-         ".data_offsets"),
-        (json.dumps({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}).encode(), b"x" * 8, None,
-         ".data_offsets"),
-        (json.dumps({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}).encode(), b"x" * 20, None,
-         ".size"),
+        (
+            json.dumps({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 8]}}).encode(),
+            b"x" * 8,
+            None,
+            ".data_offsets",
+        ),
+        (
+            json.dumps({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}).encode(),
+            b"x" * 8,
+            None,
+            ".data_offsets",
+        ),
+        (json.dumps({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}).encode(), b"x" * 20, None, ".size"),
         (json.dumps({"__metadata__": {"a": "b"}}).encode(), b"", None, "safetensors[bad.safetensors]"),
         (b"{}", b"", 10**9, ".header_length"),
     ],
-    ids=["not-json", "not-object", "unknown-dtype", "span-mismatch", "past-end", "padded", "no-tensors",
-         "huge-length"],
+    ids=["not-json", "not-object", "unknown-dtype", "span-mismatch", "past-end", "padded", "no-tensors", "huge-length"],
 )
 def test_corrupt_headers_are_refused_with_the_field(tmp_path, header, data, declared, field_part):
     path = _raw_file(tmp_path / "bad.safetensors", header, data, declared)

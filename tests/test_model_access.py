@@ -7,8 +7,8 @@ import pytest
 from botocore.stub import Stubber
 from runai_model_streamer_s3.files import files as streamer_files
 
-from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core import model_access as access
+from fastload_constructs.core.errors import FastloadConfigError
 from tests.iam_eval import applies, denied
 
 BUCKET = "arn:aws:s3:::models-example"
@@ -19,8 +19,12 @@ POD = "arn:aws:iam::111111111111:role/llama-reader"
 
 def as_policy(spec: access.StatementSpec) -> dict:
     """The JSON shape IAM sees (what the constructs emit)."""
-    return {"Effect": spec.effect, "Action": list(spec.actions), "Resource": list(spec.resources),
-            "Condition": {k: dict(v) for k, v in spec.conditions.items()}}
+    return {
+        "Effect": spec.effect,
+        "Action": list(spec.actions),
+        "Resource": list(spec.resources),
+        "Condition": {k: dict(v) for k, v in spec.conditions.items()},
+    }
 
 
 def test_read_statements_are_get_object_below_the_prefix_and_a_prefix_scoped_listing():
@@ -40,9 +44,15 @@ def test_read_statements_are_get_object_below_the_prefix_and_a_prefix_scoped_lis
 
 
 def test_no_statement_uses_wildcard_actions_or_resources():
-    specs = (access.read_models_statements(BUCKET, "m/x") + access.stage_models_statements(BUCKET, "m/x")
-             + [access.kms_statement("arn:aws:kms:us-east-1:111111111111:key/k", access.KMS_STAGE_ACTIONS,
-                                     "s3.us-east-1.amazonaws.com")])
+    specs = (
+        access.read_models_statements(BUCKET, "m/x")
+        + access.stage_models_statements(BUCKET, "m/x")
+        + [
+            access.kms_statement(
+                "arn:aws:kms:us-east-1:111111111111:key/k", access.KMS_STAGE_ACTIONS, "s3.us-east-1.amazonaws.com"
+            )
+        ]
+    )
     for spec in specs:
         assert all(not a.endswith("*") for a in spec.actions), spec
         assert all(r != "*" for r in spec.resources), spec
@@ -114,13 +124,13 @@ def test_the_streamers_own_listing_and_reads_fit_the_read_grant():
     check every request it makes is allowed by the read statements."""
     client = boto3.client("s3", region_name="eu-west-1", aws_access_key_id="test", aws_secret_access_key="test")
     requests: list[dict] = []
-    client.meta.events.register("provide-client-params.s3.ListObjectsV2",
-                                lambda params, **_: requests.append(dict(params)))
+    client.meta.events.register(
+        "provide-client-params.s3.ListObjectsV2", lambda params, **_: requests.append(dict(params))
+    )
     keys = ["models/llama/config.json", "models/llama/model-00001-of-00002.safetensors"]
     with Stubber(client) as stub:
         stub.add_response("list_objects_v2", {"Contents": [{"Key": k} for k in keys], "IsTruncated": False})
-        bucket, base, listed = streamer_files.list_files(client, "s3://models-example/models/llama",
-                                                         recursive=True)
+        bucket, _base, listed = streamer_files.list_files(client, "s3://models-example/models/llama", recursive=True)
     assert (bucket, listed) == ("models-example", keys)
     objects, listing = [as_policy(s) for s in access.read_models_statements(BUCKET, "models/llama")]
     (request,) = requests

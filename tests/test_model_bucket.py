@@ -33,8 +33,11 @@ def resources(template: dict, cfn_type: str) -> dict[str, dict]:
 
 
 def bucket_policy_statements(template: dict, bucket_logical_id: str) -> list[dict]:
-    (policy,) = [r for r in resources(template, "AWS::S3::BucketPolicy").values()
-                 if r["Properties"]["Bucket"] == {"Ref": bucket_logical_id}]
+    (policy,) = [
+        r
+        for r in resources(template, "AWS::S3::BucketPolicy").values()
+        if r["Properties"]["Bucket"] == {"Ref": bucket_logical_id}
+    ]
     return policy["Properties"]["PolicyDocument"]["Statement"]
 
 
@@ -55,12 +58,17 @@ def with_kms():
     stack = new_stack(name="KmsModels")
     key = kms.Key(stack, "Key")
     stager = iam.Role.from_role_arn(stack, "Stager", STAGER_ARN, mutable=False)
-    models = ModelBucket(stack, "ModelBucket", vpc_endpoint=endpoint(stack), stager_principals=[stager],
-                         kms_key=key, access_logs=False)
+    models = ModelBucket(
+        stack, "ModelBucket", vpc_endpoint=endpoint(stack), stager_principals=[stager], kms_key=key, access_logs=False
+    )
     models.grant_stage_models(stager, "models/llama")
     template = Template.from_stack(stack).to_json()
-    return models, template, stack.get_logical_id(models.bucket.node.default_child), stack.get_logical_id(
-        key.node.default_child)
+    return (
+        models,
+        template,
+        stack.get_logical_id(models.bucket.node.default_child),
+        stack.get_logical_id(key.node.default_child),
+    )
 
 
 def test_bucket_is_private_versioned_sse_s3_and_retained(default):
@@ -68,9 +76,14 @@ def test_bucket_is_private_versioned_sse_s3_and_retained(default):
     bucket = template["Resources"][bucket_id]
     props = bucket["Properties"]
     assert props["PublicAccessBlockConfiguration"] == {
-        "BlockPublicAcls": True, "BlockPublicPolicy": True, "IgnorePublicAcls": True, "RestrictPublicBuckets": True}
+        "BlockPublicAcls": True,
+        "BlockPublicPolicy": True,
+        "IgnorePublicAcls": True,
+        "RestrictPublicBuckets": True,
+    }
     assert props["BucketEncryption"]["ServerSideEncryptionConfiguration"] == [
-        {"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]
+        {"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}
+    ]
     assert props["VersioningConfiguration"] == {"Status": "Enabled"}
     assert props["OwnershipControls"] == {"Rules": [{"ObjectOwnership": "BucketOwnerEnforced"}]}
     assert bucket["DeletionPolicy"] == "Retain" and bucket["UpdateReplacePolicy"] == "Retain"
@@ -88,12 +101,17 @@ def test_server_access_logs_go_to_a_private_logs_bucket_by_policy_not_acl(defaul
     models, template, bucket_id = default
     logs_id = models.bucket.stack.get_logical_id(models.access_logs_bucket.node.default_child)
     assert template["Resources"][bucket_id]["Properties"]["LoggingConfiguration"] == {
-        "DestinationBucketName": {"Ref": logs_id}, "LogFilePrefix": "ModelBucket/"}
+        "DestinationBucketName": {"Ref": logs_id},
+        "LogFilePrefix": "ModelBucket/",
+    }
     logs = template["Resources"][logs_id]["Properties"]
     assert "AccessControl" not in logs
     assert logs["OwnershipControls"] == {"Rules": [{"ObjectOwnership": "BucketOwnerEnforced"}]}
-    delivery = [s for s in bucket_policy_statements(template, logs_id)
-                if s.get("Principal") == {"Service": "logging.s3.amazonaws.com"}]
+    delivery = [
+        s
+        for s in bucket_policy_statements(template, logs_id)
+        if s.get("Principal") == {"Service": "logging.s3.amazonaws.com"}
+    ]
     assert len(delivery) == 1 and delivery[0]["Action"] == "s3:PutObject"
 
 
@@ -101,8 +119,11 @@ def test_every_request_without_tls_is_denied(default):
     _, template, bucket_id = default
     statements = bucket_policy_statements(template, bucket_id)
     assert denied(statements, "s3:PutObject", {"aws:SecureTransport": "false", "aws:PrincipalArn": STAGER_ARN})
-    assert denied(statements, "s3:GetObject",
-                  {"aws:SecureTransport": "false", "aws:SourceVpce": VPCE, "aws:PrincipalArn": POD_ARN})
+    assert denied(
+        statements,
+        "s3:GetObject",
+        {"aws:SecureTransport": "false", "aws:SourceVpce": VPCE, "aws:PrincipalArn": POD_ARN},
+    )
     (tls,) = [s for s in statements if "Bool" in s.get("Condition", {})]
     assert tls["Action"] == "s3:*" and tls["Principal"] == {"AWS": "*"}
 
@@ -118,8 +139,10 @@ def test_reads_are_denied_unless_through_the_endpoint_or_by_a_stager(default):
         assert not denied(statements, action, {**tls, "aws:PrincipalArn": STAGER_ARN})
     (lock,) = [s for s in statements if s.get("Sid") == "DenyModelReadsOutsideVpcEndpoint"]
     assert lock["Principal"] == {"AWS": "*"}
-    assert lock["Resource"] == [{"Fn::GetAtt": [bucket_id, "Arn"]},
-                                {"Fn::Join": ["", [{"Fn::GetAtt": [bucket_id, "Arn"]}, "/*"]]}]
+    assert lock["Resource"] == [
+        {"Fn::GetAtt": [bucket_id, "Arn"]},
+        {"Fn::Join": ["", [{"Fn::GetAtt": [bucket_id, "Arn"]}, "/*"]]},
+    ]
 
 
 def test_the_bucket_policy_allows_the_stager_to_upload_under_its_prefix(default):
@@ -140,10 +163,15 @@ def test_the_bucket_policy_allows_the_stager_to_upload_under_its_prefix(default)
 def test_kms_variant_uses_the_key_with_a_bucket_key_and_no_access_logs(with_kms):
     _, template, bucket_id, key_id = with_kms
     props = template["Resources"][bucket_id]["Properties"]
-    assert props["BucketEncryption"]["ServerSideEncryptionConfiguration"] == [{
-        "BucketKeyEnabled": True,
-        "ServerSideEncryptionByDefault": {"KMSMasterKeyID": {"Fn::GetAtt": [key_id, "Arn"]},
-                                          "SSEAlgorithm": "aws:kms"}}]
+    assert props["BucketEncryption"]["ServerSideEncryptionConfiguration"] == [
+        {
+            "BucketKeyEnabled": True,
+            "ServerSideEncryptionByDefault": {
+                "KMSMasterKeyID": {"Fn::GetAtt": [key_id, "Arn"]},
+                "SSEAlgorithm": "aws:kms",
+            },
+        }
+    ]
     assert "LoggingConfiguration" not in props
     assert len(resources(template, "AWS::S3::Bucket")) == 1
 
@@ -153,8 +181,9 @@ def test_kms_variant_lets_the_stager_use_the_key_only_through_s3(with_kms):
     statements = template["Resources"][key_id]["Properties"]["KeyPolicy"]["Statement"]
     (stager,) = [s for s in statements if s["Principal"] == {"AWS": STAGER_ARN}]
     assert sorted(stager["Action"]) == ["kms:Decrypt", "kms:GenerateDataKey"]
-    assert stager["Condition"] == {"StringEquals": {"kms:ViaService": {
-        "Fn::Join": ["", ["s3.eu-west-1.", {"Ref": "AWS::URLSuffix"}]]}}}
+    assert stager["Condition"] == {
+        "StringEquals": {"kms:ViaService": {"Fn::Join": ["", ["s3.eu-west-1.", {"Ref": "AWS::URLSuffix"}]]}}
+    }
 
 
 def test_read_grant_is_exactly_get_object_and_a_prefix_scoped_listing():
@@ -166,10 +195,17 @@ def test_read_grant_is_exactly_get_object_and_a_prefix_scoped_listing():
     bucket_id = stack.get_logical_id(models.bucket.node.default_child)
     (policy,) = resources(template, "AWS::IAM::Policy").values()
     assert policy["Properties"]["PolicyDocument"]["Statement"] == [
-        {"Action": "s3:GetObject", "Effect": "Allow",
-         "Resource": {"Fn::Join": ["", [{"Fn::GetAtt": [bucket_id, "Arn"]}, "/models/llama/*"]]}},
-        {"Action": "s3:ListBucket", "Effect": "Allow", "Resource": {"Fn::GetAtt": [bucket_id, "Arn"]},
-         "Condition": {"StringLike": {"s3:prefix": ["models/llama/*"]}}},
+        {
+            "Action": "s3:GetObject",
+            "Effect": "Allow",
+            "Resource": {"Fn::Join": ["", [{"Fn::GetAtt": [bucket_id, "Arn"]}, "/models/llama/*"]]},
+        },
+        {
+            "Action": "s3:ListBucket",
+            "Effect": "Allow",
+            "Resource": {"Fn::GetAtt": [bucket_id, "Arn"]},
+            "Condition": {"StringLike": {"s3:prefix": ["models/llama/*"]}},
+        },
     ]
     assert models.s3_uri("models/llama/") == f"s3://{models.bucket.bucket_name}/models/llama"
 
@@ -241,8 +277,9 @@ def test_logging_opt_out_cannot_name_a_logs_bucket():
 def test_noncurrent_expiry_under_a_day_is_refused():
     stack = new_stack()
     with pytest.raises(FastloadConfigError) as err:
-        ModelBucket(stack, "ModelBucket", vpc_endpoint=endpoint(stack),
-                    noncurrent_version_expiration=cdk.Duration.hours(2))
+        ModelBucket(
+            stack, "ModelBucket", vpc_endpoint=endpoint(stack), noncurrent_version_expiration=cdk.Duration.hours(2)
+        )
     assert err.value.field == "noncurrent_version_expiration"
 
 

@@ -24,11 +24,19 @@ def build(kms_key: bool = False, **props):
     endpoint = ec2.GatewayVpcEndpoint.from_gateway_vpc_endpoint_id(stack, "Endpoint", "vpce-0123")
     key = kms.Key(stack, "Key") if kms_key else None
     models = ModelBucket(stack, "ModelBucket", vpc_endpoint=endpoint, kms_key=key, access_logs=False)
-    reader = ModelReaderIdentity(stack, "Reader", cluster=cluster, model_bucket=models,
-                                 prefix=props.pop("prefix", PREFIX), model_name=props.pop("model_name", MODEL),
-                                 **props)
-    ids = {"bucket": stack.get_logical_id(models.bucket.node.default_child),
-           "role": stack.get_logical_id(reader.role.node.default_child)}
+    reader = ModelReaderIdentity(
+        stack,
+        "Reader",
+        cluster=cluster,
+        model_bucket=models,
+        prefix=props.pop("prefix", PREFIX),
+        model_name=props.pop("model_name", MODEL),
+        **props,
+    )
+    ids = {
+        "bucket": stack.get_logical_id(models.bucket.node.default_child),
+        "role": stack.get_logical_id(reader.role.node.default_child),
+    }
     if key is not None:
         ids["key"] = stack.get_logical_id(key.node.default_child)
     return reader, Template.from_stack(stack).to_json(), ids
@@ -39,8 +47,12 @@ def of_type(template, cfn_type):
 
 
 def role_statements(template, role_id):
-    return [s for p in of_type(template, "AWS::IAM::Policy") if {"Ref": role_id} in p["Properties"]["Roles"]
-            for s in p["Properties"]["PolicyDocument"]["Statement"]]
+    return [
+        s
+        for p in of_type(template, "AWS::IAM::Policy")
+        if {"Ref": role_id} in p["Properties"]["Roles"]
+        for s in p["Properties"]["PolicyDocument"]["Statement"]
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +84,11 @@ def test_role_is_assumable_only_by_pod_identity_for_that_service_account(sse_s3)
     (trust,) = template["Resources"][ids["role"]]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
     assert trust["Principal"] == {"Service": "pods.eks.amazonaws.com"}
     assert sorted(trust["Action"]) == ["sts:AssumeRole", "sts:TagSession"]
-    own = {"aws:RequestTag/eks-cluster-name": "gpu-cluster", "aws:RequestTag/kubernetes-namespace": "inference",
-           "aws:RequestTag/kubernetes-service-account": naming.service_account_name(MODEL)}
+    own = {
+        "aws:RequestTag/eks-cluster-name": "gpu-cluster",
+        "aws:RequestTag/kubernetes-namespace": "inference",
+        "aws:RequestTag/kubernetes-service-account": naming.service_account_name(MODEL),
+    }
     assert applies(trust, "sts:AssumeRole", own)
     assert not applies(trust, "sts:AssumeRole", {**own, "aws:RequestTag/kubernetes-service-account": "other-vllm"})
     assert not applies(trust, "sts:AssumeRole", {**own, "aws:RequestTag/eks-cluster-name": "other-cluster"})
@@ -84,10 +99,12 @@ def test_role_policy_is_exactly_the_read_actions_on_exactly_the_prefix(sse_s3):
     _, template, ids = sse_s3
     statements = role_statements(template, ids["role"])
     bucket_arn = {"Fn::GetAtt": [ids["bucket"], "Arn"]}
-    assert sorted((s["Action"], str(s["Resource"])) for s in statements) == sorted([
-        ("s3:GetObject", str({"Fn::Join": ["", [bucket_arn, f"/{PREFIX}/*"]]})),
-        ("s3:ListBucket", str(bucket_arn)),
-    ])
+    assert sorted((s["Action"], str(s["Resource"])) for s in statements) == sorted(
+        [
+            ("s3:GetObject", str({"Fn::Join": ["", [bucket_arn, f"/{PREFIX}/*"]]})),
+            ("s3:ListBucket", str(bucket_arn)),
+        ]
+    )
     (listing,) = [s for s in statements if s["Action"] == "s3:ListBucket"]
     assert listing["Condition"] == {"StringLike": {"s3:prefix": [f"{PREFIX}/*"]}}
     for statement in statements:
@@ -103,8 +120,9 @@ def test_with_kms_the_role_may_decrypt_only_with_that_key_and_only_through_s3(ss
     (kms_statement,) = [s for s in statements if str(s["Action"]).startswith("kms:")]
     assert kms_statement["Action"] == "kms:Decrypt"
     assert kms_statement["Resource"] == {"Fn::GetAtt": [ids["key"], "Arn"]}
-    assert kms_statement["Condition"] == {"StringEquals": {"kms:ViaService": {
-        "Fn::Join": ["", ["s3.eu-west-1.", {"Ref": "AWS::URLSuffix"}]]}}}
+    assert kms_statement["Condition"] == {
+        "StringEquals": {"kms:ViaService": {"Fn::Join": ["", ["s3.eu-west-1.", {"Ref": "AWS::URLSuffix"}]]}}
+    }
     assert {s["Action"] for s in statements} == {"s3:GetObject", "s3:ListBucket", "kms:Decrypt"}
 
 
@@ -116,13 +134,16 @@ def test_namespace_and_service_account_can_be_overridden():
     assert reader.model_uri.endswith(f"/{PREFIX}")
 
 
-@pytest.mark.parametrize("props, field", [
-    ({"prefix": "/models/llama"}, "prefix"),
-    ({"prefix": "models/../other"}, "prefix"),
-    ({"model_name": "Llama_8B"}, "model_name"),
-    ({"namespace": "Inference"}, "namespace"),
-    ({"service_account": "Bad_Name"}, "service_account"),
-])
+@pytest.mark.parametrize(
+    "props, field",
+    [
+        ({"prefix": "/models/llama"}, "prefix"),
+        ({"prefix": "models/../other"}, "prefix"),
+        ({"model_name": "Llama_8B"}, "model_name"),
+        ({"namespace": "Inference"}, "namespace"),
+        ({"service_account": "Bad_Name"}, "service_account"),
+    ],
+)
 def test_bad_input_is_refused_naming_the_field(props, field):
     with pytest.raises(FastloadConfigError) as err:
         build(**props)

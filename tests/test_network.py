@@ -21,7 +21,8 @@ def new_stack(name: str = "Net") -> cdk.Stack:
 
 def subnets_of_type(template: dict, subnet_type: str) -> set[str]:
     return {
-        name for name, r in template["Resources"].items()
+        name
+        for name, r in template["Resources"].items()
         if r["Type"] == "AWS::EC2::Subnet"
         and {"Key": "aws-cdk:subnet-type", "Value": subnet_type} in r["Properties"].get("Tags", [])
     }
@@ -29,14 +30,18 @@ def subnets_of_type(template: dict, subnet_type: str) -> set[str]:
 
 def route_tables_of(template: dict, subnets: set[str]) -> set[str]:
     return {
-        r["Properties"]["RouteTableId"]["Ref"] for r in template["Resources"].values()
+        r["Properties"]["RouteTableId"]["Ref"]
+        for r in template["Resources"].values()
         if r["Type"] == "AWS::EC2::SubnetRouteTableAssociation" and r["Properties"]["SubnetId"]["Ref"] in subnets
     }
 
 
 def endpoints(template: dict, endpoint_type: str) -> list[dict]:
-    return [r["Properties"] for r in template["Resources"].values()
-            if r["Type"] == "AWS::EC2::VPCEndpoint" and r["Properties"]["VpcEndpointType"] == endpoint_type]
+    return [
+        r["Properties"]
+        for r in template["Resources"].values()
+        if r["Type"] == "AWS::EC2::VPCEndpoint" and r["Properties"]["VpcEndpointType"] == endpoint_type
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -95,9 +100,12 @@ def test_interface_endpoints_are_off_by_default():
 
 def imported_vpc(stack, **overrides):
     attrs = dict(
-        vpc_id="vpc-0abc", availability_zones=AZS[:2],
-        public_subnet_ids=["subnet-pub1", "subnet-pub2"], public_subnet_route_table_ids=["rtb-pub1", "rtb-pub2"],
-        private_subnet_ids=["subnet-priv1", "subnet-priv2"], private_subnet_route_table_ids=["rtb-priv1", "rtb-priv2"],
+        vpc_id="vpc-0abc",
+        availability_zones=AZS[:2],
+        public_subnet_ids=["subnet-pub1", "subnet-pub2"],
+        public_subnet_route_table_ids=["rtb-pub1", "rtb-pub2"],
+        private_subnet_ids=["subnet-priv1", "subnet-priv2"],
+        private_subnet_route_table_ids=["rtb-priv1", "rtb-priv2"],
     )
     attrs.update(overrides)
     return ec2.Vpc.from_vpc_attributes(stack, "Existing", **attrs)
@@ -117,17 +125,21 @@ def test_existing_vpc_gets_the_endpoint_on_its_private_route_tables_and_is_not_r
 def test_gpu_subnets_can_be_narrowed_and_the_endpoint_follows():
     stack = new_stack()
     vpc = imported_vpc(stack)
-    FastloadNetwork(stack, "Network", vpc=vpc,
-                    gpu_subnets=ec2.SubnetSelection(subnets=[vpc.private_subnets[1]]))
+    FastloadNetwork(stack, "Network", vpc=vpc, gpu_subnets=ec2.SubnetSelection(subnets=[vpc.private_subnets[1]]))
     (s3,) = endpoints(Template.from_stack(stack).to_json(), "Gateway")
     assert s3["RouteTableIds"] == ["rtb-priv2"]
 
 
 def test_isolated_only_vpc_uses_its_isolated_subnets():
     stack = new_stack()
-    vpc = ec2.Vpc.from_vpc_attributes(stack, "Isolated", vpc_id="vpc-iso", availability_zones=AZS[:2],
-                                      isolated_subnet_ids=["subnet-i1", "subnet-i2"],
-                                      isolated_subnet_route_table_ids=["rtb-i1", "rtb-i2"])
+    vpc = ec2.Vpc.from_vpc_attributes(
+        stack,
+        "Isolated",
+        vpc_id="vpc-iso",
+        availability_zones=AZS[:2],
+        isolated_subnet_ids=["subnet-i1", "subnet-i2"],
+        isolated_subnet_route_table_ids=["rtb-i1", "rtb-i2"],
+    )
     FastloadNetwork(stack, "Network", vpc=vpc)
     (s3,) = endpoints(Template.from_stack(stack).to_json(), "Gateway")
     assert sorted(s3["RouteTableIds"]) == ["rtb-i1", "rtb-i2"]
@@ -135,8 +147,9 @@ def test_isolated_only_vpc_uses_its_isolated_subnets():
 
 def test_existing_vpc_without_private_subnets_is_refused():
     stack = new_stack()
-    vpc = ec2.Vpc.from_vpc_attributes(stack, "PublicOnly", vpc_id="vpc-pub", availability_zones=AZS[:2],
-                                      public_subnet_ids=["subnet-a", "subnet-b"])
+    vpc = ec2.Vpc.from_vpc_attributes(
+        stack, "PublicOnly", vpc_id="vpc-pub", availability_zones=AZS[:2], public_subnet_ids=["subnet-a", "subnet-b"]
+    )
     with pytest.raises(FastloadConfigError) as err:
         FastloadNetwork(stack, "Network", vpc=vpc)
     assert err.value.field == "vpc" and err.value.value == "vpc-pub"
@@ -150,9 +163,14 @@ def test_a_smaller_vpc_block_is_accepted_when_the_subnets_fit():
 
 def test_existing_vpc_with_private_subnets_in_one_az_is_refused():
     stack = new_stack()
-    vpc = imported_vpc(stack, availability_zones=AZS[:1], private_subnet_ids=["subnet-priv1"],
-                       private_subnet_route_table_ids=["rtb-priv1"], public_subnet_ids=["subnet-pub1"],
-                       public_subnet_route_table_ids=["rtb-pub1"])
+    vpc = imported_vpc(
+        stack,
+        availability_zones=AZS[:1],
+        private_subnet_ids=["subnet-priv1"],
+        private_subnet_route_table_ids=["rtb-priv1"],
+        public_subnet_ids=["subnet-pub1"],
+        public_subnet_route_table_ids=["rtb-pub1"],
+    )
     with pytest.raises(FastloadConfigError, match="two") as err:
         FastloadNetwork(stack, "Network", vpc=vpc)
     assert err.value.field == "vpc"
@@ -160,8 +178,9 @@ def test_existing_vpc_with_private_subnets_in_one_az_is_refused():
 
 def test_imported_subnets_without_route_tables_are_refused():
     stack = new_stack()
-    vpc = ec2.Vpc.from_vpc_attributes(stack, "NoRoutes", vpc_id="vpc-x", availability_zones=AZS[:2],
-                                      private_subnet_ids=["subnet-1", "subnet-2"])
+    vpc = ec2.Vpc.from_vpc_attributes(
+        stack, "NoRoutes", vpc_id="vpc-x", availability_zones=AZS[:2], private_subnet_ids=["subnet-1", "subnet-2"]
+    )
     with pytest.raises(FastloadConfigError) as err:
         FastloadNetwork(stack, "Network", vpc=vpc)
     assert err.value.field == "gpu_subnets[0].route_table" and err.value.value == "subnet-1"
@@ -174,22 +193,35 @@ def test_interface_endpoints_in_an_existing_vpc_need_its_cidr():
     assert err.value.field == "vpc.vpc_cidr_block"
     stack = new_stack()
     FastloadNetwork(stack, "Network", vpc=imported_vpc(stack, vpc_cidr_block="10.8.0.0/16"), interface_endpoints=True)
-    Template.from_stack(stack).has_resource_properties("AWS::EC2::SecurityGroup", {
-        "SecurityGroupIngress": [{"CidrIp": "10.8.0.0/16", "FromPort": 443, "ToPort": 443, "IpProtocol": "tcp",
-                                  "Description": "from 10.8.0.0/16:443"}],
-    })
+    Template.from_stack(stack).has_resource_properties(
+        "AWS::EC2::SecurityGroup",
+        {
+            "SecurityGroupIngress": [
+                {
+                    "CidrIp": "10.8.0.0/16",
+                    "FromPort": 443,
+                    "ToPort": 443,
+                    "IpProtocol": "tcp",
+                    "Description": "from 10.8.0.0/16:443",
+                }
+            ],
+        },
+    )
 
 
-@pytest.mark.parametrize("props, field", [
-    ({"max_azs": 1}, "max_azs"),
-    ({"max_azs": 7}, "max_azs"),
-    ({"max_azs": True}, "max_azs"),
-    ({"nat_gateways": 0}, "nat_gateways"),
-    ({"cidr": "10.0.0.0/15"}, "cidr"),
-    ({"cidr": "10.0.0.0/18"}, "cidr"),
-    ({"cidr": "10.0.0.0/17", "max_azs": 4}, "cidr"),
-    ({"cidr": "10.0.0.300/16"}, "cidr"),
-])
+@pytest.mark.parametrize(
+    "props, field",
+    [
+        ({"max_azs": 1}, "max_azs"),
+        ({"max_azs": 7}, "max_azs"),
+        ({"max_azs": True}, "max_azs"),
+        ({"nat_gateways": 0}, "nat_gateways"),
+        ({"cidr": "10.0.0.0/15"}, "cidr"),
+        ({"cidr": "10.0.0.0/18"}, "cidr"),
+        ({"cidr": "10.0.0.0/17", "max_azs": 4}, "cidr"),
+        ({"cidr": "10.0.0.300/16"}, "cidr"),
+    ],
+)
 def test_bad_created_vpc_props_are_refused(props, field):
     with pytest.raises(FastloadConfigError) as err:
         FastloadNetwork(new_stack(), "Network", **props)

@@ -8,8 +8,14 @@ import yaml
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, gpu_node_spec
 from fastload_constructs.core.naming import (
-    GPU_TAINT_EFFECT, GPU_TAINT_KEY, GPU_TAINT_VALUE, INSTANCE_STORE_NONE, INSTANCE_STORE_RAID0,
-    LABEL_GPU_MODEL, LABEL_INSTANCE_FAMILY, LABEL_INSTANCE_STORE,
+    GPU_TAINT_EFFECT,
+    GPU_TAINT_KEY,
+    GPU_TAINT_VALUE,
+    INSTANCE_STORE_NONE,
+    INSTANCE_STORE_RAID0,
+    LABEL_GPU_MODEL,
+    LABEL_INSTANCE_FAMILY,
+    LABEL_INSTANCE_STORE,
 )
 from fastload_constructs.core.nodeadm import NODEADM_CONTENT_TYPE, mime_user_data, node_config
 
@@ -51,7 +57,9 @@ def test_unknown_strategy_is_refused():
 def test_labels_and_taint_of_a_raid0_node():
     spec = gpu_node_spec("g6e.12xlarge")
     assert spec.labels == {
-        LABEL_INSTANCE_FAMILY: "g6e", LABEL_GPU_MODEL: "l40s", LABEL_INSTANCE_STORE: INSTANCE_STORE_RAID0,
+        LABEL_INSTANCE_FAMILY: "g6e",
+        LABEL_GPU_MODEL: "l40s",
+        LABEL_INSTANCE_STORE: INSTANCE_STORE_RAID0,
     }
     assert [(t.key, t.value, t.effect) for t in spec.taints] == [(GPU_TAINT_KEY, GPU_TAINT_VALUE, GPU_TAINT_EFFECT)]
     assert spec.local_storage_strategy == "RAID0"
@@ -72,12 +80,15 @@ def test_opting_out_puts_caches_on_the_root_volume():
     assert spec.local_storage_strategy is None
 
 
-@pytest.mark.parametrize("field,kwargs", [
-    ("root_volume_gib", {"root_volume_gib": 20}),
-    ("root_volume_gib", {"root_volume_gib": 200.5}),
-    ("capacity_type", {"capacity_type": "SPOT"}),
-    ("instance_type", {"instance_type": "g6e.3xlarge"}),
-])
+@pytest.mark.parametrize(
+    "field,kwargs",
+    [
+        ("root_volume_gib", {"root_volume_gib": 20}),
+        ("root_volume_gib", {"root_volume_gib": 200.5}),
+        ("capacity_type", {"capacity_type": "SPOT"}),
+        ("instance_type", {"instance_type": "g6e.3xlarge"}),
+    ],
+)
 def test_bad_node_inputs_name_their_field(field, kwargs):
     args = {"instance_type": "g6e.2xlarge", **kwargs}
     with pytest.raises(FastloadConfigError) as err:

@@ -5,21 +5,30 @@ import copy
 import pytest
 
 from fastload_constructs.core.pod_security import (
-    BASELINE_CONTROLS, baseline_violations, control_of, pod_of, restricted_gaps,
+    BASELINE_CONTROLS,
+    baseline_violations,
+    control_of,
+    pod_of,
+    restricted_gaps,
 )
 
 
 def restricted_pod():
     """A pod that meets "restricted": the starting point every case breaks in one place."""
     return {
-        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
         "spec": {
             "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
-            "containers": [{
-                "name": "app", "image": "busybox:1.36",
-                "ports": [{"containerPort": 8000}],
-                "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
-            }],
+            "containers": [
+                {
+                    "name": "app",
+                    "image": "busybox:1.36",
+                    "ports": [{"containerPort": 8000}],
+                    "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
+                }
+            ],
             "volumes": [{"name": "cache", "emptyDir": {}}],
         },
     }
@@ -65,14 +74,18 @@ def test_each_baseline_control_is_reported_alone(control):
     assert [control_of(f) for f in found] == [control], found
 
 
-@pytest.mark.parametrize("allowed", [
-    lambda p: csc(p)["capabilities"].update(add=["NET_BIND_SERVICE", "CHOWN"]),
-    lambda p: p["spec"]["securityContext"].update(sysctls=[{"name": "net.ipv4.tcp_syncookies", "value": "1"}]),
-    lambda p: csc(p).update(seLinuxOptions={"type": "container_t", "level": "s0:c1"}),
-    lambda p: csc(p).update(appArmorProfile={"type": "RuntimeDefault"}),
-    lambda p: csc(p).update(procMount="Default", seccompProfile={"type": "Localhost", "localhostProfile": "x"}),
-    lambda p: container(p)["ports"][0].update(hostPort=0),
-], ids=["runtime-default-caps", "safe-sysctl", "container-selinux", "apparmor-default", "default-proc", "hostport-0"])
+@pytest.mark.parametrize(
+    "allowed",
+    [
+        lambda p: csc(p)["capabilities"].update(add=["NET_BIND_SERVICE", "CHOWN"]),
+        lambda p: p["spec"]["securityContext"].update(sysctls=[{"name": "net.ipv4.tcp_syncookies", "value": "1"}]),
+        lambda p: csc(p).update(seLinuxOptions={"type": "container_t", "level": "s0:c1"}),
+        lambda p: csc(p).update(appArmorProfile={"type": "RuntimeDefault"}),
+        lambda p: csc(p).update(procMount="Default", seccompProfile={"type": "Localhost", "localhostProfile": "x"}),
+        lambda p: container(p)["ports"][0].update(hostPort=0),
+    ],
+    ids=["runtime-default-caps", "safe-sysctl", "container-selinux", "apparmor-default", "default-proc", "hostport-0"],
+)
 def test_what_baseline_allows_is_not_reported(allowed):
     pod = restricted_pod()
     allowed(pod)
@@ -87,18 +100,24 @@ def test_apparmor_annotation_and_init_containers_are_checked():
     assert any("initContainer 'init'" in f for f in baseline_violations(pod))
 
 
-@pytest.mark.parametrize("kind, wrap", [
-    ("Deployment", lambda t: {"selector": {}, "template": t}),
-    ("DaemonSet", lambda t: {"selector": {}, "template": t}),
-    ("StatefulSet", lambda t: {"selector": {}, "template": t}),
-    ("Job", lambda t: {"template": t}),
-    ("CronJob", lambda t: {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": t}}}),
-])
+@pytest.mark.parametrize(
+    "kind, wrap",
+    [
+        ("Deployment", lambda t: {"selector": {}, "template": t}),
+        ("DaemonSet", lambda t: {"selector": {}, "template": t}),
+        ("StatefulSet", lambda t: {"selector": {}, "template": t}),
+        ("Job", lambda t: {"template": t}),
+        ("CronJob", lambda t: {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": t}}}),
+    ],
+)
 def test_workload_kinds_are_checked_through_their_pod_template(kind, wrap):
     pod = restricted_pod()
     pod["spec"]["hostPID"] = True
-    manifest = {"kind": kind, "metadata": {"name": "w"},
-                "spec": wrap({"metadata": pod["metadata"], "spec": pod["spec"]})}
+    manifest = {
+        "kind": kind,
+        "metadata": {"name": "w"},
+        "spec": wrap({"metadata": pod["metadata"], "spec": pod["spec"]}),
+    }
     assert pod_of(manifest) is not None
     assert [control_of(f) for f in baseline_violations(manifest)] == ["hostNamespaces"]
 

@@ -44,26 +44,35 @@ def test_model_bucket_is_locked_to_the_networks_endpoint_and_lets_the_stager_in(
     stack, template = synthesized
     endpoint_id = stack.get_logical_id(stack.network.s3_endpoint.node.default_child)
     bucket_id = stack.get_logical_id(stack.model_bucket.bucket.node.default_child)
-    (policy,) = [p for p in by_type(template, "AWS::S3::BucketPolicy").values()
-                 if p["Properties"]["Bucket"] == {"Ref": bucket_id}]
+    (policy,) = [
+        p
+        for p in by_type(template, "AWS::S3::BucketPolicy").values()
+        if p["Properties"]["Bucket"] == {"Ref": bucket_id}
+    ]
     statements = policy["Properties"]["PolicyDocument"]["Statement"]
     tls = {"aws:SecureTransport": "true"}
     pod = "arn:aws:iam::123456789012:role/pod"
     assert denied(statements, "s3:GetObject", {**tls, "aws:PrincipalArn": pod})
-    assert not denied(statements, "s3:GetObject", {**tls, "aws:PrincipalArn": pod,
-                                                   "aws:SourceVpce": {"Ref": endpoint_id}})
+    assert not denied(
+        statements, "s3:GetObject", {**tls, "aws:PrincipalArn": pod, "aws:SourceVpce": {"Ref": endpoint_id}}
+    )
     assert not denied(statements, "s3:GetObject", {**tls, "aws:PrincipalArn": STAGER})
     puts = [s for s in statements if s["Effect"] == "Allow" and "s3:PutObject" in s["Action"]]
     # One statement or several, depending on @aws-cdk/aws-iam:minimizePolicies.
-    staged = sorted(r["Fn::Join"][1][1] for s in puts for r in (s["Resource"] if isinstance(s["Resource"], list)
-                                                                else [s["Resource"]]))
+    staged = sorted(
+        r["Fn::Join"][1][1]
+        for s in puts
+        for r in (s["Resource"] if isinstance(s["Resource"], list) else [s["Resource"]])
+    )
     assert staged == ["/models/meta-llama/Llama-3.1-8B-Instruct/*", "/models/qwen-7b/*"]
 
 
 def test_every_model_gets_its_own_reader_bound_to_the_charts_service_account(synthesized):
     stack, template = synthesized
-    associations = sorted((a["Properties"]["Namespace"], a["Properties"]["ServiceAccount"])
-                          for a in by_type(template, "AWS::EKS::PodIdentityAssociation").values())
+    associations = sorted(
+        (a["Properties"]["Namespace"], a["Properties"]["ServiceAccount"])
+        for a in by_type(template, "AWS::EKS::PodIdentityAssociation").values()
+    )
     names = sorted(stack.model_readers)
     assert names == ["llama-3-1-8b-instruct", "qwen-7b"]
     assert associations == [(naming.DEFAULT_NAMESPACE, naming.service_account_name(n)) for n in names]

@@ -10,8 +10,8 @@ import yaml
 from aws_cdk.assertions import Template
 
 from app import build_app
-from stacks.config import parse_reference_config
 from fastload_constructs.core.naming import LOCAL_NVME_STORAGE_CLASS
+from stacks.config import parse_reference_config
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 
@@ -56,7 +56,10 @@ def test_gpu_nodes_pull_images_in_parallel(template):
     for lt in templates:
         user_data = lt["LaunchTemplateData"]["UserData"]["Fn::Base64"]
         message = email.message_from_string(user_data)
-        (config,) = [yaml.safe_load(part.get_payload()) for part in message.walk()
-                     if part.get_content_type() == "application/node.eks.aws"]
+        (config,) = [
+            yaml.safe_load(part.get_payload())
+            for part in message.walk()
+            if part.get_content_type() == "application/node.eks.aws"
+        ]
         assert config["spec"]["featureGates"] == {"FastImagePull": True}
         assert config["spec"]["instance"]["localStorage"]["strategy"] == "RAID0"

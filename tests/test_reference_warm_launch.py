@@ -9,14 +9,20 @@ import yaml
 from aws_cdk.assertions import Template
 
 from app import build_app
-from stacks.config import parse_reference_config
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.k8s.manifest_export import synth_with_manifests
+from stacks.config import parse_reference_config
 from tests.iam_eval import applies
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
-WARM = {"name": "warm-8b", "s3Prefix": "models/warm-8b", "instanceType": "g6e.2xlarge",
-        "parameterCount": 8_030_261_248, "sharedCompileCache": True, "nodeLocalModelCache": True}
+WARM = {
+    "name": "warm-8b",
+    "s3Prefix": "models/warm-8b",
+    "instanceType": "g6e.2xlarge",
+    "parameterCount": 8_030_261_248,
+    "sharedCompileCache": True,
+    "nodeLocalModelCache": True,
+}
 
 
 def context(**extra):
@@ -37,8 +43,11 @@ def synthesized(tmp_path_factory):
 
 def _role_statements(template, model):
     """The statements of every IAM policy attached to the model reader's role."""
-    (role_id,) = [k for k, r in template["Resources"].items()
-                  if r["Type"] == "AWS::IAM::Role" and k.startswith(f"ModelReader{model.replace('-', '')}")]
+    (role_id,) = [
+        k
+        for k, r in template["Resources"].items()
+        if r["Type"] == "AWS::IAM::Role" and k.startswith(f"ModelReader{model.replace('-', '')}")
+    ]
     out = []
     for r in template["Resources"].values():
         if r["Type"] == "AWS::IAM::Policy" and {"Ref": role_id} in r["Properties"]["Roles"]:
@@ -47,8 +56,11 @@ def _role_statements(template, model):
 
 
 def _arn(template, key):
-    (bucket_id,) = [k for k, r in template["Resources"].items()
-                    if r["Type"] == "AWS::S3::Bucket" and r["Properties"].get("BucketName") == "fastload-warm-models"]
+    (bucket_id,) = [
+        k
+        for k, r in template["Resources"].items()
+        if r["Type"] == "AWS::S3::Bucket" and r["Properties"].get("BucketName") == "fastload-warm-models"
+    ]
     return {"Fn::Join": ["", [{"Fn::GetAtt": [bucket_id, "Arn"]}, key]]}
 
 
@@ -60,7 +72,9 @@ def test_warm_model_may_publish_only_under_the_cache_prefix(synthesized):
     # Its weights stay read-only.
     gets = [s for s in statements if applies(s, "s3:GetObject", {})]
     assert {json.dumps(s["Resource"]) for s in gets} == {
-        json.dumps(_arn(template, "/models/warm-8b/*")), json.dumps(_arn(template, "/compile-cache/*"))}
+        json.dumps(_arn(template, "/models/warm-8b/*")),
+        json.dumps(_arn(template, "/compile-cache/*")),
+    }
 
 
 def test_cold_model_has_no_cache_write_access(synthesized):
@@ -92,13 +106,16 @@ def test_node_local_plan_is_tuned_for_nvme():
     assert warm.serving_plan().source == "local"
 
 
-@pytest.mark.parametrize("extra, model_changes, field", [
-    ({"fastload:compileCachePrefix": "models"}, {}, "fastload:compileCachePrefix"),
-    ({"fastload:compileCachePrefix": "models/warm-8b/cc"}, {}, "fastload:compileCachePrefix"),
-    ({"fastload:compileCachePrefix": "/cc"}, {}, "fastload:compileCachePrefix"),
-    ({}, {"sharedCompileCache": "yes"}, "fastload:models[1].sharedCompileCache"),
-    ({}, {"nodeLocalModelCache": 1}, "fastload:models[1].nodeLocalModelCache"),
-])
+@pytest.mark.parametrize(
+    "extra, model_changes, field",
+    [
+        ({"fastload:compileCachePrefix": "models"}, {}, "fastload:compileCachePrefix"),
+        ({"fastload:compileCachePrefix": "models/warm-8b/cc"}, {}, "fastload:compileCachePrefix"),
+        ({"fastload:compileCachePrefix": "/cc"}, {}, "fastload:compileCachePrefix"),
+        ({}, {"sharedCompileCache": "yes"}, "fastload:models[1].sharedCompileCache"),
+        ({}, {"nodeLocalModelCache": 1}, "fastload:models[1].nodeLocalModelCache"),
+    ],
+)
 def test_bad_warm_launch_settings_are_refused(extra, model_changes, field):
     ctx = context(**extra)
     ctx["fastload:models"][1].update(model_changes)

@@ -9,21 +9,25 @@ from fastload_constructs.s3.errors import S3AccessError, explain, explained
 
 
 def _client_error(code, status, operation="ListObjectsV2"):
-    return ClientError({"Error": {"Code": code, "Message": "m"}, "ResponseMetadata": {"HTTPStatusCode": status}},
-                       operation)
+    return ClientError(
+        {"Error": {"Code": code, "Message": "m"}, "ResponseMetadata": {"HTTPStatusCode": status}}, operation
+    )
 
 
-@pytest.mark.parametrize("exc, phrase", [
-    (NoCredentialsError(), "no AWS credentials found"),
-    (_client_error("NoSuchBucket", 404), "no such bucket"),
-    (_client_error("404", 404, "HeadBucket"), "no such bucket"),
-    (_client_error("AccessDenied", 403), "access denied (ListObjectsV2)"),
-    (_client_error("403", 403, "HeadBucket"), "access denied (HeadBucket)"),
-    (_client_error("InvalidAccessKeyId", 403), "credentials were rejected (InvalidAccessKeyId)"),
-    (_client_error("ExpiredToken", 400), "credentials were rejected (ExpiredToken)"),
-    (_client_error("SlowDown", 503), "S3 ListObjectsV2 failed: SlowDown m"),
-    (EndpointConnectionError(endpoint_url="http://127.0.0.1:9"), "cannot reach the S3 endpoint"),
-])
+@pytest.mark.parametrize(
+    "exc, phrase",
+    [
+        (NoCredentialsError(), "no AWS credentials found"),
+        (_client_error("NoSuchBucket", 404), "no such bucket"),
+        (_client_error("404", 404, "HeadBucket"), "no such bucket"),
+        (_client_error("AccessDenied", 403), "access denied (ListObjectsV2)"),
+        (_client_error("403", 403, "HeadBucket"), "access denied (HeadBucket)"),
+        (_client_error("InvalidAccessKeyId", 403), "credentials were rejected (InvalidAccessKeyId)"),
+        (_client_error("ExpiredToken", 400), "credentials were rejected (ExpiredToken)"),
+        (_client_error("SlowDown", 503), "S3 ListObjectsV2 failed: SlowDown m"),
+        (EndpointConnectionError(endpoint_url="http://127.0.0.1:9"), "cannot reach the S3 endpoint"),
+    ],
+)
 def test_explain(exc, phrase):
     mapped = explain(exc, "s3://b/p")
     assert isinstance(mapped, S3AccessError)
@@ -35,20 +39,20 @@ def test_upload_failures_are_explained_by_their_cause():
         try:
             raise _client_error("AccessDenied", 403, "UploadPart")
         except ClientError as inner:
-            raise S3UploadFailedError(f"Failed to upload: {inner}")
+            raise S3UploadFailedError(f"Failed to upload: {inner}")  # noqa: B904 (as boto3 raises it)
     except S3UploadFailedError as outer:
         assert "access denied (UploadPart)" in str(explain(outer, "s3://b/p"))
 
 
 def test_other_errors_pass_through():
     assert explain(ValueError("x"), "s3://b/p") is None
-    with pytest.raises(KeyError):
-        with explained("s3://b/p"):
-            raise KeyError("not an S3 failure")
+    with pytest.raises(KeyError), explained("s3://b/p"):
+        raise KeyError("not an S3 failure")
 
 
 def test_unreachable_endpoint_is_one_line(capsys, monkeypatch):
     from tests.s3_server import TEST_ENV
+
     for name, value in TEST_ENV.items():
         monkeypatch.setenv(name, value)
     # Port 9 (discard) on 127.0.0.1 has no listener here: the connection is refused at once.

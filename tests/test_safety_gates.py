@@ -26,17 +26,21 @@ from cdk_nag import AwsSolutionsChecks
 from cfnlint.api import lint_all
 
 from app import build_app
-from stacks.config import SUPPORTED_KUBERNETES_VERSIONS
+from fastload_constructs.core.pod_security import pod_of
+from fastload_constructs.core.pss_exemptions import EXEMPTIONS, unexempted_violations
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.network import FastloadNetwork
-from fastload_constructs.core.pod_security import pod_of
-from fastload_constructs.core.pss_exemptions import EXEMPTIONS, unexempted_violations
+from stacks.config import SUPPORTED_KUBERNETES_VERSIONS
 from tests.emitted_manifests import (
-    CHART_INPUTS, chart_classes, chart_manifests, cluster_version, template_manifests,
+    CHART_INPUTS,
+    chart_classes,
+    chart_manifests,
+    cluster_version,
+    template_manifests,
 )
 from tests.test_k8s_node_charts import EC2NODECLASS_V1, NODEPOOL_V1
 
@@ -52,9 +56,17 @@ def variant_context() -> dict:
     # The AZ lookup `cdk synth` would cache in cdk.context.json, for the environment-specific stack.
     ctx[f"availability-zones:account={ENV.account}:region={ENV.region}"] = ["us-west-2a", "us-west-2b", "us-west-2c"]
     ctx["fastload:stagerRoleArns"] = ["arn:aws:iam::123456789012:role/model-stager"]
-    ctx["fastload:models"].append({"name": "llama-70b", "s3Prefix": "models/llama-70b",
-                                   "instanceType": "p4d.24xlarge", "parameterCount": 70_000_000_000,
-                                   "replicas": 2, "sharedCompileCache": True, "nodeLocalModelCache": True})
+    ctx["fastload:models"].append(
+        {
+            "name": "llama-70b",
+            "s3Prefix": "models/llama-70b",
+            "instanceType": "p4d.24xlarge",
+            "parameterCount": 70_000_000_000,
+            "replicas": 2,
+            "sharedCompileCache": True,
+            "nodeLocalModelCache": True,
+        }
+    )
     return ctx
 
 
@@ -62,19 +74,45 @@ def add_construct_variants(app: cdk.App) -> None:
     stack = Stack(app, "ConstructVariants", env=ENV)
     network = FastloadNetwork(stack, "Network", max_azs=2, interface_endpoints=True)
     cluster = InferenceCluster(
-        stack, "Cluster", version="1.36", vpc=network.vpc, vpc_subnets=network.cluster_subnets,
-        endpoint_access="private", ebs_csi=True, admin_role_arns=["arn:aws:iam::123456789012:role/admin"],
+        stack,
+        "Cluster",
+        version="1.36",
+        vpc=network.vpc,
+        vpc_subnets=network.cluster_subnets,
+        endpoint_access="private",
+        ebs_csi=True,
+        admin_role_arns=["arn:aws:iam::123456789012:role/admin"],
         logging=["api", "audit", "authenticator", "controllerManager", "scheduler"],
     ).cluster
-    GpuNodeGroup(stack, "P3", cluster=cluster, instance_type="p3.8xlarge", instance_store=False,
-                 capacity_type="spot", max_size=2, subnets=network.gpu_subnet_selection)
+    GpuNodeGroup(
+        stack,
+        "P3",
+        cluster=cluster,
+        instance_type="p3.8xlarge",
+        instance_store=False,
+        capacity_type="spot",
+        max_size=2,
+        subnets=network.gpu_subnet_selection,
+    )
     KarpenterGpuNodes(stack, "Karpenter", cluster=cluster, instance_types=["g6e", "p5.48xlarge"])
     stager = iam.Role(stack, "Stager", assumed_by=iam.AccountRootPrincipal())
-    bucket = ModelBucket(stack, "Models", vpc_endpoint=network.s3_endpoint, stager_principals=[stager],
-                         kms_key=kms.Key(stack, "ModelKey", enable_key_rotation=True))
+    bucket = ModelBucket(
+        stack,
+        "Models",
+        vpc_endpoint=network.s3_endpoint,
+        stager_principals=[stager],
+        kms_key=kms.Key(stack, "ModelKey", enable_key_rotation=True),
+    )
     bucket.grant_stage_models(stager, "models/llama")
-    ModelReaderIdentity(stack, "Reader", cluster=cluster, model_bucket=bucket, prefix="models/llama",
-                        model_name="llama", compile_cache_prefix="compile-cache")
+    ModelReaderIdentity(
+        stack,
+        "Reader",
+        cluster=cluster,
+        model_bucket=bucket,
+        prefix="models/llama",
+        model_name="llama",
+        compile_cache_prefix="compile-cache",
+    )
 
 
 def synth_with_nag(app: cdk.App):
@@ -99,6 +137,7 @@ def templates(synthesised):
 
 # cdk-nag -------------------------------------------------------------------------------------------
 
+
 def test_no_unacknowledged_aws_solutions_findings(synthesised):
     for _, (_, assembly) in synthesised.items():
         report = json.loads(Path(assembly.directory, "validation-report.json").read_text())
@@ -109,8 +148,13 @@ def test_no_unacknowledged_aws_solutions_findings(synthesised):
 def test_the_nag_gate_fails_on_an_unacknowledged_finding(tmp_path):
     app = cdk.App(outdir=str(tmp_path))
     stack = Stack(app, "Unchecked")
-    ec2.Vpc(stack, "Vpc", max_azs=2, nat_gateways=0, subnet_configuration=[
-        ec2.SubnetConfiguration(name="isolated", subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)])
+    ec2.Vpc(
+        stack,
+        "Vpc",
+        max_azs=2,
+        nat_gateways=0,
+        subnet_configuration=[ec2.SubnetConfiguration(name="isolated", subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)],
+    )
     with pytest.raises(RuntimeError, match="ValidationFailed"):
         synth_with_nag(app)
     report = json.loads((tmp_path / "validation-report.json").read_text())
@@ -137,6 +181,7 @@ def test_acknowledgements_sit_on_constructs_with_a_written_reason(synthesised):
 
 # cfn-lint ------------------------------------------------------------------------------------------
 
+
 def test_every_template_of_every_variant_has_no_cfn_lint_errors(synthesised):
     linted = []
     for name, template in templates(synthesised):
@@ -148,13 +193,15 @@ def test_every_template_of_every_variant_has_no_cfn_lint_errors(synthesised):
 
 # Kubernetes manifests ------------------------------------------------------------------------------
 
+
 def validate(doc: dict, version: str) -> None:
     if doc["kind"] in CRD_SCHEMAS:
         import jsonschema
 
         jsonschema.validate(doc, CRD_SCHEMAS[doc["kind"]])
-        kubernetes_validate.validate({"apiVersion": "v1", "kind": "ConfigMap", "metadata": doc["metadata"]},
-                                     version, strict=True)
+        kubernetes_validate.validate(
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": doc["metadata"]}, version, strict=True
+        )
     else:
         kubernetes_validate.validate(doc, version, strict=True)
 
@@ -190,6 +237,7 @@ def test_every_chart_validates_for_every_supported_version(version):
 
 # Pod Security Standards ----------------------------------------------------------------------------
 
+
 def all_workloads(synthesised):
     for name, template in templates(synthesised):
         for logical_id, doc in template_manifests(template):
@@ -209,8 +257,9 @@ def test_every_workload_meets_baseline_or_is_explicitly_exempt(synthesised):
 
 
 def test_the_storage_provisioner_is_exempt_only_in_kube_system():
-    from fastload_constructs.k8s.local_storage import LocalNvmeStorage
     import cdk8s
+
+    from fastload_constructs.k8s.local_storage import LocalNvmeStorage
 
     for namespace, exempt in (("kube-system", True), ("inference", False)):
         docs = cdk8s.Testing.synth(LocalNvmeStorage(cdk8s.Testing.app(), "s", namespace=namespace))

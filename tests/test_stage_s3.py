@@ -7,8 +7,8 @@ import pytest
 
 from fastload_constructs.cli.main import main
 from fastload_constructs.core.naming import SHA256_METADATA_KEY, STAGE_MANIFEST_NAME
-from fastload_constructs.s3.client import s3_client
 from fastload_constructs.core.s3_uri import parse_s3_uri
+from fastload_constructs.s3.client import s3_client
 from fastload_constructs.s3.staging import validate_model_folder
 from fastload_constructs.s3.uploader import stage_model, transfer_config
 from tests.hf_model_factory import SHARD_1, SHARD_2, write_hf_model
@@ -21,13 +21,24 @@ def model_dir(tmp_path):
 
 
 def _stage(s3_server, model_dir, uri, *extra):
-    return main(["stage", str(model_dir), uri, "--endpoint-url", s3_server.url, "--chunk-size-mib", "5",
-                 "--no-progress", *extra])
+    return main(
+        [
+            "stage",
+            str(model_dir),
+            uri,
+            "--endpoint-url",
+            s3_server.url,
+            "--chunk-size-mib",
+            "5",
+            "--no-progress",
+            *extra,
+        ]
+    )
 
 
 def _keys(client, bucket, prefix):
     pages = client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix + "/")
-    return {o["Key"][len(prefix) + 1:]: o for page in pages for o in page.get("Contents", [])}
+    return {o["Key"][len(prefix) + 1 :]: o for page in pages for o in page.get("Contents", [])}
 
 
 class WriteRecorder:
@@ -43,6 +54,7 @@ class WriteRecorder:
     def _record(self, op):
         def handler(params, **_):
             self.calls.append((op, params["Key"]))
+
         return handler
 
     def keys(self, op):
@@ -69,7 +81,8 @@ def test_stage_uploads_every_file_with_its_sha256_then_the_manifest(s3_server, m
     manifest = json.loads(client.get_object(Bucket=bucket, Key=f"models/tiny/{STAGE_MANIFEST_NAME}")["Body"].read())
     assert manifest["model_uri"] == f"s3://{bucket}/models/tiny"
     assert {f["name"]: f["sha256"] for f in manifest["files"]} == {
-        n: hashlib.sha256(p.read_bytes()).hexdigest() for n, p in local.items()}
+        n: hashlib.sha256(p.read_bytes()).hexdigest() for n, p in local.items()
+    }
     assert manifest["parameter_count"] == 1536 * 2048 + 64 * 32 * 2 + 32
 
 
@@ -111,8 +124,13 @@ def test_interrupted_stage_leaves_no_manifest_and_a_rerun_uploads_only_the_rest(
 
     client = s3_client(endpoint_url=s3_server.url)
     with pytest.raises(Interrupted):
-        stage_model(client, model, location,
-                    config=transfer_config(concurrency=1, chunk_size_mib=5), on_bytes=interrupt_after_6_mib)
+        stage_model(
+            client,
+            model,
+            location,
+            config=transfer_config(concurrency=1, chunk_size_mib=5),
+            on_bytes=interrupt_after_6_mib,
+        )
     present = set(_keys(client, bucket, location.prefix))
     assert STAGE_MANIFEST_NAME not in present and SHARD_1 not in present
     assert present <= set(small)  # whole objects only; the big shard is not among them
@@ -143,8 +161,9 @@ def test_restaging_changed_weights_removes_the_old_manifest_first(s3_server, mod
         raise Interrupted()
 
     with pytest.raises(Interrupted):
-        stage_model(client, validate_model_folder(model_dir), location,
-                    config=transfer_config(chunk_size_mib=5), on_bytes=fail)
+        stage_model(
+            client, validate_model_folder(model_dir), location, config=transfer_config(chunk_size_mib=5), on_bytes=fail
+        )
     assert STAGE_MANIFEST_NAME not in _keys(client, bucket, location.prefix)
 
 
@@ -170,6 +189,7 @@ def test_endpoint_is_read_from_aws_endpoint_url(s3_server, model_dir, monkeypatc
 
 # Errors: one line on stderr, non-zero exit, nothing written.
 
+
 def _one_line_error(capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1, err
@@ -177,9 +197,15 @@ def _one_line_error(capsys):
 
 
 def test_missing_credentials(s3_server, model_dir, monkeypatch, tmp_path, capsys):
-    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
-                 "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-                 "AWS_WEB_IDENTITY_TOKEN_FILE"):
+    for name in (
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_PROFILE",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
@@ -194,7 +220,8 @@ def test_missing_credentials(s3_server, model_dir, monkeypatch, tmp_path, capsys
 def test_no_such_bucket(s3_server, model_dir, capsys):
     assert _stage(s3_server, model_dir, "s3://fastload-absent-bucket/m") == 1
     assert _one_line_error(capsys) == (
-        "fastload: s3://fastload-absent-bucket/m: no such bucket; check the bucket name, account and region")
+        "fastload: s3://fastload-absent-bucket/m: no such bucket; check the bucket name, account and region"
+    )
 
 
 def test_access_denied(s3_server, model_dir, monkeypatch, capsys):

@@ -76,13 +76,19 @@ def _edit_index(model_dir, change):
     (model_dir / INDEX).write_text(json.dumps(index))
 
 
-@pytest.mark.parametrize("change, expected_value", [
-    (lambda wm: wm.__setitem__("model.norm.weight", "model-00003-of-00003.safetensors"),
-     ["model-00003-of-00003.safetensors"]),
-    (lambda wm: wm.__setitem__("lm_head.weight", SHARD_2), ["lm_head.weight"]),
-    (lambda wm: wm.pop("model.norm.weight"), ["model.norm.weight"]),
-    (lambda wm: wm.__setitem__("model.norm.weight", SHARD_1), ["model.norm.weight"]),
-], ids=["names-missing-shard", "names-undeclared-tensor", "omits-a-tensor", "maps-to-wrong-shard"])
+@pytest.mark.parametrize(
+    "change, expected_value",
+    [
+        (
+            lambda wm: wm.__setitem__("model.norm.weight", "model-00003-of-00003.safetensors"),
+            ["model-00003-of-00003.safetensors"],
+        ),
+        (lambda wm: wm.__setitem__("lm_head.weight", SHARD_2), ["lm_head.weight"]),
+        (lambda wm: wm.pop("model.norm.weight"), ["model.norm.weight"]),
+        (lambda wm: wm.__setitem__("model.norm.weight", SHARD_1), ["model.norm.weight"]),
+    ],
+    ids=["names-missing-shard", "names-undeclared-tensor", "omits-a-tensor", "maps-to-wrong-shard"],
+)
 def test_index_inconsistent_with_shards_is_refused(model_dir, change, expected_value):
     _edit_index(model_dir, change)
     err = _refused(model_dir)
@@ -132,10 +138,13 @@ def test_cli_stage_refuses_a_bad_folder_before_touching_s3(tmp_path, capsys, mon
     assert len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("args, field", [
-    (["--concurrency", "0"], "concurrency"),
-    (["--chunk-size-mib", "4"], "chunk_size_mib"),
-])
+@pytest.mark.parametrize(
+    "args, field",
+    [
+        (["--concurrency", "0"], "concurrency"),
+        (["--chunk-size-mib", "4"], "chunk_size_mib"),
+    ],
+)
 def test_cli_stage_rejects_bad_transfer_settings(model_dir, capsys, args, field):
     assert main(["stage", str(model_dir), "s3://bucket/models/x", "--no-progress", *args]) == 2
     assert capsys.readouterr().err.startswith(f"fastload: {field}")

@@ -12,11 +12,11 @@ import sys
 import torch
 
 from fastload_constructs.cli.main import main
-from fastload_constructs.s3.client import s3_client
-from fastload_constructs.s3.headers import inspect_s3
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.streamer_env import streamer_env
 from fastload_constructs.core.tuning import plan
+from fastload_constructs.s3.client import s3_client
+from fastload_constructs.s3.headers import inspect_s3
 from tests.hf_model_factory import write_hf_model
 from tests.s3_server import REGION
 
@@ -38,15 +38,29 @@ def test_streamer_loads_exactly_what_was_staged(s3_server, tmp_path):
     written = write_hf_model(tmp_path / "tiny")
     bucket = s3_server.new_bucket()
     uri = f"s3://{bucket}/models/tiny"
-    assert main(["stage", str(tmp_path / "tiny"), uri, "--endpoint-url", s3_server.url,
-                 "--chunk-size-mib", "5", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "stage",
+                str(tmp_path / "tiny"),
+                uri,
+                "--endpoint-url",
+                s3_server.url,
+                "--chunk-size-mib",
+                "5",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
 
     profile = inspect_s3(s3_client(endpoint_url=s3_server.url), parse_s3_uri(uri)).profile
     serving = plan(profile, "g6e.xlarge")
     env = streamer_env(serving.streamer, region=REGION, endpoint_url=s3_server.url)
     assert env["RUNAI_STREAMER_S3_USE_VIRTUAL_ADDRESSING"] == "0" and env["AWS_ENDPOINT_URL"] == s3_server.url
     child_env = {
-        "PATH": os.environ["PATH"], "HOME": str(tmp_path),
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
         **env,
         "AWS_ACCESS_KEY_ID": os.environ["AWS_ACCESS_KEY_ID"],
         "AWS_SECRET_ACCESS_KEY": os.environ["AWS_SECRET_ACCESS_KEY"],
@@ -54,8 +68,9 @@ def test_streamer_loads_exactly_what_was_staged(s3_server, tmp_path):
     }
     out = tmp_path / "loaded.pt"
     shards = [f"{uri}/{s.name}" for s in profile.shards]
-    done = subprocess.run([sys.executable, "-c", LOAD, str(out), *shards], env=child_env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", LOAD, str(out), *shards], env=child_env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-4000:]
 
     loaded = torch.load(out)

@@ -73,8 +73,7 @@ def test_70b_on_g6e_12xlarge_takes_tp4_and_distributed_streaming():
     # The distributed streamer divides the configured limit by the 4 ranks on the node,
     # so the configured value is 4 x 35.3e9 for each rank to get 35.3e9.
     assert p.streamer.configured_memory_limit_bytes == 141_200_000_000
-    assert p.streamer.loader_extra_config() == {
-        "concurrency": 28, "memory_limit": 141_200_000_000, "distributed": True}
+    assert p.streamer.loader_extra_config() == {"concurrency": 28, "memory_limit": 141_200_000_000, "distributed": True}
 
 
 def test_70b_on_g5_48xlarge_needs_all_eight_gpus():
@@ -193,8 +192,12 @@ def test_compile_cache_key_changes_with_every_factor():
     base = dict(vllm_version="v0.11.0", model_uri="s3://b/m", tensor_parallel_size=1, gpu_model="L40S")
     key = compile_cache_key(**base)
     assert key == compile_cache_key(**base) and len(key) == 16
-    for change in ({"vllm_version": "v0.11.1"}, {"model_uri": "s3://b/n"},
-                   {"tensor_parallel_size": 2}, {"gpu_model": "A10G"}):
+    for change in (
+        {"vllm_version": "v0.11.1"},
+        {"model_uri": "s3://b/n"},
+        {"tensor_parallel_size": 2},
+        {"gpu_model": "A10G"},
+    ):
         assert compile_cache_key(**{**base, **change}) != key
     assert compile_cache_key(**base, extra={"max_model_len": "8192"}) != key
     with pytest.raises(FastloadConfigError, match="vllm_version"):

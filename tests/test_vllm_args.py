@@ -7,12 +7,16 @@ import pytest
 
 from fastload_constructs.core import naming
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.vllm_args import (
-    CACHE_MOUNT_PATH, compile_cache_folder, is_token, recommended_labels, server_spec,
-)
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.streamer_env import streamer_env
 from fastload_constructs.core.tuning import TuningOptions, plan
+from fastload_constructs.core.vllm_args import (
+    CACHE_MOUNT_PATH,
+    compile_cache_folder,
+    is_token,
+    recommended_labels,
+    server_spec,
+)
 
 URI = "s3://fastload-test-models/models/llama-3.1-8b"
 
@@ -24,8 +28,7 @@ def plan_8b():
 
 @pytest.fixture(scope="module")
 def plan_70b_tp4():
-    return plan(ModelProfile.from_numbers(parameter_count=70_600_000_000, dtype="BF16", name="llama70"),
-                "g6e.12xlarge")
+    return plan(ModelProfile.from_numbers(parameter_count=70_600_000_000, dtype="BF16", name="llama70"), "g6e.12xlarge")
 
 
 def flag(args, name):
@@ -104,7 +107,10 @@ def test_a_deploy_time_bucket_is_recognised_and_keeps_the_cache_folder_stable(pl
 def test_probes_startup_from_plan_liveness_sane(plan_8b):
     s = spec(plan_8b)
     assert (s.startup_probe.path, s.startup_probe.period_seconds, s.startup_probe.failure_threshold) == (
-        "/health", plan_8b.startup_probe.period_seconds, plan_8b.startup_probe.failure_threshold)
+        "/health",
+        plan_8b.startup_probe.period_seconds,
+        plan_8b.startup_probe.failure_threshold,
+    )
     assert s.readiness_probe.path == "/v1/models"
     assert s.liveness_probe.path == "/health"
     assert 30 <= s.liveness_probe.budget_seconds < s.startup_probe.budget_seconds
@@ -113,8 +119,10 @@ def test_probes_startup_from_plan_liveness_sane(plan_8b):
 
 def test_node_selection_follows_the_cache_mode(plan_8b):
     host = spec(plan_8b)
-    assert host.node_labels == {naming.WELL_KNOWN_INSTANCE_TYPE: "g6e.2xlarge",
-                                naming.LABEL_INSTANCE_STORE: naming.INSTANCE_STORE_RAID0}
+    assert host.node_labels == {
+        naming.WELL_KNOWN_INSTANCE_TYPE: "g6e.2xlarge",
+        naming.LABEL_INSTANCE_STORE: naming.INSTANCE_STORE_RAID0,
+    }
     pvc = spec(plan_8b, compile_cache="pvc")
     assert pvc.node_labels == {naming.WELL_KNOWN_INSTANCE_TYPE: "g6e.2xlarge"}
     assert pvc.cache_host_path is None and pvc.pvc_size_gib is not None
@@ -128,22 +136,25 @@ def test_version_label_is_a_valid_label_value_for_digests():
     assert len(value) <= 63 and ":" not in value and value.startswith("sha256-")
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    ({"image": "vllm/vllm-openai"}, "image"),
-    ({"image": "vllm/vllm-openai:latest"}, "image"),
-    ({"model_uri": "https://example.com/models/llama"}, "model_uri"),
-    ({"model_uri": "s3://Bad_Bucket/models/llama"}, "model_uri.bucket"),
-    ({"model_uri": "s3://fastload-test-models"}, "model_uri.prefix"),
-    ({"replicas": 0}, "replicas"),
-    ({"compile_cache": "nfs"}, "compile_cache"),
-    ({"compile_cache": "pvc", "replicas": 2}, "replicas"),  # one local volume on a 1-GPU node
-    ({"extra_args": ["--model=other"]}, "extra_args"),
-    ({"extra_args": ["-tp", "2"]}, "extra_args"),
-    ({"model_name": "8b-llama"}, "model_name"),
-    ({"namespace": "Inference"}, "namespace"),
-    ({"region": ""}, "region"),
-    ({"served_model_name": "two words"}, "served_model_name"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"image": "vllm/vllm-openai"}, "image"),
+        ({"image": "vllm/vllm-openai:latest"}, "image"),
+        ({"model_uri": "https://example.com/models/llama"}, "model_uri"),
+        ({"model_uri": "s3://Bad_Bucket/models/llama"}, "model_uri.bucket"),
+        ({"model_uri": "s3://fastload-test-models"}, "model_uri.prefix"),
+        ({"replicas": 0}, "replicas"),
+        ({"compile_cache": "nfs"}, "compile_cache"),
+        ({"compile_cache": "pvc", "replicas": 2}, "replicas"),  # one local volume on a 1-GPU node
+        ({"extra_args": ["--model=other"]}, "extra_args"),
+        ({"extra_args": ["-tp", "2"]}, "extra_args"),
+        ({"model_name": "8b-llama"}, "model_name"),
+        ({"namespace": "Inference"}, "namespace"),
+        ({"region": ""}, "region"),
+        ({"served_model_name": "two words"}, "served_model_name"),
+    ],
+)
 def test_bad_input_names_the_field(plan_8b, kwargs, field):
     with pytest.raises(FastloadConfigError) as err:
         spec(plan_8b, **kwargs)
@@ -151,8 +162,7 @@ def test_bad_input_names_the_field(plan_8b, kwargs, field):
 
 
 def test_instance_without_instance_store_needs_empty_dir():
-    p3 = plan(ModelProfile.from_numbers(parameter_count=1_000_000_000, dtype="BF16"), "p3.2xlarge",
-              TuningOptions())
+    p3 = plan(ModelProfile.from_numbers(parameter_count=1_000_000_000, dtype="BF16"), "p3.2xlarge", TuningOptions())
     with pytest.raises(FastloadConfigError) as err:
         spec(p3)
     assert err.value.field == "compile_cache"

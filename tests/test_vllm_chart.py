@@ -7,13 +7,13 @@ import kubernetes_validate
 import pytest
 
 from fastload_constructs.core import naming
-from stacks.config import DEFAULT_KUBERNETES_VERSION
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.k8s.namespace_chart import NamespaceChart
-from fastload_constructs.core.vllm_args import CACHE_MOUNT_PATH, compile_cache_folder, compile_factors, vllm_env
-from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.tuning import plan
+from fastload_constructs.core.vllm_args import CACHE_MOUNT_PATH, compile_cache_folder, compile_factors, vllm_env
+from fastload_constructs.k8s.namespace_chart import NamespaceChart
+from fastload_constructs.k8s.vllm_chart import VllmChart
+from stacks.config import DEFAULT_KUBERNETES_VERSION
 
 MIB = 1024**2
 URI_8B = "s3://fastload-test-models/models/llama-3.1-8b"
@@ -36,14 +36,31 @@ def charts(plan_8b, plan_70b):
     app = cdk8s.Testing.app()
     return {
         "namespace": NamespaceChart(app, "namespace"),
-        "small": VllmChart(app, "small", plan=plan_8b, model_name="llama-8b", model_uri=URI_8B,
-                           region="eu-west-1", replicas=2),
-        "tp4": VllmChart(app, "tp4", plan=plan_70b, model_name="llama-70b", model_uri=URI_70B,
-                         region="eu-west-1"),
-        "pvc": VllmChart(app, "pvc", plan=plan_8b, model_name="llama-8b", name="llama-8b-pvc",
-                         model_uri=URI_8B, region="eu-west-1", compile_cache="pvc", pvc_size_gib=20),
-        "ephemeral": VllmChart(app, "ephemeral", plan=plan_8b, model_name="qwen", model_uri=URI_8B,
-                               region="eu-west-1", compile_cache="empty-dir", namespace="other"),
+        "small": VllmChart(
+            app, "small", plan=plan_8b, model_name="llama-8b", model_uri=URI_8B, region="eu-west-1", replicas=2
+        ),
+        "tp4": VllmChart(app, "tp4", plan=plan_70b, model_name="llama-70b", model_uri=URI_70B, region="eu-west-1"),
+        "pvc": VllmChart(
+            app,
+            "pvc",
+            plan=plan_8b,
+            model_name="llama-8b",
+            name="llama-8b-pvc",
+            model_uri=URI_8B,
+            region="eu-west-1",
+            compile_cache="pvc",
+            pvc_size_gib=20,
+        ),
+        "ephemeral": VllmChart(
+            app,
+            "ephemeral",
+            plan=plan_8b,
+            model_name="qwen",
+            model_uri=URI_8B,
+            region="eu-west-1",
+            compile_cache="empty-dir",
+            namespace="other",
+        ),
     }
 
 
@@ -77,7 +94,7 @@ def all_docs(docs):
 
 def test_every_manifest_is_valid_for_the_cluster_version(docs):
     checked = 0
-    for key, doc in all_docs(docs):
+    for _key, doc in all_docs(docs):
         kubernetes_validate.validate(doc, DEFAULT_KUBERNETES_VERSION, strict=True)
         checked += 1
     assert checked >= 17
@@ -92,9 +109,17 @@ def test_the_validator_would_catch_a_wrong_field(docs):
 
 def test_objects_per_chart(docs):
     assert sorted(d["kind"] for d in docs["small"]) == [
-        "Deployment", "PodDisruptionBudget", "Service", "ServiceAccount"]
+        "Deployment",
+        "PodDisruptionBudget",
+        "Service",
+        "ServiceAccount",
+    ]
     assert sorted(d["kind"] for d in docs["pvc"]) == [
-        "Deployment", "PersistentVolumeClaim", "PodDisruptionBudget", "Service"]  # SA shared with "small"
+        "Deployment",
+        "PersistentVolumeClaim",
+        "PodDisruptionBudget",
+        "Service",
+    ]  # SA shared with "small"
     assert [d["kind"] for d in docs["namespace"]] == ["Namespace"]
 
 
@@ -106,7 +131,9 @@ def test_args_run_the_streamer_with_the_plan(docs, plan_8b):
     assert args[0] == URI_8B
     assert flag(args, "--load-format") == "runai_streamer"
     assert json.loads(flag(args, "--model-loader-extra-config")) == {
-        "concurrency": plan_8b.streamer.concurrency, "memory_limit": plan_8b.streamer.memory_limit_bytes}
+        "concurrency": plan_8b.streamer.concurrency,
+        "memory_limit": plan_8b.streamer.memory_limit_bytes,
+    }
     assert flag(args, "--tensor-parallel-size") == "1"
     assert float(flag(args, "--gpu-memory-utilization")) == plan_8b.gpu_memory_utilization
     assert flag(args, "--served-model-name") == "llama-8b"
@@ -127,8 +154,9 @@ def test_compile_cache_on_the_instance_store_host_path(docs, plan_8b):
     host = volumes["compile-cache"]["hostPath"]
     c = container(docs["small"])
     env = {e["name"]: e["value"] for e in c["env"]}
-    expected = compile_cache_folder(plan_8b, image="vllm/vllm-openai:v0.34.0", model_uri=URI_8B,
-                                    factors=compile_factors(c["args"], env))
+    expected = compile_cache_folder(
+        plan_8b, image="vllm/vllm-openai:v0.34.0", model_uri=URI_8B, factors=compile_factors(c["args"], env)
+    )
     assert host == {"path": expected, "type": "DirectoryOrCreate"}
     assert host["path"].startswith(naming.COMPILE_CACHE_HOST_ROOT + "/")
 
@@ -150,6 +178,7 @@ def test_shm_is_a_memory_volume_sized_for_tp(docs, plan_8b, plan_70b):
         (vol,) = [v for v in pod(docs[key])["volumes"] if v["name"] == mount["name"]]
         assert vol["emptyDir"]["medium"] == "Memory"
         return vol["emptyDir"]["sizeLimit"]
+
     assert shm("small") == f"{plan_8b.shm_bytes // MIB}Mi"
     assert shm("tp4") == f"{plan_70b.shm_bytes // MIB}Mi"
     assert plan_70b.shm_bytes > plan_8b.shm_bytes
@@ -186,18 +215,29 @@ def test_probes(docs, plan_8b):
 
 def test_scheduling_onto_gpu_nodes(docs):
     spec = pod(docs["small"])
-    assert spec["tolerations"] == [{"key": naming.GPU_TAINT_KEY, "operator": "Equal",
-                                    "value": naming.GPU_TAINT_VALUE, "effect": naming.GPU_TAINT_EFFECT}]
+    assert spec["tolerations"] == [
+        {
+            "key": naming.GPU_TAINT_KEY,
+            "operator": "Equal",
+            "value": naming.GPU_TAINT_VALUE,
+            "effect": naming.GPU_TAINT_EFFECT,
+        }
+    ]
     (term,) = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     required = {e["key"]: e["values"] for e in term["matchExpressions"] if e["operator"] == "In"}
-    assert required == {naming.WELL_KNOWN_INSTANCE_TYPE: ["g6e.2xlarge"],
-                        naming.LABEL_INSTANCE_STORE: [naming.INSTANCE_STORE_RAID0]}
+    assert required == {
+        naming.WELL_KNOWN_INSTANCE_TYPE: ["g6e.2xlarge"],
+        naming.LABEL_INSTANCE_STORE: [naming.INSTANCE_STORE_RAID0],
+    }
     (term,) = pod(docs["tp4"])["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
-        "nodeSelectorTerms"]
+        "nodeSelectorTerms"
+    ]
     assert {e["key"]: e["values"] for e in term["matchExpressions"]}[naming.WELL_KNOWN_INSTANCE_TYPE] == [
-        "g6e.12xlarge"]
+        "g6e.12xlarge"
+    ]
     (term,) = pod(docs["pvc"])["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
-        "nodeSelectorTerms"]
+        "nodeSelectorTerms"
+    ]
     assert naming.LABEL_INSTANCE_STORE not in {e["key"] for e in term["matchExpressions"]}
 
 
@@ -220,8 +260,11 @@ def test_rollout_disruption_budget_and_service_select_the_pods(docs):
 
 def test_service_account_matches_the_pod_identity_name(docs, charts):
     sa = only(docs["small"], "ServiceAccount")
-    assert sa["metadata"] == {**sa["metadata"], "name": naming.service_account_name("llama-8b"),
-                              "namespace": naming.DEFAULT_NAMESPACE}
+    assert sa["metadata"] == {
+        **sa["metadata"],
+        "name": naming.service_account_name("llama-8b"),
+        "namespace": naming.DEFAULT_NAMESPACE,
+    }
     assert pod(docs["small"])["serviceAccountName"] == sa["metadata"]["name"]
     assert pod(docs["pvc"])["serviceAccountName"] == sa["metadata"]["name"]
     assert charts["small"].service_url == "http://llama-8b.inference.svc.cluster.local:8000"
@@ -245,8 +288,9 @@ def test_recommended_labels_and_namespace_on_every_object(docs):
             expected_ns = "other" if key == "ephemeral" else naming.DEFAULT_NAMESPACE
             assert doc["metadata"]["namespace"] == expected_ns, key
             assert labels["app.kubernetes.io/name"] == "vllm"
-            assert labels["app.kubernetes.io/instance"] == doc["metadata"]["name"].removesuffix("-vllm") \
-                .removesuffix("-compile-cache")
+            assert labels["app.kubernetes.io/instance"] == doc["metadata"]["name"].removesuffix("-vllm").removesuffix(
+                "-compile-cache"
+            )
     template_labels = only(docs["tp4"], "Deployment")["spec"]["template"]["metadata"]["labels"]
     assert template_labels["app.kubernetes.io/instance"] == "llama-70b"
     assert template_labels["app.kubernetes.io/version"] == "v0.34.0"
@@ -272,7 +316,6 @@ def test_a_second_chart_with_the_same_name_is_refused(plan_8b):
 def test_bad_input_fails_at_construction(plan_8b):
     app = cdk8s.Testing.app()
     with pytest.raises(FastloadConfigError) as err:
-        VllmChart(app, "x", plan=plan_8b, model_name="llama", model_uri="s3://fastload-test-models",
-                  region="eu-west-1")
+        VllmChart(app, "x", plan=plan_8b, model_name="llama", model_uri="s3://fastload-test-models", region="eu-west-1")
     assert err.value.field == "model_uri.prefix"
     assert app.node.try_find_child("x") is None

@@ -7,9 +7,9 @@ DEFAULT_IMAGE> (no GPU needed: VLLM_TARGET_DEVICE=cpu).
 
 import pytest
 
-from fastload_constructs.core.vllm_args import DEFAULT_IMAGE, server_spec
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.tuning import plan
+from fastload_constructs.core.vllm_args import DEFAULT_IMAGE, server_spec
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,11 @@ import pytest
 
 from fastload_constructs.core.cache_sharing import SharedCompileCache
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.tuning import TuningOptions, plan
-
 from fastload_constructs.core.pod_security import baseline_violations, control_of, pod_of, restricted_gaps
 from fastload_constructs.core.pss_exemptions import unexempted_violations
+from fastload_constructs.core.tuning import TuningOptions, plan
+from fastload_constructs.k8s import vllm_chart
 from tests.emitted_manifests import chart_manifests
-
-from fastload_constructs.k8s import vllm_chart  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -53,10 +51,17 @@ def test_gap_to_restricted_is_running_as_root(pods):
 
 def _warm_pod(compile_cache: str) -> dict:
     p = plan(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge", TuningOptions(source="local"))
-    chart = vllm_chart.VllmChart(cdk8s.Testing.app(), "warm", plan=p, model_name="llama",
-                                 model_uri="s3://fastload-models/models/llama", region="us-east-1",
-                                 compile_cache=compile_cache, model_cache="node-local",
-                                 shared_compile_cache=SharedCompileCache("fastload-models"))
+    chart = vllm_chart.VllmChart(
+        cdk8s.Testing.app(),
+        "warm",
+        plan=p,
+        model_name="llama",
+        model_uri="s3://fastload-models/models/llama",
+        region="us-east-1",
+        compile_cache=compile_cache,
+        model_cache="node-local",
+        shared_compile_cache=SharedCompileCache("fastload-models"),
+    )
     (doc,) = [d for d in cdk8s.Testing.synth(chart) if d["kind"] == "Deployment"]
     return doc
 

@@ -6,15 +6,15 @@ import json
 
 import click
 
+from fastload_constructs.cli.plan_command import plan_as_dict
+from fastload_constructs.cli.s3_options import s3_options
 from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.s3.client import s3_client
-from fastload_constructs.s3.headers import inspect_s3
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.tuning import plan
-from fastload_constructs.cli.plan_command import plan_as_dict
-from fastload_constructs.cli.s3_options import s3_options
+from fastload_constructs.s3.client import s3_client
+from fastload_constructs.s3.headers import inspect_s3
 
 
 class DoesNotFit(click.ClickException):
@@ -37,8 +37,7 @@ def profile_as_dict(profile: ModelProfile) -> dict[str, object]:
         "largest_tensor_bytes": profile.largest_tensor_bytes,
         "shard_count": profile.shard_count,
         "shards": [
-            {"name": s.name, "size_bytes": s.size_bytes, "tensors": s.tensor_count,
-             "parameters": s.parameter_count}
+            {"name": s.name, "size_bytes": s.size_bytes, "tensors": s.tensor_count, "parameters": s.parameter_count}
             for s in profile.shards
         ],
     }
@@ -59,7 +58,11 @@ def fit_verdict(profile: ModelProfile, instance_type: str) -> dict[str, object]:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @s3_options
 def inspect_command(
-    source: str, instance_type: str | None, as_json: bool, endpoint_url: str | None, region: str | None,
+    source: str,
+    instance_type: str | None,
+    as_json: bool,
+    endpoint_url: str | None,
+    region: str | None,
 ) -> None:
     """Profile SOURCE (s3://bucket/prefix or a local folder) from its safetensors headers only.
 
@@ -67,8 +70,11 @@ def inspect_command(
     """
     if source.startswith("s3://"):
         found = inspect_s3(s3_client(endpoint_url=endpoint_url, region=region), parse_s3_uri(source))
-        view: dict[str, object] = {"source": source, "staged_manifest": found.has_manifest,
-                                   "model": profile_as_dict(found.profile)}
+        view: dict[str, object] = {
+            "source": source,
+            "staged_manifest": found.has_manifest,
+            "model": profile_as_dict(found.profile),
+        }
         profile = found.profile
     else:
         profile = ModelProfile.from_directory(source)

@@ -6,11 +6,11 @@ import sys
 
 import click
 
-from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.cli.coldstart_command import coldstart_command
 from fastload_constructs.cli.inspect_command import inspect_command
 from fastload_constructs.cli.plan_command import plan_command
 from fastload_constructs.cli.stage_command import stage_command
+from fastload_constructs.core.errors import FastloadConfigError
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

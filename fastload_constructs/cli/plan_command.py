@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -39,8 +40,13 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
 
 
 def plan_from_options(
-    instance_type: str, parameter_count: float | None, total_bytes: int | None, dtype: str,
-    tensor_parallel_size: int | None, source: str, warm_compile_cache: bool,
+    instance_type: str,
+    parameter_count: float | None,
+    total_bytes: int | None,
+    dtype: str,
+    tensor_parallel_size: int | None,
+    source: str,
+    warm_compile_cache: bool,
 ) -> ServingPlan:
     """The ServingPlan the plan options describe (shared by `plan` and `coldstart --instance`)."""
     profile = ModelProfile.from_numbers(
@@ -49,7 +55,8 @@ def plan_from_options(
         dtype=dtype,
     )
     options = TuningOptions(
-        tensor_parallel_size=tensor_parallel_size, source=source,  # type: ignore[arg-type]
+        tensor_parallel_size=tensor_parallel_size,
+        source=source,  # type: ignore[arg-type]
         compile_cache_warm=warm_compile_cache,
     )
     return plan(profile, instance_type, options)
@@ -61,10 +68,16 @@ def model_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--params", "parameter_count", type=float, help="Parameter count, e.g. 8e9."),
         click.option("--bytes", "total_bytes", type=int, help="Total weight bytes (instead of --params)."),
         click.option("--dtype", default="BF16", show_default=True, type=click.Choice(sorted(DTYPE_BYTES))),
-        click.option("--tp", "tensor_parallel_size", type=int,
-                     help="Tensor-parallel size (default: smallest that fits)."),
-        click.option("--source", type=click.Choice(["s3", "local"]), default="s3", show_default=True,
-                     help="Where the streamer reads weights: S3, or a node-local NVMe copy."),
+        click.option(
+            "--tp", "tensor_parallel_size", type=int, help="Tensor-parallel size (default: smallest that fits)."
+        ),
+        click.option(
+            "--source",
+            type=click.Choice(["s3", "local"]),
+            default="s3",
+            show_default=True,
+            help="Where the streamer reads weights: S3, or a node-local NVMe copy.",
+        ),
         click.option("--warm-compile-cache", is_flag=True, help="Predict with a compile-cache hit."),
     )
     for option in reversed(options):
@@ -77,14 +90,23 @@ def model_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
 @model_plan_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def plan_command(
-    instance_type: str, parameter_count: float | None, total_bytes: int | None, dtype: str,
-    tensor_parallel_size: int | None, source: str, warm_compile_cache: bool, as_json: bool,
+    instance_type: str,
+    parameter_count: float | None,
+    total_bytes: int | None,
+    dtype: str,
+    tensor_parallel_size: int | None,
+    source: str,
+    warm_compile_cache: bool,
+    as_json: bool,
 ) -> None:
     """Decide TP, streamer settings and probe budget for a model on an instance type."""
     if parameter_count is None and total_bytes is None:
         raise click.UsageError("give --params or --bytes")
-    view = plan_as_dict(plan_from_options(instance_type, parameter_count, total_bytes, dtype,
-                                          tensor_parallel_size, source, warm_compile_cache))
+    view = plan_as_dict(
+        plan_from_options(
+            instance_type, parameter_count, total_bytes, dtype, tensor_parallel_size, source, warm_compile_cache
+        )
+    )
     if as_json:
         click.echo(json.dumps(view, indent=2))
         return

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-from typing import IO, Any, Callable
+from collections.abc import Callable
+from typing import IO, Any
 
 import click
 
@@ -30,7 +31,9 @@ def s3_options(command: Callable[..., Any]) -> Callable[..., Any]:
             raise S3Failure(str(exc)) from exc
 
     run = click.option(
-        "--endpoint-url", envvar="AWS_ENDPOINT_URL", default=None,
+        "--endpoint-url",
+        envvar="AWS_ENDPOINT_URL",
+        default=None,
         help="S3-compatible endpoint (MinIO, a local test server); also read from AWS_ENDPOINT_URL.",
     )(run)
     return click.option("--region", default=None, help="AWS region (default: from the AWS config/env).")(run)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import click
 from tqdm import tqdm
 
-from fastload_constructs.s3.client import s3_client
+from fastload_constructs.cli.s3_options import s3_options
 from fastload_constructs.core.s3_uri import parse_s3_uri
+from fastload_constructs.s3.client import s3_client
 from fastload_constructs.s3.staging import UploadPlan, validate_model_folder
 from fastload_constructs.s3.uploader import stage_model, transfer_config
-from fastload_constructs.cli.s3_options import s3_options
 
 
 @click.command("stage")
@@ -17,15 +17,30 @@ from fastload_constructs.cli.s3_options import s3_options
 @click.argument("s3_uri")
 @click.option("--allow-bin", is_flag=True, help="Also upload pickled weights (.bin, .pt, .pth, ...).")
 @click.option("--concurrency", type=int, default=16, show_default=True, help="Parts uploaded in parallel.")
-@click.option("--chunk-size-mib", type=int, default=64, show_default=True,
-              help="Multipart threshold and part size, MiB (5..5120).")
-@click.option("--delete-stale", is_flag=True,
-              help="Delete objects under the prefix that are not in LOCAL_DIR (vLLM would load old shards).")
+@click.option(
+    "--chunk-size-mib",
+    type=int,
+    default=64,
+    show_default=True,
+    help="Multipart threshold and part size, MiB (5..5120).",
+)
+@click.option(
+    "--delete-stale",
+    is_flag=True,
+    help="Delete objects under the prefix that are not in LOCAL_DIR (vLLM would load old shards).",
+)
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress bars.")
 @s3_options
 def stage_command(
-    local_dir: str, s3_uri: str, allow_bin: bool, concurrency: int, chunk_size_mib: int, delete_stale: bool,
-    progress: bool, endpoint_url: str | None, region: str | None,
+    local_dir: str,
+    s3_uri: str,
+    allow_bin: bool,
+    concurrency: int,
+    chunk_size_mib: int,
+    delete_stale: bool,
+    progress: bool,
+    endpoint_url: str | None,
+    region: str | None,
 ) -> None:
     """Stage LOCAL_DIR (a Hugging Face model folder) to S3_URI (s3://bucket/prefix).
 
@@ -46,15 +61,23 @@ def stage_command(
             if delete_stale:
                 click.echo(f"deleting {location.key(name)}: not in {local_dir}", err=True)
             else:
-                click.echo(f"warning: {location.key(name)} is under the prefix but not in {local_dir} "
-                           "(--delete-stale removes it)", err=True)
+                click.echo(
+                    f"warning: {location.key(name)} is under the prefix but not in {local_dir} "
+                    "(--delete-stale removes it)",
+                    err=True,
+                )
 
     with bar:
-        result = stage_model(client, model, location, config=config, on_bytes=bar.update, on_plan=show_plan,
-                              delete_stale=delete_stale)
+        result = stage_model(
+            client, model, location, config=config, on_bytes=bar.update, on_plan=show_plan, delete_stale=delete_stale
+        )
     plan = result.plan
-    click.echo(f"uploaded {len(plan.upload)} files ({plan.upload_bytes} bytes); "
-               f"skipped {len(plan.skip)} already present with the same size and sha256")
-    click.echo(f"model: {model.profile.shard_count} shards, {model.profile.total_bytes} bytes, "
-               f"{model.profile.dtype}, {model.profile.parameter_count} parameters")
+    click.echo(
+        f"uploaded {len(plan.upload)} files ({plan.upload_bytes} bytes); "
+        f"skipped {len(plan.skip)} already present with the same size and sha256"
+    )
+    click.echo(
+        f"model: {model.profile.shard_count} shards, {model.profile.total_bytes} bytes, "
+        f"{model.profile.dtype}, {model.profile.parameter_count} parameters"
+    )
     click.echo(f"manifest: {result.manifest_uri}")

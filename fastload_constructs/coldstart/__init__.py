@@ -5,10 +5,23 @@
 JSON, `plot` draws stacked bars (imports matplotlib), `kubectl` reads pod logs.
 """
 
-from fastload_constructs.coldstart.parser import PHASE_ORDER, ColdStartReport, Phase, WeightLoad, parse_log, parse_started_at
+from fastload_constructs.coldstart.parser import (
+    PHASE_ORDER,
+    ColdStartReport,
+    Phase,
+    WeightLoad,
+    parse_log,
+    parse_started_at,
+)
 from fastload_constructs.coldstart.render import render_table, report_as_dict
 
 __all__ = [
-    "PHASE_ORDER", "ColdStartReport", "Phase", "WeightLoad",
-    "parse_log", "parse_started_at", "render_table", "report_as_dict",
+    "PHASE_ORDER",
+    "ColdStartReport",
+    "Phase",
+    "WeightLoad",
+    "parse_log",
+    "parse_started_at",
+    "render_table",
+    "report_as_dict",
 ]

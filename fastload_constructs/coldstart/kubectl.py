@@ -25,7 +25,8 @@ def read_pod_log(pod: str, namespace: str, container: str | None = None, previou
     kubectl = shutil.which("kubectl")
     if kubectl is None:
         raise FastloadConfigError(
-            "--pod", pod,
+            "--pod",
+            pod,
             "a pod readable with kubectl, which is not on PATH: install kubectl, or save the log with "
             f"'{' '.join(kubectl_logs_command(pod, namespace, container, previous))} > pod.log' "
             "and pass the file",
@@ -34,7 +35,8 @@ def read_pod_log(pod: str, namespace: str, container: str | None = None, previou
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise FastloadConfigError(
-            "--pod", pod,
+            "--pod",
+            pod,
             f"a pod kubectl can read (kubectl exited {done.returncode}: {done.stderr.strip() or 'no message'})",
         )
     return done.stdout
@@ -46,8 +48,16 @@ def started_at_command(
     """The command that reads when the container started: the process-start phase's beginning."""
     which = f'?(@.name=="{container}")' if container else "0"
     state = "lastState.terminated" if previous else "state.running"
-    return [kubectl, "get", "pod", pod, "--namespace", namespace,
-            "--output", f"jsonpath={{.status.containerStatuses[{which}].{state}.startedAt}}"]
+    return [
+        kubectl,
+        "get",
+        "pod",
+        pod,
+        "--namespace",
+        namespace,
+        "--output",
+        f"jsonpath={{.status.containerStatuses[{which}].{state}.startedAt}}",
+    ]
 
 
 def read_container_started_at(
@@ -59,7 +69,9 @@ def read_container_started_at(
         return None
     done = subprocess.run(
         started_at_command(pod, namespace, container, previous, kubectl=kubectl),
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     value = done.stdout.strip()
     return value if done.returncode == 0 and value else None

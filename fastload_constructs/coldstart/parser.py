@@ -27,14 +27,20 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Literal
 
-from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.coldstart import patterns
 from fastload_constructs.coldstart.patterns import LineKind
+from fastload_constructs.core.errors import FastloadConfigError
 
 GIB = 2**30
 PHASE_ORDER = (
-    "process_start", "engine_init", "weight_load", "dynamo_transform",
-    "graph_compile", "cuda_graph", "kv_cache_profiling", "api_server",
+    "process_start",
+    "engine_init",
+    "weight_load",
+    "dynamo_transform",
+    "graph_compile",
+    "cuda_graph",
+    "kv_cache_profiling",
+    "api_server",
 )
 CompileCache = Literal["hit", "miss", "partial", "disabled", "not_compiled"]
 _UNIT_BYTES = {"Byte": 1, "Bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
@@ -170,7 +176,11 @@ def scan(text: str) -> _Timeline:
             if not untimed or timeline.last_at is None:
                 continue
             at = timeline.last_at
-            process, level, message = _process_key(untimed["process"], untimed["pid"]), untimed["level"], untimed["message"]
+            process, level, message = (
+                _process_key(untimed["process"], untimed["pid"]),
+                untimed["level"],
+                untimed["message"],
+            )
         message = message.strip()
         if level in ("ERROR", "CRITICAL"):
             is_exception = patterns.EXCEPTION_LINE.match(message) is not None
@@ -233,8 +243,10 @@ def _compile(events: list[LogEvent]) -> tuple[float | None, float | None, float 
     per_process: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for event in events:
         slot = {
-            LineKind.DYNAMO_TRANSFORM: "dynamo", LineKind.GRAPH_COMPILED: "graphs",
-            LineKind.GRAPH_FROM_CACHE: "graphs", LineKind.COMPILE_TOTAL: "total",
+            LineKind.DYNAMO_TRANSFORM: "dynamo",
+            LineKind.GRAPH_COMPILED: "graphs",
+            LineKind.GRAPH_FROM_CACHE: "graphs",
+            LineKind.COMPILE_TOTAL: "total",
         }.get(event.kind)
         if slot:
             per_process[event.process][slot] += _seconds(event)
@@ -305,7 +317,8 @@ def parse_log(text: str, label: str = "log", started_at: datetime | None = None)
     phase_events = [e for e in events if e.kind is not LineKind.VERSION]
     if not phase_events or timeline.first_at is None or timeline.last_at is None:
         raise FastloadConfigError(
-            "log", label,
+            "log",
+            label,
             "a vLLM server log with at least one start-up line (e.g. 'Model loading took', "
             "'torch.compile takes', 'init engine', 'Application startup complete.')",
         )
@@ -313,7 +326,8 @@ def parse_log(text: str, label: str = "log", started_at: datetime | None = None)
         started_at = _nearest_year(started_at, timeline.first_at)
         if started_at > timeline.first_at:
             raise FastloadConfigError(
-                "started_at", started_at.strftime("%m-%d %H:%M:%S"),
+                "started_at",
+                started_at.strftime("%m-%d %H:%M:%S"),
                 f"a time no later than the first log line ({timeline.first_at:%m-%d %H:%M:%S})",
             )
     ready_events = [e for e in events if e.kind is LineKind.SERVER_READY]
@@ -350,7 +364,8 @@ def parse_log(text: str, label: str = "log", started_at: datetime | None = None)
     named_sum = sum(v for v in named.values() if v is not None)
     named["engine_init"] = max(0.0, span - named_sum)
     phases = tuple(
-        Phase(name, round(named[name], 3)) for name in PHASE_ORDER
+        Phase(name, round(named[name], 3))
+        for name in PHASE_ORDER
         if named.get(name) is not None and not (name == "process_start" and started_at is None)
     )
     cache, cache_dir = _compile_cache(events)
@@ -373,4 +388,3 @@ def parse_log(text: str, label: str = "log", started_at: datetime | None = None)
         vllm_version=version,
         recognised_lines=len(events),
     )
-

@@ -98,12 +98,19 @@ MESSAGE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
     #   "[RunAI Streamer] Overall time to stream {size} of all files to {device}: {s}s, {rate}/s"
     # runai_model_streamer/file_streamer/file_streamer.py (0.11.0, 0.14.0): same without " to {device}".
     # Sizes come from humanize.naturalsize(binary=True): "15.0 GiB", "812.3 MiB", "512 Bytes".
-    (LineKind.STREAMER_SUMMARY, re.compile(
-        r"\[RunAI Streamer\] Overall time to stream (?P<size>\d+(?:\.\d+)?) (?P<size_unit>Bytes?|KiB|MiB|GiB|TiB)"
-        rf" of all files(?: to \S+)?: {_NUM}s, (?P<rate>\d+(?:\.\d+)?) (?P<rate_unit>Bytes?|KiB|MiB|GiB|TiB)/s")),
+    (
+        LineKind.STREAMER_SUMMARY,
+        re.compile(
+            r"\[RunAI Streamer\] Overall time to stream (?P<size>\d+(?:\.\d+)?) (?P<size_unit>Bytes?|KiB|MiB|GiB|TiB)"
+            rf" of all files(?: to \S+)?: {_NUM}s, (?P<rate>\d+(?:\.\d+)?) (?P<rate_unit>Bytes?|KiB|MiB|GiB|TiB)/s"
+        ),
+    ),
     # vllm/compilation/backends.py (0.8.5-0.34.0; 0.6.6 vllm/config.py), optional "[tag] " in 0.34.0:
     #   "%sUsing cache directory: %s for vLLM's torch.compile"
-    (LineKind.COMPILE_CACHE_DIR, re.compile(r"^(?:\[[^\]]*\] )?Using cache directory: (?P<path>.+) for vLLM's torch\.compile$")),
+    (
+        LineKind.COMPILE_CACHE_DIR,
+        re.compile(r"^(?:\[[^\]]*\] )?Using cache directory: (?P<path>.+) for vLLM's torch\.compile$"),
+    ),
     # vllm/compilation/backends.py (0.8.5-0.34.0): "vLLM's torch.compile cache is disabled."
     (LineKind.COMPILE_CACHE_DISABLED, re.compile(r"^(?:\[[^\]]*\] )?vLLM's torch\.compile cache is disabled\.$")),
     # vllm/compilation/backends.py (0.6.6-0.34.0): "%sDynamo bytecode transform time: %.2f s"
@@ -112,14 +119,20 @@ MESSAGE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
     #   0.6.6, 0.8.5: "Compiling a graph for general shape takes %.2f s" / "... for shape %s takes %.2f s"
     #   0.10.1, 0.11.0: "Compiling a graph for dynamic shape takes %.2f s" / "... for shape %s takes %.2f s"
     #   0.34.0: "%sCompiling a graph for compile range %s takes %.2f s"
-    (LineKind.GRAPH_COMPILED, re.compile(
-        rf"^(?:\[[^\]]*\] )?Compiling a graph for (?:general shape|dynamic shape|shape .+?|compile range .+?) takes {_NUM} s$")),
+    (
+        LineKind.GRAPH_COMPILED,
+        re.compile(
+            rf"^(?:\[[^\]]*\] )?Compiling a graph for (?:general shape|dynamic shape|shape .+?|compile range .+?) takes {_NUM} s$"
+        ),
+    ),
     # vllm/compilation/backends.py, the compile-cache hit:
     #   0.8.5: "Directly load the compiled graph(s) for shape %s from the cache, took %.3f s"
     #   0.10.1, 0.11.0: also "... for dynamic shape from the cache, took %.3f s"
     #   0.34.0: "%sDirectly load the compiled graph(s) for compile range %s from the cache, took %.3f s"
-    (LineKind.GRAPH_FROM_CACHE, re.compile(
-        rf"^(?:\[[^\]]*\] )?Directly load the compiled graph\(s\) for .+? from the cache, took {_NUM} s$")),
+    (
+        LineKind.GRAPH_FROM_CACHE,
+        re.compile(rf"^(?:\[[^\]]*\] )?Directly load the compiled graph\(s\) for .+? from the cache, took {_NUM} s$"),
+    ),
     # vllm/compilation/decorators.py (0.34.0): "%sDirectly load AOT compilation from path %s"
     (LineKind.AOT_FROM_CACHE, re.compile(r"^(?:\[[^\]]*\] )?Directly load AOT compilation from path (?P<path>.+)$")),
     # vllm/compilation/monitor.py: 0.6.6-0.11.0 "torch.compile takes %.2f s in total";
@@ -133,14 +146,20 @@ MESSAGE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
     # vllm/worker/worker.py (0.6.6-0.10.1) and vllm/utils (0.11.0, 0.34.0 mem_utils.py):
     #   "Memory profiling takes %.2f seconds..."; vllm/compilation/monitor.py (0.34.0):
     #   "%sInitial profiling/warmup run took %.2f s"
-    (LineKind.PROFILING, re.compile(
-        r"^(?:Memory profiling takes (?P<seconds>\d+(?:\.\d+)?) seconds"
-        r"|(?:\[[^\]]*\] )?Initial profiling/warmup run took (?P<seconds2>\d+(?:\.\d+)?) s$)")),
+    (
+        LineKind.PROFILING,
+        re.compile(
+            r"^(?:Memory profiling takes (?P<seconds>\d+(?:\.\d+)?) seconds"
+            r"|(?:\[[^\]]*\] )?Initial profiling/warmup run took (?P<seconds2>\d+(?:\.\d+)?) s$)"
+        ),
+    ),
     # vllm/v1/engine/core.py and vllm/engine/llm_engine.py:
     #   0.6.6-0.11.0 "init engine (profile, create kv cache, warmup model) took %.2f seconds"
     #   0.34.0 "... took %.2f s" optionally followed by " (compilation: %.2f s ...)"
-    (LineKind.ENGINE_INITIALISED, re.compile(
-        rf"^init engine \(profile, create kv cache, warmup model\) took {_NUM} (?:s|seconds)\b")),
+    (
+        LineKind.ENGINE_INITIALISED,
+        re.compile(rf"^init engine \(profile, create kv cache, warmup model\) took {_NUM} (?:s|seconds)\b"),
+    ),
     # vllm/entrypoints/openai/api_server.py: 0.8.5 "Starting vLLM API server on http%s://%s:%d";
     #   0.11.0 "Starting vLLM API server %d on %s";
     #   0.34.0 vllm/entrypoints/launchers/api_server/entry.py "Starting vLLM server on %s"
@@ -149,8 +168,12 @@ MESSAGE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
     (LineKind.SERVER_READY, re.compile(r"^Application startup complete\.$")),
     # vllm/entrypoints/openai/api_server.py (0.6.6-0.11.0): "vLLM API server version %s";
     #   vllm/v1/engine/core.py (0.8.5-0.34.0): "Initializing a V1 LLM engine (v%s) with config: %s"
-    (LineKind.VERSION, re.compile(
-        r"^(?:vLLM API server version (?P<version>\S+)|Initializing a V1 LLM engine \(v(?P<version2>[^)]+)\))")),
+    (
+        LineKind.VERSION,
+        re.compile(
+            r"^(?:vLLM API server version (?P<version>\S+)|Initializing a V1 LLM engine \(v(?P<version2>[^)]+)\))"
+        ),
+    ),
 )
 
 

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import html
 import io
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import matplotlib
 
 matplotlib.use("Agg")  # files only: no display on servers and CI
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from fastload_constructs.core.errors import FastloadConfigError  # noqa: E402
-from fastload_constructs.core.tuning import PhaseEstimate  # noqa: E402
-from fastload_constructs.coldstart.parser import PHASE_ORDER, ColdStartReport  # noqa: E402
-from fastload_constructs.coldstart.render import PHASE_LABELS, PLAN_PHASES, predicted_seconds, render_table  # noqa: E402
+from fastload_constructs.coldstart.parser import PHASE_ORDER, ColdStartReport
+from fastload_constructs.coldstart.render import PHASE_LABELS, PLAN_PHASES, predicted_seconds, render_table
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.tuning import PhaseEstimate
 
 PLOT_SUFFIXES = (".png", ".html", ".htm")
 
@@ -41,7 +41,7 @@ def _figure(reports: Sequence[ColdStartReport], estimate: PhaseEstimate | None):
         if not any(heights):
             continue
         ax.bar(labels, heights, bottom=bottoms, label=PHASE_LABELS[phase], color=colours(index), width=0.6)
-        bottoms = [b + h for b, h in zip(bottoms, heights)]
+        bottoms = [b + h for b, h in zip(bottoms, heights, strict=False)]
     if estimate is not None:  # name the plan's coarser phases on its (hatched) bar
         x, bottom = len(labels) - 1, 0.0
         for name, parts in PLAN_PHASES.items():
@@ -54,7 +54,7 @@ def _figure(reports: Sequence[ColdStartReport], estimate: PhaseEstimate | None):
         ax.annotate(f"{total:.0f} s", (x, total), ha="center", va="bottom", fontsize=9)
     if len(labels) > 3:
         plt.setp(ax.get_xticklabels(), rotation=20, ha="right")
-    ax.set_ylim(0, max(bottoms + [1.0]) * 1.12)
+    ax.set_ylim(0, max([*bottoms, 1.0]) * 1.12)
     ax.set_ylabel("seconds to ready")
     ax.set_title("vLLM cold start: where the time went")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
@@ -77,10 +77,10 @@ def write_plot(path: Path, reports: Sequence[ColdStartReport], estimate: PhaseEs
     finally:
         plt.close(fig)
     svg_text = svg.getvalue()
-    svg_text = svg_text[svg_text.index("<svg"):]  # drop the XML prolog and DOCTYPE inside HTML
+    svg_text = svg_text[svg_text.index("<svg") :]  # drop the XML prolog and DOCTYPE inside HTML
     table = html.escape(render_table(reports, estimate))
     path.write_text(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8">'
         "<title>vLLM cold-start report</title></head>\n<body>\n"
         "<h1>vLLM cold-start report</h1>\n" + svg_text + "\n<pre>" + table + "</pre>\n</body>\n</html>\n",
         encoding="utf-8",

@@ -7,10 +7,11 @@ measured phases each one covers, so the comparison adds like for like.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from fastload_constructs.core.tuning import PhaseEstimate
 from fastload_constructs.coldstart.parser import GIB, PHASE_ORDER, ColdStartReport
+from fastload_constructs.core.tuning import PhaseEstimate
 
 PHASE_LABELS = {
     "process_start": "process start -> first log",
@@ -52,7 +53,9 @@ def report_as_dict(report: ColdStartReport, estimate: PhaseEstimate | None = Non
         "dominant_phase": report.dominant_phase,
         "phases": {p.name: p.seconds for p in report.phases},
         "worker_count": report.worker_count,
-        "weights": None if weights is None else {
+        "weights": None
+        if weights is None
+        else {
             "seconds": round(weights.seconds, 3),
             "bytes": weights.total_bytes,
             "gib": None if weights.total_bytes is None else round(weights.total_bytes / GIB, 3),
@@ -71,9 +74,7 @@ def report_as_dict(report: ColdStartReport, estimate: PhaseEstimate | None = Non
     if estimate is not None:
         measured = measured_as_plan_phases(report)
         predicted = predicted_seconds(estimate)
-        view["vs_plan"] = {
-            name: {"predicted": predicted[name], "measured": measured[name]} for name in PLAN_PHASES
-        }
+        view["vs_plan"] = {name: {"predicted": predicted[name], "measured": measured[name]} for name in PLAN_PHASES}
         view["vs_plan"]["total"] = {"predicted": round(estimate.total_s, 3), "measured": report.total_s}
         view["predicted_dominant_phase"] = estimate.dominant_phase
     return view
@@ -85,9 +86,11 @@ def _cell(value: float | None) -> str:
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+
     def line(cells: Sequence[str]) -> str:
         first = str(cells[0]).ljust(widths[0])
-        return "  ".join([first, *(str(c).rjust(w) for c, w in zip(cells[1:], widths[1:]))]).rstrip()
+        return "  ".join([first, *(str(c).rjust(w) for c, w in zip(cells[1:], widths[1:], strict=False))]).rstrip()
+
     return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
 
@@ -99,12 +102,23 @@ def render_table(reports: Sequence[ColdStartReport], estimate: PhaseEstimate | N
         [PHASE_LABELS[p], *(_cell(r.seconds(p)) if any(x.name == p for x in r.phases) else "-" for r in reports)]
         for p in present
     ]
-    rows.append(["total to ready" , *(_cell(r.total_s) + ("" if r.ready else " (failed)") for r in reports)])
+    rows.append(["total to ready", *(_cell(r.total_s) + ("" if r.ready else " (failed)") for r in reports)])
     rows.append(["dominant phase", *(r.dominant_phase for r in reports)])
-    rows.append(["weights GiB", *(
-        "-" if not r.weights or r.weights.total_bytes is None else f"{r.weights.total_bytes / GIB:.2f}" for r in reports)])
-    rows.append(["weights GiB/s", *(
-        "-" if not r.weights or r.weights.gib_per_s is None else f"{r.weights.gib_per_s:.2f}" for r in reports)])
+    rows.append(
+        [
+            "weights GiB",
+            *(
+                "-" if not r.weights or r.weights.total_bytes is None else f"{r.weights.total_bytes / GIB:.2f}"
+                for r in reports
+            ),
+        ]
+    )
+    rows.append(
+        [
+            "weights GiB/s",
+            *("-" if not r.weights or r.weights.gib_per_s is None else f"{r.weights.gib_per_s:.2f}" for r in reports),
+        ]
+    )
     rows.append(["compile cache", *(r.compile_cache for r in reports)])
     rows.append(["workers", *(str(r.worker_count) for r in reports)])
     parts = [_table(header, rows)]
@@ -117,8 +131,7 @@ def render_table(reports: Sequence[ColdStartReport], estimate: PhaseEstimate | N
         measured = [measured_as_plan_phases(r) for r in reports]
         plan_rows = [[name, _cell(predicted[name]), *(_cell(m[name]) for m in measured)] for name in PLAN_PHASES]
         plan_rows.append(["total", _cell(estimate.total_s), *(_cell(r.total_s) for r in reports)])
-        plan_rows.append(["dominant", estimate.dominant_phase, *(
-            max(m, key=m.__getitem__) for m in measured)])
+        plan_rows.append(["dominant", estimate.dominant_phase, *(max(m, key=m.__getitem__) for m in measured)])
         mapping = "; ".join(f"{k} = {' + '.join(v)}" for k, v in PLAN_PHASES.items())
         parts.append(_table(plan_header, plan_rows) + f"\n(measured regrouped: {mapping})")
     return "\n\n".join(parts)

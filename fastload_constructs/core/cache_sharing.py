@@ -80,8 +80,17 @@ def cache_sync_script() -> str:
 def restore_compile_cache(cache: SharedCompileCache, cache_key: str, cache_root: str) -> SyncContainer:
     return SyncContainer(
         name="restore-compile-cache",
-        args=("restore-compile-cache", "--bucket", cache.bucket, "--prefix", cache.prefix,
-              "--cache-key", cache_key, "--cache-root", cache_root),
+        args=(
+            "restore-compile-cache",
+            "--bucket",
+            cache.bucket,
+            "--prefix",
+            cache.prefix,
+            "--cache-key",
+            cache_key,
+            "--cache-root",
+            cache_root,
+        ),
         mounts=((COMPILE_CACHE_VOLUME, cache_root), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH)),
     )
 
@@ -92,10 +101,22 @@ def publish_compile_cache(
     """A sidecar: waits for /health, publishes once if the key is absent, then idles."""
     return SyncContainer(
         name="publish-compile-cache",
-        args=("publish-compile-cache", "--bucket", cache.bucket, "--prefix", cache.prefix,
-              "--cache-key", cache_key, "--cache-root", cache_root,
-              "--wait-url", f"http://127.0.0.1:{port}/health", "--wait-timeout", str(wait_timeout_s),
-              "--then-sleep"),
+        args=(
+            "publish-compile-cache",
+            "--bucket",
+            cache.bucket,
+            "--prefix",
+            cache.prefix,
+            "--cache-key",
+            cache_key,
+            "--cache-root",
+            cache_root,
+            "--wait-url",
+            f"http://127.0.0.1:{port}/health",
+            "--wait-timeout",
+            str(wait_timeout_s),
+            "--then-sleep",
+        ),
         mounts=((COMPILE_CACHE_VOLUME, cache_root), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH)),
         sidecar=True,
     )
@@ -113,9 +134,16 @@ def node_local_model_dir(model_uri: str) -> str:
 def stage_model(model_uri: str, *, verify_sha256: bool) -> SyncContainer:
     """An init container that copies the staged model to NVMe once per node."""
     require(model_uri.startswith("s3://"), "model_uri", model_uri, "an s3://bucket/prefix URI")
-    bucket, _, prefix = model_uri[len("s3://"):].partition("/")
-    args = ["stage-model", "--bucket", bucket, "--prefix", prefix,
-            "--dest", f"{MODEL_MOUNT_PATH}/{node_local_model_dir(model_uri)}"]
+    bucket, _, prefix = model_uri[len("s3://") :].partition("/")
+    args = [
+        "stage-model",
+        "--bucket",
+        bucket,
+        "--prefix",
+        prefix,
+        "--dest",
+        f"{MODEL_MOUNT_PATH}/{node_local_model_dir(model_uri)}",
+    ]
     if verify_sha256:
         args.append("--verify-sha256")
     return SyncContainer(
@@ -123,4 +151,3 @@ def stage_model(model_uri: str, *, verify_sha256: bool) -> SyncContainer:
         args=tuple(args),
         mounts=((MODEL_CACHE_VOLUME, MODEL_MOUNT_PATH), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH)),
     )
-

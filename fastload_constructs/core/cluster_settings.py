@@ -7,7 +7,7 @@ exists, and the choices are testable without CDK.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from fastload_constructs.core.errors import one_of, require
 
@@ -32,8 +32,12 @@ _ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}$")
 
 
 def check_version(version: object) -> str:
-    require(isinstance(version, str) and version in KUBECTL_LAYER_VERSIONS, "version", version,
-            "one of " + ", ".join(KUBECTL_LAYER_VERSIONS))
+    require(
+        isinstance(version, str) and version in KUBECTL_LAYER_VERSIONS,
+        "version",
+        version,
+        "one of " + ", ".join(KUBECTL_LAYER_VERSIONS),
+    )
     return version  # type: ignore[return-value]
 
 
@@ -59,8 +63,12 @@ def check_log_types(values: Iterable[object]) -> tuple[str, ...]:
 def check_admin_role_arns(values: Sequence[object]) -> tuple[str, ...]:
     require(not isinstance(values, str), "admin_role_arns", values, "a list of IAM role ARNs")
     for value in values:
-        require(isinstance(value, str) and bool(_ROLE_ARN.match(value)), "admin_role_arns", value,
-                "IAM role ARNs: arn:aws:iam::<12-digit account>:role/<name>")
+        require(
+            isinstance(value, str) and bool(_ROLE_ARN.match(value)),
+            "admin_role_arns",
+            value,
+            "IAM role ARNs: arn:aws:iam::<12-digit account>:role/<name>",
+        )
     return tuple(dict.fromkeys(values))  # type: ignore[arg-type]
 
 

@@ -6,7 +6,7 @@ received and what is accepted, so a failed `cdk synth` says what to change.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 
 class FastloadConfigError(ValueError):

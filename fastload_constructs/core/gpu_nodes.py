@@ -87,7 +87,8 @@ def check_instance_store(instance: GpuInstance, instance_store: bool, field: str
     """Refuse RAID0 on an instance type that has no instance-store disk to stripe."""
     require(
         not instance_store or instance.has_instance_store,
-        field, instance.name,
+        field,
+        instance.name,
         "an instance type with instance-store NVMe for RAID0 (this one has none); "
         "or pass instance_store=False to keep caches on the root EBS volume",
     )
@@ -95,9 +96,9 @@ def check_instance_store(instance: GpuInstance, instance_store: bool, field: str
 
 def check_root_volume(root_volume_gib: object, field: str = "root_volume_gib") -> int:
     require(
-        is_whole_number(root_volume_gib)
-        and MIN_ROOT_VOLUME_GIB <= root_volume_gib <= MAX_ROOT_VOLUME_GIB,
-        field, root_volume_gib,
+        is_whole_number(root_volume_gib) and MIN_ROOT_VOLUME_GIB <= root_volume_gib <= MAX_ROOT_VOLUME_GIB,
+        field,
+        root_volume_gib,
         f"a whole number of GiB from {MIN_ROOT_VOLUME_GIB} to {MAX_ROOT_VOLUME_GIB} "
         "(the vLLM image alone unpacks to ~25 GiB)",
     )
@@ -115,9 +116,7 @@ def gpu_node_spec(
     instance = lookup(instance_type)
     require(isinstance(instance_store, bool), "instance_store", instance_store, "True or False")
     check_instance_store(instance, instance_store)
-    require(
-        capacity_type in CAPACITY_TYPES, "capacity_type", capacity_type, "one of " + ", ".join(CAPACITY_TYPES)
-    )
+    require(capacity_type in CAPACITY_TYPES, "capacity_type", capacity_type, "one of " + ", ".join(CAPACITY_TYPES))
     return GpuNodeSpec(
         instance=instance,
         instance_store_raid0=instance_store,

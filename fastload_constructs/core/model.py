@@ -12,17 +12,31 @@ import json
 import os
 import struct
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from fastload_constructs.core.errors import FastloadConfigError, require
 
 # Bytes per element for the safetensors dtypes vLLM loads.
 DTYPE_BYTES: dict[str, float] = {
-    "F64": 8, "F32": 4, "F16": 2, "BF16": 2,
-    "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U64": 8, "U32": 4, "U16": 2, "U8": 1,
-    "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1, "F4": 0.5,
+    "F64": 8,
+    "F32": 4,
+    "F16": 2,
+    "BF16": 2,
+    "I64": 8,
+    "I32": 4,
+    "I16": 2,
+    "I8": 1,
+    "U64": 8,
+    "U32": 4,
+    "U16": 2,
+    "U8": 1,
+    "BOOL": 1,
+    "F8_E4M3": 1,
+    "F8_E5M2": 1,
+    "F8_E8M0": 1,
+    "F4": 0.5,
 }
 
 # A header larger than this is not a real model header; refusing it keeps a
@@ -59,16 +73,22 @@ class ModelProfile:
     def __post_init__(self) -> None:
         require(
             isinstance(self.total_bytes, int) and self.total_bytes > 0,
-            "model.total_bytes", self.total_bytes, "a positive whole number of bytes",
+            "model.total_bytes",
+            self.total_bytes,
+            "a positive whole number of bytes",
         )
         require(
-            self.dtype in DTYPE_BYTES, "model.dtype", self.dtype,
+            self.dtype in DTYPE_BYTES,
+            "model.dtype",
+            self.dtype,
             "one of " + ", ".join(DTYPE_BYTES),
         )
         if self.parameter_count is not None:
             require(
                 isinstance(self.parameter_count, int) and self.parameter_count > 0,
-                "model.parameter_count", self.parameter_count, "a positive whole number or None",
+                "model.parameter_count",
+                self.parameter_count,
+                "a positive whole number or None",
             )
 
     @property
@@ -87,22 +107,21 @@ class ModelProfile:
         parameter_count: int | None = None,
         dtype: str = "BF16",
         name: str = "model",
-    ) -> "ModelProfile":
+    ) -> ModelProfile:
         """Profile a model from what a model card says: bytes, or parameters and dtype."""
-        require(
-            dtype in DTYPE_BYTES, "model.dtype", dtype, "one of " + ", ".join(DTYPE_BYTES)
-        )
+        require(dtype in DTYPE_BYTES, "model.dtype", dtype, "one of " + ", ".join(DTYPE_BYTES))
         if total_bytes is None:
             require(
                 isinstance(parameter_count, int) and parameter_count > 0,
-                "model.parameter_count", parameter_count,
+                "model.parameter_count",
+                parameter_count,
                 "a positive whole number (or give model.total_bytes)",
             )
             total_bytes = int(parameter_count * DTYPE_BYTES[dtype])  # type: ignore[operator]
         return cls(total_bytes=total_bytes, dtype=dtype, parameter_count=parameter_count, name=name)
 
     @classmethod
-    def from_shards(cls, shards: list[ShardInfo], name: str = "model") -> "ModelProfile":
+    def from_shards(cls, shards: list[ShardInfo], name: str = "model") -> ModelProfile:
         """Combine per-file header facts into one profile; dtype is the one holding most bytes."""
         require(bool(shards), "model.shards", [], "at least one .safetensors file")
         by_dtype: Counter[str] = Counter()
@@ -118,7 +137,7 @@ class ModelProfile:
         )
 
     @classmethod
-    def from_directory(cls, path: str | os.PathLike[str], name: str | None = None) -> "ModelProfile":
+    def from_directory(cls, path: str | os.PathLike[str], name: str | None = None) -> ModelProfile:
         """Profile every *.safetensors file in `path`, reading only their headers."""
         folder = Path(path)
         require(folder.is_dir(), "model.path", str(path), "an existing directory")
@@ -135,7 +154,8 @@ def parse_header(read: RangeReader, size_bytes: int, name: str) -> ShardInfo:
     (header_len,) = struct.unpack("<Q", read(0, 8))
     require(
         0 < header_len <= min(MAX_HEADER_BYTES, size_bytes - 8),
-        field_name + ".header_length", header_len,
+        field_name + ".header_length",
+        header_len,
         f"1..{min(MAX_HEADER_BYTES, size_bytes - 8)} bytes for this file",
     )
     raw = read(8, header_len)
@@ -161,19 +181,27 @@ def parse_header(read: RangeReader, size_bytes: int, name: str) -> ShardInfo:
         require(dtype in DTYPE_BYTES, where + ".dtype", dtype, "one of " + ", ".join(DTYPE_BYTES))
         require(
             isinstance(shape, list) and all(isinstance(d, int) and d >= 0 for d in shape),
-            where + ".shape", shape, "a list of non-negative integers",
+            where + ".shape",
+            shape,
+            "a list of non-negative integers",
         )
         require(
-            isinstance(offsets, list) and len(offsets) == 2
-            and all(isinstance(o, int) for o in offsets) and 0 <= offsets[0] <= offsets[1] <= data_len,
-            where + ".data_offsets", offsets, f"[begin, end] within the {data_len}-byte data section",
+            isinstance(offsets, list)
+            and len(offsets) == 2
+            and all(isinstance(o, int) for o in offsets)
+            and 0 <= offsets[0] <= offsets[1] <= data_len,
+            where + ".data_offsets",
+            offsets,
+            f"[begin, end] within the {data_len}-byte data section",
         )
         elements = 1
         for dim in shape:
             elements *= dim
         nbytes = offsets[1] - offsets[0]
         require(
-            nbytes == int(elements * DTYPE_BYTES[dtype]), where + ".data_offsets", offsets,
+            nbytes == int(elements * DTYPE_BYTES[dtype]),
+            where + ".data_offsets",
+            offsets,
             f"a span of {int(elements * DTYPE_BYTES[dtype])} bytes for shape {shape} {dtype}",
         )
         params += elements
@@ -183,7 +211,9 @@ def parse_header(read: RangeReader, size_bytes: int, name: str) -> ShardInfo:
         count += 1
     require(count > 0, field_name, "no tensors", "a header declaring at least one tensor")
     require(
-        end_max == data_len, field_name + ".size", size_bytes,
+        end_max == data_len,
+        field_name + ".size",
+        size_bytes,
         f"{8 + header_len + end_max} bytes (header plus declared tensors); the file is truncated or padded",
     )
     return ShardInfo(

@@ -8,8 +8,8 @@ tokens: they are only concatenated, never parsed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.s3_uri import check_key_prefix
@@ -112,7 +112,9 @@ def compile_cache_statements(bucket_arn: str, prefix: str) -> list[StatementSpec
 def kms_statement(key_arn: str, actions: Sequence[str], s3_service: str) -> StatementSpec:
     """Use of the bucket key, and only through S3 (`kms:ViaService`), never directly."""
     return StatementSpec(
-        "UseModelBucketKey", tuple(actions), (key_arn,),
+        "UseModelBucketKey",
+        tuple(actions),
+        (key_arn,),
         {"StringEquals": {"kms:ViaService": s3_service}},
     )
 
@@ -132,8 +134,11 @@ def endpoint_lock_statement(
     if exempt_principal_arns:
         conditions["ArnNotLike"] = {"aws:PrincipalArn": list(exempt_principal_arns)}
     return StatementSpec(
-        "DenyModelReadsOutsideVpcEndpoint", ENDPOINT_LOCKED_ACTIONS,
-        (bucket_arn, f"{bucket_arn}/*"), conditions, effect="Deny",
+        "DenyModelReadsOutsideVpcEndpoint",
+        ENDPOINT_LOCKED_ACTIONS,
+        (bucket_arn, f"{bucket_arn}/*"),
+        conditions,
+        effect="Deny",
     )
 
 
@@ -141,5 +146,4 @@ def check_key_region(key_region: str | None, bucket_region: str | None) -> None:
     """SSE-KMS needs a key in the bucket's region; `None` means "not known at synth" and passes."""
     if key_region is None or bucket_region is None:
         return
-    require(key_region == bucket_region, "kms_key", key_region,
-            f"a KMS key in the bucket's region {bucket_region}")
+    require(key_region == bucket_region, "kms_key", key_region, f"a KMS key in the bucket's region {bucket_region}")

@@ -13,7 +13,8 @@ labels as the managed node group of that family.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from fastload_constructs.core.catalog import CATALOG, GpuInstance, lookup
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
@@ -32,8 +33,12 @@ DEFAULT_AMI_ALIAS = "al2023@latest"
 
 def expand_instance_types(entries: Sequence[str]) -> dict[str, list[GpuInstance]]:
     """Family -> instances: an entry is a type ('g6e.12xlarge') or a whole family ('g6e')."""
-    require(not isinstance(entries, str) and len(entries) > 0, "instance_types", entries,
-            "a non-empty list of instance types or families")
+    require(
+        not isinstance(entries, str) and len(entries) > 0,
+        "instance_types",
+        entries,
+        "a non-empty list of instance types or families",
+    )
     families: dict[str, list[GpuInstance]] = {}
     for entry in entries:
         if isinstance(entry, str) and "." not in entry:
@@ -51,7 +56,12 @@ def expand_instance_types(entries: Sequence[str]) -> dict[str, list[GpuInstance]
 
 
 def node_class_spec(
-    *, cluster_name: str, node_role: str, instance_store: bool, root_volume_gib: int, ami_alias: str,
+    *,
+    cluster_name: str,
+    node_role: str,
+    instance_store: bool,
+    root_volume_gib: int,
+    ami_alias: str,
     root_volume_throughput_mibps: int,
 ) -> dict[str, Any]:
     """EC2NodeClass `spec`: AL2023 (NVIDIA variant chosen per type), RAID0, encrypted gp3 root."""
@@ -60,15 +70,25 @@ def node_class_spec(
         "amiSelectorTerms": [{"alias": ami_alias}],
         "subnetSelectorTerms": [{"tags": {DISCOVERY_TAG: cluster_name}}],
         "securityGroupSelectorTerms": [{"tags": {DISCOVERY_TAG: cluster_name}}],
-        "blockDeviceMappings": [{
-            "deviceName": ROOT_DEVICE_NAME,
-            "rootVolume": True,
-            "ebs": {"volumeSize": f"{root_volume_gib}Gi", "volumeType": "gp3",
+        "blockDeviceMappings": [
+            {
+                "deviceName": ROOT_DEVICE_NAME,
+                "rootVolume": True,
+                "ebs": {
+                    "volumeSize": f"{root_volume_gib}Gi",
+                    "volumeType": "gp3",
                     "throughput": root_volume_throughput_mibps,
-                    "encrypted": True, "deleteOnTermination": True},
-        }],
-        "metadataOptions": {"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled",
-                            "httpTokens": "required", "httpPutResponseHopLimit": 1},
+                    "encrypted": True,
+                    "deleteOnTermination": True,
+                },
+            }
+        ],
+        "metadataOptions": {
+            "httpEndpoint": "enabled",
+            "httpProtocolIPv6": "disabled",
+            "httpTokens": "required",
+            "httpPutResponseHopLimit": 1,
+        },
     }
     if instance_store:
         spec["instanceStorePolicy"] = "RAID0"
@@ -76,8 +96,12 @@ def node_class_spec(
 
 
 def node_pool_spec(
-    node: GpuNodeSpec, instance_types: Sequence[str], *, node_class: str,
-    capacity_types: Sequence[str], gpu_limit: int | None,
+    node: GpuNodeSpec,
+    instance_types: Sequence[str],
+    *,
+    node_class: str,
+    capacity_types: Sequence[str],
+    gpu_limit: int | None,
 ) -> dict[str, Any]:
     """NodePool `spec` for one family: its labels and GPU taint, only the chosen types."""
     spec: dict[str, Any] = {
@@ -114,16 +138,28 @@ def plan_node_pools(
 ) -> dict[str, list[GpuNodeSpec]]:
     """Check every input and decide the node shape per family; RAID0 without instance store is refused."""
     families = expand_instance_types(instance_types)
-    require(not isinstance(capacity_types, str) and len(capacity_types) > 0
-            and all(c in KARPENTER_CAPACITY_TYPES for c in capacity_types),
-            "capacity_types", capacity_types, "a non-empty list of " + ", ".join(KARPENTER_CAPACITY_TYPES))
-    require(isinstance(ami_alias, str) and ami_alias.startswith("al2023@") and len(ami_alias) > 7,
-            "ami_alias", ami_alias, "an AL2023 alias: al2023@latest or al2023@v<YYYYMMDD>")
+    require(
+        not isinstance(capacity_types, str)
+        and len(capacity_types) > 0
+        and all(c in KARPENTER_CAPACITY_TYPES for c in capacity_types),
+        "capacity_types",
+        capacity_types,
+        "a non-empty list of " + ", ".join(KARPENTER_CAPACITY_TYPES),
+    )
+    require(
+        isinstance(ami_alias, str) and ami_alias.startswith("al2023@") and len(ami_alias) > 7,
+        "ami_alias",
+        ami_alias,
+        "an AL2023 alias: al2023@latest or al2023@v<YYYYMMDD>",
+    )
     if gpu_limit is not None:
-        require(is_whole_number(gpu_limit) and gpu_limit > 0,
-                "gpu_limit", gpu_limit, "a positive whole number of GPUs, or None")
+        require(
+            is_whole_number(gpu_limit) and gpu_limit > 0,
+            "gpu_limit",
+            gpu_limit,
+            "a positive whole number of GPUs, or None",
+        )
     return {
-        family: [gpu_node_spec(i.name, instance_store=instance_store, root_volume_gib=root_volume_gib)
-                 for i in members]
+        family: [gpu_node_spec(i.name, instance_store=instance_store, root_volume_gib=root_volume_gib) for i in members]
         for family, members in families.items()
     }

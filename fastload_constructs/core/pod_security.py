@@ -14,35 +14,79 @@ on the control and the object.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 BASELINE_CONTROLS = (
-    "hostProcess", "hostNamespaces", "privileged", "capabilities", "hostPathVolumes", "hostPorts",
-    "appArmor", "seLinux", "procMount", "seccomp", "sysctls",
+    "hostProcess",
+    "hostNamespaces",
+    "privileged",
+    "capabilities",
+    "hostPathVolumes",
+    "hostPorts",
+    "appArmor",
+    "seLinux",
+    "procMount",
+    "seccomp",
+    "sysctls",
 )
 RESTRICTED_CONTROLS = (
-    "volumeTypes", "privilegeEscalation", "runAsNonRoot", "runAsUser", "seccompRestricted",
+    "volumeTypes",
+    "privilegeEscalation",
+    "runAsNonRoot",
+    "runAsUser",
+    "seccompRestricted",
     "capabilitiesRestricted",
 )
 
 # Baseline: capabilities a container may add (the container runtime's defaults).
-BASELINE_CAPABILITIES = frozenset({
-    "AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD", "NET_BIND_SERVICE",
-    "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT",
-})
-BASELINE_SYSCTLS = frozenset({
-    "kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.ip_unprivileged_port_start",
-    "net.ipv4.tcp_syncookies", "net.ipv4.ping_group_range", "net.ipv4.ip_local_reserved_ports",
-    "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl",
-    "net.ipv4.tcp_keepalive_probes",
-})
+BASELINE_CAPABILITIES = frozenset(
+    {
+        "AUDIT_WRITE",
+        "CHOWN",
+        "DAC_OVERRIDE",
+        "FOWNER",
+        "FSETID",
+        "KILL",
+        "MKNOD",
+        "NET_BIND_SERVICE",
+        "SETFCAP",
+        "SETGID",
+        "SETPCAP",
+        "SETUID",
+        "SYS_CHROOT",
+    }
+)
+BASELINE_SYSCTLS = frozenset(
+    {
+        "kernel.shm_rmid_forced",
+        "net.ipv4.ip_local_port_range",
+        "net.ipv4.ip_unprivileged_port_start",
+        "net.ipv4.tcp_syncookies",
+        "net.ipv4.ping_group_range",
+        "net.ipv4.ip_local_reserved_ports",
+        "net.ipv4.tcp_keepalive_time",
+        "net.ipv4.tcp_fin_timeout",
+        "net.ipv4.tcp_keepalive_intvl",
+        "net.ipv4.tcp_keepalive_probes",
+    }
+)
 APPARMOR_ALLOWED = frozenset({"RuntimeDefault", "Localhost"})
 APPARMOR_ANNOTATION = "container.apparmor.security.beta.kubernetes.io/"
 SELINUX_TYPES = frozenset({"", "container_t", "container_init_t", "container_kvm_t", "container_engine_t"})
 # Restricted: the only volume types allowed.
-RESTRICTED_VOLUME_TYPES = frozenset({
-    "configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim", "projected", "secret",
-})
+RESTRICTED_VOLUME_TYPES = frozenset(
+    {
+        "configMap",
+        "csi",
+        "downwardAPI",
+        "emptyDir",
+        "ephemeral",
+        "persistentVolumeClaim",
+        "projected",
+        "secret",
+    }
+)
 SECCOMP_ALLOWED = frozenset({"RuntimeDefault", "Localhost"})
 
 # Kinds whose pod template sits at spec.template; CronJob one level deeper.
@@ -90,8 +134,10 @@ def baseline_violations(manifest: Mapping[str, Any]) -> list[str]:
             out.append(f"hostNamespaces: pod sets {field}")
     for volume in spec.get("volumes") or []:
         if "hostPath" in volume:
-            out.append(f"hostPathVolumes: volume {volume.get('name', '?')!r} mounts host path "
-                       f"{(volume['hostPath'] or {}).get('path')}")
+            out.append(
+                f"hostPathVolumes: volume {volume.get('name', '?')!r} mounts host path "
+                f"{(volume['hostPath'] or {}).get('path')}"
+            )
     out += _apparmor(metadata, pod_sc, "pod")
     out += _selinux(pod_sc, "pod")
     out += _seccomp_not_unconfined(pod_sc, "pod")
@@ -118,8 +164,9 @@ def baseline_violations(manifest: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _apparmor(metadata: Mapping[str, Any], sc: Mapping[str, Any], where: str,
-              container: str | None = None) -> list[str]:
+def _apparmor(
+    metadata: Mapping[str, Any], sc: Mapping[str, Any], where: str, container: str | None = None
+) -> list[str]:
     out = []
     profile = (sc.get("appArmorProfile") or {}).get("type")
     if profile is not None and profile not in APPARMOR_ALLOWED:
@@ -177,8 +224,10 @@ def restricted_gaps(manifest: Mapping[str, Any]) -> list[str]:
             out.append(f"runAsUser: {where} sets runAsUser 0")
         seccomp = (sc.get("seccompProfile") or {}).get("type", pod_seccomp)
         if seccomp not in SECCOMP_ALLOWED:
-            out.append(f"seccompRestricted: {where} has seccompProfile {seccomp or 'unset'}; "
-                       "RuntimeDefault or Localhost required")
+            out.append(
+                f"seccompRestricted: {where} has seccompProfile {seccomp or 'unset'}; "
+                "RuntimeDefault or Localhost required"
+            )
         caps = sc.get("capabilities") or {}
         if "ALL" not in (caps.get("drop") or []):
             out.append(f"capabilitiesRestricted: {where} does not drop ALL capabilities")

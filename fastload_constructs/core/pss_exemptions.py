@@ -10,8 +10,9 @@ run in namespaces of their own, never in the vLLM namespace.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from fastload_constructs.core.naming import COMPILE_CACHE_HOST_ROOT, MODEL_CACHE_HOST_ROOT, PROVISIONER_NAME
 from fastload_constructs.core.pod_security import baseline_violations, control_of
@@ -29,32 +30,43 @@ class Exemption:
     def covers(self, manifest: Mapping[str, Any], finding: str) -> bool:
         metadata = manifest.get("metadata") or {}
         key, value = self.label
-        return (manifest.get("kind") == self.kind
-                and (self.namespace is None or metadata.get("namespace") == self.namespace)
-                and (metadata.get("labels") or {}).get(key) == value
-                and control_of(finding) in self.controls
-                and self.must_contain in finding)
+        return (
+            manifest.get("kind") == self.kind
+            and (self.namespace is None or metadata.get("namespace") == self.namespace)
+            and (metadata.get("labels") or {}).get(key) == value
+            and control_of(finding) in self.controls
+            and self.must_contain in finding
+        )
 
 
 EXEMPTIONS: tuple[Exemption, ...] = (
     Exemption(
-        kind="DaemonSet", namespace="kube-system", label=("app.kubernetes.io/name", PROVISIONER_NAME),
-        controls=frozenset({"privileged", "hostPathVolumes"}), must_contain="",
+        kind="DaemonSet",
+        namespace="kube-system",
+        label=("app.kubernetes.io/name", PROVISIONER_NAME),
+        controls=frozenset({"privileged", "hostPathVolumes"}),
+        must_contain="",
         reason="node-level storage system component (k8s.local_storage): it bind-mounts directories of the "
         "instance-store RAID0 array on the host (mount needs a privileged container and Bidirectional "
         "propagation) and turns the host directories it finds through hostPath into local PersistentVolumes; "
         "it runs only in kube-system, which EKS does not enforce Pod Security on",
     ),
     Exemption(
-        kind="Deployment", namespace=None, label=("app.kubernetes.io/name", "vllm"),
-        controls=frozenset({"hostPathVolumes"}), must_contain=f"'compile-cache' mounts host path {COMPILE_CACHE_HOST_ROOT}/",
+        kind="Deployment",
+        namespace=None,
+        label=("app.kubernetes.io/name", "vllm"),
+        controls=frozenset({"hostPathVolumes"}),
+        must_contain=f"'compile-cache' mounts host path {COMPILE_CACHE_HOST_ROOT}/",
         reason="compile_cache='host-path' keeps vLLM's torch.compile cache in a keyed directory on the node's "
         "instance store so restarts and replicas on that node hit it; the vLLM chart's compile_cache='pvc' "
         "(a local-nvme PersistentVolumeClaim) or 'empty-dir' meets baseline instead",
     ),
     Exemption(
-        kind="Deployment", namespace=None, label=("app.kubernetes.io/name", "vllm"),
-        controls=frozenset({"hostPathVolumes"}), must_contain=f"'model-cache' mounts host path {MODEL_CACHE_HOST_ROOT}",
+        kind="Deployment",
+        namespace=None,
+        label=("app.kubernetes.io/name", "vllm"),
+        controls=frozenset({"hostPathVolumes"}),
+        must_contain=f"'model-cache' mounts host path {MODEL_CACHE_HOST_ROOT}",
         reason="model_cache='node-local' (off by default) copies the staged model to the node's instance-store "
         "RAID0 once per node, under a lock, so later pods on that node stream NVMe instead of S3; the copy must "
         "outlive the pod, which only a host path gives; model_cache='s3' meets baseline",

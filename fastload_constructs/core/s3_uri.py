@@ -66,7 +66,7 @@ def parse_s3_uri(value: object, field: str = "s3_uri", require_prefix: bool = Tr
     """Parse `s3://bucket/prefix`; the prefix is required unless `require_prefix` is False."""
     require(isinstance(value, str) and value.startswith("s3://"), field, value, "an s3://bucket/prefix URI")
     assert isinstance(value, str)
-    bucket, _, prefix = value[len("s3://"):].partition("/")
+    bucket, _, prefix = value[len("s3://") :].partition("/")
     check_bucket_name(bucket, f"{field}.bucket")
     if prefix.strip("/") == "":
         require(not require_prefix, f"{field}.prefix", prefix, "a non-empty key prefix after the bucket")

@@ -11,9 +11,7 @@ from fastload_constructs.core.errors import require
 from fastload_constructs.core.tuning import StreamerSettings
 
 
-def streamer_env(
-    streamer: StreamerSettings, *, region: str, endpoint_url: str | None = None
-) -> dict[str, str]:
+def streamer_env(streamer: StreamerSettings, *, region: str, endpoint_url: str | None = None) -> dict[str, str]:
     """Env vars for vLLM's runai_streamer loader.
 
     AWS_REGION and AWS_DEFAULT_REGION are both set: the streamer's S3 client and
@@ -36,8 +34,9 @@ def streamer_env(
         "RUNAI_STREAMER_LOG_TO_STDERR": "1",
     }
     if endpoint_url:
-        require(endpoint_url.startswith(("http://", "https://")), "endpoint_url", endpoint_url,
-                "an http:// or https:// URL")
+        require(
+            endpoint_url.startswith(("http://", "https://")), "endpoint_url", endpoint_url, "an http:// or https:// URL"
+        )
         env["AWS_ENDPOINT_URL"] = endpoint_url
         env["RUNAI_STREAMER_S3_USE_VIRTUAL_ADDRESSING"] = "0"
     return env

@@ -118,10 +118,7 @@ class PhaseEstimate:
 
     @property
     def total_s(self) -> float:
-        return (
-            self.process_start_s + self.weight_load_s + self.compile_s
-            + self.cuda_graph_s + self.kv_and_server_s
-        )
+        return self.process_start_s + self.weight_load_s + self.compile_s + self.cuda_graph_s + self.kv_and_server_s
 
     @property
     def dominant_phase(self) -> str:
@@ -176,38 +173,54 @@ class ServingPlan:
 def _validate_options(opts: TuningOptions) -> None:
     require(
         isinstance(opts.gpu_memory_utilization, (int, float)) and 0 < opts.gpu_memory_utilization <= 1,
-        "gpu_memory_utilization", opts.gpu_memory_utilization, "a number in (0, 1]",
+        "gpu_memory_utilization",
+        opts.gpu_memory_utilization,
+        "a number in (0, 1]",
     )
     require(
         0 <= opts.kv_cache_reserve_fraction < 1,
-        "kv_cache_reserve_fraction", opts.kv_cache_reserve_fraction, "a number in [0, 1)",
+        "kv_cache_reserve_fraction",
+        opts.kv_cache_reserve_fraction,
+        "a number in [0, 1)",
     )
     one_of("source", opts.source, ("s3", "local"))
     if opts.concurrency is not None:
         require(
             isinstance(opts.concurrency, int) and 1 <= opts.concurrency <= 256,
-            "concurrency", opts.concurrency, "a whole number from 1 to 256",
+            "concurrency",
+            opts.concurrency,
+            "a whole number from 1 to 256",
         )
     if opts.memory_limit_bytes is not None:
         require(
             isinstance(opts.memory_limit_bytes, int) and opts.memory_limit_bytes > 0,
-            "memory_limit_bytes", opts.memory_limit_bytes, "a positive whole number of bytes",
+            "memory_limit_bytes",
+            opts.memory_limit_bytes,
+            "a positive whole number of bytes",
         )
     require(
         0 < opts.streamer_ram_fraction <= 0.8,
-        "streamer_ram_fraction", opts.streamer_ram_fraction, "a number in (0, 0.8]",
+        "streamer_ram_fraction",
+        opts.streamer_ram_fraction,
+        "a number in (0, 0.8]",
     )
     require(
         isinstance(opts.probe_period_seconds, int) and 1 <= opts.probe_period_seconds <= 60,
-        "probe_period_seconds", opts.probe_period_seconds, "a whole number from 1 to 60",
+        "probe_period_seconds",
+        opts.probe_period_seconds,
+        "a whole number from 1 to 60",
     )
     require(
         opts.probe_safety_factor >= 1,
-        "probe_safety_factor", opts.probe_safety_factor, "a number >= 1",
+        "probe_safety_factor",
+        opts.probe_safety_factor,
+        "a number >= 1",
     )
     require(
         isinstance(opts.min_startup_budget_seconds, int) and opts.min_startup_budget_seconds > 0,
-        "min_startup_budget_seconds", opts.min_startup_budget_seconds, "a positive whole number",
+        "min_startup_budget_seconds",
+        opts.min_startup_budget_seconds,
+        "a positive whole number",
     )
 
 
@@ -235,20 +248,23 @@ def choose_tensor_parallel(model: ModelProfile, instance: GpuInstance, opts: Tun
         tp = opts.tensor_parallel_size
         require(
             isinstance(tp, int) and 1 <= tp <= instance.gpu_count and instance.gpu_count % tp == 0,
-            "tensor_parallel_size", tp,
+            "tensor_parallel_size",
+            tp,
             f"a divisor of {instance.name}'s {instance.gpu_count} GPUs: "
             + ", ".join(str(d) for d in range(1, instance.gpu_count + 1) if instance.gpu_count % d == 0),
         )
         if model.total_bytes / tp > capacity:
             smallest = f"at least {fitting[0]}" if fitting else "none fits on this instance type"
             raise FastloadConfigError(
-                "tensor_parallel_size", tp,
+                "tensor_parallel_size",
+                tp,
                 f"a size whose per-GPU slice fits {capacity / GIB:.1f} GiB ({smallest})",
             )
         return tp
     if not fitting:
         raise FastloadConfigError(
-            "model.total_bytes", model.total_bytes,
+            "model.total_bytes",
+            model.total_bytes,
             f"at most {limit_gib:.1f} GiB of weights on {instance.name} "
             f"({instance.gpu_count} x {instance.gpu_model} {instance.gpu_memory_gib:g} GiB at "
             f"gpu_memory_utilization {opts.gpu_memory_utilization} with "
@@ -296,14 +312,17 @@ def streamer_memory_limit(
         ceiling = instance.memory_bytes // instance.gpu_count
         require(
             largest <= opts.memory_limit_bytes <= ceiling,
-            "memory_limit_bytes", opts.memory_limit_bytes,
+            "memory_limit_bytes",
+            opts.memory_limit_bytes,
             f"{largest}..{ceiling} bytes (largest tensor .. node RAM per GPU process)",
         )
         return opts.memory_limit_bytes
     reads = math.ceil(model.total_bytes / tp) if distributed else model.total_bytes
     limit = min(budget, reads)
     require(
-        largest <= budget, "memory_limit_bytes", budget,
+        largest <= budget,
+        "memory_limit_bytes",
+        budget,
         f"at least the largest tensor ({largest} bytes); {instance.name} has too little RAM per GPU",
     )
     return max(limit, largest)
@@ -366,9 +385,7 @@ def pod_memory_bytes(instance: GpuInstance, tp: int) -> int:
     return int((instance.memory_bytes - reserve) * tp / instance.gpu_count)
 
 
-def plan(
-    model: ModelProfile, instance_type: str | GpuInstance, options: TuningOptions | None = None
-) -> ServingPlan:
+def plan(model: ModelProfile, instance_type: str | GpuInstance, options: TuningOptions | None = None) -> ServingPlan:
     """Decide how to serve `model` on `instance_type`; raises FastloadConfigError on misfits."""
     opts = options or TuningOptions()
     _validate_options(opts)
@@ -385,8 +402,7 @@ def plan(
     share = tp / instance.gpu_count
     a = opts.assumptions
     notes = (
-        f"S3 reads at {a.s3_mb_per_connection:g} MB/s per connection, "
-        f"{a.network_efficiency:.0%} of the NIC",
+        f"S3 reads at {a.s3_mb_per_connection:g} MB/s per connection, {a.network_efficiency:.0%} of the NIC",
         f"network planned at {instance.sustained_network_gbps:g} Gbps "
         + ("(a quarter of the 'up to' burst)" if instance.network_burst else "(sustained)"),
         f"NVMe at {a.nvme_mb_per_device:g} MB/s per device; PCIe at {a.pcie_mb_per_gpu:g} MB/s per GPU",
@@ -413,7 +429,11 @@ def plan(
 
 
 def compile_cache_key(
-    *, vllm_version: str, model_uri: str, tensor_parallel_size: int, gpu_model: str,
+    *,
+    vllm_version: str,
+    model_uri: str,
+    tensor_parallel_size: int,
+    gpu_model: str,
     extra: dict[str, str] | None = None,
 ) -> str:
     """A short, stable key for a compile cache folder.
@@ -427,7 +447,9 @@ def compile_cache_key(
         require(isinstance(value, str) and value.strip() != "", name, value, "a non-empty string")
     require(
         isinstance(tensor_parallel_size, int) and tensor_parallel_size >= 1,
-        "tensor_parallel_size", tensor_parallel_size, "a positive whole number",
+        "tensor_parallel_size",
+        tensor_parallel_size,
+        "a positive whole number",
     )
     parts = [vllm_version, model_uri, str(tensor_parallel_size), gpu_model]
     parts += [f"{k}={v}" for k, v in sorted((extra or {}).items())]

@@ -14,19 +14,25 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Mapping, Sequence
+from typing import Literal
 
 from fastload_constructs.core import naming
+from fastload_constructs.core.cache_sharing import (
+    MODEL_MOUNT_PATH,
+    SharedCompileCache,
+    SyncContainer,
+    node_local_model_dir,
+    publish_compile_cache,
+    restore_compile_cache,
+    stage_model,
+)
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
 from fastload_constructs.core.s3_uri import check_key_prefix, parse_s3_uri
 from fastload_constructs.core.streamer_env import streamer_env
-from fastload_constructs.core.tuning import ServingPlan, compile_cache_key
-from fastload_constructs.core.cache_sharing import (
-    SharedCompileCache, SyncContainer, node_local_model_dir, publish_compile_cache, restore_compile_cache,
-    stage_model, MODEL_MOUNT_PATH,
-)
 from fastload_constructs.core.tokens import CDK_TOKEN, is_token, stable
+from fastload_constructs.core.tuning import ServingPlan, compile_cache_key
 
 # vLLM's OpenAI-compatible server image; the tag is part of the compile-cache key.
 DEFAULT_IMAGE = "vllm/vllm-openai:v0.34.0"
@@ -49,8 +55,15 @@ MODEL_CACHE_MODES: tuple[str, ...] = ("s3", "node-local")
 
 # Flags server_spec owns; user `extra_args` may not set them a second time.
 MANAGED_FLAGS = (
-    "--model", "--load-format", "--model-loader-extra-config", "--tensor-parallel-size", "-tp",
-    "--gpu-memory-utilization", "--served-model-name", "--port", "--host",
+    "--model",
+    "--load-format",
+    "--model-loader-extra-config",
+    "--tensor-parallel-size",
+    "-tp",
+    "--gpu-memory-utilization",
+    "--served-model-name",
+    "--port",
+    "--host",
 )
 
 _RFC1035 = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
@@ -131,10 +144,11 @@ def check_model_uri(value: object, field: str = "model_uri") -> str:
     """An s3://bucket/prefix URI; a deploy-time (CDK token) bucket is accepted, its prefix still checked."""
     require(isinstance(value, str) and value.startswith("s3://"), field, value, "an s3://bucket/prefix URI")
     assert isinstance(value, str)
-    bucket, _, prefix = value[len("s3://"):].partition("/")
+    bucket, _, prefix = value[len("s3://") :].partition("/")
     if is_token(bucket):
-        require(CDK_TOKEN.fullmatch(bucket) is not None, f"{field}.bucket", bucket,
-                "a bucket name or a single CDK token")
+        require(
+            CDK_TOKEN.fullmatch(bucket) is not None, f"{field}.bucket", bucket, "a bucket name or a single CDK token"
+        )
         require(not is_token(prefix), f"{field}.prefix", prefix, "a literal key prefix")
         return f"s3://{bucket}/{check_key_prefix(prefix, f'{field}.prefix')}"
     return parse_s3_uri(value, field).uri
@@ -142,8 +156,12 @@ def check_model_uri(value: object, field: str = "model_uri") -> str:
 
 def check_service_name(value: object, field: str = "name") -> str:
     """Names the Service, so it must be an RFC 1035 label (starts with a letter)."""
-    require(isinstance(value, str) and bool(_RFC1035.match(value)), field, value,
-            "an RFC 1035 label: lower-case letters, digits and '-', starting with a letter, 1-63 characters")
+    require(
+        isinstance(value, str) and bool(_RFC1035.match(value)),
+        field,
+        value,
+        "an RFC 1035 label: lower-case letters, digits and '-', starting with a letter, 1-63 characters",
+    )
     return value  # type: ignore[return-value]
 
 
@@ -176,16 +194,26 @@ def vllm_args(
     """
     for arg in extra_args:
         flag = arg.split("=", 1)[0]
-        require(flag not in MANAGED_FLAGS, "extra_args", arg,
-                "flags other than " + ", ".join(MANAGED_FLAGS) + " (those come from the plan)")
+        require(
+            flag not in MANAGED_FLAGS,
+            "extra_args",
+            arg,
+            "flags other than " + ", ".join(MANAGED_FLAGS) + " (those come from the plan)",
+        )
     return (
         model_uri,
-        "--load-format", "runai_streamer",
-        "--model-loader-extra-config", loader_extra_config_json(plan),
-        "--tensor-parallel-size", str(plan.tensor_parallel_size),
-        "--gpu-memory-utilization", f"{plan.gpu_memory_utilization:g}",
-        "--served-model-name", served_model_name,
-        "--port", str(SERVER_PORT),
+        "--load-format",
+        "runai_streamer",
+        "--model-loader-extra-config",
+        loader_extra_config_json(plan),
+        "--tensor-parallel-size",
+        str(plan.tensor_parallel_size),
+        "--gpu-memory-utilization",
+        f"{plan.gpu_memory_utilization:g}",
+        "--served-model-name",
+        served_model_name,
+        "--port",
+        str(SERVER_PORT),
         *extra_args,
     )
 
@@ -197,9 +225,7 @@ def vllm_env(plan: ServingPlan, *, region: str, endpoint_url: str | None = None)
     return env
 
 
-def cache_key_for(
-    plan: ServingPlan, *, image: str, model_uri: str, factors: Mapping[str, str] | None = None
-) -> str:
+def cache_key_for(plan: ServingPlan, *, image: str, model_uri: str, factors: Mapping[str, str] | None = None) -> str:
     """This configuration's compile-cache key, keyed like vLLM's own hash.
 
     Covers the image tag (vLLM version and code), the model, TP, the GPU model,
@@ -287,33 +313,55 @@ def server_spec(
     tag = image_tag(image)
     uri = check_model_uri(model_uri)
     served = served_model_name if served_model_name is not None else model_name
-    require(isinstance(served, str) and served != "" and not any(c.isspace() for c in served),
-            "served_model_name", served, "a non-empty name without spaces")
-    require(is_whole_number(replicas) and replicas >= 1,
-            "replicas", replicas, "a positive whole number")
+    require(
+        isinstance(served, str) and served != "" and not any(c.isspace() for c in served),
+        "served_model_name",
+        served,
+        "a non-empty name without spaces",
+    )
+    require(is_whole_number(replicas) and replicas >= 1, "replicas", replicas, "a positive whole number")
     one_of("compile_cache", compile_cache, COMPILE_CACHE_MODES)
     instance = plan.instance
     if compile_cache in ("host-path", "pvc") and not instance.has_instance_store:
-        raise FastloadConfigError("compile_cache", compile_cache,
-                                  f"'empty-dir' on {instance.name}, which has no instance-store NVMe")
+        raise FastloadConfigError(
+            "compile_cache", compile_cache, f"'empty-dir' on {instance.name}, which has no instance-store NVMe"
+        )
     if compile_cache == "pvc":
         # One local volume lives on one node: every replica must fit that node's GPUs.
-        require(replicas * plan.tensor_parallel_size <= instance.gpu_count, "replicas", replicas,
-                f"at most {instance.gpu_count // plan.tensor_parallel_size} with compile_cache='pvc' "
-                f"(one local-nvme volume, one {instance.name}); use 'host-path' to spread replicas")
-        require(isinstance(pvc_size_gib, int) and pvc_size_gib >= 1, "pvc_size_gib", pvc_size_gib,
-                "a positive whole number of GiB")
+        require(
+            replicas * plan.tensor_parallel_size <= instance.gpu_count,
+            "replicas",
+            replicas,
+            f"at most {instance.gpu_count // plan.tensor_parallel_size} with compile_cache='pvc' "
+            f"(one local-nvme volume, one {instance.name}); use 'host-path' to spread replicas",
+        )
+        require(
+            isinstance(pvc_size_gib, int) and pvc_size_gib >= 1,
+            "pvc_size_gib",
+            pvc_size_gib,
+            "a positive whole number of GiB",
+        )
     require(isinstance(region, str) and region != "", "region", region, "an AWS region such as us-east-1")
     one_of("model_cache", model_cache, MODEL_CACHE_MODES)
-    require(shared_compile_cache is None or isinstance(shared_compile_cache, SharedCompileCache),
-            "shared_compile_cache", shared_compile_cache, "None or a SharedCompileCache(bucket, prefix)")
+    require(
+        shared_compile_cache is None or isinstance(shared_compile_cache, SharedCompileCache),
+        "shared_compile_cache",
+        shared_compile_cache,
+        "None or a SharedCompileCache(bucket, prefix)",
+    )
     # The plan's streamer settings and predictions assume one source; the pod must read that one.
     wanted_source = "local" if model_cache == "node-local" else "s3"
-    require(plan.source == wanted_source, "model_cache", model_cache,
-            f"{'node-local' if plan.source == 'local' else 's3'} for a plan made with source={plan.source!r} "
-            f"(or plan with TuningOptions(source={wanted_source!r}))")
+    require(
+        plan.source == wanted_source,
+        "model_cache",
+        model_cache,
+        f"{'node-local' if plan.source == 'local' else 's3'} for a plan made with source={plan.source!r} "
+        f"(or plan with TuningOptions(source={wanted_source!r}))",
+    )
     if model_cache == "node-local" and not instance.has_instance_store:
-        raise FastloadConfigError("model_cache", model_cache, f"'s3' on {instance.name}, which has no instance-store NVMe")
+        raise FastloadConfigError(
+            "model_cache", model_cache, f"'s3' on {instance.name}, which has no instance-store NVMe"
+        )
 
     node_labels = {naming.WELL_KNOWN_INSTANCE_TYPE: instance.name}
     if compile_cache == "host-path" or model_cache == "node-local":
@@ -329,8 +377,11 @@ def server_spec(
         init_containers.append(stage_model(uri, verify_sha256=verify_staged_model))
     if shared_compile_cache is not None:
         init_containers.append(restore_compile_cache(shared_compile_cache, key, CACHE_MOUNT_PATH))
-        sidecars.append(publish_compile_cache(shared_compile_cache, key, CACHE_MOUNT_PATH, SERVER_PORT,
-                                              wait_timeout_s=startup.budget_seconds))
+        sidecars.append(
+            publish_compile_cache(
+                shared_compile_cache, key, CACHE_MOUNT_PATH, SERVER_PORT, wait_timeout_s=startup.budget_seconds
+            )
+        )
     return VllmServerSpec(
         name=name,
         model_name=model_name,

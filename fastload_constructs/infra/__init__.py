@@ -1,6 +1,6 @@
 """CDK constructs (aws-cdk-lib v2) that apply the decisions of `fastload_constructs.core`.
 
-    from fastload_constructs.infra import FastloadNetwork, ModelBucket, InferenceCluster
+from fastload_constructs.infra import FastloadNetwork, ModelBucket, InferenceCluster
 """
 
 from fastload_constructs.jsii_node import use_packaged_node

@@ -36,11 +36,14 @@ _RESERVATION_ID = re.compile(r"^cr-[0-9a-f]{8}([0-9a-f]{9})?$")
 
 def _check_sizes(min_size: object, max_size: object, desired_size: object) -> None:
     for name, value in (("min_size", min_size), ("max_size", max_size), ("desired_size", desired_size)):
-        require(is_whole_number(value) and value >= 0,
-                name, value, "a whole number >= 0")
+        require(is_whole_number(value) and value >= 0, name, value, "a whole number >= 0")
     require(max_size >= 1, "max_size", max_size, "at least 1")  # type: ignore[operator]
-    require(min_size <= desired_size <= max_size, "desired_size", desired_size,  # type: ignore[operator]
-            f"between min_size ({min_size}) and max_size ({max_size})")
+    require(
+        min_size <= desired_size <= max_size,
+        "desired_size",
+        desired_size,  # type: ignore[operator]
+        f"between min_size ({min_size}) and max_size ({max_size})",
+    )
 
 
 class GpuNodeGroup(Construct):
@@ -69,18 +72,27 @@ class GpuNodeGroup(Construct):
         subnets: ec2.SubnetSelection | None = None,
     ) -> None:
         spec = gpu_node_spec(
-            instance_type, instance_store=instance_store,
-            root_volume_gib=root_volume_gib, capacity_type=capacity_type,
+            instance_type,
+            instance_store=instance_store,
+            root_volume_gib=root_volume_gib,
+            capacity_type=capacity_type,
         )
         desired = min_size if desired_size is None else desired_size
         _check_sizes(min_size, max_size, desired)
         if capacity_type == "capacity-block":
-            require(isinstance(capacity_reservation_id, str) and bool(_RESERVATION_ID.match(capacity_reservation_id)),
-                    "capacity_reservation_id", capacity_reservation_id,
-                    "the id of an EC2 Capacity Block reservation (cr-...) when capacity_type is capacity-block")
+            require(
+                isinstance(capacity_reservation_id, str) and bool(_RESERVATION_ID.match(capacity_reservation_id)),
+                "capacity_reservation_id",
+                capacity_reservation_id,
+                "the id of an EC2 Capacity Block reservation (cr-...) when capacity_type is capacity-block",
+            )
         else:
-            require(capacity_reservation_id is None, "capacity_reservation_id", capacity_reservation_id,
-                    "None unless capacity_type is capacity-block")
+            require(
+                capacity_reservation_id is None,
+                "capacity_reservation_id",
+                capacity_reservation_id,
+                "None unless capacity_type is capacity-block",
+            )
         super().__init__(scope, id)
         self.spec: GpuNodeSpec = spec
         self.labels = spec.labels
@@ -88,16 +100,21 @@ class GpuNodeGroup(Construct):
             node_config(local_storage=spec.local_storage_strategy, fast_image_pull=fast_image_pull)
         )
         self.launch_template = ec2.LaunchTemplate(
-            self, "LaunchTemplate",
+            self,
+            "LaunchTemplate",
             user_data=ec2.UserData.custom(self.user_data),
-            block_devices=[ec2.BlockDevice(
-                device_name=ROOT_DEVICE_NAME,
-                volume=ec2.BlockDeviceVolume.ebs(
-                    spec.root_volume_gib, volume_type=ec2.EbsDeviceVolumeType.GP3,
-                    encrypted=True, delete_on_termination=True,
-                    throughput=spec.root_volume_throughput_mibps,
-                ),
-            )],
+            block_devices=[
+                ec2.BlockDevice(
+                    device_name=ROOT_DEVICE_NAME,
+                    volume=ec2.BlockDeviceVolume.ebs(
+                        spec.root_volume_gib,
+                        volume_type=ec2.EbsDeviceVolumeType.GP3,
+                        encrypted=True,
+                        delete_on_termination=True,
+                        throughput=spec.root_volume_throughput_mibps,
+                    ),
+                )
+            ],
             # IMDSv2 only, one hop: pods get AWS credentials from Pod Identity,
             # never from the node role through the metadata service.
             require_imdsv2=True,
@@ -111,7 +128,8 @@ class GpuNodeGroup(Construct):
                 {"CapacityReservationTarget": {"CapacityReservationId": capacity_reservation_id}},
             )
         self.nodegroup = eks.Nodegroup(
-            self, "Nodegroup",
+            self,
+            "Nodegroup",
             cluster=cluster,
             ami_type=eks.NodegroupAmiType.AL2023_X86_64_NVIDIA,
             capacity_type=_CAPACITY[capacity_type],
@@ -119,7 +137,9 @@ class GpuNodeGroup(Construct):
                 id=self.launch_template.launch_template_id,
                 version=self.launch_template.latest_version_number,
             ),
-            min_size=min_size, max_size=max_size, desired_size=desired,
+            min_size=min_size,
+            max_size=max_size,
+            desired_size=desired,
             labels=spec.labels,
             taints=[eks.TaintSpec(key=t.key, value=t.value, effect=_EFFECT[t.effect]) for t in spec.taints],
             node_role=node_role,

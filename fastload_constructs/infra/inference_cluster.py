@@ -14,7 +14,7 @@ works in place of this one.
 from __future__ import annotations
 
 import importlib
-from typing import Sequence
+from collections.abc import Sequence
 
 from aws_cdk import Token
 from aws_cdk import aws_ec2 as ec2
@@ -87,14 +87,19 @@ class InferenceCluster(Construct):
         require(not isinstance(admin_role_arns, str), "admin_role_arns", admin_role_arns, "a list of IAM role ARNs")
         check_admin_role_arns([a for a in admin_role_arns if not Token.is_unresolved(a)])
         require(isinstance(ebs_csi, bool), "ebs_csi", ebs_csi, "True or False")
-        require(is_whole_number(system_nodes) and 0 <= system_nodes <= 10,
-                "system_nodes", system_nodes, "a whole number from 0 to 10")
+        require(
+            is_whole_number(system_nodes) and 0 <= system_nodes <= 10,
+            "system_nodes",
+            system_nodes,
+            "a whole number from 0 to 10",
+        )
         super().__init__(scope, id)
 
         module, layer_class = kubectl_layer_module(version)
         kubectl_layer = getattr(importlib.import_module(module), layer_class)(self, "KubectlLayer")
         self._cluster = eks.Cluster(
-            self, "Cluster",
+            self,
+            "Cluster",
             version=eks.KubernetesVersion.of(version),
             vpc=vpc,
             vpc_subnets=list(vpc_subnets) if vpc_subnets else None,
@@ -116,7 +121,9 @@ class InferenceCluster(Construct):
                 "SystemNodes",
                 instance_types=[ec2.InstanceType(system_instance_type)],
                 ami_type=eks.NodegroupAmiType.AL2023_X86_64_STANDARD,
-                min_size=system_nodes, desired_size=system_nodes, max_size=max(system_nodes, 2 * system_nodes),
+                min_size=system_nodes,
+                desired_size=system_nodes,
+                max_size=max(system_nodes, 2 * system_nodes),
             )
 
         self.addons: dict[str, eks.IAddon] = {}
@@ -126,10 +133,13 @@ class InferenceCluster(Construct):
 
     def _acknowledge_nag_findings(self) -> None:
         """AwsSolutions findings on what aws_eks_v2 creates for us, each with why it stays."""
-        acknowledge_managed_policies(self._cluster.role, {
-            "AmazonEKSClusterPolicy": "the EKS cluster service role; EKS requires this AWS managed policy "
-            "and AWS updates it as the control plane needs new permissions",
-        })
+        acknowledge_managed_policies(
+            self._cluster.role,
+            {
+                "AmazonEKSClusterPolicy": "the EKS cluster service role; EKS requires this AWS managed policy "
+                "and AWS updates it as the control plane needs new permissions",
+            },
+        )
         if self.system_nodegroup is not None:
             acknowledge_managed_policies(self.system_nodegroup.role, EKS_NODE_POLICY_REASONS)
         provider = self._cluster.kubectl_provider
@@ -137,24 +147,33 @@ class InferenceCluster(Construct):
             return
         # The kubectl provider (aws-cdk-lib aws_eks_v2 KubectlProvider): two Lambda functions we do not
         # define, applying manifests and Helm charts from inside the VPC.
-        acknowledge_managed_policies(provider, {
-            "AWSLambdaBasicExecutionRole": "the kubectl provider's Lambda functions write their own logs to "
-            "CloudWatch Logs; role created by aws-cdk-lib's KubectlProvider",
-            "AWSLambdaVPCAccessExecutionRole": "the kubectl provider's Lambda functions run in the cluster's VPC "
-            "(to reach a private API endpoint) and must manage their ENIs",
-            "AmazonEC2ContainerRegistryReadOnly": "the kubectl handler pulls Helm charts from ECR OCI "
-            "repositories; read-only",
-            "AmazonElasticContainerRegistryPublicReadOnly": "the kubectl handler pulls Helm charts from ECR "
-            "Public in partitions that have it (the policy is attached only there); read-only",
-        })
+        acknowledge_managed_policies(
+            provider,
+            {
+                "AWSLambdaBasicExecutionRole": "the kubectl provider's Lambda functions write their own logs to "
+                "CloudWatch Logs; role created by aws-cdk-lib's KubectlProvider",
+                "AWSLambdaVPCAccessExecutionRole": "the kubectl provider's Lambda functions run in the cluster's VPC "
+                "(to reach a private API endpoint) and must manage their ENIs",
+                "AmazonEC2ContainerRegistryReadOnly": "the kubectl handler pulls Helm charts from ECR OCI "
+                "repositories; read-only",
+                "AmazonElasticContainerRegistryPublicReadOnly": "the kubectl handler pulls Helm charts from ECR "
+                "Public in partitions that have it (the policy is attached only there); read-only",
+            },
+        )
         handler = provider.node.find_child("Handler")
-        acknowledge(handler, "AwsSolutions-L1",
-                    "aws-cdk-lib pins the kubectl handler's runtime to the Python version its kubectl, Helm "
-                    "and AWS CLI layers are built for; a newer runtime is not supported by those layers")
+        acknowledge(
+            handler,
+            "AwsSolutions-L1",
+            "aws-cdk-lib pins the kubectl handler's runtime to the Python version its kubectl, Helm "
+            "and AWS CLI layers are built for; a newer runtime is not supported by those layers",
+        )
         on_event = provider.node.find_child("Provider").node.find_child("framework-onEvent")
-        acknowledge(on_event, f"AwsSolutions-IAM5[Resource::{arn_of(handler.node.default_child)}:*]",
-                    "the custom-resource framework may invoke any version of the kubectl handler function "
-                    "(lambda:InvokeFunction on <handler ARN>:*); it is scoped to that one function")
+        acknowledge(
+            on_event,
+            f"AwsSolutions-IAM5[Resource::{arn_of(handler.node.default_child)}:*]",
+            "the custom-resource framework may invoke any version of the kubectl handler function "
+            "(lambda:InvokeFunction on <handler ARN>:*); it is scoped to that one function",
+        )
 
     def _add_addon(self, name: str) -> eks.IAddon:
         if name == "eks-pod-identity-agent":
@@ -172,20 +191,30 @@ class InferenceCluster(Construct):
             addon.node.add_dependency(self.system_nodegroup)
         if name == EBS_CSI_ADDON:
             role = iam.Role(
-                self, "EbsCsiRole",
+                self,
+                "EbsCsiRole",
                 assumed_by=iam.ServicePrincipal("pods.eks.amazonaws.com"),
                 managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(EBS_CSI_POLICY)],
             )
-            acknowledge_managed_policies(role, {
-                "AmazonEBSCSIDriverPolicy": "the EBS CSI controller's actions (create, attach, tag volumes, "
-                "snapshots) as AWS documents and maintains them for the aws-ebs-csi-driver add-on",
-            })
-            role.assume_role_policy.add_statements(iam.PolicyStatement(
-                actions=["sts:TagSession"], principals=[iam.ServicePrincipal("pods.eks.amazonaws.com")],
-            ))
-            cfn.add_property_override("PodIdentityAssociations", [
-                {"ServiceAccount": EBS_CSI_SERVICE_ACCOUNT, "RoleArn": role.role_arn},
-            ])
+            acknowledge_managed_policies(
+                role,
+                {
+                    "AmazonEBSCSIDriverPolicy": "the EBS CSI controller's actions (create, attach, tag volumes, "
+                    "snapshots) as AWS documents and maintains them for the aws-ebs-csi-driver add-on",
+                },
+            )
+            role.assume_role_policy.add_statements(
+                iam.PolicyStatement(
+                    actions=["sts:TagSession"],
+                    principals=[iam.ServicePrincipal("pods.eks.amazonaws.com")],
+                )
+            )
+            cfn.add_property_override(
+                "PodIdentityAssociations",
+                [
+                    {"ServiceAccount": EBS_CSI_SERVICE_ACCOUNT, "RoleArn": role.role_arn},
+                ],
+            )
             addon.node.add_dependency(self._cluster.eks_pod_identity_agent)
         return addon
 
@@ -194,10 +223,16 @@ class InferenceCluster(Construct):
         if not Token.is_unresolved(role_arn):
             check_admin_role_arns([role_arn])
         return eks.AccessEntry(
-            self, id, cluster=self._cluster, principal=role_arn,
-            access_policies=[eks.AccessPolicy.from_access_policy_name(
-                CLUSTER_ADMIN_POLICY, access_scope_type=eks.AccessScopeType.CLUSTER,
-            )],
+            self,
+            id,
+            cluster=self._cluster,
+            principal=role_arn,
+            access_policies=[
+                eks.AccessPolicy.from_access_policy_name(
+                    CLUSTER_ADMIN_POLICY,
+                    access_scope_type=eks.AccessScopeType.CLUSTER,
+                )
+            ],
         )
 
 

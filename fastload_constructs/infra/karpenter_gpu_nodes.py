@@ -10,18 +10,18 @@ NodePool and EC2NodeClass kinds exist only once its CRDs are installed.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import cdk8s
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct, IDependable
 
-from fastload_constructs.core.validation import check_dns_label
 from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB
 from fastload_constructs.core.node_pools import DEFAULT_AMI_ALIAS, plan_node_pools
-from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
+from fastload_constructs.core.validation import check_dns_label
 from fastload_constructs.infra.nag_findings import EKS_NODE_POLICY_REASONS, acknowledge_managed_policies
+from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
 
 NODE_MANAGED_POLICIES = (
     "AmazonEKSWorkerNodePolicy",
@@ -56,25 +56,42 @@ class KarpenterGpuNodes(Construct):
         after: Sequence[IDependable] = (),
     ) -> None:
         check_dns_label("name", name)
-        plan_node_pools(instance_types, capacity_types=capacity_types, instance_store=instance_store,
-                        root_volume_gib=root_volume_gib, ami_alias=ami_alias, gpu_limit=gpu_limit)
+        plan_node_pools(
+            instance_types,
+            capacity_types=capacity_types,
+            instance_store=instance_store,
+            root_volume_gib=root_volume_gib,
+            ami_alias=ami_alias,
+            gpu_limit=gpu_limit,
+        )
         super().__init__(scope, id)
         self.node_role = node_role or iam.Role(
-            self, "NodeRole",
+            self,
+            "NodeRole",
             assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
             managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(n) for n in NODE_MANAGED_POLICIES],
         )
         if node_role is None:
             acknowledge_managed_policies(self.node_role, EKS_NODE_POLICY_REASONS)
         self.chart = KarpenterGpuNodePools(
-            cdk8s.App(), name,
-            cluster_name=cluster.cluster_name, node_role=self.node_role.role_name,
-            instance_types=instance_types, capacity_types=capacity_types, instance_store=instance_store,
-            root_volume_gib=root_volume_gib, ami_alias=ami_alias, gpu_limit=gpu_limit,
+            cdk8s.App(),
+            name,
+            cluster_name=cluster.cluster_name,
+            node_role=self.node_role.role_name,
+            instance_types=instance_types,
+            capacity_types=capacity_types,
+            instance_store=instance_store,
+            root_volume_gib=root_volume_gib,
+            ami_alias=ami_alias,
+            gpu_limit=gpu_limit,
         )
         self.access_entry = eks.AccessEntry(
-            self, "NodeAccess", cluster=cluster, principal=self.node_role.role_arn,
-            access_entry_type=eks.AccessEntryType.EC2_LINUX, access_policies=[],
+            self,
+            "NodeAccess",
+            cluster=cluster,
+            principal=self.node_role.role_arn,
+            access_entry_type=eks.AccessEntryType.EC2_LINUX,
+            access_policies=[],
         )
         self.manifest = cluster.add_cdk8s_chart(f"{id}Manifests", self.chart)
         for dependency in after:

@@ -10,8 +10,8 @@ and list what they uploaded, so their ARNs are exempt from the endpoint lock.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence, Union
 
 from aws_cdk import Annotations, Duration, RemovalPolicy, Stack, Token
 from aws_cdk import aws_ec2 as ec2
@@ -21,7 +21,6 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from fastload_constructs.core.errors import require
-from fastload_constructs.core.s3_uri import check_bucket_name, check_key_prefix
 from fastload_constructs.core.model_access import (
     KMS_READ_ACTIONS,
     KMS_STAGE_ACTIONS,
@@ -33,8 +32,9 @@ from fastload_constructs.core.model_access import (
     read_models_statements,
     stage_models_statements,
 )
+from fastload_constructs.core.s3_uri import check_bucket_name, check_key_prefix
 
-StagerPrincipal = Union[iam.IRole, iam.IUser]
+StagerPrincipal = iam.IRole | iam.IUser
 
 INCOMPLETE_UPLOAD_DAYS = 7
 ACCESS_LOG_RETENTION_DAYS = 365
@@ -80,11 +80,19 @@ class ModelBucket(Construct):
         self.node.set_context(LOG_DELIVERY_BY_POLICY_FLAG, True)
         if bucket_name is not None and not Token.is_unresolved(bucket_name):
             check_bucket_name(bucket_name)
-        require(access_logs or access_logs_bucket is None, "access_logs_bucket", access_logs_bucket,
-                "no bucket when access_logs is False")
+        require(
+            access_logs or access_logs_bucket is None,
+            "access_logs_bucket",
+            access_logs_bucket,
+            "no bucket when access_logs is False",
+        )
         noncurrent_days = noncurrent_version_expiration.to_days(integral=False)
-        require(noncurrent_days >= 1 and noncurrent_days == int(noncurrent_days), "noncurrent_version_expiration",
-                noncurrent_version_expiration.to_human_string(), "a whole number of days, at least 1")
+        require(
+            noncurrent_days >= 1 and noncurrent_days == int(noncurrent_days),
+            "noncurrent_version_expiration",
+            noncurrent_version_expiration.to_human_string(),
+            "a whole number of days, at least 1",
+        )
         if kms_key is not None:
             check_key_region(_known(kms_key.env.region), _known(Stack.of(self).region))
 
@@ -95,7 +103,8 @@ class ModelBucket(Construct):
             (access_logs_bucket or self._create_access_logs_bucket(removal_policy)) if access_logs else None
         )
         self.bucket = s3.Bucket(
-            self, "Bucket",
+            self,
+            "Bucket",
             bucket_name=bucket_name,
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
@@ -118,7 +127,8 @@ class ModelBucket(Construct):
             removal_policy=removal_policy,
         )
         lock = endpoint_lock_statement(
-            self.bucket.bucket_arn, vpc_endpoint.vpc_endpoint_id,
+            self.bucket.bucket_arn,
+            vpc_endpoint.vpc_endpoint_id,
             [_principal_arn(p) for p in self.stager_principals],
         )
         self.bucket.add_to_resource_policy(_policy_statement(lock, [iam.AnyPrincipal()], with_sid=True))
@@ -150,8 +160,9 @@ class ModelBucket(Construct):
         the principal's policy, with a synth warning (an imported immutable
         role then needs kms:GenerateDataKey and kms:Decrypt given elsewhere).
         """
-        grants = [self._grant_on_bucket(principal, spec)
-                  for spec in stage_models_statements(self.bucket.bucket_arn, prefix)]
+        grants = [
+            self._grant_on_bucket(principal, spec) for spec in stage_models_statements(self.bucket.bucket_arn, prefix)
+        ]
         if self.kms_key is not None:
             grants.append(self._grant_key_on_key_policy(principal, KMS_STAGE_ACTIONS))
         return _combine(grants)
@@ -162,23 +173,29 @@ class ModelBucket(Construct):
         Get, put, and delete of the temporary upload key, all confined to
         `prefix/*`; with SSE-KMS, the key use for reading and writing via S3.
         """
-        grants = [self._grant(principal, spec)
-                  for spec in compile_cache_statements(self.bucket.bucket_arn, prefix)]
+        grants = [self._grant(principal, spec) for spec in compile_cache_statements(self.bucket.bucket_arn, prefix)]
         if self.kms_key is not None:
             grants.append(self._grant_key(principal, KMS_STAGE_ACTIONS))
         return _combine(grants)
 
     def _grant(self, principal: iam.IGrantable, spec: StatementSpec) -> iam.Grant:
         return iam.Grant.add_to_principal_or_resource(
-            grantee=principal, actions=list(spec.actions), resource_arns=list(spec.resources),
-            resource=self.bucket, conditions=_conditions(spec),
+            grantee=principal,
+            actions=list(spec.actions),
+            resource_arns=list(spec.resources),
+            resource=self.bucket,
+            conditions=_conditions(spec),
         )
 
     def _grant_on_bucket(self, principal: iam.IGrantable, spec: StatementSpec) -> iam.Grant:
         statement = _policy_statement(spec, principals=[principal.grant_principal])
         return iam.Grant.add_statement_to_resource_policy(
-            statement=statement, resource=self.bucket, grantee=principal,
-            actions=list(spec.actions), resource_arns=list(spec.resources), conditions=_conditions(spec),
+            statement=statement,
+            resource=self.bucket,
+            grantee=principal,
+            actions=list(spec.actions),
+            resource_arns=list(spec.resources),
+            conditions=_conditions(spec),
         )
 
     def _key_spec(self, actions: Sequence[str]) -> StatementSpec:
@@ -190,8 +207,12 @@ class ModelBucket(Construct):
         assert self.kms_key is not None
         spec = self._key_spec(actions)
         return iam.Grant.add_to_principal_or_resource(
-            grantee=principal, actions=list(spec.actions), resource_arns=list(spec.resources),
-            resource=self.kms_key, resource_self_arns=["*"], conditions=_conditions(spec),
+            grantee=principal,
+            actions=list(spec.actions),
+            resource_arns=list(spec.resources),
+            resource=self.kms_key,
+            resource_self_arns=["*"],
+            conditions=_conditions(spec),
         )
 
     def _grant_key_on_key_policy(self, principal: iam.IGrantable, actions: Sequence[str]) -> iam.Grant:
@@ -201,8 +222,12 @@ class ModelBucket(Construct):
             # In a key policy the key is "*" (the policy's own key).
             statement = _policy_statement(replace(spec, resources=("*",)), principals=[principal.grant_principal])
             return iam.Grant.add_statement_to_resource_policy(
-                statement=statement, resource=self.kms_key, grantee=principal,
-                actions=list(spec.actions), resource_arns=["*"], conditions=_conditions(spec),
+                statement=statement,
+                resource=self.kms_key,
+                grantee=principal,
+                actions=list(spec.actions),
+                resource_arns=["*"],
+                conditions=_conditions(spec),
             )
         Annotations.of(self).add_warning_v2(
             "fastload:importedKmsKeyStager",
@@ -210,14 +235,17 @@ class ModelBucket(Construct):
             "must allow kms:GenerateDataKey and kms:Decrypt on it",
         )
         return iam.Grant.add_to_principal(
-            grantee=principal, actions=list(spec.actions), resource_arns=list(spec.resources),
+            grantee=principal,
+            actions=list(spec.actions),
+            resource_arns=list(spec.resources),
             conditions=_conditions(spec),
         )
 
     def _create_access_logs_bucket(self, removal_policy: RemovalPolicy) -> s3.Bucket:
         # Server access log targets support SSE-S3 only, not SSE-KMS.
         return s3.Bucket(
-            self, "AccessLogs",
+            self,
+            "AccessLogs",
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
             encryption=s3.BucketEncryption.S3_MANAGED,

@@ -19,10 +19,10 @@ from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from fastload_constructs.core.validation import check_dns_label
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.naming import DEFAULT_NAMESPACE, service_account_name
 from fastload_constructs.core.s3_uri import check_key_prefix
+from fastload_constructs.core.validation import check_dns_label
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.nag_findings import acknowledge, arn_of
 
@@ -53,8 +53,12 @@ def trust_conditions(cluster_name: str, namespace: str, service_account: str) ->
 
 
 def check_service_account(value: object, field: str = "service_account") -> str:
-    require(isinstance(value, str) and len(value) <= 253 and bool(_DNS_SUBDOMAIN.match(value)),
-            field, value, "a DNS-1123 subdomain: lower-case letters, digits, '-' and '.', at most 253")
+    require(
+        isinstance(value, str) and len(value) <= 253 and bool(_DNS_SUBDOMAIN.match(value)),
+        field,
+        value,
+        "a DNS-1123 subdomain: lower-case letters, digits, '-' and '.', at most 253",
+    )
     return value  # type: ignore[return-value]
 
 
@@ -91,10 +95,11 @@ class ModelReaderIdentity(Construct):
             trust_conditions(cluster.cluster_name, self.namespace, self.service_account)
         )
         self.role = iam.Role(
-            self, "Role",
+            self,
+            "Role",
             assumed_by=principal,
             description=f"vLLM pods of {model_name} ({self.namespace}/{self.service_account}): "
-                        f"read-only access to {self.prefix}/ in the model bucket",
+            f"read-only access to {self.prefix}/ in the model bucket",
         )
         self.grant = model_bucket.grant_read_models(self.role, self.prefix)
         acknowledge(
@@ -115,7 +120,8 @@ class ModelReaderIdentity(Construct):
                 "configuration hashes known only at run time, and the prefix is the narrowest scope",
             )
         self.association = eks.CfnPodIdentityAssociation(
-            self, "Association",
+            self,
+            "Association",
             cluster_name=cluster.cluster_name,
             namespace=self.namespace,
             service_account=self.service_account,

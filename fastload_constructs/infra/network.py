@@ -10,7 +10,7 @@ policy can require it (`aws:SourceVpce`).
 from __future__ import annotations
 
 import ipaddress
-from typing import Sequence
+from collections.abc import Sequence
 
 from aws_cdk import Tags, Token
 from aws_cdk import aws_ec2 as ec2
@@ -87,19 +87,28 @@ class FastloadNetwork(Construct):
             require(isinstance(flow_logs, bool), "flow_logs", flow_logs, "True or False")
             vpc = self._create_vpc(cidr, max_azs, nat_gateways)
             if flow_logs:
-                self.flow_log = vpc.add_flow_log("FlowLog", destination=ec2.FlowLogDestination.to_cloud_watch_logs(
-                    logs.LogGroup(self, "FlowLogs", retention=FLOW_LOG_RETENTION)))
+                self.flow_log = vpc.add_flow_log(
+                    "FlowLog",
+                    destination=ec2.FlowLogDestination.to_cloud_watch_logs(
+                        logs.LogGroup(self, "FlowLogs", retention=FLOW_LOG_RETENTION)
+                    ),
+                )
         self.vpc: ec2.IVpc = vpc
         self.private_subnet_selection = _private_subnets(vpc)
         _check_two_azs(vpc, _select(vpc, self.private_subnet_selection).subnets)
         self.gpu_subnet_selection = gpu_subnets or self.private_subnet_selection
         self.gpu_subnets: ec2.SelectedSubnets = _select(vpc, self.gpu_subnet_selection)
-        require(len(self.gpu_subnets.subnets) > 0, "gpu_subnets", self.gpu_subnet_selection,
-                "a selection matching at least one subnet of the VPC")
+        require(
+            len(self.gpu_subnets.subnets) > 0,
+            "gpu_subnets",
+            self.gpu_subnet_selection,
+            "a selection matching at least one subnet of the VPC",
+        )
         _check_route_tables(self.gpu_subnets.subnets)
 
         self.s3_endpoint = ec2.GatewayVpcEndpoint(
-            self, "S3Endpoint",
+            self,
+            "S3Endpoint",
             vpc=vpc,
             service=ec2.GatewayVpcEndpointAwsService.S3,
             subnets=[ec2.SubnetSelection(subnets=self.gpu_subnets.subnets)],
@@ -115,15 +124,16 @@ class FastloadNetwork(Construct):
 
     def _create_vpc(self, cidr: str, max_azs: int, nat_gateways: int | None) -> ec2.Vpc:
         vpc = ec2.Vpc(
-            self, "Vpc",
+            self,
+            "Vpc",
             ip_addresses=ec2.IpAddresses.cidr(cidr),
             max_azs=max_azs,
             nat_gateways=nat_gateways,
             subnet_configuration=[
-                ec2.SubnetConfiguration(name="Public", subnet_type=ec2.SubnetType.PUBLIC,
-                                        cidr_mask=PUBLIC_SUBNET_MASK),
-                ec2.SubnetConfiguration(name="Private", subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS,
-                                        cidr_mask=PRIVATE_SUBNET_MASK),
+                ec2.SubnetConfiguration(name="Public", subnet_type=ec2.SubnetType.PUBLIC, cidr_mask=PUBLIC_SUBNET_MASK),
+                ec2.SubnetConfiguration(
+                    name="Private", subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS, cidr_mask=PRIVATE_SUBNET_MASK
+                ),
             ],
         )
         for subnet in vpc.public_subnets:
@@ -135,38 +145,57 @@ class FastloadNetwork(Construct):
     def _add_interface_endpoints(self) -> None:
         # Each endpoint's security group admits HTTPS from the VPC's CIDR.
         try:
-            self.vpc.vpc_cidr_block
+            _ = self.vpc.vpc_cidr_block
         except RuntimeError:  # jsii: imported without vpcCidrBlock
-            raise FastloadConfigError("vpc.vpc_cidr_block", None,
-                                      "a VPC imported with vpcCidrBlock when interface_endpoints=True") from None
+            raise FastloadConfigError(
+                "vpc.vpc_cidr_block", None, "a VPC imported with vpcCidrBlock when interface_endpoints=True"
+            ) from None
         # One ENI per AZ: interface endpoints accept at most one subnet per AZ.
         private = _select(self.vpc, self.private_subnet_selection).subnets
         subnets = ec2.SubnetSelection(subnets=private, one_per_az=True)
         for name, service in INTERFACE_ENDPOINTS.items():
             self.interface_endpoints[name] = ec2.InterfaceVpcEndpoint(
-                self, f"{name}Endpoint",
-                vpc=self.vpc, service=service, subnets=subnets, private_dns_enabled=True,
+                self,
+                f"{name}Endpoint",
+                vpc=self.vpc,
+                service=service,
+                subnets=subnets,
+                private_dns_enabled=True,
             )
             # cdk-nag cannot read a CIDR that is a CloudFormation reference (the created VPC's block).
-            acknowledge(self.interface_endpoints[name], "AwsSolutions-EC23",
-                        "ingress is HTTPS (443) from the VPC's own CIDR block only, never 0.0.0.0/0; the rule "
-                        "cannot evaluate the block because it is a reference to the VPC resource")
+            acknowledge(
+                self.interface_endpoints[name],
+                "AwsSolutions-EC23",
+                "ingress is HTTPS (443) from the VPC's own CIDR block only, never 0.0.0.0/0; the rule "
+                "cannot evaluate the block because it is a reference to the VPC resource",
+            )
 
 
 def _check_created_vpc_props(max_azs: object, nat_gateways: object, cidr: object) -> None:
-    require(is_whole_number(max_azs) and MIN_AZS <= max_azs <= MAX_AZS,
-            "max_azs", max_azs, f"a whole number from {MIN_AZS} to {MAX_AZS} (EKS needs two AZs)")
-    require(nat_gateways is None or (is_whole_number(nat_gateways)
-                                     and nat_gateways >= 1),
-            "nat_gateways", nat_gateways, "None (one per AZ) or a positive whole number")
+    require(
+        is_whole_number(max_azs) and MIN_AZS <= max_azs <= MAX_AZS,
+        "max_azs",
+        max_azs,
+        f"a whole number from {MIN_AZS} to {MAX_AZS} (EKS needs two AZs)",
+    )
+    require(
+        nat_gateways is None or (is_whole_number(nat_gateways) and nat_gateways >= 1),
+        "nat_gateways",
+        nat_gateways,
+        "None (one per AZ) or a positive whole number",
+    )
     try:
         network = ipaddress.IPv4Network(cidr)  # type: ignore[arg-type]
     except (ValueError, TypeError):
         network = None
     per_az = 2 ** (32 - PRIVATE_SUBNET_MASK) + 2 ** (32 - PUBLIC_SUBNET_MASK)
-    require(network is not None and network.prefixlen >= 16 and network.num_addresses >= max_azs * per_az,
-            "cidr", cidr, f"an IPv4 VPC block of /16 to /{32 - (max_azs * per_az - 1).bit_length()} "
-            f"(room for a /{PRIVATE_SUBNET_MASK} and a /{PUBLIC_SUBNET_MASK} in each of {max_azs} AZs)")
+    require(
+        network is not None and network.prefixlen >= 16 and network.num_addresses >= max_azs * per_az,
+        "cidr",
+        cidr,
+        f"an IPv4 VPC block of /16 to /{32 - (max_azs * per_az - 1).bit_length()} "
+        f"(room for a /{PRIVATE_SUBNET_MASK} and a /{PUBLIC_SUBNET_MASK} in each of {max_azs} AZs)",
+    )
 
 
 def _check_two_azs(vpc: ec2.IVpc, subnets: Sequence[ec2.ISubnet]) -> None:
@@ -174,8 +203,12 @@ def _check_two_azs(vpc: ec2.IVpc, subnets: Sequence[ec2.ISubnet]) -> None:
     zones = [s.availability_zone for s in subnets]
     if any(Token.is_unresolved(z) for z in zones):
         return
-    require(len(set(zones)) >= MIN_AZS, "vpc", vpc.vpc_id,
-            f"private subnets in at least {MIN_AZS} availability zones (EKS requires two)")
+    require(
+        len(set(zones)) >= MIN_AZS,
+        "vpc",
+        vpc.vpc_id,
+        f"private subnets in at least {MIN_AZS} availability zones (EKS requires two)",
+    )
 
 
 def _private_subnets(vpc: ec2.IVpc) -> ec2.SubnetSelection:
@@ -184,13 +217,20 @@ def _private_subnets(vpc: ec2.IVpc) -> ec2.SubnetSelection:
     if vpc.isolated_subnets:
         return ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)
     raise FastloadConfigError(
-        "vpc", vpc.vpc_id,
+        "vpc",
+        vpc.vpc_id,
         "a VPC with private subnets (with egress or isolated): GPU nodes must not run in public subnets",
     )
 
 
-_SELECTION_FIELDS = ("availability_zones", "one_per_az", "subnet_filters", "subnet_group_name",
-                     "subnet_type", "subnets")
+_SELECTION_FIELDS = (
+    "availability_zones",
+    "one_per_az",
+    "subnet_filters",
+    "subnet_group_name",
+    "subnet_type",
+    "subnets",
+)
 
 
 def _select(vpc: ec2.IVpc, selection: ec2.SubnetSelection) -> ec2.SelectedSubnets:
@@ -205,5 +245,9 @@ def _check_route_tables(subnets: Sequence[ec2.ISubnet]) -> None:
             route_table_id = subnet.route_table.route_table_id
         except RuntimeError:  # jsii: an imported subnet without routeTableId
             route_table_id = None
-        require(route_table_id is not None, f"gpu_subnets[{index}].route_table", subnet.subnet_id,
-                "subnets imported with their route table ids (e.g. privateSubnetRouteTableIds)")
+        require(
+            route_table_id is not None,
+            f"gpu_subnets[{index}].route_table",
+            subnet.subnet_id,
+            "subnets imported with their route table ids (e.g. privateSubnetRouteTableIds)",
+        )

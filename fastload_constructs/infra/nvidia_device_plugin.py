@@ -31,12 +31,16 @@ def device_plugin_values() -> dict[str, Any]:
             {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": GPU_TAINT_EFFECT},
             {"key": "CriticalAddonsOnly", "operator": "Exists"},
         ],
-        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-            "nodeSelectorTerms": [
-                {"matchExpressions": [{"key": LABEL_GPU_MODEL, "operator": "Exists"}]},
-                {"matchExpressions": [{"key": NFD_NVIDIA_PCI_LABEL, "operator": "In", "values": ["true"]}]},
-            ],
-        }}},
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {"matchExpressions": [{"key": LABEL_GPU_MODEL, "operator": "Exists"}]},
+                        {"matchExpressions": [{"key": NFD_NVIDIA_PCI_LABEL, "operator": "In", "values": ["true"]}]},
+                    ],
+                }
+            }
+        },
     }
 
 
@@ -57,7 +61,8 @@ class NvidiaDevicePlugin(Construct):
     ) -> None:
         super().__init__(scope, id)
         self.chart = eks.HelmChart(
-            self, "Chart",
+            self,
+            "Chart",
             cluster=cluster,
             repository=CHART_REPOSITORY,
             chart=CHART_NAME,

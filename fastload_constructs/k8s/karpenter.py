@@ -10,7 +10,7 @@ security groups are not provisioned here.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
 
 import cdk8s
 from constructs import Construct
@@ -19,8 +19,14 @@ from fastload_constructs.core.errors import require
 from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB
 from fastload_constructs.core.naming import MANAGED_BY, PART_OF
 from fastload_constructs.core.node_pools import (
-    DEFAULT_AMI_ALIAS, NODECLASS_API_VERSION, NODEPOOL_API_VERSION, node_class_spec, node_pool_spec, plan_node_pools,
+    DEFAULT_AMI_ALIAS,
+    NODECLASS_API_VERSION,
+    NODEPOOL_API_VERSION,
+    node_class_spec,
+    node_pool_spec,
+    plan_node_pools,
 )
+
 
 class KarpenterGpuNodePools(cdk8s.Chart):
     """EC2NodeClass `<id>` and NodePools `<id>-<family>` for the chosen GPU types or families.
@@ -43,38 +49,68 @@ class KarpenterGpuNodePools(cdk8s.Chart):
         gpu_limit: int | None = None,
     ) -> None:
         node_specs = plan_node_pools(
-            instance_types, capacity_types=capacity_types, instance_store=instance_store,
-            root_volume_gib=root_volume_gib, ami_alias=ami_alias, gpu_limit=gpu_limit,
+            instance_types,
+            capacity_types=capacity_types,
+            instance_store=instance_store,
+            root_volume_gib=root_volume_gib,
+            ami_alias=ami_alias,
+            gpu_limit=gpu_limit,
         )
-        require(isinstance(node_role, str) and node_role != "", "node_role", node_role,
-                "the name of the node IAM role")
-        require(isinstance(cluster_name, str) and cluster_name != "", "cluster_name", cluster_name,
-                "the EKS cluster name")
-        super().__init__(scope, id, labels={
-            "app.kubernetes.io/name": "karpenter-gpu-nodes",
-            "app.kubernetes.io/instance": id,
-            "app.kubernetes.io/component": "node-provisioning",
-            "app.kubernetes.io/part-of": PART_OF,
-            "app.kubernetes.io/managed-by": MANAGED_BY,
-        })
+        require(isinstance(node_role, str) and node_role != "", "node_role", node_role, "the name of the node IAM role")
+        require(
+            isinstance(cluster_name, str) and cluster_name != "", "cluster_name", cluster_name, "the EKS cluster name"
+        )
+        super().__init__(
+            scope,
+            id,
+            labels={
+                "app.kubernetes.io/name": "karpenter-gpu-nodes",
+                "app.kubernetes.io/instance": id,
+                "app.kubernetes.io/component": "node-provisioning",
+                "app.kubernetes.io/part-of": PART_OF,
+                "app.kubernetes.io/managed-by": MANAGED_BY,
+            },
+        )
         self.families = tuple(node_specs)
         self.node_class = cdk8s.ApiObject(
-            self, "EC2NodeClass", api_version=NODECLASS_API_VERSION, kind="EC2NodeClass",
+            self,
+            "EC2NodeClass",
+            api_version=NODECLASS_API_VERSION,
+            kind="EC2NodeClass",
             metadata=cdk8s.ApiObjectMetadata(name=id),
         )
-        self.node_class.add_json_patch(cdk8s.JsonPatch.add("/spec", node_class_spec(
-            cluster_name=cluster_name, node_role=node_role, instance_store=instance_store,
-            root_volume_gib=root_volume_gib, ami_alias=ami_alias,
-            root_volume_throughput_mibps=next(iter(node_specs.values()))[0].root_volume_throughput_mibps,
-        )))
+        self.node_class.add_json_patch(
+            cdk8s.JsonPatch.add(
+                "/spec",
+                node_class_spec(
+                    cluster_name=cluster_name,
+                    node_role=node_role,
+                    instance_store=instance_store,
+                    root_volume_gib=root_volume_gib,
+                    ami_alias=ami_alias,
+                    root_volume_throughput_mibps=next(iter(node_specs.values()))[0].root_volume_throughput_mibps,
+                ),
+            )
+        )
         self.node_pools: dict[str, cdk8s.ApiObject] = {}
         for family, specs in node_specs.items():
             pool = cdk8s.ApiObject(
-                self, f"NodePool-{family}", api_version=NODEPOOL_API_VERSION, kind="NodePool",
+                self,
+                f"NodePool-{family}",
+                api_version=NODEPOOL_API_VERSION,
+                kind="NodePool",
                 metadata=cdk8s.ApiObjectMetadata(name=f"{id}-{family}"),
             )
-            pool.add_json_patch(cdk8s.JsonPatch.add("/spec", node_pool_spec(
-                specs[0], [s.instance.name for s in specs], node_class=id,
-                capacity_types=capacity_types, gpu_limit=gpu_limit,
-            )))
+            pool.add_json_patch(
+                cdk8s.JsonPatch.add(
+                    "/spec",
+                    node_pool_spec(
+                        specs[0],
+                        [s.instance.name for s in specs],
+                        node_class=id,
+                        capacity_types=capacity_types,
+                        gpu_limit=gpu_limit,
+                    ),
+                )
+            )
             self.node_pools[family] = pool

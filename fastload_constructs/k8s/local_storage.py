@@ -44,13 +44,15 @@ CONFIG_MOUNT = "/etc/provisioner/config"
 
 def storage_class_map(volumes_dir: str = LOCAL_VOLUMES_HOST_ROOT) -> dict[str, dict[str, str]]:
     """The provisioner's `storageClassMap`: discover Filesystem PVs under `volumes_dir`."""
-    return {LOCAL_NVME_STORAGE_CLASS: {
-        "hostDir": volumes_dir,
-        "mountDir": volumes_dir,
-        "volumeMode": "Filesystem",
-        "accessMode": "ReadWriteOnce",
-        "namePattern": "*",
-    }}
+    return {
+        LOCAL_NVME_STORAGE_CLASS: {
+            "hostDir": volumes_dir,
+            "mountDir": volumes_dir,
+            "volumeMode": "Filesystem",
+            "accessMode": "ReadWriteOnce",
+            "namePattern": "*",
+        }
+    }
 
 
 def bind_mount_script(volumes: int) -> str:
@@ -81,20 +83,30 @@ class LocalNvmeStorage(cdk8s.Chart):
         volumes_per_node: int = 4,
         image: str = PROVISIONER_IMAGE,
     ) -> None:
-        require(is_whole_number(volumes_per_node)
-                and 1 <= volumes_per_node <= 64,
-                "volumes_per_node", volumes_per_node, "a whole number from 1 to 64")
-        super().__init__(scope, id, namespace=namespace, labels={
-            "app.kubernetes.io/name": PROVISIONER_NAME,
-            "app.kubernetes.io/instance": id,
-            "app.kubernetes.io/component": "storage",
-            "app.kubernetes.io/part-of": PART_OF,
-            "app.kubernetes.io/managed-by": MANAGED_BY,
-        })
+        require(
+            is_whole_number(volumes_per_node) and 1 <= volumes_per_node <= 64,
+            "volumes_per_node",
+            volumes_per_node,
+            "a whole number from 1 to 64",
+        )
+        super().__init__(
+            scope,
+            id,
+            namespace=namespace,
+            labels={
+                "app.kubernetes.io/name": PROVISIONER_NAME,
+                "app.kubernetes.io/instance": id,
+                "app.kubernetes.io/component": "storage",
+                "app.kubernetes.io/part-of": PART_OF,
+                "app.kubernetes.io/managed-by": MANAGED_BY,
+            },
+        )
         # cdk8s-plus has no StorageClass construct.
         self.storage_class = cdk8s.ApiObject(
-            self, "StorageClass",
-            api_version="storage.k8s.io/v1", kind="StorageClass",
+            self,
+            "StorageClass",
+            api_version="storage.k8s.io/v1",
+            kind="StorageClass",
             metadata=cdk8s.ApiObjectMetadata(name=LOCAL_NVME_STORAGE_CLASS),
         )
         self.storage_class.add_json_patch(
@@ -104,16 +116,21 @@ class LocalNvmeStorage(cdk8s.Chart):
             cdk8s.JsonPatch.add("/reclaimPolicy", "Delete"),
         )
 
-        self.config = kplus.ConfigMap(self, "Config", data={
-            "storageClassMap": yaml.safe_dump(storage_class_map(), sort_keys=False),
-        })
+        self.config = kplus.ConfigMap(
+            self,
+            "Config",
+            data={
+                "storageClassMap": yaml.safe_dump(storage_class_map(), sort_keys=False),
+            },
+        )
         self.service_account = kplus.ServiceAccount(self, "ServiceAccount", automount_token=True)
         role = kplus.ClusterRole(self, "ClusterRole")
         role.allow(["get", "list", "watch", "create", "delete"], kplus.ApiResource.PERSISTENT_VOLUMES)
         role.allow(["get", "list", "watch"], kplus.ApiResource.STORAGE_CLASSES)
         role.allow(["watch", "create", "update", "patch"], kplus.ApiResource.EVENTS)
-        role.allow(["create", "update", "patch"],
-                   kplus.ApiResource.custom(api_group="events.k8s.io", resource_type="events"))
+        role.allow(
+            ["create", "update", "patch"], kplus.ApiResource.custom(api_group="events.k8s.io", resource_type="events")
+        )
         role.allow(["get", "update"], kplus.ApiResource.NODES)
         binding = kplus.ClusterRoleBinding(self, "ClusterRoleBinding", role=role)
         binding.add_subjects(self.service_account)
@@ -121,53 +138,75 @@ class LocalNvmeStorage(cdk8s.Chart):
             cdk8s.ApiObject.of(cluster_scoped).add_json_patch(cdk8s.JsonPatch.remove("/metadata/namespace"))
 
         cache_root = kplus.Volume.from_host_path(
-            self, "CacheRootVolume", "cache-root",
-            path=NODE_CACHE_ROOT, type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE)
+            self,
+            "CacheRootVolume",
+            "cache-root",
+            path=NODE_CACHE_ROOT,
+            type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE,
+        )
         discovery = kplus.Volume.from_host_path(
-            self, "DiscoveryVolume", "local-volumes",
-            path=LOCAL_VOLUMES_HOST_ROOT, type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE)
+            self,
+            "DiscoveryVolume",
+            "local-volumes",
+            path=LOCAL_VOLUMES_HOST_ROOT,
+            type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE,
+        )
         config_volume = kplus.Volume.from_config_map(self, "ConfigVolume", self.config, name="provisioner-config")
         small = kplus.ContainerResources(
             cpu=kplus.CpuResources(request=kplus.Cpu.millis(10), limit=kplus.Cpu.millis(200)),
             memory=kplus.MemoryResources(request=cdk8s.Size.mebibytes(32), limit=cdk8s.Size.mebibytes(128)),
         )
         privileged = kplus.ContainerSecurityContextProps(
-            privileged=True, ensure_non_root=False, read_only_root_filesystem=False,
+            privileged=True,
+            ensure_non_root=False,
+            read_only_root_filesystem=False,
             allow_privilege_escalation=True,
         )
         self.daemon_set = kplus.DaemonSet(
-            self, "DaemonSet",
+            self,
+            "DaemonSet",
             service_account=self.service_account,
             automount_service_account_token=True,
             security_context=kplus.PodSecurityContextProps(ensure_non_root=False),
-            init_containers=[kplus.ContainerProps(
-                name="bind-mounts",
-                image=image,
-                command=["/bin/bash", "-c", bind_mount_script(volumes_per_node)],
-                security_context=privileged,
-                image_pull_policy=kplus.ImagePullPolicy.IF_NOT_PRESENT,
-                resources=small,
-                volume_mounts=[kplus.VolumeMount(
-                    path=NODE_CACHE_ROOT, volume=cache_root, propagation=kplus.MountPropagation.BIDIRECTIONAL)],
-            )],
-            containers=[kplus.ContainerProps(
-                name="provisioner",
-                image=image,
-                security_context=privileged,
-                env_variables={
-                    "MY_NODE_NAME": kplus.EnvValue.from_field_ref(kplus.EnvFieldPaths.NODE_NAME),
-                    "MY_NAMESPACE": kplus.EnvValue.from_field_ref(kplus.EnvFieldPaths.POD_NAMESPACE),
-                },
-                ports=[kplus.ContainerPort(number=8080, name="metrics")],
-                volume_mounts=[
-                    kplus.VolumeMount(path=CONFIG_MOUNT, volume=config_volume, read_only=True),
-                    kplus.VolumeMount(path=LOCAL_VOLUMES_HOST_ROOT, volume=discovery,
-                                      propagation=kplus.MountPropagation.HOST_TO_CONTAINER),
-                ],
-                image_pull_policy=kplus.ImagePullPolicy.IF_NOT_PRESENT,
-                resources=small,
-            )],
+            init_containers=[
+                kplus.ContainerProps(
+                    name="bind-mounts",
+                    image=image,
+                    command=["/bin/bash", "-c", bind_mount_script(volumes_per_node)],
+                    security_context=privileged,
+                    image_pull_policy=kplus.ImagePullPolicy.IF_NOT_PRESENT,
+                    resources=small,
+                    volume_mounts=[
+                        kplus.VolumeMount(
+                            path=NODE_CACHE_ROOT, volume=cache_root, propagation=kplus.MountPropagation.BIDIRECTIONAL
+                        )
+                    ],
+                )
+            ],
+            containers=[
+                kplus.ContainerProps(
+                    name="provisioner",
+                    image=image,
+                    security_context=privileged,
+                    env_variables={
+                        "MY_NODE_NAME": kplus.EnvValue.from_field_ref(kplus.EnvFieldPaths.NODE_NAME),
+                        "MY_NAMESPACE": kplus.EnvValue.from_field_ref(kplus.EnvFieldPaths.POD_NAMESPACE),
+                    },
+                    ports=[kplus.ContainerPort(number=8080, name="metrics")],
+                    volume_mounts=[
+                        kplus.VolumeMount(path=CONFIG_MOUNT, volume=config_volume, read_only=True),
+                        kplus.VolumeMount(
+                            path=LOCAL_VOLUMES_HOST_ROOT,
+                            volume=discovery,
+                            propagation=kplus.MountPropagation.HOST_TO_CONTAINER,
+                        ),
+                    ],
+                    image_pull_policy=kplus.ImagePullPolicy.IF_NOT_PRESENT,
+                    resources=small,
+                )
+            ],
         )
         self.daemon_set.scheduling.attract(
-            kplus.Node.labeled(kplus.NodeLabelQuery.is_(LABEL_INSTANCE_STORE, INSTANCE_STORE_RAID0)))
+            kplus.Node.labeled(kplus.NodeLabelQuery.is_(LABEL_INSTANCE_STORE, INSTANCE_STORE_RAID0))
+        )
         self.daemon_set.scheduling.tolerate(kplus.Node.tainted(kplus.NodeTaintQuery.exists(GPU_TAINT_KEY)))

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import aws_cdk as cdk
 import cdk8s
@@ -37,10 +38,18 @@ def substitute_tokens(docs: Sequence[Any], placeholders: Mapping[str, str], wher
     `${NAME}` placeholders. Pure: works on the JSON a chart renders.
     """
     for token, placeholder in placeholders.items():
-        require(isinstance(token, str) and CDK_TOKEN.fullmatch(token) is not None, "placeholders", token,
-                "keys that are CDK string tokens (e.g. Stack.of(self).region)")
-        require(isinstance(placeholder, str) and bool(_PLACEHOLDER.match(placeholder)),
-                f"placeholders[{token}]", placeholder, "a placeholder such as '${AWS_REGION}'")
+        require(
+            isinstance(token, str) and CDK_TOKEN.fullmatch(token) is not None,
+            "placeholders",
+            token,
+            "keys that are CDK string tokens (e.g. Stack.of(self).region)",
+        )
+        require(
+            isinstance(placeholder, str) and bool(_PLACEHOLDER.match(placeholder)),
+            f"placeholders[{token}]",
+            placeholder,
+            "a placeholder such as '${AWS_REGION}'",
+        )
 
     def walk(value: Any, path: str) -> Any:
         if isinstance(value, dict):
@@ -53,13 +62,13 @@ def substitute_tokens(docs: Sequence[Any], placeholders: Mapping[str, str], wher
             left = CDK_TOKEN.search(value)
             if left:
                 raise FastloadConfigError(
-                    path, left.group(0),
+                    path,
+                    left.group(0),
                     "a concrete value, or a token mapped to a ${NAME} placeholder in ManifestExport(placeholders=...)",
                 )
         return value
 
-    return [walk(doc, f"{where}/{doc.get('kind', '?')}/{doc.get('metadata', {}).get('name', '?')}")
-            for doc in docs]
+    return [walk(doc, f"{where}/{doc.get('kind', '?')}/{doc.get('metadata', {}).get('name', '?')}") for doc in docs]
 
 
 def render_chart(chart: cdk8s.Chart, placeholders: Mapping[str, str]) -> str:
@@ -70,7 +79,7 @@ def render_chart(chart: cdk8s.Chart, placeholders: Mapping[str, str]) -> str:
 
 @jsii.implements(IValidation)
 class _TokensResolve:
-    def __init__(self, export: "ManifestExport") -> None:
+    def __init__(self, export: ManifestExport) -> None:
         self._export = export
 
     def validate(self) -> list[str]:
@@ -82,8 +91,9 @@ class _TokensResolve:
         targets = [t for e in exports_in(self._export.node.root) for t in e.targets()]
         clashes = sorted({t for t in targets if targets.count(t) > 1} & set(self._export.targets()))
         if clashes:
-            errors.append(f"manifest export: {clashes[0]} is written by more than one ManifestExport; "
-                          "give each its own directory")
+            errors.append(
+                f"manifest export: {clashes[0]} is written by more than one ManifestExport; give each its own directory"
+            )
         return errors
 
 
@@ -109,8 +119,9 @@ class ManifestExport(Construct):
         require(len(charts) > 0, "charts", charts, "at least one cdk8s Chart")
         ids = [c.node.id for c in charts]
         require(len(set(ids)) == len(ids), "charts", ids, "charts with distinct ids (one file each)")
-        require(bool(re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", directory)), "directory", directory,
-                "a single folder name")
+        require(
+            bool(re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", directory)), "directory", directory, "a single folder name"
+        )
         self.charts = tuple(charts)
         self.placeholders = dict(placeholders or {})
         self.directory = directory
@@ -124,8 +135,8 @@ class ManifestExport(Construct):
 
     def render(self) -> dict[str, str]:
         """{file name: YAML} for every chart."""
-        return {name: render_chart(chart, self.placeholders)
-                for name, chart in zip(self.file_names(), self.charts)}
+        names = self.file_names()
+        return {name: render_chart(chart, self.placeholders) for name, chart in zip(names, self.charts, strict=True)}
 
     def write(self, assembly_dir: str | Path) -> list[Path]:
         folder = Path(assembly_dir) / self.directory

@@ -20,10 +20,14 @@ class NamespaceChart(cdk8s.Chart):
 
     def __init__(self, scope: Construct, id: str, *, namespace: str = naming.DEFAULT_NAMESPACE) -> None:
         check_service_name(namespace, "namespace")
-        super().__init__(scope, id, labels={
-            "app.kubernetes.io/name": namespace,
-            "app.kubernetes.io/part-of": naming.PART_OF,
-            "app.kubernetes.io/managed-by": naming.MANAGED_BY,
-        })
+        super().__init__(
+            scope,
+            id,
+            labels={
+                "app.kubernetes.io/name": namespace,
+                "app.kubernetes.io/part-of": naming.PART_OF,
+                "app.kubernetes.io/managed-by": naming.MANAGED_BY,
+            },
+        )
         self.namespace_name = namespace
         self.namespace_object = kplus.Namespace(self, "Namespace", metadata=cdk8s.ApiObjectMetadata(name=namespace))

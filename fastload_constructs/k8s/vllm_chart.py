@@ -28,22 +28,35 @@ $HOME and /tmp.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import cdk8s
 import cdk8s_plus_28 as kplus
 from constructs import Construct
 
 from fastload_constructs.core import naming
+from fastload_constructs.core.cache_sharing import (
+    COMPILE_CACHE_VOLUME,
+    MODEL_CACHE_VOLUME,
+    MODEL_MOUNT_PATH,
+    SCRIPT_NAME,
+    SCRIPT_VOLUME,
+    SharedCompileCache,
+    SyncContainer,
+    cache_sync_script,
+)
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.tuning import ServingPlan
-from fastload_constructs.core.cache_sharing import (
-    COMPILE_CACHE_VOLUME, MODEL_CACHE_VOLUME, MODEL_MOUNT_PATH, SCRIPT_NAME, SCRIPT_VOLUME, SharedCompileCache,
-    SyncContainer, cache_sync_script,
-)
 from fastload_constructs.core.vllm_args import (
-    CACHE_MOUNT_PATH, DEFAULT_IMAGE, DEFAULT_PVC_SIZE_GIB, SHM_MOUNT_PATH, CompileCache, HttpProbe, ModelCache,
-    VllmServerSpec, server_spec,
+    CACHE_MOUNT_PATH,
+    DEFAULT_IMAGE,
+    DEFAULT_PVC_SIZE_GIB,
+    SHM_MOUNT_PATH,
+    CompileCache,
+    HttpProbe,
+    ModelCache,
+    VllmServerSpec,
+    server_spec,
 )
 
 MIB = 1024**2
@@ -85,11 +98,21 @@ class VllmChart(cdk8s.Chart):
         verify_staged_model: bool = False,
     ) -> None:
         spec = server_spec(
-            plan, model_name=model_name, model_uri=model_uri, region=region, namespace=namespace,
-            name=name, image=image, replicas=replicas, compile_cache=compile_cache,
-            served_model_name=served_model_name, pvc_size_gib=pvc_size_gib,
-            endpoint_url=endpoint_url, extra_args=extra_args,
-            shared_compile_cache=shared_compile_cache, model_cache=model_cache,
+            plan,
+            model_name=model_name,
+            model_uri=model_uri,
+            region=region,
+            namespace=namespace,
+            name=name,
+            image=image,
+            replicas=replicas,
+            compile_cache=compile_cache,
+            served_model_name=served_model_name,
+            pvc_size_gib=pvc_size_gib,
+            endpoint_url=endpoint_url,
+            extra_args=extra_args,
+            shared_compile_cache=shared_compile_cache,
+            model_cache=model_cache,
             verify_staged_model=verify_staged_model,
         )
         siblings = _sibling_specs(scope)
@@ -100,7 +123,8 @@ class VllmChart(cdk8s.Chart):
         self.compile_cache_claim: kplus.PersistentVolumeClaim | None = None
         self.deployment = self._deployment(spec)
         self.service = kplus.Service(
-            self, "Service",
+            self,
+            "Service",
             metadata=cdk8s.ApiObjectMetadata(name=spec.name),
             type=kplus.ServiceType.CLUSTER_IP,
             ports=[kplus.ServicePort(port=spec.port, target_port=spec.port, name="http")],
@@ -115,19 +139,22 @@ class VllmChart(cdk8s.Chart):
 
     def _service_account(self, spec: VllmServerSpec, siblings: list[VllmServerSpec]) -> kplus.IServiceAccount:
         """Created by the first chart of a model in a namespace, referenced by any later one."""
-        shared = any((s.namespace, s.service_account_name) == (spec.namespace, spec.service_account_name)
-                     for s in siblings)
+        shared = any(
+            (s.namespace, s.service_account_name) == (spec.namespace, spec.service_account_name) for s in siblings
+        )
         if shared:
-            return kplus.ServiceAccount.from_service_account_name(
-                self, "ServiceAccount", spec.service_account_name)
+            return kplus.ServiceAccount.from_service_account_name(self, "ServiceAccount", spec.service_account_name)
         return kplus.ServiceAccount(
-            self, "ServiceAccount", metadata=cdk8s.ApiObjectMetadata(name=spec.service_account_name),
+            self,
+            "ServiceAccount",
+            metadata=cdk8s.ApiObjectMetadata(name=spec.service_account_name),
             automount_token=False,
         )
 
     def _deployment(self, spec: VllmServerSpec) -> kplus.Deployment:
         deployment = kplus.Deployment(
-            self, "Deployment",
+            self,
+            "Deployment",
             metadata=cdk8s.ApiObjectMetadata(name=spec.name),
             pod_metadata=cdk8s.ApiObjectMetadata(
                 labels=dict(spec.labels),
@@ -147,7 +174,10 @@ class VllmChart(cdk8s.Chart):
             security_context=kplus.PodSecurityContextProps(ensure_non_root=False),
         )
         shm = kplus.Volume.from_empty_dir(
-            self, "ShmVolume", "dshm", medium=kplus.EmptyDirMedium.MEMORY,
+            self,
+            "ShmVolume",
+            "dshm",
+            medium=kplus.EmptyDirMedium.MEMORY,
             size_limit=cdk8s.Size.mebibytes(spec.shm_bytes // MIB),
         )
         container = deployment.add_container(
@@ -177,20 +207,29 @@ class VllmChart(cdk8s.Chart):
         container.mount(CACHE_MOUNT_PATH, volumes[COMPILE_CACHE_VOLUME])
         if spec.model_host_path is not None:
             volumes[MODEL_CACHE_VOLUME] = kplus.Volume.from_host_path(
-                self, "ModelCacheVolume", MODEL_CACHE_VOLUME,
-                path=spec.model_host_path, type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE,
+                self,
+                "ModelCacheVolume",
+                MODEL_CACHE_VOLUME,
+                path=spec.model_host_path,
+                type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE,
             )
             container.mount(MODEL_MOUNT_PATH, volumes[MODEL_CACHE_VOLUME], read_only=True)
         if spec.init_containers or spec.sidecars:
             self._add_cache_sync(deployment, spec, volumes)
 
         # One call, one nodeSelectorTerm: every label is required (separate terms would be OR-ed).
-        deployment.scheduling.attract(kplus.Node.labeled(
-            *(kplus.NodeLabelQuery.is_(key, value) for key, value in spec.node_labels.items())))
-        deployment.scheduling.tolerate(kplus.Node.tainted(kplus.NodeTaintQuery.is_(
-            spec.toleration.key, spec.toleration.value,
-            effect=_TAINT_EFFECTS[spec.toleration.effect],
-        )))
+        deployment.scheduling.attract(
+            kplus.Node.labeled(*(kplus.NodeLabelQuery.is_(key, value) for key, value in spec.node_labels.items()))
+        )
+        deployment.scheduling.tolerate(
+            kplus.Node.tainted(
+                kplus.NodeTaintQuery.is_(
+                    spec.toleration.key,
+                    spec.toleration.value,
+                    effect=_TAINT_EFFECTS[spec.toleration.effect],
+                )
+            )
+        )
         # cdk8s-plus has no extended resources: GPUs go in by JSON patch. The patch is applied
         # before the imported KubeDeployment serialises resources as Quantity objects (it reads
         # `.value`), hence the {"value": n} shape, as k8s.Quantity.fromNumber(n) would give.
@@ -211,7 +250,8 @@ class VllmChart(cdk8s.Chart):
         same credentials as vLLM.
         """
         script = kplus.ConfigMap(
-            self, "CacheSyncScript",
+            self,
+            "CacheSyncScript",
             metadata=cdk8s.ApiObjectMetadata(name=f"{spec.name}-cache-sync"),
             data={SCRIPT_NAME: cache_sync_script()},
         )
@@ -228,13 +268,17 @@ class VllmChart(cdk8s.Chart):
         if spec.compile_cache == "host-path":
             assert spec.cache_host_path is not None
             return kplus.Volume.from_host_path(
-                self, "CompileCacheVolume", "compile-cache",
-                path=spec.cache_host_path, type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE,
+                self,
+                "CompileCacheVolume",
+                "compile-cache",
+                path=spec.cache_host_path,
+                type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE,
             )
         if spec.compile_cache == "pvc":
             assert spec.pvc_size_gib is not None
             self.compile_cache_claim = kplus.PersistentVolumeClaim(
-                self, "CompileCacheClaim",
+                self,
+                "CompileCacheClaim",
                 metadata=cdk8s.ApiObjectMetadata(name=f"{spec.name}-compile-cache"),
                 storage_class_name=naming.LOCAL_NVME_STORAGE_CLASS,
                 access_modes=[kplus.PersistentVolumeAccessMode.READ_WRITE_ONCE],
@@ -242,7 +286,10 @@ class VllmChart(cdk8s.Chart):
                 storage=cdk8s.Size.gibibytes(spec.pvc_size_gib),
             )
             return kplus.Volume.from_persistent_volume_claim(
-                self, "CompileCacheVolume", self.compile_cache_claim, name="compile-cache",
+                self,
+                "CompileCacheVolume",
+                self.compile_cache_claim,
+                name="compile-cache",
             )
         return kplus.Volume.from_empty_dir(self, "CompileCacheVolume", "compile-cache")
 
@@ -254,16 +301,22 @@ class VllmChart(cdk8s.Chart):
         stuck start-up never pins a GPU node.
         """
         pdb = cdk8s.ApiObject(
-            self, "DisruptionBudget",
+            self,
+            "DisruptionBudget",
             api_version="policy/v1",
             kind="PodDisruptionBudget",
             metadata=cdk8s.ApiObjectMetadata(name=spec.name),
         )
-        pdb.add_json_patch(cdk8s.JsonPatch.add("/spec", {
-            "maxUnavailable": 1,
-            "unhealthyPodEvictionPolicy": "AlwaysAllow",
-            "selector": {"matchLabels": dict(self.deployment.match_labels)},
-        }))
+        pdb.add_json_patch(
+            cdk8s.JsonPatch.add(
+                "/spec",
+                {
+                    "maxUnavailable": 1,
+                    "unhealthyPodEvictionPolicy": "AlwaysAllow",
+                    "selector": {"matchLabels": dict(self.deployment.match_labels)},
+                },
+            )
+        )
         return pdb
 
 
@@ -302,7 +355,8 @@ def _mount_all(container: kplus.Container, step: SyncContainer, volumes: dict[st
 
 def _probe(probe: HttpProbe, port: int) -> kplus.Probe:
     return kplus.Probe.from_http_get(
-        probe.path, port=port,
+        probe.path,
+        port=port,
         period_seconds=cdk8s.Duration.seconds(probe.period_seconds),
         failure_threshold=probe.failure_threshold,
         timeout_seconds=cdk8s.Duration.seconds(probe.timeout_seconds),
@@ -317,7 +371,8 @@ def _refuse_duplicate(siblings: list[VllmServerSpec], spec: VllmServerSpec) -> N
     """Two charts writing the same Deployment/Service would overwrite each other in the cluster."""
     if any((s.namespace, s.name) == (spec.namespace, spec.name) for s in siblings):
         raise FastloadConfigError(
-            "name", spec.name,
+            "name",
+            spec.name,
             f"a name not yet used in namespace {spec.namespace!r} in this cdk8s App; "
             "pass name= to tell two servers of one model apart",
         )

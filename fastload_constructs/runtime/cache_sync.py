@@ -28,9 +28,10 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 LOG = logging.getLogger("fastload.cache_sync")
 
@@ -159,7 +160,9 @@ def publish_compile_cache(s3: Any, *, bucket: str, prefix: str, cache_key: str, 
                 if _head(s3, bucket, key) is not None:
                     return Outcome("exists", f"s3://{bucket}/{key} (published by another pod meanwhile)")
                 s3.copy_object(
-                    Bucket=bucket, Key=key, CopySource={"Bucket": bucket, "Key": temporary},
+                    Bucket=bucket,
+                    Key=key,
+                    CopySource={"Bucket": bucket, "Key": temporary},
                     MetadataDirective="COPY",
                 )
             finally:
@@ -169,8 +172,9 @@ def publish_compile_cache(s3: Any, *, bucket: str, prefix: str, cache_key: str, 
         return Outcome("error", f"{type(exc).__name__}: {exc}")
 
 
-def wait_until_ready(url: str, *, timeout_s: float, interval_s: float = 5.0,
-                     opener: Callable[[str], Any] = urllib.request.urlopen) -> bool:
+def wait_until_ready(
+    url: str, *, timeout_s: float, interval_s: float = 5.0, opener: Callable[[str], Any] = urllib.request.urlopen
+) -> bool:
     """Poll `url` until it answers 200 or the timeout passes."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -268,19 +272,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "stage-model":
         if args.dest is None:
             parser.error("--dest is required for stage-model")
-        outcome = stage_model(s3, bucket=args.bucket, prefix=args.prefix, dest=args.dest,
-                              verify_sha256=args.verify_sha256)
+        outcome = stage_model(
+            s3, bucket=args.bucket, prefix=args.prefix, dest=args.dest, verify_sha256=args.verify_sha256
+        )
     else:
         if not args.cache_key or args.cache_root is None:
             parser.error("--cache-key and --cache-root are required")
         if args.command == "restore-compile-cache":
             outcome = restore_compile_cache(
-                s3, bucket=args.bucket, prefix=args.prefix, cache_key=args.cache_key, cache_root=args.cache_root)
+                s3, bucket=args.bucket, prefix=args.prefix, cache_key=args.cache_key, cache_root=args.cache_root
+            )
         elif args.wait_url and not wait_until_ready(args.wait_url, timeout_s=args.wait_timeout):
             outcome = Outcome("error", f"{args.wait_url} never became ready; not publishing")
         else:
             outcome = publish_compile_cache(
-                s3, bucket=args.bucket, prefix=args.prefix, cache_key=args.cache_key, cache_root=args.cache_root)
+                s3, bucket=args.bucket, prefix=args.prefix, cache_key=args.cache_key, cache_root=args.cache_root
+            )
     level = logging.WARNING if outcome.status in ("corrupt", "error", "miss") else logging.INFO
     LOG.log(level, "%s %s: %s", args.command, outcome.status, outcome.detail)
     if args.then_sleep:

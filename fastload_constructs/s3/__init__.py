@@ -1,6 +1,6 @@
 """S3 tooling (boto3): stage a model folder (manifest last), read safetensors headers by range.
 
-    from fastload_constructs.s3 import s3_client, inspect_s3, upload_model
+from fastload_constructs.s3 import s3_client, inspect_s3, upload_model
 """
 
 from fastload_constructs.s3.client import s3_client

@@ -16,16 +16,17 @@ from botocore.config import Config
 from fastload_constructs.core.errors import require
 
 
-def s3_client(
-    *, endpoint_url: str | None = None, region: str | None = None, max_connections: int = 10
-) -> Any:
+def s3_client(*, endpoint_url: str | None = None, region: str | None = None, max_connections: int = 10) -> Any:
     """A boto3 S3 client with standard retries and a pool sized for `max_connections` threads."""
     endpoint = endpoint_url or os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
     if endpoint:
-        require(endpoint.startswith(("http://", "https://")), "endpoint_url", endpoint,
-                "an http:// or https:// URL")
-    require(isinstance(max_connections, int) and max_connections >= 1, "max_connections", max_connections,
-            "a positive whole number")
+        require(endpoint.startswith(("http://", "https://")), "endpoint_url", endpoint, "an http:// or https:// URL")
+    require(
+        isinstance(max_connections, int) and max_connections >= 1,
+        "max_connections",
+        max_connections,
+        "a positive whole number",
+    )
     config = Config(
         retries={"mode": "standard", "max_attempts": 5},
         max_pool_connections=max(10, max_connections),

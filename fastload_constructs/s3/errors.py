@@ -7,8 +7,8 @@ the CLI maps them here once instead of printing tracebacks.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from boto3.exceptions import S3UploadFailedError
 from botocore.exceptions import (

@@ -14,8 +14,8 @@ from typing import Any
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile, ShardInfo, parse_header
 from fastload_constructs.core.naming import STAGE_MANIFEST_NAME
-from fastload_constructs.s3.errors import explained
 from fastload_constructs.core.s3_uri import S3Location
+from fastload_constructs.s3.errors import explained
 
 PREFETCH_BYTES = 64 * 1024
 
@@ -39,9 +39,9 @@ class S3RangeReader:
     def __call__(self, offset: int, length: int) -> bytes:
         cached_end = self._start + len(self._buffer)
         if self._start <= offset and offset + length <= cached_end:
-            return self._buffer[offset - self._start: offset - self._start + length]
+            return self._buffer[offset - self._start : offset - self._start + length]
         if offset < cached_end and offset >= self._start:  # partly cached: fetch only the rest
-            head = self._buffer[offset - self._start:]
+            head = self._buffer[offset - self._start :]
             return head + self._get(cached_end, length - len(head))
         self._start, self._buffer = offset, self._get(offset, max(length, self.prefetch))
         return self._buffer[:length]
@@ -62,7 +62,7 @@ def list_prefix(client: Any, location: S3Location) -> list[RemoteObject]:
     with explained(location.uri):
         for page in client.get_paginator("list_objects_v2").paginate(Bucket=location.bucket, Prefix=base):
             for item in page.get("Contents", []):
-                found.append(RemoteObject(item["Key"][len(base):], int(item["Size"])))
+                found.append(RemoteObject(item["Key"][len(base) :], int(item["Size"])))
     return found
 
 

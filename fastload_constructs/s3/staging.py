@@ -12,9 +12,9 @@ import hashlib
 import json
 import os
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.model import ModelProfile, read_local_shard
@@ -92,9 +92,12 @@ def check_index(index_path: Path, shards: list[Path]) -> None:
         raise FastloadConfigError(field, str(exc), "a JSON object with a weight_map") from exc
     weight_map = index.get("weight_map") if isinstance(index, dict) else None
     require(
-        isinstance(weight_map, dict) and bool(weight_map)
+        isinstance(weight_map, dict)
+        and bool(weight_map)
         and all(isinstance(k, str) and isinstance(v, str) for k, v in weight_map.items()),
-        field + ".weight_map", weight_map, "a non-empty object mapping tensor names to shard file names",
+        field + ".weight_map",
+        weight_map,
+        "a non-empty object mapping tensor names to shard file names",
     )
     assert isinstance(weight_map, dict)
     present = {p.name: p for p in shards}
@@ -102,8 +105,12 @@ def check_index(index_path: Path, shards: list[Path]) -> None:
     missing = sorted(referenced - present.keys())
     require(not missing, field + ".weight_map", missing, "shard files present in the folder")
     unreferenced = sorted(present.keys() - referenced)
-    require(not unreferenced, field + ".weight_map", unreferenced,
-            "every *.safetensors file in the folder listed in the index (vLLM loads them all)")
+    require(
+        not unreferenced,
+        field + ".weight_map",
+        unreferenced,
+        "every *.safetensors file in the folder listed in the index (vLLM loads them all)",
+    )
     for shard_name, path in sorted(present.items()):
         declared = _tensor_names(path)
         expected = {t for t, f in weight_map.items() if f == shard_name}
@@ -132,8 +139,12 @@ def validate_model_folder(
 
     entries = _files_to_stage(root)
     pickled = [name for name, _ in entries if name.endswith(PICKLED_SUFFIXES)]
-    require(allow_bin or not pickled, "model_dir", pickled[:5],
-            "safetensors weights only; pickled files (.bin, .pt, .pth, .ckpt, .pkl) need --allow-bin")
+    require(
+        allow_bin or not pickled,
+        "model_dir",
+        pickled[:5],
+        "safetensors weights only; pickled files (.bin, .pt, .pth, .ckpt, .pkl) need --allow-bin",
+    )
     shards = [p for name, p in entries if name.endswith(".safetensors") and "/" not in name]
     require(bool(shards), "model_dir", str(path), "a folder holding *.safetensors shards at its top level")
     profile = ModelProfile.from_shards([read_local_shard(p) for p in shards], name=root.resolve().name)
@@ -141,9 +152,7 @@ def validate_model_folder(
     for index in indexes:
         check_index(index, shards)
 
-    files = tuple(
-        LocalFile(name, p, p.stat().st_size, sha256_of(p, on_hash_bytes)) for name, p in entries
-    )
+    files = tuple(LocalFile(name, p, p.stat().st_size, sha256_of(p, on_hash_bytes)) for name, p in entries)
     return LocalModel(root=root, files=files, profile=profile)
 
 

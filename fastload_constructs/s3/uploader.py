@@ -16,16 +16,17 @@ S3-compatible servers.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from boto3.s3.transfer import ProgressCallbackInvoker, TransferConfig, create_transfer_manager
 
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.naming import SHA256_METADATA_KEY, STAGE_MANIFEST_NAME
+from fastload_constructs.core.s3_uri import S3Location
 from fastload_constructs.s3.errors import S3AccessError, explained
 from fastload_constructs.s3.headers import list_prefix
-from fastload_constructs.core.s3_uri import S3Location
 from fastload_constructs.s3.staging import LocalModel, RemoteState, UploadPlan, build_manifest, plan_upload
 
 MIB = 1024 * 1024
@@ -36,10 +37,18 @@ MAX_CHUNK_MIB = 5 * 1024
 
 def transfer_config(*, concurrency: int = 16, chunk_size_mib: int = 64) -> TransferConfig:
     """Multipart above one chunk, `concurrency` parts in flight at a time."""
-    require(isinstance(concurrency, int) and 1 <= concurrency <= 128, "concurrency", concurrency,
-            "a whole number from 1 to 128")
-    require(isinstance(chunk_size_mib, int) and MIN_CHUNK_MIB <= chunk_size_mib <= MAX_CHUNK_MIB,
-            "chunk_size_mib", chunk_size_mib, f"a whole number of MiB from {MIN_CHUNK_MIB} to {MAX_CHUNK_MIB}")
+    require(
+        isinstance(concurrency, int) and 1 <= concurrency <= 128,
+        "concurrency",
+        concurrency,
+        "a whole number from 1 to 128",
+    )
+    require(
+        isinstance(chunk_size_mib, int) and MIN_CHUNK_MIB <= chunk_size_mib <= MAX_CHUNK_MIB,
+        "chunk_size_mib",
+        chunk_size_mib,
+        f"a whole number of MiB from {MIN_CHUNK_MIB} to {MAX_CHUNK_MIB}",
+    )
     return TransferConfig(
         multipart_threshold=chunk_size_mib * MIB,
         multipart_chunksize=chunk_size_mib * MIB,
@@ -102,21 +111,28 @@ def stage_model(
             _delete(client, location, plan.stale)
         manifest = build_manifest(model, location.uri)
         client.put_object(
-            Bucket=location.bucket, Key=manifest_key, ContentType="application/json",
+            Bucket=location.bucket,
+            Key=manifest_key,
+            ContentType="application/json",
             Body=json.dumps(manifest, indent=2).encode(),
         )
     return StageResult(plan, f"s3://{location.bucket}/{manifest_key}", manifest)
 
 
 def _upload_all(
-    client: Any, plan: UploadPlan, location: S3Location,
-    config: TransferConfig, on_bytes: Callable[[int], None] | None,
+    client: Any,
+    plan: UploadPlan,
+    location: S3Location,
+    config: TransferConfig,
+    on_bytes: Callable[[int], None] | None,
 ) -> None:
     subscribers = [ProgressCallbackInvoker(on_bytes)] if on_bytes else None
     with create_transfer_manager(client, config) as manager:
         futures = [
             manager.upload(
-                str(f.path), location.bucket, location.key(f.name),
+                str(f.path),
+                location.bucket,
+                location.key(f.name),
                 extra_args={"Metadata": {SHA256_METADATA_KEY: f.sha256}, "ChecksumAlgorithm": "SHA256"},
                 subscribers=subscribers,
             )
@@ -128,7 +144,7 @@ def _upload_all(
 
 def _delete(client: Any, location: S3Location, names: tuple[str, ...]) -> None:
     for start in range(0, len(names), 1000):  # DeleteObjects takes at most 1000 keys
-        batch = [{"Key": location.key(n)} for n in names[start:start + 1000]]
+        batch = [{"Key": location.key(n)} for n in names[start : start + 1000]]
         response = client.delete_objects(Bucket=location.bucket, Delete={"Objects": batch, "Quiet": True})
         failed = response.get("Errors", [])
         if failed:
