@@ -7,7 +7,6 @@ before any construct is created or any file written.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -16,9 +15,8 @@ from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.cluster_settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
 from fastload_constructs.core.model import DTYPE_BYTES, ModelProfile
-from fastload_constructs.core.s3_uri import check_bucket_name, check_key_prefix
 from fastload_constructs.core.tuning import ServingPlan, TuningOptions, plan
-from fastload_constructs.core.validation import check_dns_label
+from fastload_constructs.core.validation import check_bucket_name, check_dns_label, check_key_prefix, check_role_arn
 
 PREFIX = "fastload:"
 CONTEXT_KEYS = (
@@ -31,7 +29,6 @@ CONTEXT_KEYS = (
 DEFAULT_COMPILE_CACHE_PREFIX = "compile-cache"
 
 # arn:<partition>:iam::<account>:role/<optional path/><name>; IAM names allow [\w+=,.@-].
-_ROLE_ARN = re.compile(r"^arn:aws(-cn|-us-gov)?:iam::\d{12}:role/([\w+=,.@-]+/)*[\w+=,.@-]{1,64}$", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -106,7 +103,7 @@ def parse_model(raw: object, index: int) -> ModelSpec:
     }
     unknown = sorted(set(raw) - known)
     require(not unknown, f"{where}.{unknown[0] if unknown else ''}", unknown, "keys " + ", ".join(sorted(known)))
-    name = check_dns_label(f"{where}.name", raw.get("name"))
+    name = check_dns_label(raw.get("name"), f"{where}.name")
     instance = lookup(str(raw.get("instanceType", "")), f"{where}.instanceType")
     # The reference stack's GPU node groups stripe the instance store (RAID0); refuse here, before
     # the cluster's kubectl assets are staged into cdk.out, rather than half-way through the stack.
@@ -147,16 +144,6 @@ def parse_model(raw: object, index: int) -> ModelSpec:
         shared_compile_cache=shared_cache,
         node_local_model_cache=node_local,
     )
-
-
-def check_role_arn(value: object, field: str) -> str:
-    require(
-        isinstance(value, str) and bool(_ROLE_ARN.match(value)),
-        field,
-        value,
-        "an IAM role ARN such as arn:aws:iam::123456789012:role/model-stager",
-    )
-    return value  # type: ignore[return-value]
 
 
 def parse_stager_role_arns(raw: object) -> tuple[str, ...]:

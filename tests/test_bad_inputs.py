@@ -24,8 +24,9 @@ from fastload_constructs.cli.main import main
 from fastload_constructs.core.catalog import GIB
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile, ShardInfo
-from fastload_constructs.core.s3_uri import check_bucket_name, parse_s3_uri
+from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.tuning import TuningOptions, plan
+from fastload_constructs.core.validation import check_bucket_name
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.model_bucket import ModelBucket

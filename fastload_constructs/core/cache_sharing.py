@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from importlib import resources
 
 from fastload_constructs.core.errors import require
-from fastload_constructs.core.s3_uri import check_bucket_name, check_key_prefix
 from fastload_constructs.core.tokens import is_token, stable
+from fastload_constructs.core.validation import check_bucket_name, check_key_prefix
 
 SCRIPT_NAME = "cache_sync.py"
 SCRIPT_MOUNT_PATH = "/opt/fastload"

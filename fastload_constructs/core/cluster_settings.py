@@ -6,10 +6,10 @@ exists, and the choices are testable without CDK.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
 from fastload_constructs.core.errors import one_of, require
+from fastload_constructs.core.validation import check_role_arn
 
 # Kubernetes versions that aws_eks_v2 and the kubectl Lambda layers on PyPI both offer.
 SUPPORTED_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
@@ -27,8 +27,6 @@ DEFAULT_LOG_TYPES = ("api", "audit", "authenticator")
 # EKS add-ons every inference cluster gets; the EBS CSI driver only on request.
 CORE_ADDONS = ("vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent")
 EBS_CSI_ADDON = "aws-ebs-csi-driver"
-
-_ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}$")
 
 
 def check_version(version: object) -> str:
@@ -62,14 +60,7 @@ def check_log_types(values: Iterable[object]) -> tuple[str, ...]:
 
 def check_admin_role_arns(values: Sequence[object]) -> tuple[str, ...]:
     require(not isinstance(values, str), "admin_role_arns", values, "a list of IAM role ARNs")
-    for value in values:
-        require(
-            isinstance(value, str) and bool(_ROLE_ARN.match(value)),
-            "admin_role_arns",
-            value,
-            "IAM role ARNs: arn:aws:iam::<12-digit account>:role/<name>",
-        )
-    return tuple(dict.fromkeys(values))  # type: ignore[arg-type]
+    return tuple(dict.fromkeys(check_role_arn(value, "admin_role_arns") for value in values))
 
 
 def addon_names(*, ebs_csi: bool) -> tuple[str, ...]:

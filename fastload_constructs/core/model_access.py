@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fastload_constructs.core.errors import require
-from fastload_constructs.core.s3_uri import check_key_prefix
+from fastload_constructs.core.validation import check_key_prefix
 
 # What an inference pod needs: HEAD and ranged GETs (both s3:GetObject) on the
 # weights, and a listing of the model's "directory". The Run:ai streamer lists

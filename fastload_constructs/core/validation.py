@@ -1,19 +1,120 @@
-"""Validation rules shared by every edge that takes names from users."""
+"""The naming rules every edge shares: Kubernetes names, IAM role ARNs, S3 bucket names and key prefixes.
+
+One module so that the cdk.json parser, the constructs, the charts and the CLI
+accept and refuse the same strings. Each rule is an `is_*` TypeGuard (so a
+checked value is a `str` to the type checker) and a `check_*` that raises the
+one FastloadConfigError naming the field, the value and the rule.
+"""
 
 from __future__ import annotations
 
+import ipaddress
 import re
+from typing import TypeGuard
 
-from fastload_constructs.core.errors import require
+from fastload_constructs.core.errors import FastloadConfigError
 
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+# Kubernetes object names (k8s.io/apimachinery pkg/util/validation/validation.go).
+_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
+_DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?")
+_DNS1123_SUBDOMAIN_MAX = 253
+
+DNS1123_LABEL_RULE = "a DNS-1123 label: lower-case letters, digits and '-', 1-63 characters"
+DNS1035_LABEL_RULE = "an RFC 1035 label: lower-case letters, digits and '-', starting with a letter, 1-63 characters"
+DNS1123_SUBDOMAIN_RULE = "a DNS-1123 subdomain: lower-case letters, digits, '-' and '.', at most 253"
+
+# arn:<partition>:iam::<account>:role/<optional path/><name>. IAM names allow [\w+=,.@-] (1-64
+# characters); a path is '/'-separated segments of the same characters, at most 512 in all.
+_ROLE_ARN = re.compile(
+    r"arn:aws(-cn|-us-gov|-iso|-iso-b)?:iam::\d{12}:role/(?P<path>([\w+=,.@-]+/)*)[\w+=,.@-]{1,64}", re.ASCII
+)
+ROLE_ARN_RULE = "an IAM role ARN such as arn:aws:iam::123456789012:role/model-stager"
+
+# S3 general-purpose bucket naming rules (docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html).
+_BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
+BUCKET_RULE = (
+    "3-63 characters of lower-case letters, digits, '.' and '-', starting and ending with a "
+    "letter or digit, no '..', not an IP address, not starting 'xn--' or 'sthree-', "
+    "not ending '-s3alias' or '--ol-s3'"
+)
+KEY_PREFIX_RULE = "a relative key prefix such as 'models/llama-3.1-8b' (no leading '/', no '..')"
 
 
-def check_dns_label(field: str, value: object) -> str:
-    require(
-        isinstance(value, str) and bool(_DNS_LABEL.match(value)),
-        field,
-        value,
-        "a DNS-1123 label: lower-case letters, digits and '-', 1-63 characters",
+def is_dns_label(value: object) -> TypeGuard[str]:
+    return isinstance(value, str) and _DNS1123_LABEL.fullmatch(value) is not None
+
+
+def is_dns1035_label(value: object) -> TypeGuard[str]:
+    return isinstance(value, str) and _DNS1035_LABEL.fullmatch(value) is not None
+
+
+def is_dns_subdomain(value: object) -> TypeGuard[str]:
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= _DNS1123_SUBDOMAIN_MAX
+        and all(_DNS1123_LABEL.fullmatch(label) for label in value.split("."))
     )
-    return value  # type: ignore[return-value]
+
+
+def is_role_arn(value: object) -> TypeGuard[str]:
+    if not isinstance(value, str):
+        return False
+    match = _ROLE_ARN.fullmatch(value)
+    return match is not None and len(match.group("path")) <= 512
+
+
+def is_bucket_name(value: object) -> TypeGuard[str]:
+    if not (isinstance(value, str) and _BUCKET.fullmatch(value) and ".." not in value):
+        return False
+    try:
+        ipaddress.IPv4Address(value)
+        return False
+    except ValueError:
+        pass
+    return not value.startswith(("xn--", "sthree-", "amzn-s3-demo-")) and not value.endswith(
+        ("-s3alias", "--ol-s3", ".mrap", "--x-s3")
+    )
+
+
+def is_key_prefix(value: object) -> TypeGuard[str]:
+    """A relative key prefix: no leading '/', no '.' or '..' segments, no empty segments, no backslash."""
+    if not isinstance(value, str) or value.strip() == "" or value.startswith("/") or "\\" in value:
+        return False
+    return all(s not in ("", ".", "..") for s in value.rstrip("/").split("/"))
+
+
+def check_dns_label(value: object, field: str = "name") -> str:
+    if not is_dns_label(value):
+        raise FastloadConfigError(field, value, DNS1123_LABEL_RULE)
+    return value
+
+
+def check_dns1035_label(value: object, field: str = "name") -> str:
+    if not is_dns1035_label(value):
+        raise FastloadConfigError(field, value, DNS1035_LABEL_RULE)
+    return value
+
+
+def check_dns_subdomain(value: object, field: str = "name") -> str:
+    if not is_dns_subdomain(value):
+        raise FastloadConfigError(field, value, DNS1123_SUBDOMAIN_RULE)
+    return value
+
+
+def check_role_arn(value: object, field: str = "role_arn") -> str:
+    if not is_role_arn(value):
+        raise FastloadConfigError(field, value, ROLE_ARN_RULE)
+    return value
+
+
+def check_bucket_name(value: object, field: str = "bucket_name") -> str:
+    if not is_bucket_name(value):
+        raise FastloadConfigError(field, value, BUCKET_RULE)
+    return value
+
+
+def check_key_prefix(value: object, field: str = "prefix") -> str:
+    """The prefix without a trailing '/'."""
+    if not is_key_prefix(value):
+        raise FastloadConfigError(field, value, KEY_PREFIX_RULE)
+    return value.rstrip("/")

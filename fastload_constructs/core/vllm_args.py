@@ -29,10 +29,11 @@ from fastload_constructs.core.cache_sharing import (
     stage_model,
 )
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
-from fastload_constructs.core.s3_uri import check_key_prefix, parse_s3_uri
+from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.streamer_env import streamer_env
 from fastload_constructs.core.tokens import CDK_TOKEN, is_token, stable
 from fastload_constructs.core.tuning import ServingPlan, compile_cache_key
+from fastload_constructs.core.validation import check_dns1035_label, check_dns_label, check_key_prefix
 
 # vLLM's OpenAI-compatible server image; the tag is part of the compile-cache key.
 DEFAULT_IMAGE = "vllm/vllm-openai:v0.34.0"
@@ -66,7 +67,6 @@ MANAGED_FLAGS = (
     "--host",
 )
 
-_RFC1035 = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
 _IMAGE = re.compile(r"^[a-z0-9][a-z0-9._/:-]*[a-z0-9](:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[a-f0-9]{64})$")
 
 
@@ -152,17 +152,6 @@ def check_model_uri(value: object, field: str = "model_uri") -> str:
         require(not is_token(prefix), f"{field}.prefix", prefix, "a literal key prefix")
         return f"s3://{bucket}/{check_key_prefix(prefix, f'{field}.prefix')}"
     return parse_s3_uri(value, field).uri
-
-
-def check_service_name(value: object, field: str = "name") -> str:
-    """Names the Service, so it must be an RFC 1035 label (starts with a letter)."""
-    require(
-        isinstance(value, str) and bool(_RFC1035.match(value)),
-        field,
-        value,
-        "an RFC 1035 label: lower-case letters, digits and '-', starting with a letter, 1-63 characters",
-    )
-    return value  # type: ignore[return-value]
 
 
 def recommended_labels(*, name: str, image_tag: str) -> dict[str, str]:
@@ -307,9 +296,9 @@ def server_spec(
 ) -> VllmServerSpec:
     """Check every input and decide the pod; raises FastloadConfigError naming the bad field."""
     require(isinstance(plan, ServingPlan), "plan", plan, "a ServingPlan from fastload_constructs.tuning.plan")
-    check_service_name(model_name, "model_name")
-    name = check_service_name(name if name is not None else model_name, "name")
-    check_service_name(namespace, "namespace")
+    check_dns1035_label(model_name, "model_name")
+    name = check_dns1035_label(name if name is not None else model_name, "name")
+    check_dns_label(namespace, "namespace")
     tag = image_tag(image)
     uri = check_model_uri(model_uri)
     served = served_model_name if served_model_name is not None else model_name

@@ -55,7 +55,7 @@ class KarpenterGpuNodes(Construct):
         node_role: iam.IRole | None = None,
         after: Sequence[IDependable] = (),
     ) -> None:
-        check_dns_label("name", name)
+        check_dns_label(name, "name")
         plan_node_pools(
             instance_types,
             capacity_types=capacity_types,

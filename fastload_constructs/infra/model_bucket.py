@@ -32,7 +32,7 @@ from fastload_constructs.core.model_access import (
     read_models_statements,
     stage_models_statements,
 )
-from fastload_constructs.core.s3_uri import check_bucket_name, check_key_prefix
+from fastload_constructs.core.validation import check_bucket_name, check_key_prefix
 
 StagerPrincipal = iam.IRole | iam.IUser
 

@@ -13,16 +13,12 @@ account; the vLLM chart creates `naming.service_account_name(model_name)`.
 
 from __future__ import annotations
 
-import re
-
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from fastload_constructs.core.errors import require
 from fastload_constructs.core.naming import DEFAULT_NAMESPACE, service_account_name
-from fastload_constructs.core.s3_uri import check_key_prefix
-from fastload_constructs.core.validation import check_dns_label
+from fastload_constructs.core.validation import check_dns_label, check_dns_subdomain, check_key_prefix
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.nag_findings import acknowledge, arn_of
 
@@ -31,8 +27,6 @@ POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"
 CLUSTER_NAME_TAG = "eks-cluster-name"
 NAMESPACE_TAG = "kubernetes-namespace"
 SERVICE_ACCOUNT_TAG = "kubernetes-service-account"
-
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 def trust_conditions(cluster_name: str, namespace: str, service_account: str) -> dict[str, dict[str, str]]:
@@ -50,16 +44,6 @@ def trust_conditions(cluster_name: str, namespace: str, service_account: str) ->
             f"aws:RequestTag/{SERVICE_ACCOUNT_TAG}": service_account,
         }
     }
-
-
-def check_service_account(value: object, field: str = "service_account") -> str:
-    require(
-        isinstance(value, str) and len(value) <= 253 and bool(_DNS_SUBDOMAIN.match(value)),
-        field,
-        value,
-        "a DNS-1123 subdomain: lower-case letters, digits, '-' and '.', at most 253",
-    )
-    return value  # type: ignore[return-value]
 
 
 class ModelReaderIdentity(Construct):
@@ -85,11 +69,11 @@ class ModelReaderIdentity(Construct):
         compile_cache_prefix: str | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
-        check_dns_label("model_name", model_name)
+        check_dns_label(model_name, "model_name")
         self.prefix = check_key_prefix(prefix)
-        self.namespace = check_dns_label("namespace", namespace)
-        self.service_account = check_service_account(
-            service_account if service_account is not None else service_account_name(model_name)
+        self.namespace = check_dns_label(namespace, "namespace")
+        self.service_account = check_dns_subdomain(
+            service_account if service_account is not None else service_account_name(model_name), "service_account"
         )
         principal = iam.SessionTagsPrincipal(iam.ServicePrincipal(POD_IDENTITY_SERVICE)).with_conditions(
             trust_conditions(cluster.cluster_name, self.namespace, self.service_account)

@@ -12,14 +12,14 @@ import cdk8s_plus_28 as kplus
 from constructs import Construct
 
 from fastload_constructs.core import naming
-from fastload_constructs.core.vllm_args import check_service_name
+from fastload_constructs.core.validation import check_dns_label
 
 
 class NamespaceChart(cdk8s.Chart):
     """One Namespace with the fastload recommended labels."""
 
     def __init__(self, scope: Construct, id: str, *, namespace: str = naming.DEFAULT_NAMESPACE) -> None:
-        check_service_name(namespace, "namespace")
+        check_dns_label(namespace, "namespace")
         super().__init__(
             scope,
             id,
