@@ -8,7 +8,7 @@ CDK    := $(VENV)/cdk-cli/node_modules/.bin/cdk
 CDK_CLI_VERSION ?= 2
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup synth test deploy diff clean
+.PHONY: setup synth check test deploy diff clean
 
 setup: $(STAMP) $(CDK)
 
@@ -28,7 +28,12 @@ synth: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(CDK) synth --quiet
 	@echo "Synthesised into cdk.out/"
 
-test: setup
+# Lint, format and type checks (ruff, mypy: strict on fastload_constructs/core); `make test` runs them first.
+check: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: setup check
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest
 
 deploy: setup
