@@ -24,6 +24,7 @@ from fastload_constructs.infra.nvidia_device_plugin import (
     CHART_VERSION,
     NvidiaDevicePlugin,
 )
+from tests.cfn_template import resources
 
 ADMIN = "arn:aws:iam::123456789012:role/PlatformAdmin"
 RESERVATION = "cr-0123456789abcdef0"
@@ -74,10 +75,6 @@ def stack():
 @pytest.fixture(scope="module")
 def template(stack):
     return Template.from_stack(stack)
-
-
-def resources(template, kind):
-    return {k: r for k, r in template.to_json()["Resources"].items() if r["Type"] == kind}
 
 
 def nodegroup(template, instance_type):

@@ -11,6 +11,7 @@ from aws_cdk.assertions import Annotations, Match, Template
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.infra.model_bucket import ModelBucket
 from tests.cfn_lint_errors import lint_errors
+from tests.cfn_template import resources
 from tests.iam_eval import applies, denied
 
 ENV = cdk.Environment(account="111111111111", region="eu-west-1")
@@ -26,10 +27,6 @@ def new_stack(env=ENV, name="Models") -> cdk.Stack:
 
 def endpoint(stack) -> ec2.IGatewayVpcEndpoint:
     return ec2.GatewayVpcEndpoint.from_gateway_vpc_endpoint_id(stack, "Endpoint", VPCE)
-
-
-def resources(template: dict, cfn_type: str) -> dict[str, dict]:
-    return {k: r for k, r in template["Resources"].items() if r["Type"] == cfn_type}
 
 
 def bucket_policy_statements(template: dict, bucket_logical_id: str) -> list[dict]:

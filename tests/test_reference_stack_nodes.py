@@ -12,6 +12,7 @@ from aws_cdk.assertions import Template
 from app import build_app
 from fastload_constructs.core.naming import LOCAL_NVME_STORAGE_CLASS
 from stacks.config import parse_reference_config
+from tests.cfn_template import properties
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 
@@ -22,19 +23,15 @@ def template(tmp_path_factory):
     return Template.from_json(app.synth().get_stack_by_name("FastloadReference").template)
 
 
-def resources(template, kind):
-    return [r["Properties"] for r in template.to_json()["Resources"].values() if r["Type"] == kind]
-
-
 def test_one_gpu_node_group_per_instance_type(template):
     expected = parse_reference_config(CDK_JSON).instance_types
-    gpu = [ng for ng in resources(template, "AWS::EKS::Nodegroup") if ng["AmiType"] == "AL2023_x86_64_NVIDIA"]
+    gpu = [ng for ng in properties(template, "AWS::EKS::Nodegroup") if ng["AmiType"] == "AL2023_x86_64_NVIDIA"]
     assert sorted(ng["InstanceTypes"][0] for ng in gpu) == sorted(expected)
 
 
 def test_device_plugin_and_local_nvme_are_applied(template):
-    assert len(resources(template, "Custom::AWSCDK-EKS-HelmChart")) == 1
-    manifests = resources(template, "Custom::AWSCDK-EKS-KubernetesResource")
+    assert len(properties(template, "Custom::AWSCDK-EKS-HelmChart")) == 1
+    manifests = properties(template, "Custom::AWSCDK-EKS-KubernetesResource")
     rendered = json.dumps(manifests)
     docs = [doc for m in manifests for doc in _manifest_docs(m["Manifest"])]
     kinds = {(d.get("kind"), d.get("metadata", {}).get("name")) for d in docs if isinstance(d, dict)}
@@ -51,7 +48,7 @@ def _manifest_docs(manifest):
 
 def test_gpu_nodes_pull_images_in_parallel(template):
     """The reference stack turns on nodeadm's FastImagePull next to RAID0 (read from the MIME user data)."""
-    templates = resources(template, "AWS::EC2::LaunchTemplate")
+    templates = properties(template, "AWS::EC2::LaunchTemplate")
     assert templates
     for lt in templates:
         user_data = lt["LaunchTemplateData"]["UserData"]["Fn::Base64"]
