@@ -115,9 +115,14 @@ def test_addons_present_and_adopting_self_managed_ones(template):
     addons = {r["Properties"]["AddonName"]: r["Properties"] for r in resources(template, "AWS::EKS::Addon").values()}
     assert set(addons) == set(CORE_ADDONS) | {EBS_CSI_ADDON}
     for name in ("vpc-cni", "coredns", "kube-proxy"):
-        assert addons[name]["ResolveConflicts"] == "OVERWRITE"
-    (association,) = addons[EBS_CSI_ADDON]["PodIdentityAssociations"]
-    assert association["ServiceAccount"] == "ebs-csi-controller-sa"
+        template.has_resource_properties("AWS::EKS::Addon", {"AddonName": name, "ResolveConflicts": "OVERWRITE"})
+    template.has_resource_properties(
+        "AWS::EKS::Addon",
+        {
+            "AddonName": EBS_CSI_ADDON,
+            "PodIdentityAssociations": [Match.object_like({"ServiceAccount": "ebs-csi-controller-sa"})],
+        },
+    )
 
 
 def test_admin_role_gets_a_cluster_admin_access_entry(template):

@@ -3,7 +3,7 @@
 import aws_cdk as cdk
 import pytest
 from aws_cdk import aws_ec2 as ec2
-from aws_cdk.assertions import Template
+from aws_cdk.assertions import Capture, Template
 
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.infra.network import INTERFACE_ENDPOINTS, FastloadNetwork
@@ -233,12 +233,16 @@ def test_template_has_no_cloudformation_errors(created):
 
 
 def test_created_vpc_logs_all_flows_to_a_log_group_kept_a_year(created):
-    _, created = created
-    (flow_log,) = [r["Properties"] for r in created["Resources"].values() if r["Type"] == "AWS::EC2::FlowLog"]
-    assert flow_log["TrafficType"] == "ALL" and flow_log["ResourceType"] == "VPC"
-    assert flow_log["LogDestinationType"] == "cloud-watch-logs"
-    group = created["Resources"][flow_log["LogGroupName"]["Ref"]]
-    assert group["Type"] == "AWS::Logs::LogGroup" and group["Properties"]["RetentionInDays"] == 365
+    template = Template.from_json(created[1])
+    group = Capture()
+    template.has_resource_properties(
+        "AWS::EC2::FlowLog",
+        {"TrafficType": "ALL", "ResourceType": "VPC", "LogDestinationType": "cloud-watch-logs", "LogGroupName": group},
+    )
+    logical_id = group.as_object()["Ref"]
+    assert template.find_resources("AWS::Logs::LogGroup", {"Properties": {"RetentionInDays": 365}}).keys() == {
+        logical_id
+    }
 
 
 def test_flow_logs_can_be_turned_off_and_an_existing_vpc_is_left_alone():
