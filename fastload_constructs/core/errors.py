@@ -7,6 +7,7 @@ received and what is accepted, so a failed `cdk synth` says what to change.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypeGuard
 
 
 class FastloadConfigError(ValueError):
@@ -25,7 +26,7 @@ def require(condition: bool, field: str, value: object, accepted: str) -> None:
         raise FastloadConfigError(field, value, accepted)
 
 
-def is_whole_number(value: object) -> bool:
+def is_whole_number(value: object) -> TypeGuard[int]:
     """An int that is not a bool: JSON and YAML `true` must not pass as 1."""
     return isinstance(value, int) and not isinstance(value, bool)
 

@@ -19,6 +19,7 @@ from constructs import Construct
 from fastload_constructs.core.errors import is_whole_number, require
 from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, ROOT_DEVICE_NAME, GpuNodeSpec, gpu_node_spec
 from fastload_constructs.core.nodeadm import mime_user_data, node_config
+from fastload_constructs.infra.cfn import cfn_resource
 from fastload_constructs.infra.nag_findings import EKS_NODE_POLICY_REASONS, acknowledge_managed_policies
 
 _CAPACITY = {
@@ -37,11 +38,12 @@ _RESERVATION_ID = re.compile(r"^cr-[0-9a-f]{8}([0-9a-f]{9})?$")
 def _check_sizes(min_size: object, max_size: object, desired_size: object) -> None:
     for name, value in (("min_size", min_size), ("max_size", max_size), ("desired_size", desired_size)):
         require(is_whole_number(value) and value >= 0, name, value, "a whole number >= 0")
-    require(max_size >= 1, "max_size", max_size, "at least 1")  # type: ignore[operator]
+    assert is_whole_number(min_size) and is_whole_number(max_size) and is_whole_number(desired_size)
+    require(max_size >= 1, "max_size", max_size, "at least 1")
     require(
         min_size <= desired_size <= max_size,
         "desired_size",
-        desired_size,  # type: ignore[operator]
+        desired_size,
         f"between min_size ({min_size}) and max_size ({max_size})",
     )
 
@@ -121,12 +123,14 @@ class GpuNodeGroup(Construct):
             http_put_response_hop_limit=1,
         )
         if capacity_type == "capacity-block":
-            cfn = self.launch_template.node.default_child
+            cfn = cfn_resource(self.launch_template)
             cfn.add_property_override("LaunchTemplateData.InstanceMarketOptions", {"MarketType": "capacity-block"})
             cfn.add_property_override(
                 "LaunchTemplateData.CapacityReservationSpecification",
                 {"CapacityReservationTarget": {"CapacityReservationId": capacity_reservation_id}},
             )
+        launch_template_id = self.launch_template.launch_template_id
+        assert launch_template_id is not None  # set for every template created in this stack
         self.nodegroup = eks.Nodegroup(
             self,
             "Nodegroup",
@@ -134,7 +138,7 @@ class GpuNodeGroup(Construct):
             ami_type=eks.NodegroupAmiType.AL2023_X86_64_NVIDIA,
             capacity_type=_CAPACITY[capacity_type],
             launch_template_spec=eks.LaunchTemplateSpec(
-                id=self.launch_template.launch_template_id,
+                id=launch_template_id,
                 version=self.launch_template.latest_version_number,
             ),
             min_size=min_size,
@@ -148,7 +152,7 @@ class GpuNodeGroup(Construct):
         # Set on the resource, not through `instance_types`: CDK's list of GPU
         # classes (aws_eks_v2 private/nodegroup isGpuInstanceType, 2.275) lacks
         # p5, p5e, p5en and g7e and would refuse the NVIDIA AMI type for them.
-        self.nodegroup.node.default_child.add_property_override("InstanceTypes", [spec.instance.name])
+        cfn_resource(self.nodegroup).add_property_override("InstanceTypes", [spec.instance.name])
         self.role: iam.IRole = self.nodegroup.role
         # Only the role the node group created (none when node_role is given).
         acknowledge_managed_policies(self.nodegroup, EKS_NODE_POLICY_REASONS)

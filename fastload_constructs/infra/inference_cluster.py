@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
+from typing import cast
 
 from aws_cdk import Token
 from aws_cdk import aws_ec2 as ec2
@@ -35,6 +36,7 @@ from fastload_constructs.core.cluster_settings import (
     kubectl_layer_module,
 )
 from fastload_constructs.core.errors import is_whole_number, require
+from fastload_constructs.infra.cfn import cfn_resource
 from fastload_constructs.infra.nag_findings import (
     EKS_NODE_POLICY_REASONS,
     acknowledge,
@@ -110,7 +112,8 @@ class InferenceCluster(Construct):
             default_capacity=0,
             kubectl_provider_options=eks.KubectlProviderOptions(kubectl_layer=kubectl_layer),
         )
-        self.cluster: eks.ICluster = self._cluster
+        # aws_eks_v2's Python stubs (2.27x) omit ICluster.kubectl_provider_options on Cluster.
+        self.cluster: eks.ICluster = cast(eks.ICluster, self._cluster)
         for index, arn in enumerate(admin_role_arns):
             self.grant_cluster_admin(f"Admin{index}", arn)
 
@@ -170,7 +173,7 @@ class InferenceCluster(Construct):
         on_event = provider.node.find_child("Provider").node.find_child("framework-onEvent")
         acknowledge(
             on_event,
-            f"AwsSolutions-IAM5[Resource::{arn_of(handler.node.default_child)}:*]",
+            f"AwsSolutions-IAM5[Resource::{arn_of(cfn_resource(handler))}:*]",
             "the custom-resource framework may invoke any version of the kubectl handler function "
             "(lambda:InvokeFunction on <handler ARN>:*); it is scoped to that one function",
         )
@@ -182,8 +185,8 @@ class InferenceCluster(Construct):
             addon = self._cluster.eks_pod_identity_agent
             assert addon is not None
             return addon
-        addon = eks.Addon(self, _construct_id(name), cluster=self._cluster, addon_name=name)
-        cfn = addon.node.default_child
+        addon = eks.Addon(self, _construct_id(name), cluster=self.cluster, addon_name=name)
+        cfn = cfn_resource(addon)
         # EKS installs self-managed vpc-cni, coredns and kube-proxy with the
         # cluster; the managed add-on takes them over instead of failing.
         cfn.add_property_override("ResolveConflicts", "OVERWRITE")
@@ -203,6 +206,7 @@ class InferenceCluster(Construct):
                     "snapshots) as AWS documents and maintains them for the aws-ebs-csi-driver add-on",
                 },
             )
+            assert role.assume_role_policy is not None  # a Role always has a trust policy
             role.assume_role_policy.add_statements(
                 iam.PolicyStatement(
                     actions=["sts:TagSession"],
@@ -225,7 +229,7 @@ class InferenceCluster(Construct):
         return eks.AccessEntry(
             self,
             id,
-            cluster=self._cluster,
+            cluster=self.cluster,
             principal=role_arn,
             access_policies=[
                 eks.AccessPolicy.from_access_policy_name(

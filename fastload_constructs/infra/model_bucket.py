@@ -264,10 +264,10 @@ def _known(value: str) -> str | None:
 
 def _principal_arn(principal: StagerPrincipal) -> str:
     role_arn = getattr(principal, "role_arn", None)  # jsii interfaces do not support isinstance
-    return role_arn if role_arn is not None else principal.user_arn
+    return str(role_arn if role_arn is not None else principal.user_arn)  # type: ignore[union-attr]
 
 
-def _conditions(spec: StatementSpec) -> dict | None:
+def _conditions(spec: StatementSpec) -> dict[str, dict[str, object]] | None:
     return {k: dict(v) for k, v in spec.conditions.items()} or None
 
 

@@ -19,6 +19,7 @@ from constructs import Construct
 
 from fastload_constructs.core.naming import DEFAULT_NAMESPACE, service_account_name
 from fastload_constructs.core.validation import check_dns_label, check_dns_subdomain, check_key_prefix
+from fastload_constructs.infra.cfn import cfn_resource
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.nag_findings import acknowledge, arn_of
 
@@ -88,7 +89,7 @@ class ModelReaderIdentity(Construct):
         self.grant = model_bucket.grant_read_models(self.role, self.prefix)
         acknowledge(
             self.role,
-            f"AwsSolutions-IAM5[Resource::{arn_of(model_bucket.bucket.node.default_child)}/{self.prefix}/*]",
+            f"AwsSolutions-IAM5[Resource::{arn_of(cfn_resource(model_bucket.bucket))}/{self.prefix}/*]",
             "s3:GetObject on every object under this one model's prefix: the shard and config file names "
             "are not known when the stack is built, and the prefix is the narrowest scope that covers them",
         )
@@ -98,7 +99,7 @@ class ModelReaderIdentity(Construct):
             self.compile_cache_grant = model_bucket.grant_compile_cache(self.role, compile_cache_prefix)
             acknowledge(
                 self.role,
-                f"AwsSolutions-IAM5[Resource::{arn_of(model_bucket.bucket.node.default_child)}"
+                f"AwsSolutions-IAM5[Resource::{arn_of(cfn_resource(model_bucket.bucket))}"
                 f"/{check_key_prefix(compile_cache_prefix)}/*]",
                 "get, put and delete on compile-cache archives under this one cache prefix: archive names are "
                 "configuration hashes known only at run time, and the prefix is the narrowest scope",

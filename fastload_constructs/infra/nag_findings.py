@@ -29,7 +29,7 @@ def flatten(reference: Any) -> str:
     if isinstance(reference, dict):
         if "Fn::Join" in reference:
             delimiter, items = reference["Fn::Join"]
-            return delimiter.join(flatten(i) for i in items)
+            return str(delimiter).join(flatten(i) for i in items)
         if "Fn::Sub" in reference:
             return flatten(reference["Fn::Sub"])
         if "Fn::GetAtt" in reference:

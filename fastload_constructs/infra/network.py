@@ -185,7 +185,7 @@ def _check_created_vpc_props(max_azs: object, nat_gateways: object, cidr: object
         "None (one per AZ) or a positive whole number",
     )
     try:
-        network = ipaddress.IPv4Network(cidr)  # type: ignore[arg-type]
+        network = ipaddress.IPv4Network(cidr)
     except (ValueError, TypeError):
         network = None
     per_az = 2 ** (32 - PRIVATE_SUBNET_MASK) + 2 ** (32 - PUBLIC_SUBNET_MASK)

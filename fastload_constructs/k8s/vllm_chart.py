@@ -29,6 +29,7 @@ $HOME and /tmp.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import cdk8s
 import cdk8s_plus_28 as kplus
@@ -332,7 +333,7 @@ def _container_security() -> kplus.ContainerSecurityContextProps:
     )
 
 
-def _sync_container_props(spec: VllmServerSpec, step: SyncContainer, env: dict) -> dict:
+def _sync_container_props(spec: VllmServerSpec, step: SyncContainer, env: dict[str, kplus.EnvValue]) -> dict[str, Any]:
     memory = cdk8s.Size.mebibytes(step.memory_mib)
     return dict(
         name=step.name,
