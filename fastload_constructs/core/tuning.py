@@ -116,7 +116,8 @@ class LoadAssumptions:
     # --- calibration (fastload calibrate) --------------------------------------------------------
     # Measured stream throughput per (instance type, source), replacing the modelled one.
     measured_throughput_mb_s: tuple[tuple[str, str, float], ...] = ()
-    # Measured / modelled ratios for the architecture-driven phases (1 = as modelled).
+    # Measured / modelled ratios for the architecture-driven phases (1 = as modelled): cold compile
+    # and CUDA-graph capture. (A warm compile is calibrated as compile_warm_*_s itself.)
     compile_scale: float = 1.0
     cuda_graph_scale: float = 1.0
 
@@ -748,8 +749,7 @@ def compile_seconds(model: ModelProfile, opts: TuningOptions, warm: bool) -> flo
     if family == "v0":
         return 0.0
     if warm:
-        base = a.compile_warm_recent_s if family == "recent" else a.compile_warm_v1_s
-        return base * a.compile_scale
+        return a.compile_warm_recent_s if family == "recent" else a.compile_warm_v1_s
     layers = estimated_layers(model)
     cold = a.dynamo_s_per_layer * layers + a.inductor_fixed_s + a.inductor_s_per_layer * layers
     return cold * a.compile_scale
