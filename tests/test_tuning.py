@@ -76,8 +76,7 @@ def test_concurrency_limits_the_stream_when_set_low():
 
 
 def test_burst_lasts_the_window_then_the_baseline():
-    # 1000 MB at 10 MB/s for 300 s = 3000 MB? No: 600 MB in 60 s... worked: 1e9 B at 2 MB/s bursting
-    # for 300 s moves 0.6e9, the remaining 0.4e9 at the 1 MB/s baseline takes 400 s.
+    # 1e9 B at 2 MB/s bursting for 300 s moves 0.6e9; the remaining 0.4e9 at the 1 MB/s baseline takes 400 s.
     assert _transfer_seconds(1e9, 2.0, 1.0, 300) == pytest.approx(700)
     assert _transfer_seconds(0.5e9, 2.0, 1.0, 300) == pytest.approx(250)
 
@@ -193,9 +192,13 @@ def test_release_families_and_capture_sizes():
 def test_capture_sizes_shorten_cuda_graph_capture():
     default = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192))
     short = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, cudagraph_capture_sizes=(1, 2, 4, 8)))
-    # 1 s + graphs x 32 layers x 0.013 s: 86 graphs -> 36.8 s, 8 graphs -> 4.3 s.
-    assert default.predicted.cuda_graph_s == pytest.approx(1 + 86 * 32 * 0.013)
-    assert short.predicted.cuda_graph_s == pytest.approx(1 + 8 * 32 * 0.013)
+    # 1 s + piecewise graphs x 32 layers x 0.013 s + full decode graphs x 32 x 0.0047 s:
+    # default 51 + 35 graphs -> 27.5 s; 1, 2, 4, 8 -> 4 + 4 graphs -> 3.3 s.
+    assert default.predicted.cuda_graph_s == pytest.approx(1 + 51 * 32 * 0.013 + 35 * 32 * 0.0047)
+    assert short.predicted.cuda_graph_s == pytest.approx(1 + 4 * 32 * 0.013 + 4 * 32 * 0.0047)
+    # v0 releases capture one full-model graph per size: 67 x 32 x 0.0047.
+    v0 = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, vllm_version="0.5.5"))
+    assert v0.predicted.cuda_graph_s == pytest.approx(1 + 67 * 32 * 0.0047)
     assert short.cudagraph_capture_sizes == (1, 2, 4, 8)
     none = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, cudagraph_capture_sizes=()))
     assert none.predicted.cuda_graph_s == 0
@@ -224,10 +227,10 @@ def test_scale_out_paths_fresh_warm_and_spare():
     fresh, warm, spare = paths.as_tuple()
     names = [n for n, _ in fresh.phases]
     assert names[:3] == ["node_launch", "gpu_registration", "image_pull"]
-    # 11.6e9 B at 97 MB/s x 2.5 (FastImagePull) = 47.8 s.
-    assert fresh.seconds("image_pull") == pytest.approx(11.6e9 / (97e6 * 2.5))
+    # 11.6e9 B at 71.5 MB/s x 3.3 (FastImagePull) = 49.2 s.
+    assert fresh.seconds("image_pull") == pytest.approx(11.6e9 / (71.5e6 * 3.3))
     slow_pull = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(fast_image_pull=False)).scale_out_paths
-    assert slow_pull is not None and slow_pull.fresh_node.seconds("image_pull") == pytest.approx(11.6e9 / 97e6)
+    assert slow_pull is not None and slow_pull.fresh_node.seconds("image_pull") == pytest.approx(11.6e9 / 71.5e6)
     assert fresh.seconds("compile") == pytest.approx(p.predicted.compile_s)  # cold: no shared cache
     assert warm.seconds("compile") == pytest.approx(2.5)
     assert warm.seconds("weight_load") == pytest.approx(p.predicted.weight_load_s)  # S3 again
@@ -253,6 +256,12 @@ def test_calibrated_throughput_replaces_the_model():
     assert p.predicted.weight_load_s == pytest.approx(1.5 + BYTES_8B / 500e6)
     other = plan(LLAMA_8B, "g5.xlarge", TuningOptions(assumptions=a))
     assert other.predicted.load_throughput_mb_s != 500.0
+
+
+def test_local_reads_are_limited_by_streamer_threads():
+    # 2 threads x 350 MB/s = 700 MB/s < one NVMe at 2000 MB/s.
+    p = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(source="local", concurrency=2))
+    assert p.predicted.load_throughput_mb_s == pytest.approx(700)
 
 
 def test_local_nvme_source_on_g6e_48xlarge():

@@ -67,6 +67,9 @@ class LoadAssumptions:
     # Sequential read of one instance-store NVMe device, MB/s: assumed (AWS publishes IOPS, not MB/s,
     # for g5/g6/g6e instance store); bench/gpu_load.py measures it on a real node.
     nvme_mb_per_device: float = 2000.0
+    # One streamer thread reading a local file: 16.06e9 B in 47.56 s (gp3) and 43.71 s (io2) at
+    # concurrency 1 in the streamer's sweep (docs/src/benchmarks.md, Appendices A-B): 350 MB/s.
+    streamer_local_mb_per_thread: float = 350.0
     # Host-to-device copy per GPU, MB/s: PCIe Gen4 x16 is 31.5 GB/s raw (PCI-SIG); pinned copies reach
     # ~20-25 GB/s; 12 GB/s leaves margin for pageable buffers. bench/gpu_load.py measures it.
     pcie_mb_per_gpu: float = 12000.0
@@ -96,23 +99,29 @@ class LoadAssumptions:
     compile_warm_v1_s: float = 8.0
     compile_warm_recent_s: float = 2.5
     # --- CUDA graphs -----------------------------------------------------------------------------
-    # Capture costs per graph per layer: Llama-3-8B captured 67 sizes in 15 s (PR #11005 log, 0.0070 s
-    # per size-layer) and 54 s (tensorfuse, 0.025); the short list 1..64 (8 sizes) took 7 s there.
-    # 0.013 s per captured graph per layer (geometric mean), plus 1 s.
+    # Piecewise capture (v1 and later: one graph per piece between attention ops, every layer):
+    # Llama-3-8B's 67 sizes took 15 s (PR #11005, -O3: 0.0070 s per size-layer) and 54 s on L40S
+    # (tensorfuse: 0.025): 0.013 s per graph per layer (geometric mean).
     cuda_graph_s_per_graph_layer: float = 0.013
+    # A full-model graph per size (vLLM 0.x eager-compile path, and the FULL decode graphs recent
+    # releases add): 67 sizes in 10 s for Llama-3-8B without torch.compile (PR #11005): 0.0047.
+    cuda_graph_full_s_per_graph_layer: float = 0.0047
     cuda_graph_fixed_s: float = 1.0
-    # --- fresh node (issue 13's published EKS measurements) -------------------------------------
-    # EC2 launch to a Ready EKS node with the NVIDIA AMI: ~1.5 min (EKS best practices, AI/ML
-    # "startup time"; Karpenter GPU launches in AWS's SOCI parallel pull post).
+    # --- fresh node -----------------------------------------------------------------------------
+    # Pending pod to a Ready EKS node: "~70 seconds vs ~80 seconds from instance launch to node
+    # registration" (Karpenter maintainers, aws/karpenter-provider-aws issue #6128), "1-2 minutes to
+    # add new nodes" (aws.amazon.com/blogs/containers/eliminate-kubernetes-node-scaling-lag-with-pod-
+    # priority-and-over-provisioning/): 90 s.
     node_launch_s: float = 90.0
-    # NVIDIA device plugin pod start and `nvidia.com/gpu` registration on the new node: assumed 15 s.
-    gpu_registration_s: float = 15.0
-    # Image pull + unpack: "~2 min for an 11.6 GB image" with containerd's default serial unpack
-    # (aws.amazon.com/blogs/containers/introducing-seekable-oci-parallel-pull-mode-for-amazon-eks/),
-    # 11.6e9 B / 120 s = 97 MB/s; SOCI parallel pull (nodeadm FastImagePull) unpacks layers in
-    # parallel: planned at 2.5x (the post's "up to 60%" shorter pulls).
-    image_pull_mb_s: float = 97.0
-    fast_image_pull_speedup: float = 2.5
+    # NVIDIA device plugin DaemonSet pod start and `nvidia.com/gpu` registration on the new node:
+    # assumed 30 s (a GPU node "may show as ready but still require about a minute to allocate GPU
+    # resources", cloudpilot-ai/karpenter-provider-gcp PR #148; no EKS measurement found).
+    gpu_registration_s: float = 30.0
+    # Image pull + unpack of the AWS vLLM DLC, 9,354,342,327 B: 2m10.8s with containerd's default
+    # pull, 39.6 s with SOCI parallel pull on AL2023 (nodeadm FastImagePull) (aws-samples/
+    # karpenter-blueprints, blueprints/soci-snapshotter/README.md): 71.5 MB/s, 3.3x faster in parallel.
+    image_pull_mb_s: float = 71.5
+    fast_image_pull_speedup: float = 3.3
     # --- calibration (fastload calibrate) --------------------------------------------------------
     # Measured stream throughput per (instance type, source), replacing the modelled one.
     measured_throughput_mb_s: tuple[tuple[str, str, float], ...] = ()
@@ -733,7 +742,8 @@ def weight_load(
     if measured is not None:
         return a.weight_load_fixed_s + bytes_moved / (measured * MB), measured
     if source == "local":
-        rate = min(a.nvme_mb_per_device * max(1, instance.nvme_count), pcie)
+        threads = streamer.concurrency * tp * a.streamer_local_mb_per_thread
+        rate = min(a.nvme_mb_per_device * max(1, instance.nvme_count), threads, pcie)
         return a.weight_load_fixed_s + bytes_moved / (rate * MB), rate
     burst_mb, sustained_mb = _load_network_mb_s(instance, opts)
     rate = min(streamer.concurrency * tp * a.streamer_mb_per_unit, burst_mb, pcie)
@@ -763,7 +773,10 @@ def capture_sizes_for(opts: TuningOptions) -> tuple[int, ...]:
 
 
 def cuda_graph_seconds(model: ModelProfile, opts: TuningOptions) -> float:
-    """CUDA-graph capture = fixed + graphs captured x layers x per-graph-layer cost.
+    """CUDA-graph capture = fixed + graphs x layers x per-graph-layer cost, piecewise or full.
+
+    v0: one full-model graph per size. v1: one piecewise graph set per size. Recent (>= 0.11,
+    FULL_AND_PIECEWISE): piecewise for every size plus a full decode graph per size <= max_num_seqs.
 
     Trade-off of a shorter capture-size list: start-up drops roughly in proportion (54 s -> 7 s for
     Llama-3.1-8B with 1..64, tensorfuse), but a batch larger than the largest size, or between two
@@ -774,10 +787,14 @@ def cuda_graph_seconds(model: ModelProfile, opts: TuningOptions) -> float:
     if not sizes:
         return 0.0
     a = opts.assumptions
-    graphs = captured_graphs(family, sizes, opts.max_num_seqs)
-    return (a.cuda_graph_fixed_s + graphs * estimated_layers(model) * a.cuda_graph_s_per_graph_layer) * (
-        a.cuda_graph_scale
-    )
+    layers = estimated_layers(model)
+    full = captured_graphs(family, sizes, opts.max_num_seqs) - len(sizes) if family == "recent" else 0
+    if family == "v0":
+        per_size = len(sizes) * layers * a.cuda_graph_full_s_per_graph_layer
+    else:
+        per_size = len(sizes) * layers * a.cuda_graph_s_per_graph_layer
+    per_full = full * layers * a.cuda_graph_full_s_per_graph_layer
+    return (a.cuda_graph_fixed_s + per_size + per_full) * a.cuda_graph_scale
 
 
 def predict_phases(
@@ -819,7 +836,7 @@ def scale_out_paths(
 ) -> ScaleOutPaths:
     """The three ways a replica starts (see ScaleOutPaths), phase by phase.
 
-    Fresh node: node launch + GPU registration + image pull (bytes / 97 MB/s, 2.5x faster with
+    Fresh node: node launch + GPU registration + image pull (bytes / 71.5 MB/s, 3.3x faster with
     FastImagePull) + the pod: weights streamed from S3 (with the node-local cache: copied from S3 to
     NVMe first, then read locally), compile cold unless the shared compile cache restores it.
     Warm node: the pod only, compile warm, weights from NVMe if the node-local cache is on.
