@@ -119,6 +119,11 @@ def parse_capture_sizes(raw: object, where: str) -> tuple[int, ...]:
     return tuple(raw)  # type: ignore[arg-type]
 
 
+def _kv_dtype(field: str, value: object) -> Any:
+    require(value in ("auto", "fp8"), field, value, "auto or fp8")
+    return value
+
+
 def load_assumptions_file(path: object) -> LoadAssumptions:
     """`fastload:assumptions`: an assumptions file written by `fastload calibrate`."""
     field = f"{PREFIX}assumptions"
@@ -152,6 +157,7 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         "nodeLocalModelCache",
         "maxModelLen",
         "cudaGraphCaptureSizes",
+        "kvCacheDtype",
         "architecture",
     }
     unknown = sorted(set(raw) - known)
@@ -194,6 +200,7 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         cudagraph_capture_sizes=(
             parse_capture_sizes(sizes, f"{where}.cudaGraphCaptureSizes") if sizes is not None else None
         ),
+        kv_cache_dtype=_kv_dtype(f"{where}.kvCacheDtype", raw.get("kvCacheDtype", "auto")),
         node_local_model_cache=node_local,
         shared_compile_cache=shared_cache,
         **({"assumptions": assumptions} if assumptions is not None else {}),

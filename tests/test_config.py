@@ -111,6 +111,7 @@ def test_a_context_that_does_not_fit_fails_synthesis_naming_what_fits():
     "changes, field",
     [
         ({"maxModelLen": 0}, "fastload:models[0].maxModelLen"),
+        ({"kvCacheDtype": "int4"}, "fastload:models[0].kvCacheDtype"),
         ({"cudaGraphCaptureSizes": [8, 4]}, "fastload:models[0].cudaGraphCaptureSizes"),
         ({"cudaGraphCaptureSizes": "1,2"}, "fastload:models[0].cudaGraphCaptureSizes"),
         ({"architecture": {"layers": 3}}, "fastload:models[0].architecture.layers"),

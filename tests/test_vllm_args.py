@@ -181,6 +181,8 @@ def test_max_model_len_and_capture_sizes_become_vllm_flags():
     with pytest.raises(FastloadConfigError) as err:
         spec(p, extra_args=["--max-model-len=8192"])
     assert err.value.field == "extra_args"
+    fp8 = plan(model, "g6e.2xlarge", TuningOptions(kv_cache_dtype="fp8"))
+    assert flag(spec(fp8).args, "--kv-cache-dtype") == "fp8"
     # Not set: vLLM's defaults, no flag.
     plain = spec(plan(model, "g6e.2xlarge")).args
-    assert "--max-model-len" not in plain and "--compilation-config" not in plain
+    assert "--max-model-len" not in plain and "--compilation-config" not in plain and "--kv-cache-dtype" not in plain

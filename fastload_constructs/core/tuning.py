@@ -341,6 +341,7 @@ class ServingPlan:
     max_model_len: int | None = None
     cudagraph_capture_sizes: tuple[int, ...] | None = None
     vllm_version: str = DEFAULT_VLLM_VERSION
+    kv_cache_dtype: KvCacheDtype = "auto"  # passed as --kv-cache-dtype when not "auto"
 
     @property
     def gpus_per_pod(self) -> int:
@@ -981,6 +982,7 @@ def plan(model: ModelProfile, instance_type: str | GpuInstance, options: TuningO
         max_model_len=opts.max_model_len,
         cudagraph_capture_sizes=opts.cudagraph_capture_sizes,
         vllm_version=opts.vllm_version,
+        kv_cache_dtype=opts.kv_cache_dtype,
     )
 
 

@@ -213,11 +213,15 @@ def vllm_args(
         # form every release since 0.6 parses (vllm/engine/arg_utils.py); newer ones also take
         # --cudagraph-capture-sizes.
         tuned += ["--compilation-config", capture_sizes_json(plan.cudagraph_capture_sizes)]
+    if plan.kv_cache_dtype != "auto":
+        # The fit assumed a one-byte KV cache: vLLM must allocate it that way (--kv-cache-dtype fp8).
+        tuned += ["--kv-cache-dtype", plan.kv_cache_dtype]
     for arg in extra_args:
         flag = arg.split("=", 1)[0]
         require(
             not (flag == "--max-model-len" and plan.max_model_len is not None)
-            and not (flag in ("--compilation-config", "-cc", "-O") and plan.cudagraph_capture_sizes is not None),
+            and not (flag in ("--compilation-config", "-cc", "-O") and plan.cudagraph_capture_sizes is not None)
+            and not (flag == "--kv-cache-dtype" and plan.kv_cache_dtype != "auto"),
             "extra_args",
             arg,
             "flags the plan does not set already (it sets --max-model-len / --compilation-config from "
