@@ -93,8 +93,8 @@ def fit_assumptions(launches: list[MeasuredLaunch], base: LoadAssumptions | None
         changes["compile_scale"] = round(statistics.median(cold), 4)
     if graphs:
         changes["cuda_graph_scale"] = round(statistics.median(graphs), 4)
-    for family, values in warm.items():
-        key = "compile_warm_recent_s" if family == "recent" else "compile_warm_v1_s"
+    for release, values in warm.items():
+        key = "compile_warm_recent_s" if release == "recent" else "compile_warm_v1_s"
         changes[key] = round(statistics.median(values), 3)
     return dataclasses.replace(a, **changes)  # type: ignore[arg-type]
 

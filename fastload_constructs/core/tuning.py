@@ -403,8 +403,8 @@ def estimated_layers(model: ModelProfile) -> int:
     """
     if model.architecture is not None:
         return model.architecture.num_layers
-    params = model.parameter_count or model.total_bytes / DTYPE_BYTES.get(model.dtype, 2)
-    return max(1, round(16 * (params / 1e9) ** 0.33))
+    params = float(model.parameter_count or model.total_bytes / DTYPE_BYTES.get(model.dtype, 2))
+    return max(1, int(round(16.0 * (params / 1e9) ** 0.33)))
 
 
 def _validate_options(opts: TuningOptions) -> None:
