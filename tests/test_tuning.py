@@ -163,6 +163,12 @@ def test_kv_fit_with_max_model_len_and_concurrency():
     assert roomy.max_model_len is None  # vLLM's default, not passed
 
 
+def test_max_model_len_cannot_exceed_the_models_context():
+    with pytest.raises(FastloadConfigError) as err:
+        plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=200_000))
+    assert err.value.field == "max_model_len" and "131072" in str(err.value)
+
+
 def test_kv_fit_drives_the_tp_choice():
     # Four 128k sequences need 64 GiB of KV on one L4: TP 2 halves KV heads and weights per rank.
     tight = plan(LLAMA_31_8B, "g6.12xlarge", TuningOptions(max_model_len=32768, kv_sequences=4))

@@ -404,7 +404,8 @@ def estimated_layers(model: ModelProfile) -> int:
     if model.architecture is not None:
         return model.architecture.num_layers
     params = float(model.parameter_count or model.total_bytes / DTYPE_BYTES.get(model.dtype, 2))
-    return max(1, int(round(16.0 * (params / 1e9) ** 0.33)))
+    scaled: float = 16.0 * (params / 1e9) ** 0.33
+    return max(1, round(scaled))
 
 
 def _validate_options(opts: TuningOptions) -> None:
@@ -912,6 +913,16 @@ def plan(model: ModelProfile, instance_type: str | GpuInstance, options: TuningO
     opts = options or TuningOptions()
     _validate_options(opts)
     instance = instance_type if isinstance(instance_type, GpuInstance) else lookup(instance_type)
+    arch = model.architecture
+    if arch is not None and opts.max_model_len is not None:
+        # vLLM refuses a --max-model-len above the model's max_position_embeddings (unless
+        # VLLM_ALLOW_LONG_MAX_MODEL_LEN is set, which risks wrong outputs).
+        require(
+            opts.max_model_len <= arch.max_position_embeddings,
+            "max_model_len",
+            opts.max_model_len,
+            f"at most the model's max_position_embeddings ({arch.max_position_embeddings})",
+        )
     tp = choose_tensor_parallel(model, instance, opts)
     distributed = tp > 1 if opts.distributed is None else bool(opts.distributed)
     streamer = StreamerSettings(
