@@ -7,15 +7,17 @@ before any construct is created or any file written.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fastload_constructs.core.calibration import assumptions_from_dict
 from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.cluster_settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
-from fastload_constructs.core.model import DTYPE_BYTES, ModelProfile
-from fastload_constructs.core.tuning import ServingPlan, TuningOptions, plan
+from fastload_constructs.core.model import DTYPE_BYTES, ModelArchitecture, ModelProfile
+from fastload_constructs.core.tuning import LoadAssumptions, ServingPlan, TuningOptions, plan
 from fastload_constructs.core.validation import check_bucket_name, check_dns_label, check_key_prefix, check_role_arn
 
 PREFIX = "fastload:"
@@ -25,10 +27,9 @@ CONTEXT_KEYS = (
     PREFIX + "stagerRoleArns",
     PREFIX + "modelBucketName",
     PREFIX + "compileCachePrefix",
+    PREFIX + "assumptions",
 )
 DEFAULT_COMPILE_CACHE_PREFIX = "compile-cache"
-
-# arn:<partition>:iam::<account>:role/<optional path/><name>; IAM names allow [\w+=,.@-].
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,56 @@ def _positive_int(field: str, value: object) -> int:
     return value  # type: ignore[return-value]
 
 
-def parse_model(raw: object, index: int) -> ModelSpec:
+_ARCH_KEYS = {
+    "numHiddenLayers": "num_hidden_layers",
+    "hiddenSize": "hidden_size",
+    "numAttentionHeads": "num_attention_heads",
+    "numKeyValueHeads": "num_key_value_heads",
+    "headDim": "head_dim",
+    "maxPositionEmbeddings": "max_position_embeddings",
+}
+
+
+def parse_architecture(raw: object, where: str) -> ModelArchitecture:
+    """`architecture`: the config.json figures the KV-aware fit needs, in cdk.json's camelCase."""
+    require(isinstance(raw, dict), where, raw, "an object with " + ", ".join(_ARCH_KEYS))
+    assert isinstance(raw, dict)
+    unknown = sorted(set(raw) - set(_ARCH_KEYS))
+    require(not unknown, f"{where}.{unknown[0] if unknown else ''}", unknown, "keys " + ", ".join(_ARCH_KEYS))
+    return ModelArchitecture.from_config({_ARCH_KEYS[k]: v for k, v in raw.items()}, field=where)
+
+
+def parse_capture_sizes(raw: object, where: str) -> tuple[int, ...]:
+    require(
+        isinstance(raw, list) and all(is_whole_number(s) and 1 <= s <= 8192 for s in raw) and raw == sorted(set(raw)),
+        where,
+        raw,
+        "an ascending list of distinct whole numbers from 1 to 8192, e.g. [1, 2, 4, 8, 16, 32]",
+    )
+    return tuple(raw)  # type: ignore[arg-type]
+
+
+def _kv_dtype(field: str, value: object) -> Any:
+    require(value in ("auto", "fp8"), field, value, "auto or fp8")
+    return value
+
+
+def load_assumptions_file(path: object) -> LoadAssumptions:
+    """`fastload:assumptions`: an assumptions file written by `fastload calibrate`."""
+    field = f"{PREFIX}assumptions"
+    require(isinstance(path, str) and path != "", field, path, "the path of a `fastload calibrate` file")
+    assert isinstance(path, str)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            raw = json.load(handle)
+    except FileNotFoundError:
+        raise FastloadConfigError(field, path, "an existing assumptions file") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise FastloadConfigError(field, path, f"a JSON file ({exc})") from exc
+    return assumptions_from_dict(raw, field=field)
+
+
+def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = None) -> ModelSpec:
     where = f"{PREFIX}models[{index}]"
     require(isinstance(raw, dict), where, raw, "an object with name, s3Prefix, instanceType and a size")
     assert isinstance(raw, dict)
@@ -100,6 +150,10 @@ def parse_model(raw: object, index: int) -> ModelSpec:
         "gpuMemoryUtilization",
         "sharedCompileCache",
         "nodeLocalModelCache",
+        "maxModelLen",
+        "cudaGraphCaptureSizes",
+        "kvCacheDtype",
+        "architecture",
     }
     unknown = sorted(set(raw) - known)
     require(not unknown, f"{where}.{unknown[0] if unknown else ''}", unknown, "keys " + ", ".join(sorted(known)))
@@ -125,6 +179,10 @@ def parse_model(raw: object, index: int) -> ModelSpec:
         dtype=dtype,
         name=name,
     )
+    if raw.get("architecture") is not None:
+        profile = profile.with_architecture(parse_architecture(raw["architecture"], f"{where}.architecture"))
+    max_len = raw.get("maxModelLen")
+    sizes = raw.get("cudaGraphCaptureSizes")
     shared_cache = _flag(f"{where}.sharedCompileCache", raw.get("sharedCompileCache", False))
     node_local = _flag(f"{where}.nodeLocalModelCache", raw.get("nodeLocalModelCache", False))
     tp = raw.get("tensorParallelSize")
@@ -133,6 +191,14 @@ def parse_model(raw: object, index: int) -> ModelSpec:
         gpu_memory_utilization=raw.get("gpuMemoryUtilization", 0.90),
         # The streamer reads the node-local copy: tune it and predict for NVMe.
         source="local" if node_local else "s3",
+        max_model_len=_positive_int(f"{where}.maxModelLen", max_len) if max_len is not None else None,
+        cudagraph_capture_sizes=(
+            parse_capture_sizes(sizes, f"{where}.cudaGraphCaptureSizes") if sizes is not None else None
+        ),
+        kv_cache_dtype=_kv_dtype(f"{where}.kvCacheDtype", raw.get("kvCacheDtype", "auto")),
+        node_local_model_cache=node_local,
+        shared_compile_cache=shared_cache,
+        **({"assumptions": assumptions} if assumptions is not None else {}),
     )
     return ModelSpec(
         name=name,
@@ -173,7 +239,9 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
         raw_models,
         "a non-empty list of model objects",
     )
-    models = tuple(parse_model(m, i) for i, m in enumerate(raw_models))
+    raw_assumptions = _get(ctx, "assumptions")
+    assumptions = load_assumptions_file(raw_assumptions) if raw_assumptions is not None else None
+    models = tuple(parse_model(m, i, assumptions) for i, m in enumerate(raw_models))
     names = [m.name for m in models]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:

@@ -81,3 +81,62 @@ def test_bad_stager_role_arns_are_refused(value, field):
     with pytest.raises(FastloadConfigError) as err:
         parse_reference_config(context(stagerRoleArns=value))
     assert err.value.field == field
+
+
+LLAMA_ARCH = {
+    "numHiddenLayers": 32,
+    "hiddenSize": 4096,
+    "numAttentionHeads": 32,
+    "numKeyValueHeads": 8,
+    "maxPositionEmbeddings": 131072,
+}
+
+
+def test_max_model_len_capture_sizes_and_architecture_reach_the_plan():
+    config = parse_reference_config(
+        context(model={"maxModelLen": 32768, "cudaGraphCaptureSizes": [1, 2, 4, 8], "architecture": LLAMA_ARCH})
+    )
+    p = config.models[0].serving_plan()
+    assert p.max_model_len == 32768 and p.cudagraph_capture_sizes == (1, 2, 4, 8)
+    assert p.kv_fit is not None and p.kv_fit.max_model_len == 32768
+
+
+def test_a_context_that_does_not_fit_fails_synthesis_naming_what_fits():
+    with pytest.raises(FastloadConfigError) as err:
+        parse_reference_config(context(model={"instanceType": "g5.xlarge", "architecture": LLAMA_ARCH}))
+    assert err.value.field == "max_model_len" and "would fit" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        ({"maxModelLen": 0}, "fastload:models[0].maxModelLen"),
+        ({"kvCacheDtype": "int4"}, "fastload:models[0].kvCacheDtype"),
+        ({"cudaGraphCaptureSizes": [8, 4]}, "fastload:models[0].cudaGraphCaptureSizes"),
+        ({"cudaGraphCaptureSizes": "1,2"}, "fastload:models[0].cudaGraphCaptureSizes"),
+        ({"architecture": {"layers": 3}}, "fastload:models[0].architecture.layers"),
+        ({"architecture": {**LLAMA_ARCH, "numHiddenLayers": 0}}, "fastload:models[0].architecture.num_hidden_layers"),
+    ],
+)
+def test_bad_tuning_keys_are_refused(changes, field):
+    with pytest.raises(FastloadConfigError) as err:
+        parse_reference_config(context(model=changes))
+    assert err.value.field == field
+
+
+def test_assumptions_file_from_context(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text(
+        json.dumps(
+            {
+                "format": "fastload-assumptions/1",
+                "assumptions": {"process_start_s": 12.0},
+                "measured_throughput_mb_s": [{"instance_type": "g6e.2xlarge", "source": "s3", "mb_s": 600.0}],
+            }
+        )
+    )
+    p = parse_reference_config(context(assumptions=str(path))).models[0].serving_plan()
+    assert p.predicted.process_start_s == 12.0 and p.predicted.load_throughput_mb_s == 600.0
+    with pytest.raises(FastloadConfigError) as err:
+        parse_reference_config(context(assumptions=str(tmp_path / "missing.json")))
+    assert err.value.field == "fastload:assumptions"

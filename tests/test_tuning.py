@@ -1,151 +1,289 @@
 """Tuning decisions, each checked against numbers worked out by hand below.
 
-Defaults: gpu_memory_utilization 0.90, KV reserve 20%  =>  weights may use
-0.72 x GPU memory per GPU. S3 at 90 MB/s per connection, 80% of the NIC;
-burst ("up to") NICs planned at a quarter. Fixed phases: start 25 s, cold
-compile 60 s, CUDA graphs 20 s, KV + server 15 s  =  120 s besides the load.
+Defaults: gpu_memory_utilization 0.90; without an architecture 15% of that is kept for KV cache
+=> weights may use 0.765 x GPU memory (the EC2 API's MiB: A10G/L4 22,888, L40S 45,776). S3: 120 MB/s
+per streamer concurrency unit (an AWS CRT client), 65% of the pod's NIC, the burst for 300 s on
+"up to" sizes; +1.5 s of vLLM model set-up. Fixed phases: start 25 s, KV + server 8 s.
 """
 
 import math
 
 import pytest
 
-from fastload_constructs.core.catalog import GIB
+from fastload_constructs.core.catalog import GIB, MIB, lookup
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.tuning import TuningOptions, compile_cache_key, plan
+from fastload_constructs.core.model import ModelArchitecture, ModelProfile
+from fastload_constructs.core.tuning import (
+    LoadAssumptions,
+    TuningOptions,
+    _transfer_seconds,
+    captured_graphs,
+    compile_cache_key,
+    default_capture_sizes,
+    estimated_layers,
+    plan,
+    release_family,
+)
 
 LLAMA_8B = ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16")  # 16,060,522,496 B
 LLAMA_70B = ModelProfile.from_numbers(parameter_count=70_600_000_000, dtype="BF16")  # 141.2e9 B, 131.5 GiB
 LLAMA_405B_FP8 = ModelProfile.from_numbers(parameter_count=405_000_000_000, dtype="F8_E4M3")  # 377.2 GiB
+# meta-llama/Llama-3.1-8B-Instruct config.json
+LLAMA_31_8B_CONFIG = {
+    "architectures": ["LlamaForCausalLM"],
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "max_position_embeddings": 131072,
+    "model_type": "llama",
+}
+LLAMA_31_8B = LLAMA_8B.with_architecture(ModelArchitecture.from_config(LLAMA_31_8B_CONFIG))
+BYTES_8B = 16_060_522_496
 
 
 def test_8b_on_g5_xlarge():
     p = plan(LLAMA_8B, "g5.xlarge")
-    # 14.96 GiB <= 24 x 0.72 = 17.28 GiB on one A10G -> TP 1.
+    # 14.96 GiB <= 22,888 MiB x 0.765 = 17.1 GiB on one A10G -> TP 1.
     assert p.tensor_parallel_size == 1 and p.streamer.distributed is False
-    # NIC share 10 Gbps x 125 x 0.8 = 1000 MB/s -> ceil(1000/90) = 12; CPU cap 4 x 4 vCPU = 16.
-    assert p.streamer.concurrency == 12
+    # Burst 10 Gbps x 125 x 0.65 = 812.5 MB/s -> ceil(812.5 / 120) = 7 units.
+    assert p.streamer.concurrency == 7
     # 16 GiB RAM x 0.5 = 8 GiB < 16.06 GB read.
     assert p.streamer.memory_limit_bytes == 8 * GIB
-    # Sustained 2.5 Gbps x 125 x 0.8 = 250 MB/s -> 16.06e9 / 250e6 = 64.24 s.
-    assert p.predicted.weight_load_s == pytest.approx(16_060_522_496 / 250e6)  # 64.24 s
-    # Total 184.24 s x 2 = 368.48 s, under the 600 s floor -> 60 probes of 10 s.
-    assert p.predicted.total_s == pytest.approx(120 + 16_060_522_496 / 250e6)
+    # min(7 x 120 = 840, 812.5, PCIe 12000) = 812.5 MB/s for 19.8 s (inside the 300 s burst) + 1.5 s.
+    assert p.predicted.load_throughput_mb_s == pytest.approx(BYTES_8B / (BYTES_8B / 812.5e6) / 1e6)
+    assert p.predicted.weight_load_s == pytest.approx(1.5 + BYTES_8B / 812.5e6)
     assert (p.startup_probe.period_seconds, p.startup_probe.failure_threshold) == (10, 60)
-    # A larger safety factor lifts it above the floor: 184.24 x 5 = 921.2 -> 922 s -> 93 probes.
-    cautious = plan(LLAMA_8B, "g5.xlarge", TuningOptions(probe_safety_factor=5))
-    assert cautious.startup_probe.failure_threshold == 93
     assert p.shm_bytes == 2 * GIB
     assert p.pod_cpu == 3  # floor(4 x 0.9)
-    # 16 GiB less max(3 GiB, 1.6 GiB) kept for the kernel, kubelet and DaemonSets.
-    assert p.pod_memory_bytes == 13 * GIB
+    assert p.pod_memory_bytes == 13 * GIB  # 16 GiB less max(3 GiB, 1.6 GiB)
 
 
-def test_8b_on_g6e_2xlarge():
-    p = plan(LLAMA_8B, "g6e.2xlarge")
-    assert p.tensor_parallel_size == 1
-    # 20 Gbps x 125 x 0.8 = 2000 MB/s -> ceil(22.2) = 23; CPU cap 32.
-    assert p.streamer.concurrency == 23
-    # 64 GiB x 0.5 = 32 GiB > 16.06 GB read -> the bytes read.
-    assert p.streamer.memory_limit_bytes == 16_060_522_496
-    # Sustained 5 Gbps -> 500 MB/s -> 32.12 s; total 152.12 x 2 = 304 s -> the 600 s floor.
-    assert p.predicted.weight_load_s == pytest.approx(16_060_522_496 / 500e6)  # 32.12 s
-    assert p.startup_probe.failure_threshold == 60
+def test_one_gpu_pod_gets_the_whole_nic_of_a_multi_gpu_node():
+    # The old rule split g5.12xlarge's NIC over its 4 GPUs even for a lone 1-GPU pod.
+    p = plan(LLAMA_8B, "g5.12xlarge")
+    # 40 Gbps x 125 x 0.65 = 3250 MB/s -> ceil(27.1) = 28 units for the one process.
+    assert p.streamer.concurrency == 28
+    # min(28 x 120 = 3360, 3250) = 3250 MB/s -> 4.94 s + 1.5 (the streamer's own sweep: 4.88 s at 32).
+    assert p.predicted.weight_load_s == pytest.approx(1.5 + BYTES_8B / 3250e6)
+
+
+def test_concurrency_limits_the_stream_when_set_low():
+    # Published sweep, g5.12xlarge: concurrency 4 -> 28.24 s. Modelled: 4 x 120 = 480 MB/s.
+    p = plan(LLAMA_8B, "g5.12xlarge", TuningOptions(concurrency=4))
+    assert p.predicted.load_throughput_mb_s == pytest.approx(480)
+    assert p.predicted.weight_load_s == pytest.approx(1.5 + BYTES_8B / 480e6)
+
+
+def test_burst_lasts_the_window_then_the_baseline():
+    # 1e9 B at 2 MB/s bursting for 300 s moves 0.6e9; the remaining 0.4e9 at the 1 MB/s baseline takes 400 s.
+    assert _transfer_seconds(1e9, 2.0, 1.0, 300) == pytest.approx(700)
+    assert _transfer_seconds(0.5e9, 2.0, 1.0, 300) == pytest.approx(250)
+
+
+def test_network_figures_are_the_published_baselines():
+    assert lookup("g6e.xlarge").network_baseline_gbps == 2.5
+    assert lookup("g6e.xlarge").network_burst_gbps == 20
+    assert lookup("g4dn.xlarge").sustained_network_gbps == 5
+    assert lookup("g7e.2xlarge").network_burst is False and lookup("g7e.2xlarge").network_gbps == 50
+    # p5's 3200 Gbps are EFA over 32 cards: one pod's S3 stream gets card 0's 100 Gbps.
+    p5 = lookup("p5.48xlarge")
+    assert p5.network_gbps == 3200 and p5.pod_network_gbps == 100
+
+
+def test_gpu_memory_is_the_api_figure():
+    assert lookup("g5.xlarge").gpu_memory_bytes == 22888 * MIB
+    assert lookup("g6.xlarge").gpu_memory_mib == 22888
+    assert lookup("g6e.xlarge").gpu_memory_mib == 45776
+    assert lookup("p5.48xlarge").instance_store_gb == 8 * 3800
 
 
 def test_70b_on_g6e_12xlarge_takes_tp4_and_distributed_streaming():
     p = plan(LLAMA_70B, "g6e.12xlarge")
-    # Per GPU: TP1 131.5, TP2 65.8, TP4 32.9 GiB; only TP4 <= 48 x 0.72 = 34.56 GiB.
-    assert p.tensor_parallel_size == 4 and p.gpus_per_pod == 4
-    assert p.streamer.distributed is True
-    # NIC 100 Gbps -> 10000 MB/s over 4 processes = 2500 -> ceil(27.8) = 28; CPU cap 4 x 12 = 48.
-    assert p.streamer.concurrency == 28
+    # Per GPU: TP2 65.8, TP4 32.9 GiB; 45,776 MiB x 0.765 = 34.2 GiB -> TP 4.
+    assert p.tensor_parallel_size == 4 and p.streamer.distributed is True
+    # 100 Gbps x 125 x 0.65 = 8125 MB/s over 4 processes = 2031 -> ceil(16.9) = 17 units each.
+    assert p.streamer.concurrency == 17
     # Budget 384 GiB x 0.5 / 4 = 48 GiB; each rank reads 141.2e9 / 4 = 35.3e9 B.
     assert p.streamer.memory_limit_bytes == 35_300_000_000
-    # min(NIC 10000, 28 x 4 x 90 = 10080, PCIe 48000) = 10000 MB/s -> 14.12 s.
-    assert p.predicted.weight_load_s == pytest.approx(14.12)
-    # 134.12 x 2 = 268.24 < the 600 s floor -> 60 probes.
-    assert p.startup_probe.failure_threshold == 60
-    assert p.shm_bytes == 8 * GIB  # 2 GiB x 4 ranks
-    # A whole node: 384 GiB less 10% (38.4 GiB).
-    assert p.pod_memory_bytes == int(384 * GIB * 0.9)
-    # The distributed streamer divides the configured limit by the 4 ranks on the node,
-    # so the configured value is 4 x 35.3e9 for each rank to get 35.3e9.
     assert p.streamer.configured_memory_limit_bytes == 141_200_000_000
-    assert p.streamer.loader_extra_config() == {"concurrency": 28, "memory_limit": 141_200_000_000, "distributed": True}
+    # min(17 x 4 x 120 = 8160, 8125, PCIe 48000) = 8125 MB/s -> 17.38 s + 1.5.
+    assert p.predicted.weight_load_s == pytest.approx(1.5 + 141.2e9 / 8125e6)
+    assert p.shm_bytes == 8 * GIB
+    assert p.pod_memory_bytes == int(384 * GIB * 0.9)
 
 
-def test_70b_on_g5_48xlarge_needs_all_eight_gpus():
-    p = plan(LLAMA_70B, "g5.48xlarge")
-    # 131.5 / 4 = 32.9 > 17.28 GiB; 131.5 / 8 = 16.4 <= 17.28 -> TP 8.
-    assert p.tensor_parallel_size == 8
-    # 10000 MB/s / 8 = 1250 -> ceil(13.9) = 14.
-    assert p.streamer.concurrency == 14
-    # 768 GiB x 0.5 / 8 = 48 GiB; reads 141.2e9 / 8 = 17.65e9.
-    assert p.streamer.memory_limit_bytes == 17_650_000_000
-
-
-def test_70b_does_not_fit_a_g6e_xlarge():
-    with pytest.raises(FastloadConfigError) as err:
-        plan(LLAMA_70B, "g6e.xlarge")
-    assert err.value.field == "model.total_bytes"
-    assert "34.6 GiB" in str(err.value) and "g6e.xlarge" in str(err.value)
+def test_without_distributed_streaming_every_rank_reads_everything():
+    p = plan(LLAMA_70B, "g6e.12xlarge", TuningOptions(distributed=False))
+    assert "distributed" not in p.streamer.loader_extra_config()
+    assert p.streamer.loader_extra_config()["memory_limit"] == 48 * GIB
+    # The node moves 4 x 141.2e9 B at 8125 MB/s.
+    assert p.predicted.weight_load_s == pytest.approx(1.5 + 4 * 141.2e9 / 8125e6)
 
 
 def test_405b_fp8_needs_tp8_on_p5_and_tp4_on_p5e():
-    # 377.2 GiB: / 4 = 94.3 > 57.6 (H100 80 x 0.72), / 8 = 47.1 -> TP 8 on p5.
+    # 377.2 GiB: / 4 = 94.3 > 61.2 (81,920 MiB x 0.765), / 8 = 47.1 -> TP 8 on p5.
     assert plan(LLAMA_405B_FP8, "p5.48xlarge").tensor_parallel_size == 8
-    # H200 141 x 0.72 = 101.5 >= 94.3 -> TP 4 on p5e.
+    # 144,384 MiB x 0.765 = 107.9 GiB >= 94.3 -> TP 4 on p5e.
     assert plan(LLAMA_405B_FP8, "p5e.48xlarge").tensor_parallel_size == 4
 
 
-def test_405b_fp8_misfits_p4d():
-    # 8 x 40 x 0.72 = 230.4 GiB < 377.2 GiB.
-    with pytest.raises(FastloadConfigError, match=r"at most 230\.4 GiB"):
+def test_misfit_without_architecture_names_what_would_fit():
+    with pytest.raises(FastloadConfigError) as err:
         plan(LLAMA_405B_FP8, "p4d.24xlarge")
+    assert err.value.field == "model.total_bytes"
+    message = str(err.value)
+    # 377.2 / 8 = 47.1 GiB > 40,960 MiB x 0.765 = 30.6 GiB; the 80 GB A100 sibling is the smallest that holds it.
+    assert "47.1 GiB weights per GPU > 30.6 GiB" in message
+    assert "instance type p4de.24xlarge (TP 8)" in message
 
 
-def test_8b_on_p5_is_capped_by_connections_not_the_nic():
-    p = plan(LLAMA_8B, "p5.48xlarge")
-    # 3200 Gbps x 125 x 0.8 / 8 = 40000 MB/s -> 445 wanted, capped at 64.
-    assert p.streamer.concurrency == 64
-    # min(320000, 64 x 90 = 5760, 12000) = 5760 MB/s -> 16.06e9 / 5.76e9 = 2.788 s.
-    assert p.predicted.weight_load_s == pytest.approx(16_060_522_496 / 5.76e9)
-    assert p.predicted.dominant_phase == "compile"
+def test_kv_fit_refuses_a_full_128k_context_on_an_a10g():
+    # 8B fits a g5.xlarge by weights, but one 131,072-token sequence needs 2 x 32 layers x 8 KV heads
+    # x 128 x 2 B = 131,072 B/token -> 16 GiB; 22,888 MiB x 0.9 = 20.1 GiB - 15.0 - 2.5 leaves 2.6 GiB.
+    with pytest.raises(FastloadConfigError) as err:
+        plan(LLAMA_31_8B, "g5.xlarge")
+    assert err.value.field == "max_model_len" and err.value.value == 131072
+    message = str(err.value)
+    assert "16.0 GiB KV for 1 x 131072 tokens > 20.1 GiB per GPU" in message
+    # 2.6 GiB / 128 KiB = 21,8xx tokens -> rounded down to 256s.
+    assert "max_model_len <= 21760 (TP 1)" in message
+    assert "FP8 weights and KV cache (TP 1)" in message
+    assert "instance type g6e.xlarge (TP 1)" in message
+
+
+def test_kv_fit_with_max_model_len_and_concurrency():
+    p = plan(LLAMA_31_8B, "g5.xlarge", TuningOptions(max_model_len=8192, kv_sequences=2))
+    assert p.kv_fit is not None and p.kv_fit.fits
+    assert p.kv_fit.kv_needed_bytes == 131072 * 8192 * 2  # 2 GiB
+    assert p.max_model_len == 8192
+    # On an L40S the full context fits: 45,776 MiB x 0.9 = 40.2 GiB - 15.0 - 2.5 = 22.8 GiB >= 16 GiB.
+    roomy = plan(LLAMA_31_8B, "g6e.2xlarge")
+    assert roomy.kv_fit is not None and roomy.kv_fit.max_tokens > 131072
+    assert roomy.max_model_len is None  # vLLM's default, not passed
+
+
+def test_max_model_len_cannot_exceed_the_models_context():
+    with pytest.raises(FastloadConfigError) as err:
+        plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=200_000))
+    assert err.value.field == "max_model_len" and "131072" in str(err.value)
+
+
+def test_kv_fit_drives_the_tp_choice():
+    # Four 128k sequences need 64 GiB of KV on one L4: TP 2 halves KV heads and weights per rank.
+    tight = plan(LLAMA_31_8B, "g6.12xlarge", TuningOptions(max_model_len=32768, kv_sequences=4))
+    assert tight.tensor_parallel_size == 2
+    assert tight.kv_fit is not None and tight.kv_fit.kv_bytes_per_token == 65536
+
+
+def test_kv_cache_dtype_fp8_halves_the_kv_need():
+    p = plan(LLAMA_31_8B, "g5.xlarge", TuningOptions(max_model_len=32768, kv_cache_dtype="fp8"))
+    assert p.kv_fit is not None and p.kv_fit.kv_bytes_per_token == 65536
+
+
+def test_release_families_and_capture_sizes():
+    assert release_family("0.6.6") == "v0" and release_family("v0.8.5") == "v1"
+    assert release_family("0.11.0") == "recent" and release_family("0.34.0") == "recent"
+    with pytest.raises(FastloadConfigError, match="vllm_version"):
+        release_family("latest")
+    recent = default_capture_sizes("recent")
+    assert recent[:4] == (1, 2, 4, 8) and recent[-1] == 512 and len(recent) == 51
+    legacy = default_capture_sizes("v1")
+    assert legacy[-1] == 512 and len(legacy) == 67
+    # FULL_AND_PIECEWISE also captures a full decode graph for each size <= max_num_seqs (256).
+    assert captured_graphs("recent", recent, 256) == 51 + 35
+    assert captured_graphs("v1", legacy, 256) == 67
+
+
+def test_capture_sizes_shorten_cuda_graph_capture():
+    default = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192))
+    short = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, cudagraph_capture_sizes=(1, 2, 4, 8)))
+    # 1 s + piecewise graphs x 32 layers x 0.013 s + full decode graphs x 32 x 0.0047 s:
+    # default 51 + 35 graphs -> 27.5 s; 1, 2, 4, 8 -> 4 + 4 graphs -> 3.3 s.
+    assert default.predicted.cuda_graph_s == pytest.approx(1 + 51 * 32 * 0.013 + 35 * 32 * 0.0047)
+    assert short.predicted.cuda_graph_s == pytest.approx(1 + 4 * 32 * 0.013 + 4 * 32 * 0.0047)
+    # v0 releases capture one full-model graph per size: 67 x 32 x 0.0047.
+    v0 = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, vllm_version="0.5.5"))
+    assert v0.predicted.cuda_graph_s == pytest.approx(1 + 67 * 32 * 0.0047)
+    assert short.cudagraph_capture_sizes == (1, 2, 4, 8)
+    none = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, cudagraph_capture_sizes=()))
+    assert none.predicted.cuda_graph_s == 0
+
+
+def test_compile_scales_with_layers_and_release():
+    cold = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192))
+    # 32 x 0.21 (Dynamo) + 2 + 32 x 0.78 (Inductor) = 33.68 s.
+    assert cold.predicted.compile_s == pytest.approx(32 * 0.21 + 2 + 32 * 0.78)
+    warm = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, compile_cache_warm=True))
+    assert warm.predicted.compile_s == pytest.approx(2.5)
+    v1 = plan(
+        LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, compile_cache_warm=True, vllm_version="0.9.2")
+    )
+    assert v1.predicted.compile_s == pytest.approx(8.0)
+    v0 = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, vllm_version="0.5.5"))
+    assert v0.predicted.compile_s == 0
+    # Without config.json, layers come from the parameter count: 16 x 8.03 ^ 0.33 = 31.9 -> 32.
+    assert estimated_layers(LLAMA_8B) == 32 and estimated_layers(LLAMA_70B) == 65
+
+
+def test_scale_out_paths_fresh_warm_and_spare():
+    p = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(warm_spares=2))
+    paths = p.scale_out_paths
+    assert paths is not None
+    fresh, warm, spare = paths.as_tuple()
+    names = [n for n, _ in fresh.phases]
+    assert names[:3] == ["node_launch", "gpu_registration", "image_pull"]
+    # 11.6e9 B at 71.5 MB/s x 3.3 (FastImagePull) = 49.2 s.
+    assert fresh.seconds("image_pull") == pytest.approx(11.6e9 / (71.5e6 * 3.3))
+    slow_pull = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(fast_image_pull=False)).scale_out_paths
+    assert slow_pull is not None and slow_pull.fresh_node.seconds("image_pull") == pytest.approx(11.6e9 / 71.5e6)
+    assert fresh.seconds("compile") == pytest.approx(p.predicted.compile_s)  # cold: no shared cache
+    assert warm.seconds("compile") == pytest.approx(2.5)
+    assert warm.seconds("weight_load") == pytest.approx(p.predicted.weight_load_s)  # S3 again
+    # The spare copied the model to NVMe: 16.06e9 B / 2000 MB/s + 1.5 s.
+    assert spare.seconds("weight_load") == pytest.approx(1.5 + BYTES_8B / 2000e6)
+    assert fresh.total_s > warm.total_s
+    assert paths.spare_gpu_hours_per_day == 2 * 1 * 24
+
+
+def test_node_local_cache_and_shared_compile_cache_change_the_paths():
+    p = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(node_local_model_cache=True, shared_compile_cache=True))
+    paths = p.scale_out_paths
+    assert paths is not None
+    assert "model_copy" in [n for n, _ in paths.fresh_node.phases]
+    assert paths.fresh_node.seconds("compile") == pytest.approx(2.5)
+    assert paths.warm_node.seconds("weight_load") == pytest.approx(paths.warm_spare.seconds("weight_load"))
+
+
+def test_calibrated_throughput_replaces_the_model():
+    a = LoadAssumptions(measured_throughput_mb_s=(("g6e.2xlarge", "s3", 500.0),))
+    p = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(assumptions=a))
+    assert p.predicted.load_throughput_mb_s == 500.0
+    assert p.predicted.weight_load_s == pytest.approx(1.5 + BYTES_8B / 500e6)
+    other = plan(LLAMA_8B, "g5.xlarge", TuningOptions(assumptions=a))
+    assert other.predicted.load_throughput_mb_s != 500.0
+
+
+def test_local_reads_are_limited_by_streamer_threads():
+    # 2 threads x 350 MB/s = 700 MB/s < one NVMe at 2000 MB/s.
+    p = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(source="local", concurrency=2))
+    assert p.predicted.load_throughput_mb_s == pytest.approx(700)
 
 
 def test_local_nvme_source_on_g6e_48xlarge():
     p = plan(LLAMA_70B, "g6e.48xlarge", TuningOptions(source="local"))
     assert p.tensor_parallel_size == 4
-    # max(16, ceil(16 x 4 NVMe / 8 processes)) = 16.
+    # ceil(16 x 4 NVMe / 4 processes) = 16.
     assert p.streamer.concurrency == 16
-    # 4 NVMe x 2000 MB/s = 8000 < PCIe 48000 -> 141.2e9 / 8e9 = 17.65 s.
-    assert p.predicted.weight_load_s == pytest.approx(17.65)
-
-
-def test_without_distributed_streaming_every_rank_reads_everything():
-    p = plan(LLAMA_70B, "g6e.12xlarge", TuningOptions(distributed=False))
-    assert p.streamer.distributed is False
-    assert "distributed" not in p.streamer.loader_extra_config()
-    # Not distributed: every rank reads the variable as its own limit.
-    assert p.streamer.loader_extra_config()["memory_limit"] == 48 * GIB
-    # 4 x 141.2e9 / 10000 MB/s = 56.48 s; buffer = min(48 GiB, 141.2e9) = 48 GiB.
-    assert p.predicted.weight_load_s == pytest.approx(56.48)
-    assert p.streamer.memory_limit_bytes == 48 * GIB
-
-
-def test_warm_compile_cache_shortens_the_prediction():
-    cold = plan(LLAMA_8B, "g6e.2xlarge")
-    warm = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(compile_cache_warm=True))
-    assert cold.predicted.total_s - warm.predicted.total_s == pytest.approx(60 - 8)
+    # 4 NVMe x 2000 MB/s = 8000 < PCIe 48000 -> 141.2e9 / 8e9 = 17.65 s + 1.5.
+    assert p.predicted.weight_load_s == pytest.approx(1.5 + 17.65)
 
 
 def test_user_tensor_parallel_is_validated():
     with pytest.raises(FastloadConfigError) as err:
         plan(LLAMA_8B, "g6e.12xlarge", TuningOptions(tensor_parallel_size=3))
     assert err.value.field == "tensor_parallel_size" and "1, 2, 4" in str(err.value)
-    with pytest.raises(FastloadConfigError, match="at least 4"):
+    with pytest.raises(FastloadConfigError, match="tensor_parallel_size 4"):
         plan(LLAMA_70B, "g6e.12xlarge", TuningOptions(tensor_parallel_size=2))
     assert plan(LLAMA_8B, "g6e.12xlarge", TuningOptions(tensor_parallel_size=2)).tensor_parallel_size == 2
 
@@ -174,6 +312,13 @@ def test_memory_limit_respects_the_largest_tensor():
         (TuningOptions(probe_safety_factor=0.5), "probe_safety_factor"),
         (TuningOptions(memory_limit_bytes=-1), "memory_limit_bytes"),
         (TuningOptions(kv_cache_reserve_fraction=1.0), "kv_cache_reserve_fraction"),
+        (TuningOptions(max_model_len=0), "max_model_len"),
+        (TuningOptions(kv_sequences=0), "kv_sequences"),
+        (TuningOptions(cudagraph_capture_sizes=(8, 4)), "cudagraph_capture_sizes"),
+        (TuningOptions(cudagraph_capture_sizes=(0,)), "cudagraph_capture_sizes"),
+        (TuningOptions(vllm_version="main"), "vllm_version"),
+        (TuningOptions(warm_spares=-1), "warm_spares"),
+        (TuningOptions(kv_cache_dtype="int4"), "kv_cache_dtype"),  # type: ignore[arg-type]
     ],
 )
 def test_bad_options_name_their_field(options, field):

@@ -168,3 +168,21 @@ def test_instance_without_instance_store_needs_empty_dir():
     assert err.value.field == "compile_cache"
     s = spec(p3, compile_cache="empty-dir")
     assert s.cache_host_path is None and naming.LABEL_INSTANCE_STORE not in s.node_labels
+
+
+def test_max_model_len_and_capture_sizes_become_vllm_flags():
+    model = ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16", name="llama")
+    p = plan(model, "g6e.2xlarge", TuningOptions(max_model_len=16384, cudagraph_capture_sizes=(1, 2, 4, 8)))
+    args = spec(p).args
+    assert flag(args, "--max-model-len") == "16384"
+    assert json.loads(flag(args, "--compilation-config")) == {"cudagraph_capture_sizes": [1, 2, 4, 8]}
+    # They change what vLLM compiles, so they change the compile-cache key.
+    assert spec(p).compile_cache_key != spec(plan(model, "g6e.2xlarge")).compile_cache_key
+    with pytest.raises(FastloadConfigError) as err:
+        spec(p, extra_args=["--max-model-len=8192"])
+    assert err.value.field == "extra_args"
+    fp8 = plan(model, "g6e.2xlarge", TuningOptions(kv_cache_dtype="fp8"))
+    assert flag(spec(fp8).args, "--kv-cache-dtype") == "fp8"
+    # Not set: vLLM's defaults, no flag.
+    plain = spec(plan(model, "g6e.2xlarge")).args
+    assert "--max-model-len" not in plain and "--compilation-config" not in plain and "--kv-cache-dtype" not in plain

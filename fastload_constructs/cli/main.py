@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from fastload_constructs.cli.calibrate_command import calibrate_command
 from fastload_constructs.cli.coldstart_command import coldstart_command
 from fastload_constructs.cli.inspect_command import inspect_command
 from fastload_constructs.cli.plan_command import plan_command
@@ -16,13 +17,14 @@ from fastload_constructs.core.errors import FastloadConfigError
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="fastload-constructs")
 def cli() -> None:
-    """Fast cold starts for vLLM on Amazon EKS: plan, stage, inspect and report."""
+    """Fast cold starts for vLLM on Amazon EKS: plan, stage, inspect, report and calibrate."""
 
 
 cli.add_command(plan_command)
 cli.add_command(stage_command)
 cli.add_command(inspect_command)
 cli.add_command(coldstart_command)
+cli.add_command(calibrate_command)
 
 
 def main(argv: list[str] | None = None) -> int:

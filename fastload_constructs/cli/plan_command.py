@@ -1,26 +1,41 @@
-"""`fastload plan`: the ServingPlan for a model size on an instance type."""
+"""`fastload plan`: the ServingPlan for a model size on an instance type, and its scale-out paths."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
 
-from fastload_constructs.core.model import DTYPE_BYTES, ModelProfile
-from fastload_constructs.core.tuning import ServingPlan, TuningOptions, plan
+from fastload_constructs.core.calibration import assumptions_from_dict
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.model import DTYPE_BYTES, ModelArchitecture, ModelProfile
+from fastload_constructs.core.tuning import (
+    DEFAULT_IMAGE_BYTES,
+    DEFAULT_VLLM_VERSION,
+    LoadAssumptions,
+    ServingPlan,
+    TuningOptions,
+    plan,
+)
 
 
 def plan_as_dict(p: ServingPlan) -> dict[str, object]:
     """A JSON-ready view of a plan, for `--json` and for people reading it."""
-    return {
+    view: dict[str, object] = {
         "instance_type": p.instance.name,
-        "gpu": f"{p.instance.gpu_count} x {p.instance.gpu_model} {p.instance.gpu_memory_gib:g} GiB",
+        "gpu": f"{p.instance.gpu_count} x {p.instance.gpu_model} {p.instance.gpu_memory_mib:,} MiB",
         "model_gib": round(p.model.total_gib, 2),
+        "vllm_version": p.vllm_version,
         "tensor_parallel_size": p.tensor_parallel_size,
         "gpu_memory_utilization": p.gpu_memory_utilization,
+        "source": p.source,
         "model_loader_extra_config": p.streamer.loader_extra_config(),
+        "max_model_len": p.max_model_len,
+        "cudagraph_capture_sizes": list(p.cudagraph_capture_sizes) if p.cudagraph_capture_sizes is not None else None,
+        "load_throughput_mb_s": round(p.predicted.load_throughput_mb_s, 1),
         "predicted_seconds": {
             "process_start": round(p.predicted.process_start_s, 1),
             "weight_load": round(p.predicted.weight_load_s, 1),
@@ -35,8 +50,55 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
             "failure_threshold": p.startup_probe.failure_threshold,
             "budget_seconds": p.startup_probe.budget_seconds,
         },
-        "assumptions": list(p.assumptions),
     }
+    if p.kv_fit is not None:
+        view["kv_cache"] = {
+            "bytes_per_token_per_gpu": p.kv_fit.kv_bytes_per_token,
+            "max_model_len": p.kv_fit.max_model_len,
+            "sequences": p.kv_fit.kv_sequences,
+            "needed_gib": round(p.kv_fit.kv_needed_bytes / 1024**3, 2),
+            "available_gib": round(p.kv_fit.kv_available_bytes / 1024**3, 2),
+            "max_tokens": p.kv_fit.max_tokens,
+        }
+    if p.scale_out_paths is not None:
+        paths = p.scale_out_paths
+        view["scale_out_paths"] = {
+            path.name: {
+                "phases": {name: round(seconds, 1) for name, seconds in path.phases},
+                "total": round(path.total_s, 1),
+            }
+            for path in paths.as_tuple()
+        }
+        view["warm_spares"] = {"count": paths.warm_spares, "idle_gpu_hours_per_day": paths.spare_gpu_hours_per_day}
+    view["assumptions"] = list(p.assumptions)
+    return view
+
+
+def read_assumptions(path: Path | None) -> LoadAssumptions | None:
+    """An assumptions file written by `fastload calibrate` (None: the cited defaults)."""
+    if path is None:
+        return None
+    if not path.is_file():
+        raise FastloadConfigError("--assumptions", str(path), "an existing assumptions file from `fastload calibrate`")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise FastloadConfigError("--assumptions", str(path), f"a JSON file ({exc})") from exc
+    return assumptions_from_dict(raw, field="--assumptions")
+
+
+def parse_capture_sizes(text: str | None) -> tuple[int, ...] | None:
+    """ "1,2,4,8" -> (1, 2, 4, 8); "none" -> () (capture nothing); None -> vLLM's default."""
+    if text is None:
+        return None
+    if text.strip().lower() in ("none", ""):
+        return ()
+    try:
+        return tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise FastloadConfigError(
+            "--capture-sizes", text, "comma-separated whole numbers such as 1,2,4,8,16,32, or none"
+        ) from None
 
 
 def plan_from_options(
@@ -47,17 +109,28 @@ def plan_from_options(
     tensor_parallel_size: int | None,
     source: str,
     warm_compile_cache: bool,
+    **tuning: Any,
 ) -> ServingPlan:
-    """The ServingPlan the plan options describe (shared by `plan` and `coldstart --instance`)."""
+    """The ServingPlan the plan options describe (shared by `plan` and `coldstart --instance`).
+
+    `tuning` takes the TuningOptions fields by name, plus `config_json` (a config.json path for
+    the architecture) and `assumptions_path` (an assumptions file).
+    """
     profile = ModelProfile.from_numbers(
         total_bytes=total_bytes,
         parameter_count=int(parameter_count) if parameter_count is not None else None,
         dtype=dtype,
     )
+    config_json = tuning.pop("config_json", None)
+    if config_json is not None:
+        profile = profile.with_architecture(ModelArchitecture.from_file(config_json))
+    assumptions = read_assumptions(tuning.pop("assumptions_path", None))
     options = TuningOptions(
         tensor_parallel_size=tensor_parallel_size,
         source=source,  # type: ignore[arg-type]
         compile_cache_warm=warm_compile_cache,
+        **({"assumptions": assumptions} if assumptions is not None else {}),
+        **{k: v for k, v in tuning.items() if v is not None},
     )
     return plan(profile, instance_type, options)
 
@@ -85,31 +158,60 @@ def model_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-@click.command("plan")
-@click.option("--instance", "instance_type", required=True, help="EC2 instance type, e.g. g6e.12xlarge.")
-@model_plan_options
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def plan_command(
-    instance_type: str,
-    parameter_count: float | None,
-    total_bytes: int | None,
-    dtype: str,
-    tensor_parallel_size: int | None,
-    source: str,
-    warm_compile_cache: bool,
-    as_json: bool,
-) -> None:
-    """Decide TP, streamer settings and probe budget for a model on an instance type."""
-    if parameter_count is None and total_bytes is None:
-        raise click.UsageError("give --params or --bytes")
-    view = plan_as_dict(
-        plan_from_options(
-            instance_type, parameter_count, total_bytes, dtype, tensor_parallel_size, source, warm_compile_cache
-        )
+def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Every other option the plan takes, so a measured setup can be replayed exactly."""
+    options = (
+        click.option(
+            "--config-json",
+            type=click.Path(exists=True, path_type=Path),
+            help="The model's config.json (or its folder): layers, KV heads, context for the KV-aware fit.",
+        ),
+        click.option("--concurrency", type=int, help="Streamer concurrency per process (default: derived)."),
+        click.option("--memory-limit", "memory_limit_bytes", type=int, help="Streamer buffer bytes per process."),
+        click.option("--gpu-memory-utilization", type=float, help="vLLM's share of GPU memory (default 0.9)."),
+        click.option("--max-model-len", type=int, help="vLLM --max-model-len (default: the model's context)."),
+        click.option("--kv-sequences", type=int, help="Full-length sequences the KV cache must hold (default 1)."),
+        click.option("--kv-cache-dtype", type=click.Choice(["auto", "fp8"]), help="vLLM --kv-cache-dtype."),
+        click.option("--capture-sizes", help="CUDA-graph capture sizes, e.g. 1,2,4,8,16,32 (default: vLLM's)."),
+        click.option("--vllm-version", default=DEFAULT_VLLM_VERSION, show_default=True, help="vLLM release."),
+        click.option(
+            "--image-gb",
+            type=float,
+            default=DEFAULT_IMAGE_BYTES / 1e9,
+            show_default=True,
+            help="Compressed image size pulled on a fresh node (default: vllm/vllm-openai:v0.34.0).",
+        ),
+        click.option(
+            "--fast-image-pull/--no-fast-image-pull",
+            default=True,
+            show_default=True,
+            help="nodeadm FastImagePull (SOCI parallel pull) on the node.",
+        ),
+        click.option("--node-local-cache", is_flag=True, help="Weights copied to the node's NVMe once per node."),
+        click.option("--shared-compile-cache", is_flag=True, help="Compile cache restored from S3 on fresh nodes."),
+        click.option("--warm-spares", type=int, default=0, show_default=True, help="Warm spare pods to cost."),
+        click.option(
+            "--assumptions",
+            "assumptions_path",
+            type=click.Path(path_type=Path),
+            help="Assumptions file from `fastload calibrate`.",
+        ),
     )
-    if as_json:
-        click.echo(json.dumps(view, indent=2))
-        return
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _tuning_kwargs(raw: dict[str, Any]) -> dict[str, Any]:
+    """CLI values -> plan_from_options keywords."""
+    sizes = parse_capture_sizes(raw.pop("capture_sizes"))
+    image_bytes = int(raw.pop("image_gb") * 1e9)
+    node_local = raw.pop("node_local_cache")
+    return {**raw, "cudagraph_capture_sizes": sizes, "image_bytes": image_bytes, "node_local_model_cache": node_local}
+
+
+def _echo_table(view: dict[str, object]) -> None:
+    paths = view.pop("scale_out_paths", None)
     for key, value in view.items():
         if isinstance(value, dict):
             click.echo(f"{key}:")
@@ -121,3 +223,52 @@ def plan_command(
                 click.echo(f"  - {item}")
         else:
             click.echo(f"{key}: {value}")
+    if isinstance(paths, dict):
+        names: list[str] = []
+        for path in paths.values():
+            names += [n for n in path["phases"] if n not in names]
+        click.echo("scale-out paths (seconds):")
+        click.echo(f"  {'phase':<18}" + "".join(f"{name:>12}" for name in paths))
+        for phase in names:
+            cells = "".join(
+                f"{path['phases'][phase]:>12.1f}" if phase in path["phases"] else f"{'-':>12}"
+                for path in paths.values()
+            )
+            click.echo(f"  {phase:<18}{cells}")
+        click.echo(f"  {'total':<18}" + "".join(f"{path['total']:>12.1f}" for path in paths.values()))
+
+
+@click.command("plan")
+@click.option("--instance", "instance_type", required=True, help="EC2 instance type, e.g. g6e.12xlarge.")
+@model_plan_options
+@tuning_plan_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def plan_command(
+    instance_type: str,
+    parameter_count: float | None,
+    total_bytes: int | None,
+    dtype: str,
+    tensor_parallel_size: int | None,
+    source: str,
+    warm_compile_cache: bool,
+    as_json: bool,
+    **tuning: Any,
+) -> None:
+    """Decide TP, streamer settings and probe budget; predict the fresh-node, warm-node and warm-spare starts."""
+    if parameter_count is None and total_bytes is None:
+        raise click.UsageError("give --params or --bytes")
+    p = plan_from_options(
+        instance_type,
+        parameter_count,
+        total_bytes,
+        dtype,
+        tensor_parallel_size,
+        source,
+        warm_compile_cache,
+        **_tuning_kwargs(dict(tuning)),
+    )
+    view = plan_as_dict(p)
+    if as_json:
+        click.echo(json.dumps(view, indent=2))
+        return
+    _echo_table(view)

@@ -1,15 +1,24 @@
 """GPU instance facts the tuning decisions are derived from.
 
 Sources (re-check before relying on a number; AWS revises them):
-  * Amazon EC2 Instance Types Guide, "Accelerated computing" specifications
-    (docs.aws.amazon.com/ec2/latest/instancetypes/ac.html): GPUs, GPU memory,
-    vCPUs, memory, network bandwidth, instance store volumes.
-  * Product pages aws.amazon.com/ec2/instance-types/{g4,g5,g6,g6e,g7e,p3,p4,p5}/.
+  * GPU memory: the EC2 API's `DescribeInstanceTypes` `GpuInfo.Gpus[].MemoryInfo.SizeInMiB`
+    (A10G and L4 report 22,888 MiB, L40S 45,776 MiB: the usable memory, not the marketing 24/48 GB).
+  * Network: the EC2 API's `NetworkInfo` as AWS publishes it per size in the EC2 User Guide,
+    "Amazon EC2 instance network bandwidth" (docs.aws.amazon.com/ec2/latest/instancetypes/ac.html,
+    columns "Baseline / Burst bandwidth (Gbps)"); the baselines here are the figures Karpenter generates
+    from that page (github.com/aws/karpenter-provider-aws, pkg/providers/instancetype/zz_generated.bandwidth.go).
+    Sizes sold "up to N Gbps" burst to N for "a limited time, typically from 5 to 60 minutes" (same guide)
+    and fall back to the baseline; g7e.2xlarge's 50 Gbps is not burstable.
+  * Multi-card types (p4d, p5, p5e, p5en, g6e.24/48xlarge, g7e.12xlarge and up): the headline is the sum
+    over every network card, most of it EFA for collective traffic. One pod's S3 stream goes through the
+    primary ENA interface on network card 0, which carries at most that card's bandwidth
+    (EC2 User Guide, "Network cards": p4d 4 x 100 Gbps, p5/p5e 32 x 100 Gbps, p5en 16 x 200 Gbps;
+    g6e.24xlarge 2 x 100, g6e.48xlarge 4 x 100). `primary_card_gbps` holds it.
+  * vCPUs, memory, instance store: EC2 Instance Types Guide, "Accelerated computing" specifications;
+    p5-class instance store is 8 x 3,800 GB.
   * NVIDIA CUDA GPUs list (developer.nvidia.com/cuda-gpus) for compute capability.
-
-Network figures are AWS's headline; sizes sold as "up to N Gbps" are marked
-`network_burst=True` because their sustained baseline is a fraction of N.
-G7e figures are from the launch announcement (2026) and are the least checked.
+G7e figures are from the launch announcement (2026) and are the least checked: its GPU MiB is
+96 GiB as announced, not an API figure.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from dataclasses import dataclass
 from fastload_constructs.core.errors import FastloadConfigError
 
 GIB = 1024**3
+MIB = 1024**2
 
 
 @dataclass(frozen=True)
@@ -29,14 +39,16 @@ class GpuInstance:
     name: str
     gpu_model: str
     gpu_count: int
-    gpu_memory_gib: float  # per GPU
+    gpu_memory_mib: int  # per GPU, as the EC2 API reports it
     vcpu: int
     memory_gib: float
-    network_gbps: float
-    network_burst: bool  # True when sold as "up to network_gbps"
+    network_baseline_gbps: float  # published baseline (the sustained rate)
+    network_burst_gbps: float | None  # "up to" burst, None when the size does not burst
     nvme_count: int
     nvme_gb_each: int  # decimal GB, as AWS lists instance store
     cuda_capability: str
+    # What one ENA interface on network card 0 can carry: the most one pod's S3 stream gets.
+    primary_card_gbps: float | None = None
 
     @property
     def family(self) -> str:
@@ -55,154 +67,207 @@ class GpuInstance:
         return self.nvme_count * self.nvme_gb_each
 
     @property
+    def gpu_memory_gib(self) -> float:
+        """Memory of one GPU in GiB (the API's MiB / 1024)."""
+        return self.gpu_memory_mib / 1024
+
+    @property
     def gpu_memory_bytes(self) -> int:
         """Memory of one GPU in bytes."""
-        return int(self.gpu_memory_gib * GIB)
+        return self.gpu_memory_mib * MIB
 
     @property
     def memory_bytes(self) -> int:
         return int(self.memory_gib * GIB)
 
     @property
-    def sustained_network_gbps(self) -> float:
-        """Bandwidth to plan a long transfer on.
+    def network_burst(self) -> bool:
+        """True when sold as "up to" a burst above the baseline."""
+        return self.network_burst_gbps is not None
 
-        "Up to" sizes burst to the headline and fall back to a baseline that AWS
-        publishes per size (roughly a quarter of the burst for the sizes here);
-        we plan on that quarter so a probe budget is never sized on burst credit.
-        """
-        return self.network_gbps / 4 if self.network_burst else self.network_gbps
+    @property
+    def network_gbps(self) -> float:
+        """AWS's headline figure: the burst for "up to" sizes, else the baseline."""
+        return self.network_burst_gbps if self.network_burst_gbps is not None else self.network_baseline_gbps
+
+    @property
+    def sustained_network_gbps(self) -> float:
+        """Bandwidth a long transfer keeps: the published baseline."""
+        return self.network_baseline_gbps
+
+    @property
+    def pod_network_gbps(self) -> float:
+        """Sustained bandwidth one pod's S3 stream can use: the baseline, capped by the primary card."""
+        cap = self.primary_card_gbps
+        return min(self.network_baseline_gbps, cap) if cap is not None else self.network_baseline_gbps
+
+    @property
+    def pod_burst_gbps(self) -> float:
+        """Bandwidth one pod's stream can use while burst credit lasts (the baseline where none)."""
+        burst = self.network_burst_gbps if self.network_burst_gbps is not None else self.network_baseline_gbps
+        cap = self.primary_card_gbps
+        return min(burst, cap) if cap is not None else burst
 
 
 def _family(
     gpu_model: str,
-    gpu_memory_gib: float,
+    gpu_memory_mib: int,
     cuda_capability: str,
-    rows: list[tuple[str, int, int, float, float, bool, int, int]],
+    rows: list[tuple[str, int, int, float, float, float | None, int, int]],
+    primary_card_gbps: dict[str, float] | None = None,
 ) -> dict[str, GpuInstance]:
-    """Expand one family's table: (size, gpus, vcpu, ram GiB, Gbps, burst, nvme n, nvme GB)."""
+    """Expand one family's table: (size, gpus, vcpu, RAM GiB, baseline Gbps, burst Gbps or None, NVMe n, NVMe GB)."""
     out: dict[str, GpuInstance] = {}
-    for name, gpus, vcpu, ram, gbps, burst, nvme_n, nvme_gb in rows:
+    for name, gpus, vcpu, ram, baseline, burst, nvme_n, nvme_gb in rows:
         out[name] = GpuInstance(
             name=name,
             gpu_model=gpu_model,
             gpu_count=gpus,
-            gpu_memory_gib=gpu_memory_gib,
+            gpu_memory_mib=gpu_memory_mib,
             vcpu=vcpu,
             memory_gib=ram,
-            network_gbps=gbps,
-            network_burst=burst,
+            network_baseline_gbps=baseline,
+            network_burst_gbps=burst,
             nvme_count=nvme_n,
             nvme_gb_each=nvme_gb,
             cuda_capability=cuda_capability,
+            primary_card_gbps=(primary_card_gbps or {}).get(name),
         )
     return out
 
 
 CATALOG: dict[str, GpuInstance] = {
-    # G4dn: NVIDIA T4 16 GiB (Turing, 7.5).
+    # G4dn: NVIDIA T4, 15,360 MiB (the driver's figure; the API's not re-checked here).
     **_family(
         "T4",
-        16,
+        15360,
         "7.5",
         [
-            ("g4dn.xlarge", 1, 4, 16, 25, True, 1, 125),
-            ("g4dn.2xlarge", 1, 8, 32, 25, True, 1, 225),
-            ("g4dn.4xlarge", 1, 16, 64, 25, True, 1, 225),
-            ("g4dn.8xlarge", 1, 32, 128, 50, False, 1, 900),
-            ("g4dn.12xlarge", 4, 48, 192, 50, False, 1, 900),
-            ("g4dn.16xlarge", 1, 64, 256, 50, False, 1, 900),
+            ("g4dn.xlarge", 1, 4, 16, 5, 25, 1, 125),
+            ("g4dn.2xlarge", 1, 8, 32, 10, 25, 1, 225),
+            ("g4dn.4xlarge", 1, 16, 64, 20, 25, 1, 225),
+            ("g4dn.8xlarge", 1, 32, 128, 50, None, 1, 900),
+            ("g4dn.12xlarge", 4, 48, 192, 50, None, 1, 900),
+            ("g4dn.16xlarge", 1, 64, 256, 50, None, 1, 900),
         ],
     ),
-    # G5: NVIDIA A10G 24 GiB (Ampere, 8.6).
+    # G5: NVIDIA A10G, 22,888 MiB (Ampere, 8.6).
     **_family(
         "A10G",
-        24,
+        22888,
         "8.6",
         [
-            ("g5.xlarge", 1, 4, 16, 10, True, 1, 250),
-            ("g5.2xlarge", 1, 8, 32, 10, True, 1, 450),
-            ("g5.4xlarge", 1, 16, 64, 25, True, 1, 600),
-            ("g5.8xlarge", 1, 32, 128, 25, False, 1, 900),
-            ("g5.12xlarge", 4, 48, 192, 40, False, 1, 3800),
-            ("g5.16xlarge", 1, 64, 256, 25, False, 1, 1900),
-            ("g5.24xlarge", 4, 96, 384, 50, False, 1, 3800),
-            ("g5.48xlarge", 8, 192, 768, 100, False, 2, 3800),
+            ("g5.xlarge", 1, 4, 16, 2.5, 10, 1, 250),
+            ("g5.2xlarge", 1, 8, 32, 5, 10, 1, 450),
+            ("g5.4xlarge", 1, 16, 64, 10, 25, 1, 600),
+            ("g5.8xlarge", 1, 32, 128, 25, None, 1, 900),
+            ("g5.12xlarge", 4, 48, 192, 40, None, 1, 3800),
+            ("g5.16xlarge", 1, 64, 256, 25, None, 1, 1900),
+            ("g5.24xlarge", 4, 96, 384, 50, None, 1, 3800),
+            ("g5.48xlarge", 8, 192, 768, 100, None, 2, 3800),
         ],
     ),
-    # G6: NVIDIA L4 24 GiB (Ada, 8.9).
+    # G6: NVIDIA L4, 22,888 MiB (Ada, 8.9).
     **_family(
         "L4",
-        24,
+        22888,
         "8.9",
         [
-            ("g6.xlarge", 1, 4, 16, 10, True, 1, 250),
-            ("g6.2xlarge", 1, 8, 32, 10, True, 1, 450),
-            ("g6.4xlarge", 1, 16, 64, 25, True, 1, 600),
-            ("g6.8xlarge", 1, 32, 128, 25, False, 2, 450),
-            ("g6.12xlarge", 4, 48, 192, 40, False, 4, 940),
-            ("g6.16xlarge", 1, 64, 256, 25, False, 2, 940),
-            ("g6.24xlarge", 4, 96, 384, 50, False, 4, 940),
-            ("g6.48xlarge", 8, 192, 768, 100, False, 8, 940),
+            ("g6.xlarge", 1, 4, 16, 2.5, 10, 1, 250),
+            ("g6.2xlarge", 1, 8, 32, 5, 10, 1, 450),
+            ("g6.4xlarge", 1, 16, 64, 10, 25, 1, 600),
+            ("g6.8xlarge", 1, 32, 128, 25, None, 2, 450),
+            ("g6.12xlarge", 4, 48, 192, 40, None, 4, 940),
+            ("g6.16xlarge", 1, 64, 256, 25, None, 2, 940),
+            ("g6.24xlarge", 4, 96, 384, 50, None, 4, 940),
+            ("g6.48xlarge", 8, 192, 768, 100, None, 8, 940),
         ],
     ),
-    # G6e: NVIDIA L40S 48 GiB (Ada, 8.9).
+    # G6e: NVIDIA L40S, 45,776 MiB (Ada, 8.9).
     **_family(
         "L40S",
-        48,
+        45776,
         "8.9",
         [
-            ("g6e.xlarge", 1, 4, 32, 20, True, 1, 250),
-            ("g6e.2xlarge", 1, 8, 64, 20, True, 1, 450),
-            ("g6e.4xlarge", 1, 16, 128, 20, False, 1, 600),
-            ("g6e.8xlarge", 1, 32, 256, 25, False, 1, 900),
-            ("g6e.12xlarge", 4, 48, 384, 100, False, 2, 1900),
-            ("g6e.16xlarge", 1, 64, 512, 35, False, 1, 1900),
-            ("g6e.24xlarge", 4, 96, 768, 200, False, 2, 1900),
-            ("g6e.48xlarge", 8, 192, 1536, 400, False, 4, 1900),
+            ("g6e.xlarge", 1, 4, 32, 2.5, 20, 1, 250),
+            ("g6e.2xlarge", 1, 8, 64, 5, 20, 1, 450),
+            ("g6e.4xlarge", 1, 16, 128, 20, None, 1, 600),
+            ("g6e.8xlarge", 1, 32, 256, 25, None, 1, 900),
+            ("g6e.12xlarge", 4, 48, 384, 100, None, 2, 1900),
+            ("g6e.16xlarge", 1, 64, 512, 35, None, 1, 1900),
+            ("g6e.24xlarge", 4, 96, 768, 200, None, 2, 1900),
+            ("g6e.48xlarge", 8, 192, 1536, 400, None, 4, 1900),
         ],
+        primary_card_gbps={"g6e.24xlarge": 100, "g6e.48xlarge": 100},
     ),
-    # G7e: NVIDIA RTX PRO 6000 Blackwell Server Edition 96 GiB (Blackwell, 12.0).
+    # G7e: NVIDIA RTX PRO 6000 Blackwell Server Edition, 96 GiB as announced (Blackwell, 12.0).
     **_family(
         "RTX PRO 6000",
-        96,
+        98304,
         "12.0",
         [
-            ("g7e.2xlarge", 1, 8, 64, 50, True, 1, 1900),
-            ("g7e.4xlarge", 1, 16, 128, 50, False, 1, 1900),
-            ("g7e.8xlarge", 1, 32, 256, 100, False, 1, 1900),
-            ("g7e.12xlarge", 2, 48, 512, 400, False, 2, 1900),
-            ("g7e.24xlarge", 4, 96, 1024, 800, False, 4, 1900),
-            ("g7e.48xlarge", 8, 192, 2048, 1600, False, 8, 1900),
+            ("g7e.2xlarge", 1, 8, 64, 50, None, 1, 1900),
+            ("g7e.4xlarge", 1, 16, 128, 50, None, 1, 1900),
+            ("g7e.8xlarge", 1, 32, 256, 100, None, 1, 1900),
+            ("g7e.12xlarge", 2, 48, 512, 400, None, 2, 1900),
+            ("g7e.24xlarge", 4, 96, 1024, 800, None, 4, 1900),
+            ("g7e.48xlarge", 8, 192, 2048, 1600, None, 8, 1900),
         ],
+        primary_card_gbps={"g7e.12xlarge": 200, "g7e.24xlarge": 200, "g7e.48xlarge": 200},
     ),
-    # P3: NVIDIA V100 16 GiB (Volta, 7.0). EBS only: no instance store.
+    # P3: NVIDIA V100, 16,384 MiB (Volta, 7.0). EBS only: no instance store.
     **_family(
         "V100",
-        16,
+        16384,
         "7.0",
         [
-            ("p3.2xlarge", 1, 8, 61, 10, True, 0, 0),
-            ("p3.8xlarge", 4, 32, 244, 10, False, 0, 0),
-            ("p3.16xlarge", 8, 64, 488, 25, False, 0, 0),
+            ("p3.2xlarge", 1, 8, 61, 2.5, 10, 0, 0),
+            ("p3.8xlarge", 4, 32, 244, 10, None, 0, 0),
+            ("p3.16xlarge", 8, 64, 488, 25, None, 0, 0),
         ],
     ),
-    # P4d / P4de: NVIDIA A100 40 / 80 GiB (Ampere, 8.0).
-    **_family("A100", 40, "8.0", [("p4d.24xlarge", 8, 96, 1152, 400, False, 8, 1000)]),
-    **_family("A100", 80, "8.0", [("p4de.24xlarge", 8, 96, 1152, 400, False, 8, 1000)]),
-    # P5: NVIDIA H100 80 GiB (Hopper, 9.0).
+    # P4d / P4de: NVIDIA A100 40,960 / 81,920 MiB (Ampere, 8.0); 4 network cards of 100 Gbps.
+    **_family(
+        "A100",
+        40960,
+        "8.0",
+        [("p4d.24xlarge", 8, 96, 1152, 400, None, 8, 1000)],
+        primary_card_gbps={"p4d.24xlarge": 100},
+    ),
+    **_family(
+        "A100",
+        81920,
+        "8.0",
+        [("p4de.24xlarge", 8, 96, 1152, 400, None, 8, 1000)],
+        primary_card_gbps={"p4de.24xlarge": 100},
+    ),
+    # P5: NVIDIA H100, 81,920 MiB (Hopper, 9.0); p5.48xlarge has 32 network cards of 100 Gbps.
     **_family(
         "H100",
-        80,
+        81920,
         "9.0",
         [
-            ("p5.4xlarge", 1, 16, 256, 100, False, 1, 3840),
-            ("p5.48xlarge", 8, 192, 2048, 3200, False, 8, 3840),
+            ("p5.4xlarge", 1, 16, 256, 100, None, 1, 3800),
+            ("p5.48xlarge", 8, 192, 2048, 3200, None, 8, 3800),
         ],
+        primary_card_gbps={"p5.48xlarge": 100},
     ),
-    # P5e / P5en: NVIDIA H200 141 GiB (Hopper, 9.0).
-    **_family("H200", 141, "9.0", [("p5e.48xlarge", 8, 192, 2048, 3200, False, 8, 3840)]),
-    **_family("H200", 141, "9.0", [("p5en.48xlarge", 8, 192, 2048, 3200, False, 8, 3840)]),
+    # P5e / P5en: NVIDIA H200, 144,384 MiB = 141 GiB (not re-checked against the API) (Hopper, 9.0);
+    # p5e has 32 network cards of 100 Gbps, p5en 16 of 200 Gbps.
+    **_family(
+        "H200",
+        144384,
+        "9.0",
+        [("p5e.48xlarge", 8, 192, 2048, 3200, None, 8, 3800)],
+        primary_card_gbps={"p5e.48xlarge": 100},
+    ),
+    **_family(
+        "H200",
+        144384,
+        "9.0",
+        [("p5en.48xlarge", 8, 192, 2048, 3200, None, 8, 3800)],
+        primary_card_gbps={"p5en.48xlarge": 200},
+    ),
 }
 
 

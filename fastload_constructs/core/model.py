@@ -8,6 +8,7 @@ milliseconds, which is why nothing here ever reads a whole file.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import struct
@@ -60,6 +61,101 @@ class ShardInfo:
 
 
 @dataclass(frozen=True)
+class ModelArchitecture:
+    """What the KV cache, torch.compile and CUDA-graph capture scale with, from a model's config.json.
+
+    Hugging Face `config.json` keys (transformers `PretrainedConfig`): `num_hidden_layers`,
+    `hidden_size`, `num_attention_heads`, `num_key_value_heads` (absent = multi-head attention, as many
+    KV heads as heads), `head_dim` (absent = hidden_size / num_attention_heads) and
+    `max_position_embeddings` (vLLM's default `--max-model-len`). Multimodal configs nest them in
+    `text_config`.
+    """
+
+    num_layers: int
+    hidden_size: int
+    num_attention_heads: int
+    num_kv_heads: int
+    head_dim: int
+    max_position_embeddings: int
+    model_type: str = "unknown"
+
+    def __post_init__(self) -> None:
+        for name in ("num_layers", "hidden_size", "num_attention_heads", "num_kv_heads", "head_dim"):
+            value = getattr(self, name)
+            require(
+                isinstance(value, int) and not isinstance(value, bool) and value > 0,
+                f"architecture.{name}",
+                value,
+                "a positive whole number",
+            )
+        value = self.max_position_embeddings
+        require(
+            isinstance(value, int) and not isinstance(value, bool) and value > 0,
+            "architecture.max_position_embeddings",
+            value,
+            "a positive whole number of tokens",
+        )
+
+    def kv_bytes_per_token(self, element_bytes: float, tensor_parallel_size: int = 1) -> int:
+        """KV-cache bytes one token takes on ONE GPU: 2 (K and V) x layers x KV heads per rank x head size.
+
+        vLLM shards KV heads over the TP ranks and replicates them when there are fewer heads than
+        ranks, so each rank holds max(1, kv_heads / TP) heads.
+        """
+        heads_per_rank = max(1, self.num_kv_heads // max(1, tensor_parallel_size))
+        return int(2 * self.num_layers * heads_per_rank * self.head_dim * element_bytes)
+
+    @classmethod
+    def from_config(cls, config: object, field: str = "config.json") -> ModelArchitecture:
+        """Read the architecture from a parsed config.json; names the missing key on failure."""
+        require(isinstance(config, dict), field, type(config).__name__, "a JSON object")
+        assert isinstance(config, dict)
+        text = config.get("text_config")
+        source: dict[str, object] = text if isinstance(text, dict) and "num_hidden_layers" in text else config
+
+        def whole(key: str, default: object = None) -> int:
+            value = source.get(key, default)
+            require(
+                isinstance(value, int) and not isinstance(value, bool) and value > 0,
+                f"{field}.{key}",
+                value,
+                "a positive whole number",
+            )
+            return value  # type: ignore[return-value]
+
+        layers = whole("num_hidden_layers")
+        hidden = whole("hidden_size")
+        heads = whole("num_attention_heads")
+        kv_heads = whole("num_key_value_heads", heads)
+        head_dim_raw = source.get("head_dim")
+        head_dim = whole("head_dim") if head_dim_raw is not None else hidden // heads
+        context = whole("max_position_embeddings", source.get("max_sequence_length", source.get("n_positions")))
+        model_type = source.get("model_type", config.get("model_type", "unknown"))
+        return cls(
+            num_layers=layers,
+            hidden_size=hidden,
+            num_attention_heads=heads,
+            num_kv_heads=kv_heads,
+            head_dim=head_dim,
+            max_position_embeddings=context,
+            model_type=str(model_type),
+        )
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> ModelArchitecture:
+        """Read a local config.json (or a model folder holding one)."""
+        file = Path(path)
+        if file.is_dir():
+            file = file / "config.json"
+        require(file.is_file(), "config.json", str(path), "an existing config.json or a folder holding one")
+        try:
+            config = json.loads(file.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise FastloadConfigError("config.json", str(path), f"valid JSON ({exc})") from exc
+        return cls.from_config(config, field=file.name)
+
+
+@dataclass(frozen=True)
 class ModelProfile:
     """Size and layout of a model's weights, the input to every tuning decision."""
 
@@ -69,6 +165,8 @@ class ModelProfile:
     shards: tuple[ShardInfo, ...] = ()
     largest_tensor_bytes: int | None = None
     name: str = "model"
+    # Layers, KV heads, head size, context length: from config.json (None when only sizes are known).
+    architecture: ModelArchitecture | None = None
 
     def __post_init__(self) -> None:
         require(
@@ -90,6 +188,10 @@ class ModelProfile:
                 self.parameter_count,
                 "a positive whole number or None",
             )
+
+    def with_architecture(self, architecture: ModelArchitecture | None) -> ModelProfile:
+        """This profile with the architecture read from config.json (or given as options)."""
+        return dataclasses.replace(self, architecture=architecture)
 
     @property
     def shard_count(self) -> int:

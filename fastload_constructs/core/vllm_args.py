@@ -172,6 +172,11 @@ def loader_extra_config_json(plan: ServingPlan) -> str:
     return json.dumps(plan.streamer.loader_extra_config(), separators=(",", ":"), sort_keys=True)
 
 
+def capture_sizes_json(sizes: Sequence[int]) -> str:
+    """The --compilation-config value that sets only the CUDA-graph capture sizes."""
+    return json.dumps({"cudagraph_capture_sizes": list(sizes)}, separators=(",", ":"))
+
+
 def vllm_args(
     plan: ServingPlan, *, model_uri: str, served_model_name: str, extra_args: Sequence[str] = ()
 ) -> tuple[str, ...]:
@@ -189,6 +194,28 @@ def vllm_args(
             arg,
             "flags other than " + ", ".join(MANAGED_FLAGS) + " (those come from the plan)",
         )
+    tuned: list[str] = []
+    if plan.max_model_len is not None:
+        tuned += ["--max-model-len", str(plan.max_model_len)]
+    if plan.cudagraph_capture_sizes is not None:
+        # vLLM's CompilationConfig.cudagraph_capture_sizes, through --compilation-config (-cc) JSON: the
+        # form every release since 0.6 parses (vllm/engine/arg_utils.py); newer ones also take
+        # --cudagraph-capture-sizes.
+        tuned += ["--compilation-config", capture_sizes_json(plan.cudagraph_capture_sizes)]
+    if plan.kv_cache_dtype != "auto":
+        # The fit assumed a one-byte KV cache: vLLM must allocate it that way (--kv-cache-dtype fp8).
+        tuned += ["--kv-cache-dtype", plan.kv_cache_dtype]
+    for arg in extra_args:
+        flag = arg.split("=", 1)[0]
+        require(
+            not (flag == "--max-model-len" and plan.max_model_len is not None)
+            and not (flag in ("--compilation-config", "-cc", "-O") and plan.cudagraph_capture_sizes is not None)
+            and not (flag == "--kv-cache-dtype" and plan.kv_cache_dtype != "auto"),
+            "extra_args",
+            arg,
+            "flags the plan does not set already (it sets --max-model-len / --compilation-config from "
+            "max_model_len / cudagraph_capture_sizes)",
+        )
     return (
         model_uri,
         "--load-format",
@@ -203,6 +230,7 @@ def vllm_args(
         served_model_name,
         "--port",
         str(SERVER_PORT),
+        *tuned,
         *extra_args,
     )
 

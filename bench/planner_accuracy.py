@@ -1,0 +1,154 @@
+"""The planner against published measurements: one predicted / measured ratio per row and phase.
+
+Rows come from tests/fixtures/published_measurements.json (each with its source URL). The planner
+is run on every row with the row's own settings (instance type, storage and its published
+throughput, streamer concurrency, vLLM release, capture sizes, compile cache) and nothing fitted
+to the row. Prints every ratio, then per phase the median |ln(predicted / measured)|, over all
+rows and over the rows that did not feed a planner constant (held out).
+
+    .venv/bin/python bench/planner_accuracy.py [--json]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from fastload_constructs.core.catalog import lookup  # noqa: E402
+from fastload_constructs.core.model import ModelArchitecture, ModelProfile  # noqa: E402
+from fastload_constructs.core.tuning import (  # noqa: E402
+    LoadAssumptions,
+    TuningOptions,
+    compile_seconds,
+    cuda_graph_seconds,
+    plan,
+    scale_out_paths,
+)
+
+TABLE = ROOT / "tests" / "fixtures" / "published_measurements.json"
+# A type for rows that name no instance: only instance-independent phases are predicted for them.
+_ANY_INSTANCE = "p5.48xlarge"
+
+
+def load_rows(path: Path = TABLE) -> list[dict[str, Any]]:
+    return list(json.loads(path.read_text())["rows"])
+
+
+def _profile(row: dict[str, Any]) -> ModelProfile:
+    profile = ModelProfile(total_bytes=int(row["bytes"] or 1), dtype=row.get("dtype") or "BF16", name=row["id"])
+    if row.get("architecture"):
+        profile = profile.with_architecture(ModelArchitecture.from_config(row["architecture"], field=row["id"]))
+    return profile
+
+
+def _options(row: dict[str, Any], base: LoadAssumptions | None = None) -> TuningOptions:
+    s = row.get("settings", {})
+    assumptions = base or LoadAssumptions()
+    if "device_mb_s" in s:  # a local volume's published throughput (EBS gp3/io2 in the streamer's sweep)
+        assumptions = dataclasses.replace(assumptions, nvme_mb_per_device=float(s["device_mb_s"]))
+    sizes = s.get("capture_sizes")
+    return TuningOptions(
+        source="s3" if row.get("storage") == "s3" else "local",
+        concurrency=s.get("concurrency"),
+        tensor_parallel_size=s.get("tensor_parallel_size"),
+        vllm_version=s.get("vllm_version", "0.34.0"),
+        cudagraph_capture_sizes=tuple(sizes) if sizes is not None else None,
+        compile_cache_warm=s.get("compile_cache") == "warm",
+        fast_image_pull=bool(s.get("fast_image_pull", True)),
+        image_bytes=int(row["bytes"]) if row.get("storage") == "ecr" else TuningOptions().image_bytes,
+        max_model_len=s.get("max_model_len"),
+        assumptions=assumptions,
+    )
+
+
+def predict(row: dict[str, Any], base: LoadAssumptions | None = None) -> dict[str, float]:
+    """Predicted seconds for every phase the row measured, on the row's span (`base`: other constants)."""
+    opts = _options(row, base)
+    measured = row["measured"]
+    out: dict[str, float] = {}
+    a = opts.assumptions
+    if "node_launch_s" in measured:
+        out["node_launch"] = a.node_launch_s
+    if row.get("bytes") is None:
+        return out
+    profile = _profile(row)
+    if "compile_s" in measured:
+        out["compile"] = compile_seconds(profile, opts, opts.compile_cache_warm)
+    if "cuda_graph_s" in measured:
+        out["cuda_graph"] = cuda_graph_seconds(profile, opts)
+    if "image_pull_s" in measured:
+        p = plan(ModelProfile(total_bytes=10**9, dtype="BF16"), _ANY_INSTANCE, opts)
+        paths = scale_out_paths(p.model, p.instance, p.tensor_parallel_size, p.streamer, opts)
+        out["image_pull"] = paths.fresh_node.seconds("image_pull")
+    if "weight_load_s" in measured or "total_s" in measured:
+        p = plan(profile, lookup(row["instance_type"]), opts)
+        span = row.get("span", {})
+        if "weight_load_s" in measured:
+            streamer_only = span.get("weight_load") == "streamer"
+            out["weight_load"] = p.predicted.weight_load_s - (a.weight_load_fixed_s if streamer_only else 0.0)
+        if "total_s" in measured:
+            engine_only = span.get("total") == "engine"
+            out["total"] = p.predicted.total_s - (p.predicted.process_start_s if engine_only else 0.0)
+    return out
+
+
+def ratios(
+    rows: list[dict[str, Any]], base: LoadAssumptions | None = None
+) -> list[tuple[str, str, float, float, bool]]:
+    """(row id, phase, predicted, measured, held out) for every measured phase of every row."""
+    table = []
+    for row in rows:
+        predicted = predict(row, base)
+        for key, value in row["measured"].items():
+            phase = key.removesuffix("_s")
+            if phase in predicted:
+                held_out = phase not in row.get("constants_from", [])
+                table.append((row["id"], phase, predicted[phase], float(value), held_out))
+    return table
+
+
+def median_abs_log_ratio(
+    table: list[tuple[str, str, float, float, bool]], phase: str, held_out_only: bool
+) -> float | None:
+    logs = [abs(math.log(p / m)) for _, ph, p, m, h in table if ph == phase and (h or not held_out_only)]
+    return statistics.median(logs) if logs else None
+
+
+def main(argv: list[str]) -> int:
+    table = ratios(load_rows())
+    if "--json" in argv:
+        print(
+            json.dumps(
+                [dict(zip(("id", "phase", "predicted_s", "measured_s", "held_out"), r, strict=True)) for r in table],
+                indent=2,
+            )
+        )
+        return 0
+    print(f"{'row':<44} {'phase':<12} {'predicted s':>11} {'measured s':>10} {'ratio':>6}  held out")
+    for row_id, phase, p, m, held in table:
+        print(f"{row_id:<44} {phase:<12} {p:>11.2f} {m:>10.2f} {p / m:>6.2f}  {'yes' if held else 'no'}")
+    print()
+    header = f"{'phase':<12} {'rows':>4} {'median |ln ratio|':>18} {'as factor':>9}"
+    print(header + f" {'held-out rows':>13} {'held-out factor':>15}")
+    for phase in sorted({r[1] for r in table}):
+        n = sum(1 for r in table if r[1] == phase)
+        held = sum(1 for r in table if r[1] == phase and r[4])
+        every = median_abs_log_ratio(table, phase, False)
+        out = median_abs_log_ratio(table, phase, True)
+        assert every is not None
+        held_text = f"{math.exp(out):>15.2f}" if out is not None else f"{'-':>15}"
+        print(f"{phase:<12} {n:>4} {every:>18.3f} {math.exp(every):>9.2f} {held:>13} {held_text}")
+    print(f"\ntarget: median factor under 1.35 (|ln| < {math.log(1.35):.3f}) for weight_load and total")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,150 @@
+"""Fit the planner's assumptions to a user's own launches, and read/write them as an assumptions file.
+
+`fastload calibrate LOG...` parses vLLM logs (coldstart.parse_log) into `MeasuredLaunch`es and calls
+`fit_assumptions`; `fastload plan --assumptions FILE` and the reference app's `fastload:assumptions`
+read the file back with `assumptions_from_dict`. The fit:
+
+* stream throughput per (instance type, source) = median of bytes / (weight load - vLLM's fixed
+  set-up): it replaces the modelled rate for that instance type and source only;
+* process start (container start + everything before the load) and KV + server = medians;
+* cold compile and CUDA-graph capture = medians of measured / modelled for each launch's model and
+  capture sizes, kept as scale factors so they still follow layers and capture sizes;
+* warm compile = median of warm launches, for the launches' vLLM release family.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from dataclasses import dataclass
+
+from fastload_constructs.core.errors import FastloadConfigError, require
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.tuning import (
+    MB,
+    LoadAssumptions,
+    TuningOptions,
+    compile_seconds,
+    cuda_graph_seconds,
+    release_family,
+)
+
+FORMAT = "fastload-assumptions/1"
+_FLOAT_FIELDS = tuple(
+    f.name for f in dataclasses.fields(LoadAssumptions) if f.name not in ("measured_throughput_mb_s",)
+)
+
+
+@dataclass(frozen=True)
+class MeasuredLaunch:
+    """One launch's measured phases, in the planner's five phases (seconds; None = not in the log)."""
+
+    label: str
+    instance_type: str
+    source: str  # "s3" or "local"
+    model: ModelProfile
+    options: TuningOptions  # vLLM release, capture sizes: how the launch was configured
+    process_start_s: float | None
+    weight_load_s: float | None
+    compile_s: float | None
+    compile_warm: bool
+    cuda_graph_s: float | None
+    kv_and_server_s: float | None
+
+
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def fit_assumptions(launches: list[MeasuredLaunch], base: LoadAssumptions | None = None) -> LoadAssumptions:
+    """Assumptions under which plans reproduce `launches` (see the module docstring)."""
+    require(bool(launches), "logs", [], "at least one vLLM start-up log")
+    a = base or LoadAssumptions()
+    rates: dict[tuple[str, str], list[float]] = {}
+    for launch in launches:
+        if launch.weight_load_s is not None and launch.weight_load_s > a.weight_load_fixed_s:
+            seconds = launch.weight_load_s - a.weight_load_fixed_s
+            rates.setdefault((launch.instance_type, launch.source), []).append(launch.model.total_bytes / seconds / MB)
+    measured = tuple(sorted((i, s, round(statistics.median(v), 1)) for (i, s), v in rates.items()))
+    changes: dict[str, object] = {"measured_throughput_mb_s": measured}
+    start = _median([x.process_start_s for x in launches if x.process_start_s is not None])
+    if start is not None:
+        changes["process_start_s"] = round(start, 3)
+    kv = _median([x.kv_and_server_s for x in launches if x.kv_and_server_s is not None])
+    if kv is not None:
+        changes["kv_and_server_s"] = round(kv, 3)
+    unscaled = dataclasses.replace(a, compile_scale=1.0, cuda_graph_scale=1.0)
+    cold = []
+    graphs = []
+    warm: dict[str, list[float]] = {}
+    for x in launches:
+        opts = dataclasses.replace(x.options, assumptions=unscaled)
+        family = release_family(opts.vllm_version)
+        if x.compile_s is not None and x.compile_s > 0 and family != "v0":
+            if x.compile_warm:
+                warm.setdefault(family, []).append(x.compile_s)
+            else:
+                cold.append(x.compile_s / compile_seconds(x.model, opts, warm=False))
+        if x.cuda_graph_s is not None and x.cuda_graph_s > 0:
+            modelled = cuda_graph_seconds(x.model, opts)
+            if modelled > 0:
+                graphs.append(x.cuda_graph_s / modelled)
+    if cold:
+        changes["compile_scale"] = round(statistics.median(cold), 4)
+    if graphs:
+        changes["cuda_graph_scale"] = round(statistics.median(graphs), 4)
+    for release, values in warm.items():
+        key = "compile_warm_recent_s" if release == "recent" else "compile_warm_v1_s"
+        changes[key] = round(statistics.median(values), 3)
+    return dataclasses.replace(a, **changes)  # type: ignore[arg-type]
+
+
+def assumptions_as_dict(a: LoadAssumptions, fitted_from: list[str] | None = None) -> dict[str, object]:
+    """The assumptions file's JSON: every figure, the measured throughputs and where they came from."""
+    return {
+        "format": FORMAT,
+        "fitted_from": list(fitted_from or []),
+        "assumptions": {name: getattr(a, name) for name in _FLOAT_FIELDS},
+        "measured_throughput_mb_s": [
+            {"instance_type": i, "source": s, "mb_s": mb_s} for i, s, mb_s in a.measured_throughput_mb_s
+        ],
+    }
+
+
+def assumptions_from_dict(raw: object, field: str = "assumptions") -> LoadAssumptions:
+    """Read an assumptions file's JSON; names the bad key. Keys left out keep their cited defaults."""
+    require(isinstance(raw, dict), field, type(raw).__name__, "a JSON object written by `fastload calibrate`")
+    assert isinstance(raw, dict)
+    require(raw.get("format") == FORMAT, f"{field}.format", raw.get("format"), repr(FORMAT))
+    unknown = sorted(set(raw) - {"format", "fitted_from", "assumptions", "measured_throughput_mb_s"})
+    require(not unknown, f"{field}.{unknown[0] if unknown else ''}", unknown, "format, assumptions, ...")
+    values = raw.get("assumptions", {})
+    require(isinstance(values, dict), f"{field}.assumptions", values, "an object of numbers")
+    changes: dict[str, object] = {}
+    for key, value in values.items():
+        if key not in _FLOAT_FIELDS:
+            raise FastloadConfigError(f"{field}.assumptions.{key}", value, "one of " + ", ".join(_FLOAT_FIELDS))
+        require(
+            isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0,
+            f"{field}.assumptions.{key}",
+            value,
+            "a number >= 0",
+        )
+        changes[key] = float(value)
+    rows = raw.get("measured_throughput_mb_s", [])
+    require(isinstance(rows, list), f"{field}.measured_throughput_mb_s", rows, "a list")
+    measured = []
+    for i, row in enumerate(rows):
+        where = f"{field}.measured_throughput_mb_s[{i}]"
+        ok = (
+            isinstance(row, dict)
+            and isinstance(row.get("instance_type"), str)
+            and row.get("source") in ("s3", "local")
+            and isinstance(row.get("mb_s"), (int, float))
+            and not isinstance(row.get("mb_s"), bool)
+            and row["mb_s"] > 0
+        )
+        require(ok, where, row, '{"instance_type": "g6e.2xlarge", "source": "s3" or "local", "mb_s": > 0}')
+        measured.append((row["instance_type"], row["source"], float(row["mb_s"])))
+    changes["measured_throughput_mb_s"] = tuple(measured)
+    return dataclasses.replace(LoadAssumptions(), **changes)  # type: ignore[arg-type]

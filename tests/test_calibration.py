@@ -1,0 +1,92 @@
+"""`fastload calibrate`: plans made from calibrated assumptions reproduce the calibration logs."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fastload_constructs.cli.main import main
+from fastload_constructs.coldstart.parser import parse_log
+from fastload_constructs.core.calibration import assumptions_as_dict, assumptions_from_dict
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.tuning import LoadAssumptions, TuningOptions, plan
+
+LOGS = Path(__file__).parent / "fixtures" / "vllm_logs"
+COLD, WARM = LOGS / "cold_v0.34_s3_tp1.log", LOGS / "warm_v0.34_s3_tp1.log"
+
+
+def _measured(path: Path) -> dict[str, float]:
+    r = parse_log(path.read_text())
+    return {
+        "process_start": r.seconds("process_start") + r.seconds("engine_init"),
+        "weight_load": r.seconds("weight_load"),
+        "compile": r.seconds("dynamo_transform") + r.seconds("graph_compile"),
+        "cuda_graph": r.seconds("cuda_graph"),
+        "kv_and_server": r.seconds("kv_cache_profiling") + r.seconds("api_server"),
+        "total": r.total_s,
+    }
+
+
+def test_calibrated_plans_reproduce_the_calibration_logs_within_10_percent(tmp_path, capsys):
+    out = tmp_path / "assumptions.json"
+    assert main(["calibrate", str(COLD), str(WARM), "--instance", "g6e.2xlarge", "-o", str(out)]) == 0
+    assert "g6e.2xlarge s3:" in capsys.readouterr().out
+    a = assumptions_from_dict(json.loads(out.read_text()))
+    model = ModelProfile(total_bytes=round(14.99 * 2**30), dtype="BF16")  # what the logs loaded
+    default = plan(model, "g6e.2xlarge", TuningOptions(compile_cache_warm=False))
+    for log, warm in ((COLD, False), (WARM, True)):
+        measured = _measured(log)
+        p = plan(model, "g6e.2xlarge", TuningOptions(assumptions=a, compile_cache_warm=warm)).predicted
+        predicted = {
+            "process_start": p.process_start_s,
+            "weight_load": p.weight_load_s,
+            "compile": p.compile_s,
+            "cuda_graph": p.cuda_graph_s,
+            "kv_and_server": p.kv_and_server_s,
+            "total": p.total_s,
+        }
+        for phase in ("weight_load", "compile", "cuda_graph", "total"):
+            assert predicted[phase] == pytest.approx(measured[phase], rel=0.10), (log.name, phase)
+    # The defaults did not already match: the calibration changed the prediction.
+    assert abs(default.predicted.weight_load_s - _measured(COLD)["weight_load"]) / _measured(COLD)["weight_load"] > 0.1
+
+
+def test_plan_reads_the_assumptions_file(tmp_path, capsys):
+    out = tmp_path / "a.json"
+    assert main(["calibrate", str(COLD), "--instance", "g6e.2xlarge", "-o", str(out)]) == 0
+    capsys.readouterr()
+    args = ["plan", "--instance", "g6e.2xlarge", "--bytes", str(round(14.99 * 2**30)), "--json"]
+    assert main([*args, "--assumptions", str(out)]) == 0
+    calibrated = json.loads(capsys.readouterr().out)
+    assert main(args) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert calibrated["load_throughput_mb_s"] != default["load_throughput_mb_s"]
+    assert calibrated["predicted_seconds"]["weight_load"] == pytest.approx(_measured(COLD)["weight_load"], rel=0.02)
+
+
+def test_assumptions_file_round_trips_and_rejects_bad_keys():
+    a = LoadAssumptions(measured_throughput_mb_s=(("g5.xlarge", "s3", 700.0),), compile_scale=1.3)
+    assert assumptions_from_dict(assumptions_as_dict(a)) == a
+    with pytest.raises(FastloadConfigError) as err:
+        assumptions_from_dict({"format": "fastload-assumptions/1", "assumptions": {"s3_mb_per_conn": 1}})
+    assert err.value.field == "assumptions.assumptions.s3_mb_per_conn"
+    with pytest.raises(FastloadConfigError, match="format"):
+        assumptions_from_dict({"format": "other"})
+    with pytest.raises(FastloadConfigError, match=r"measured_throughput_mb_s\[0\]"):
+        assumptions_from_dict({"format": "fastload-assumptions/1", "measured_throughput_mb_s": [{"mb_s": -1}]})
+
+
+def test_calibrate_refuses_a_failed_launch(tmp_path, capsys):
+    code = main(
+        ["calibrate", str(LOGS / "failed_v0.11_oom.log"), "--instance", "g6e.2xlarge", "-o", str(tmp_path / "x")]
+    )
+    assert code == 2 and "failed" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
+def test_plan_with_a_bad_assumptions_file_exits_2(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert main(["plan", "--instance", "g6e.2xlarge", "--params", "8e9", "--assumptions", str(bad)]) == 2
+    assert "--assumptions" in capsys.readouterr().err
