@@ -178,6 +178,7 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise FastloadConfigError(f"{PREFIX}models[].name", duplicates[0], "names unique across models")
+    _refuse_nested_model_prefixes(models)
     for spec in models:
         spec.serving_plan()  # raises on a model that does not fit its instance type
     bucket = _get(ctx, "modelBucketName")
@@ -202,6 +203,20 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
         model_bucket_name=bucket,
         compile_cache_prefix=cache_prefix,
     )
+
+
+def _refuse_nested_model_prefixes(models: tuple[ModelSpec, ...]) -> None:
+    """One model's prefix inside another's would let the outer model's pods read (and its stagers
+    overwrite or --delete-stale) the inner model's files. The same prefix twice is one model
+    served twice (e.g. on two instance types) and is allowed."""
+    for i, inner in enumerate(models):
+        for outer in models:
+            if inner.s3_prefix.startswith(outer.s3_prefix + "/"):
+                raise FastloadConfigError(
+                    f"{PREFIX}models[{i}].s3Prefix",
+                    inner.s3_prefix,
+                    f"a prefix not inside another model's ({outer.name!r} has {outer.s3_prefix!r})",
+                )
 
 
 def _nested(a: str, b: str) -> bool:

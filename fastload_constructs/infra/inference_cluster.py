@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Sequence
 
-from aws_cdk import Token
+from aws_cdk import Stack, Token
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
@@ -35,6 +35,7 @@ from fastload_constructs.core.cluster_settings import (
     kubectl_layer_module,
 )
 from fastload_constructs.core.errors import is_whole_number, require
+from fastload_constructs.core.model_access import POD_IDENTITY_SERVICE, pod_identity_trust_conditions
 from fastload_constructs.infra.nag_findings import (
     EKS_NODE_POLICY_REASONS,
     acknowledge,
@@ -116,7 +117,17 @@ class InferenceCluster(Construct):
 
         # CoreDNS and the controllers of add-ons need nodes without the GPU taint.
         self.system_nodegroup: eks.Nodegroup | None = None
+        self.system_launch_template: ec2.LaunchTemplate | None = None
         if system_nodes:
+            # IMDSv2 only, one hop, as on the GPU nodes: a pod on a system node (controllers, CoreDNS)
+            # cannot reach the node role's credentials through the metadata service (a container's
+            # request needs a second hop); pods get AWS credentials from Pod Identity only.
+            self.system_launch_template = ec2.LaunchTemplate(
+                self,
+                "SystemNodesLaunchTemplate",
+                require_imdsv2=True,
+                http_put_response_hop_limit=1,
+            )
             self.system_nodegroup = self._cluster.add_nodegroup_capacity(
                 "SystemNodes",
                 instance_types=[ec2.InstanceType(system_instance_type)],
@@ -124,6 +135,10 @@ class InferenceCluster(Construct):
                 min_size=system_nodes,
                 desired_size=system_nodes,
                 max_size=max(system_nodes, 2 * system_nodes),
+                launch_template_spec=eks.LaunchTemplateSpec(
+                    id=self.system_launch_template.launch_template_id,
+                    version=self.system_launch_template.latest_version_number,
+                ),
             )
 
         self.addons: dict[str, eks.IAddon] = {}
@@ -190,10 +205,17 @@ class InferenceCluster(Construct):
         if name == "coredns" and self.system_nodegroup is not None:
             addon.node.add_dependency(self.system_nodegroup)
         if name == EBS_CSI_ADDON:
+            trust = pod_identity_trust_conditions(
+                account=Stack.of(self).account,
+                cluster_arn=self._cluster.cluster_arn,
+                cluster_name=self._cluster.cluster_name,
+                namespace="kube-system",
+                service_account=EBS_CSI_SERVICE_ACCOUNT,
+            )
             role = iam.Role(
                 self,
                 "EbsCsiRole",
-                assumed_by=iam.ServicePrincipal("pods.eks.amazonaws.com"),
+                assumed_by=iam.SessionTagsPrincipal(iam.ServicePrincipal(POD_IDENTITY_SERVICE)).with_conditions(trust),
                 managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(EBS_CSI_POLICY)],
             )
             acknowledge_managed_policies(
@@ -202,12 +224,6 @@ class InferenceCluster(Construct):
                     "AmazonEBSCSIDriverPolicy": "the EBS CSI controller's actions (create, attach, tag volumes, "
                     "snapshots) as AWS documents and maintains them for the aws-ebs-csi-driver add-on",
                 },
-            )
-            role.assume_role_policy.add_statements(
-                iam.PolicyStatement(
-                    actions=["sts:TagSession"],
-                    principals=[iam.ServicePrincipal("pods.eks.amazonaws.com")],
-                )
             )
             cfn.add_property_override(
                 "PodIdentityAssociations",
