@@ -7,7 +7,8 @@ before any construct is created or any file written.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,6 +85,36 @@ def _positive_int(field: str, value: object) -> int:
     return value  # type: ignore[return-value]
 
 
+# The decision modules name their own fields; a user of cdk.json should read the context key.
+_CONTEXT_KEY_OF = {
+    "model.total_bytes": "totalBytes",
+    "model.parameter_count": "parameterCount",
+    "model.dtype": "dtype",
+    "tensor_parallel_size": "tensorParallelSize",
+    "gpu_memory_utilization": "gpuMemoryUtilization",
+}
+
+
+@contextmanager
+def _context_field_names(where: str) -> Iterator[None]:
+    """Re-raise a decision's FastloadConfigError under the cdk.json key it came from."""
+    try:
+        yield
+    except FastloadConfigError as exc:
+        key = _CONTEXT_KEY_OF.get(exc.field)
+        if key is None:
+            raise
+        raise FastloadConfigError(f"{where}.{key}", exc.value, exc.accepted) from exc
+
+
+def _fraction(field: str, value: object) -> float:
+    """A number in (0, 1]: not a bool, not NaN or infinite."""
+    # 0 < x <= 1 is False for NaN and infinities, and compares huge ints without a float conversion.
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1
+    require(ok, field, value, "a number above 0 and at most 1, e.g. 0.9")
+    return float(value)  # type: ignore[arg-type]
+
+
 def parse_model(raw: object, index: int) -> ModelSpec:
     where = f"{PREFIX}models[{index}]"
     require(isinstance(raw, dict), where, raw, "an object with name, s3Prefix, instanceType and a size")
@@ -115,25 +146,29 @@ def parse_model(raw: object, index: int) -> ModelSpec:
     )
     instance_type = instance.name
     dtype = raw.get("dtype", "BF16")
-    require(dtype in DTYPE_BYTES, f"{where}.dtype", dtype, "one of " + ", ".join(DTYPE_BYTES))
+    require(
+        isinstance(dtype, str) and dtype in DTYPE_BYTES, f"{where}.dtype", dtype, "one of " + ", ".join(DTYPE_BYTES)
+    )
     total = raw.get("totalBytes")
     params = raw.get("parameterCount")
     require(total is not None or params is not None, f"{where}.parameterCount", None, "parameterCount or totalBytes")
-    profile = ModelProfile.from_numbers(
-        total_bytes=_positive_int(f"{where}.totalBytes", total) if total is not None else None,
-        parameter_count=_positive_int(f"{where}.parameterCount", params) if params is not None else None,
-        dtype=dtype,
-        name=name,
-    )
+    with _context_field_names(where):
+        profile = ModelProfile.from_numbers(
+            total_bytes=_positive_int(f"{where}.totalBytes", total) if total is not None else None,
+            parameter_count=_positive_int(f"{where}.parameterCount", params) if params is not None else None,
+            dtype=dtype,
+            name=name,
+        )
     shared_cache = _flag(f"{where}.sharedCompileCache", raw.get("sharedCompileCache", False))
     node_local = _flag(f"{where}.nodeLocalModelCache", raw.get("nodeLocalModelCache", False))
     tp = raw.get("tensorParallelSize")
-    options = TuningOptions(
-        tensor_parallel_size=_positive_int(f"{where}.tensorParallelSize", tp) if tp is not None else None,
-        gpu_memory_utilization=raw.get("gpuMemoryUtilization", 0.90),
-        # The streamer reads the node-local copy: tune it and predict for NVMe.
-        source="local" if node_local else "s3",
-    )
+    with _context_field_names(where):
+        options = TuningOptions(
+            tensor_parallel_size=_positive_int(f"{where}.tensorParallelSize", tp) if tp is not None else None,
+            gpu_memory_utilization=_fraction(f"{where}.gpuMemoryUtilization", raw.get("gpuMemoryUtilization", 0.90)),
+            # The streamer reads the node-local copy: tune it and predict for NVMe.
+            source="local" if node_local else "s3",
+        )
     return ModelSpec(
         name=name,
         profile=profile,

@@ -117,6 +117,8 @@ def handwritten() -> dict[str, bytes]:
         "unknown-field": encode({"w": {**one["w"], "extra": 1}}, 8),
         "offsets-three": encode({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8, 8]}}, 8),
         "offsets-reversed": encode({"w": {"dtype": "U8", "shape": [0], "data_offsets": [8, 0]}}, 8),
+        "dtype-list": encode({"w": {"dtype": ["F32"], "shape": [2], "data_offsets": [0, 8]}}, 8),
+        "dtype-object": encode({"w": {"dtype": {"F32": 1}, "shape": [2], "data_offsets": [0, 8]}}, 8),
         "unknown-dtype": encode({"w": {"dtype": "F33", "shape": [2], "data_offsets": [0, 8]}}, 8),
         "sub-byte-odd": encode({"w": {"dtype": "F4", "shape": [3], "data_offsets": [0, 1]}}, 1),
         "metadata-not-string": encode({"__metadata__": {"n": 1}, **one}, 8),

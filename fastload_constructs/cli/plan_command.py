@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from typing import Any
 
 import click
 
+from fastload_constructs.core.errors import require
 from fastload_constructs.core.model import DTYPE_BYTES, ModelProfile
 from fastload_constructs.core.tuning import ServingPlan, TuningOptions, plan
 
@@ -49,6 +51,12 @@ def plan_from_options(
     warm_compile_cache: bool,
 ) -> ServingPlan:
     """The ServingPlan the plan options describe (shared by `plan` and `coldstart --instance`)."""
+    require(
+        parameter_count is None or (math.isfinite(parameter_count) and parameter_count >= 1),
+        "model.parameter_count",
+        parameter_count,
+        "a positive finite number such as 8.03e9",
+    )
     profile = ModelProfile.from_numbers(
         total_bytes=total_bytes,
         parameter_count=int(parameter_count) if parameter_count is not None else None,

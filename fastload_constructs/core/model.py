@@ -59,6 +59,13 @@ RangeReader = Callable[[int, int], bytes]
 """read(offset, length) -> exactly `length` bytes (fewer only at end of file)."""
 
 
+# Upper bound on a model's bytes and parameters: 2**50 (1 PiB, 10**15 parameters). The
+# largest published checkpoints are a few TB (DeepSeek-V3: 671e9 parameters, ~700 GB in FP8);
+# the bound only keeps absurd input (1e300, 10**400) from overflowing the planner's floats.
+MAX_MODEL_BYTES = 2**50
+MAX_PARAMETERS = 2**50
+
+
 @dataclass(frozen=True)
 class ShardInfo:
     """One safetensors file: its name, size and what its header declares."""
@@ -84,23 +91,27 @@ class ModelProfile:
 
     def __post_init__(self) -> None:
         require(
-            isinstance(self.total_bytes, int) and self.total_bytes > 0,
+            isinstance(self.total_bytes, int)
+            and not isinstance(self.total_bytes, bool)
+            and 0 < self.total_bytes <= MAX_MODEL_BYTES,
             "model.total_bytes",
             self.total_bytes,
-            "a positive whole number of bytes",
+            f"a positive whole number of bytes, at most {MAX_MODEL_BYTES} (1 PiB)",
         )
         require(
-            self.dtype in DTYPE_BYTES,
+            isinstance(self.dtype, str) and self.dtype in DTYPE_BYTES,
             "model.dtype",
             self.dtype,
             "one of " + ", ".join(DTYPE_BYTES),
         )
         if self.parameter_count is not None:
             require(
-                isinstance(self.parameter_count, int) and self.parameter_count > 0,
+                isinstance(self.parameter_count, int)
+                and not isinstance(self.parameter_count, bool)
+                and 0 < self.parameter_count <= MAX_PARAMETERS,
                 "model.parameter_count",
                 self.parameter_count,
-                "a positive whole number or None",
+                f"a positive whole number, at most {MAX_PARAMETERS}, or None",
             )
 
     @property
@@ -121,13 +132,17 @@ class ModelProfile:
         name: str = "model",
     ) -> ModelProfile:
         """Profile a model from what a model card says: bytes, or parameters and dtype."""
-        require(dtype in DTYPE_BYTES, "model.dtype", dtype, "one of " + ", ".join(DTYPE_BYTES))
+        require(
+            isinstance(dtype, str) and dtype in DTYPE_BYTES, "model.dtype", dtype, "one of " + ", ".join(DTYPE_BYTES)
+        )
         if total_bytes is None:
             require(
-                isinstance(parameter_count, int) and parameter_count > 0,
+                isinstance(parameter_count, int)
+                and not isinstance(parameter_count, bool)
+                and 0 < parameter_count <= MAX_PARAMETERS,
                 "model.parameter_count",
                 parameter_count,
-                "a positive whole number (or give model.total_bytes)",
+                f"a positive whole number, at most {MAX_PARAMETERS} (or give model.total_bytes)",
             )
             total_bytes = int(parameter_count * DTYPE_BYTES[dtype])  # type: ignore[operator]
         return cls(total_bytes=total_bytes, dtype=dtype, parameter_count=parameter_count, name=name)
@@ -152,7 +167,11 @@ class ModelProfile:
     def from_directory(cls, path: str | os.PathLike[str], name: str | None = None) -> ModelProfile:
         """Profile every *.safetensors file in `path`, reading only their headers."""
         folder = Path(path)
-        require(folder.is_dir(), "model.path", str(path), "an existing directory")
+        try:
+            is_dir = stat.S_ISDIR(os.stat(folder).st_mode)
+        except (OSError, ValueError):  # missing, name too long, NUL byte, no permission
+            is_dir = False
+        require(is_dir, "model.path", str(path), "an existing directory")
         files = sorted(folder.glob("*.safetensors"))
         require(bool(files), "model.path", str(path), "a directory holding *.safetensors files")
         shards = [read_local_shard(f) for f in files]
@@ -294,7 +313,9 @@ def parse_header(read: RangeReader, size_bytes: int, name: str) -> ShardInfo:
         )
         assert isinstance(meta, dict)
         dtype, shape, offsets = meta["dtype"], meta["shape"], meta["data_offsets"]
-        require(dtype in DTYPE_BYTES, where + ".dtype", dtype, "one of " + ", ".join(DTYPE_BYTES))
+        require(
+            isinstance(dtype, str) and dtype in DTYPE_BYTES, where + ".dtype", dtype, "one of " + ", ".join(DTYPE_BYTES)
+        )
         require(
             isinstance(shape, list) and all(_is_usize(d) for d in shape),
             where + ".shape",
