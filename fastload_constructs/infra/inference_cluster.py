@@ -197,7 +197,12 @@ class InferenceCluster(Construct):
             addon = self._cluster.eks_pod_identity_agent
             assert addon is not None
             return addon
-        addon = eks.Addon(self, _construct_id(name), cluster=self._cluster, addon_name=name)
+        # The VPC CNI's network policy agent enforces the vLLM charts' NetworkPolicy objects;
+        # without it EKS accepts them and enforces nothing (Amazon EKS User Guide, cni-network-policy).
+        configuration = {"enableNetworkPolicy": "true"} if name == "vpc-cni" else None
+        addon = eks.Addon(
+            self, _construct_id(name), cluster=self._cluster, addon_name=name, configuration_values=configuration
+        )
         cfn = addon.node.default_child
         # EKS installs self-managed vpc-cni, coredns and kube-proxy with the
         # cluster; the managed add-on takes them over instead of failing.
