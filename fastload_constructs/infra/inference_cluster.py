@@ -136,7 +136,7 @@ class InferenceCluster(Construct):
                 desired_size=system_nodes,
                 max_size=max(system_nodes, 2 * system_nodes),
                 launch_template_spec=eks.LaunchTemplateSpec(
-                    id=self.system_launch_template.launch_template_id,
+                    id=str(self.system_launch_template.launch_template_id),  # a token, never None once created
                     version=self.system_launch_template.latest_version_number,
                 ),
             )
