@@ -8,7 +8,8 @@ before any construct is created or any file written.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,6 +135,36 @@ def load_assumptions_file(path: object) -> LoadAssumptions:
     return assumptions_from_dict(raw, field=field)
 
 
+# The decision modules name their own fields; a user of cdk.json should read the context key.
+_CONTEXT_KEY_OF = {
+    "model.total_bytes": "totalBytes",
+    "model.parameter_count": "parameterCount",
+    "model.dtype": "dtype",
+    "tensor_parallel_size": "tensorParallelSize",
+    "gpu_memory_utilization": "gpuMemoryUtilization",
+}
+
+
+@contextmanager
+def _context_field_names(where: str) -> Iterator[None]:
+    """Re-raise a decision's FastloadConfigError under the cdk.json key it came from."""
+    try:
+        yield
+    except FastloadConfigError as exc:
+        key = _CONTEXT_KEY_OF.get(exc.field)
+        if key is None:
+            raise
+        raise FastloadConfigError(f"{where}.{key}", exc.value, exc.accepted) from exc
+
+
+def _fraction(field: str, value: object) -> float:
+    """A number in (0, 1]: not a bool, not NaN or infinite."""
+    # 0 < x <= 1 is False for NaN and infinities, and compares huge ints without a float conversion.
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1
+    require(ok, field, value, "a number above 0 and at most 1, e.g. 0.9")
+    return float(value)  # type: ignore[arg-type]
+
+
 def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = None) -> ModelSpec:
     where = f"{PREFIX}models[{index}]"
     require(isinstance(raw, dict), where, raw, "an object with name, s3Prefix, instanceType and a size")
@@ -169,16 +200,19 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
     )
     instance_type = instance.name
     dtype = raw.get("dtype", "BF16")
-    require(dtype in DTYPE_BYTES, f"{where}.dtype", dtype, "one of " + ", ".join(DTYPE_BYTES))
+    require(
+        isinstance(dtype, str) and dtype in DTYPE_BYTES, f"{where}.dtype", dtype, "one of " + ", ".join(DTYPE_BYTES)
+    )
     total = raw.get("totalBytes")
     params = raw.get("parameterCount")
     require(total is not None or params is not None, f"{where}.parameterCount", None, "parameterCount or totalBytes")
-    profile = ModelProfile.from_numbers(
-        total_bytes=_positive_int(f"{where}.totalBytes", total) if total is not None else None,
-        parameter_count=_positive_int(f"{where}.parameterCount", params) if params is not None else None,
-        dtype=dtype,
-        name=name,
-    )
+    with _context_field_names(where):
+        profile = ModelProfile.from_numbers(
+            total_bytes=_positive_int(f"{where}.totalBytes", total) if total is not None else None,
+            parameter_count=_positive_int(f"{where}.parameterCount", params) if params is not None else None,
+            dtype=dtype,
+            name=name,
+        )
     if raw.get("architecture") is not None:
         profile = profile.with_architecture(parse_architecture(raw["architecture"], f"{where}.architecture"))
     max_len = raw.get("maxModelLen")
@@ -186,20 +220,21 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
     shared_cache = _flag(f"{where}.sharedCompileCache", raw.get("sharedCompileCache", False))
     node_local = _flag(f"{where}.nodeLocalModelCache", raw.get("nodeLocalModelCache", False))
     tp = raw.get("tensorParallelSize")
-    options = TuningOptions(
-        tensor_parallel_size=_positive_int(f"{where}.tensorParallelSize", tp) if tp is not None else None,
-        gpu_memory_utilization=raw.get("gpuMemoryUtilization", 0.90),
-        # The streamer reads the node-local copy: tune it and predict for NVMe.
-        source="local" if node_local else "s3",
-        max_model_len=_positive_int(f"{where}.maxModelLen", max_len) if max_len is not None else None,
-        cudagraph_capture_sizes=(
-            parse_capture_sizes(sizes, f"{where}.cudaGraphCaptureSizes") if sizes is not None else None
-        ),
-        kv_cache_dtype=_kv_dtype(f"{where}.kvCacheDtype", raw.get("kvCacheDtype", "auto")),
-        node_local_model_cache=node_local,
-        shared_compile_cache=shared_cache,
-        **({"assumptions": assumptions} if assumptions is not None else {}),
-    )
+    with _context_field_names(where):
+        options = TuningOptions(
+            tensor_parallel_size=_positive_int(f"{where}.tensorParallelSize", tp) if tp is not None else None,
+            gpu_memory_utilization=_fraction(f"{where}.gpuMemoryUtilization", raw.get("gpuMemoryUtilization", 0.90)),
+            # The streamer reads the node-local copy: tune it and predict for NVMe.
+            source="local" if node_local else "s3",
+            max_model_len=_positive_int(f"{where}.maxModelLen", max_len) if max_len is not None else None,
+            cudagraph_capture_sizes=(
+                parse_capture_sizes(sizes, f"{where}.cudaGraphCaptureSizes") if sizes is not None else None
+            ),
+            kv_cache_dtype=_kv_dtype(f"{where}.kvCacheDtype", raw.get("kvCacheDtype", "auto")),
+            node_local_model_cache=node_local,
+            shared_compile_cache=shared_cache,
+            **({"assumptions": assumptions} if assumptions is not None else {}),
+        )
     return ModelSpec(
         name=name,
         profile=profile,
@@ -246,6 +281,7 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise FastloadConfigError(f"{PREFIX}models[].name", duplicates[0], "names unique across models")
+    _refuse_nested_model_prefixes(models)
     for spec in models:
         spec.serving_plan()  # raises on a model that does not fit its instance type
     bucket = _get(ctx, "modelBucketName")
@@ -270,6 +306,20 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
         model_bucket_name=bucket,
         compile_cache_prefix=cache_prefix,
     )
+
+
+def _refuse_nested_model_prefixes(models: tuple[ModelSpec, ...]) -> None:
+    """One model's prefix inside another's would let the outer model's pods read (and its stagers
+    overwrite or --delete-stale) the inner model's files. The same prefix twice is one model
+    served twice (e.g. on two instance types) and is allowed."""
+    for i, inner in enumerate(models):
+        for outer in models:
+            if inner.s3_prefix.startswith(outer.s3_prefix + "/"):
+                raise FastloadConfigError(
+                    f"{PREFIX}models[{i}].s3Prefix",
+                    inner.s3_prefix,
+                    f"a prefix not inside another model's ({outer.name!r} has {outer.s3_prefix!r})",
+                )
 
 
 def _nested(a: str, b: str) -> bool:

@@ -61,7 +61,8 @@ def test_shared_cache_restores_before_and_publishes_after(s3_plan):
         args = list(step.args)
         assert args[0] == command
         assert args[args.index("--bucket") + 1] == "fastload-test-models"
-        assert args[args.index("--prefix") + 1] == "compile-cache"
+        # Each model has its own folder of the cache prefix: its role may write nowhere else.
+        assert args[args.index("--prefix") + 1] == "compile-cache/llama"
         # The archive key is the same key as the node-local folder: one configuration, one key.
         assert args[args.index("--cache-key") + 1] == s.compile_cache_key
         assert s.cache_host_path.endswith("/" + s.compile_cache_key)

@@ -1,7 +1,5 @@
 """The model-bucket access rules, checked as plain data without CDK."""
 
-from fnmatch import fnmatchcase
-
 import boto3
 import pytest
 from botocore.stub import Stubber
@@ -9,7 +7,7 @@ from runai_model_streamer_s3.files import files as streamer_files
 
 from fastload_constructs.core import model_access as access
 from fastload_constructs.core.errors import FastloadConfigError
-from tests.iam_eval import applies, denied
+from tests.iam_eval import ALLOW, DENY, IMPLICIT_DENY, applies, decide, denied
 
 BUCKET = "arn:aws:s3:::models-example"
 VPCE = "vpce-0123456789abcdef0"
@@ -19,12 +17,16 @@ POD = "arn:aws:iam::111111111111:role/llama-reader"
 
 def as_policy(spec: access.StatementSpec) -> dict:
     """The JSON shape IAM sees (what the constructs emit)."""
-    return {
+    policy = {
         "Effect": spec.effect,
         "Action": list(spec.actions),
-        "Resource": list(spec.resources),
         "Condition": {k: dict(v) for k, v in spec.conditions.items()},
     }
+    if spec.not_resources:
+        policy["NotResource"] = list(spec.not_resources)
+    else:
+        policy["Resource"] = list(spec.resources)
+    return policy
 
 
 def test_read_statements_are_get_object_below_the_prefix_and_a_prefix_scoped_listing():
@@ -36,11 +38,16 @@ def test_read_statements_are_get_object_below_the_prefix_and_a_prefix_scoped_lis
     assert listing.resources == (BUCKET,)
     # What the Run:ai streamer sends is allowed; the bucket root and a sibling prefix are not.
     policy = as_policy(listing)
-    assert applies(policy, "s3:ListBucket", {"s3:prefix": "models/llama/"})
-    assert applies(policy, "s3:ListBucket", {"s3:prefix": "models/llama/config/"})
-    assert not applies(policy, "s3:ListBucket", {"s3:prefix": ""})
-    assert not applies(policy, "s3:ListBucket", {"s3:prefix": "models/llama-70b/"})
-    assert not applies(policy, "s3:ListBucket", {})
+    assert applies(policy, "s3:ListBucket", {"s3:prefix": "models/llama/"}, resource=BUCKET)
+    assert applies(policy, "s3:ListBucket", {"s3:prefix": "models/llama/config/"}, resource=BUCKET)
+    assert not applies(policy, "s3:ListBucket", {"s3:prefix": ""}, resource=BUCKET)
+    assert not applies(policy, "s3:ListBucket", {"s3:prefix": "models/llama-70b/"}, resource=BUCKET)
+    assert not applies(policy, "s3:ListBucket", {}, resource=BUCKET)
+    assert not applies(policy, "s3:ListBucket", {"s3:prefix": "models/llama/"}, resource=BUCKET + "-other")
+    read = as_policy(objects)
+    assert applies(read, "s3:GetObject", resource=f"{BUCKET}/models/llama/model.safetensors")
+    assert not applies(read, "s3:GetObject", resource=f"{BUCKET}/models/llama-70b/model.safetensors")
+    assert not applies(read, "s3:PutObject", resource=f"{BUCKET}/models/llama/model.safetensors")
 
 
 def test_no_statement_uses_wildcard_actions_or_resources():
@@ -69,39 +76,135 @@ def test_staging_can_delete_objects_but_never_erase_versions():
 
 
 def test_compile_cache_access_is_confined_to_its_prefix():
-    (spec,) = access.compile_cache_statements(BUCKET, "compile-cache")
-    assert spec.resources == (f"{BUCKET}/compile-cache/*",)
+    (spec,) = access.compile_cache_statements(BUCKET, "compile-cache/llama")
+    assert spec.resources == (f"{BUCKET}/compile-cache/llama/*",)
     assert set(spec.actions) == {"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"}
+    grant = as_policy(spec)
+    assert applies(grant, "s3:PutObject", resource=f"{BUCKET}/compile-cache/llama/k.tar.gz")
+    assert not applies(grant, "s3:PutObject", resource=f"{BUCKET}/compile-cache/qwen/k.tar.gz")
+    assert not applies(grant, "s3:PutObject", resource=f"{BUCKET}/compile-cache/llama-2/k.tar.gz")
 
 
-@pytest.mark.parametrize("prefix", ["/models/x", "models/../secrets", "", "models//x", "./x"])
+@pytest.mark.parametrize(
+    "prefix", ["/models/x", "models/../secrets", "", "models//x", "./x", "models/*", "m/${aws:userid}", "m/[x]"]
+)
 def test_bad_prefixes_are_refused(prefix):
     with pytest.raises(FastloadConfigError) as err:
         access.read_models_statements(BUCKET, prefix)
     assert err.value.field == "prefix"
 
 
-def test_endpoint_lock_denies_reads_from_outside_the_endpoint_except_for_stagers():
-    lock = as_policy(access.endpoint_lock_statement(BUCKET, VPCE, [STAGER]))
-    statements = [lock]
+STAGER_B = "arn:aws:iam::111111111111:role/other-stager"
+
+
+def lock_policy(exemptions=None) -> list[dict]:
+    return [as_policy(s) for s in access.endpoint_lock_statements(BUCKET, VPCE, exemptions)]
+
+
+def test_endpoint_lock_denies_reads_and_writes_from_outside_the_endpoint():
+    statements = lock_policy({"models/llama": [STAGER]})
     inside = {"aws:SourceVpce": VPCE, "aws:PrincipalArn": POD}
     outside = {"aws:PrincipalArn": POD}
     other_vpce = {"aws:SourceVpce": "vpce-0ther", "aws:PrincipalArn": POD}
-    stager_outside = {"aws:PrincipalArn": STAGER}
-    for action in ("s3:GetObject", "s3:GetObjectVersion", "s3:ListBucket"):
-        assert not denied(statements, action, inside)
-        assert denied(statements, action, outside)
-        assert denied(statements, action, other_vpce)
-        assert not denied(statements, action, stager_outside)
-    # Uploads are not what the lock is about: a stager uploads from anywhere.
-    assert not denied(statements, "s3:PutObject", outside)
-    assert lock["Resource"] == [BUCKET, f"{BUCKET}/*"]
+    for action, resource in (
+        ("s3:GetObject", f"{BUCKET}/models/llama/model.safetensors"),
+        ("s3:GetObjectVersion", f"{BUCKET}/models/llama/model.safetensors"),
+        ("s3:PutObject", f"{BUCKET}/compile-cache/llama/k.tar.gz"),
+        ("s3:DeleteObject", f"{BUCKET}/compile-cache/llama/k.tar.gz"),
+        ("s3:AbortMultipartUpload", f"{BUCKET}/compile-cache/llama/k.tar.gz"),
+        ("s3:PutObjectTagging", f"{BUCKET}/models/llama/config.json"),
+    ):
+        assert not denied(statements, action, inside, resource=resource), (action, resource)
+        assert denied(statements, action, outside, resource=resource), (action, resource)
+        assert denied(statements, action, other_vpce, resource=resource), (action, resource)
+    for action, prefix in (("s3:ListBucket", "models/llama/"), ("s3:ListBucket", ""), ("s3:ListBucketVersions", "")):
+        assert not denied(statements, action, {**inside, "s3:prefix": prefix}, resource=BUCKET)
+        assert denied(statements, action, {**outside, "s3:prefix": prefix}, resource=BUCKET)
+    # Bucket configuration stays manageable by CloudFormation from anywhere.
+    assert not denied(statements, "s3:PutBucketPolicy", outside, resource=BUCKET)
+
+
+def test_stager_exemption_covers_only_its_own_prefixes():
+    statements = lock_policy({"models/llama": [STAGER], "models/qwen": [STAGER_B]})
+    own = f"{BUCKET}/models/llama/model.safetensors"
+    for action in ("s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:ListMultipartUploadParts"):
+        assert not denied(statements, action, {"aws:PrincipalArn": STAGER}, resource=own)
+        # Another model's prefix, the compile cache and an unstaged prefix stay locked to the endpoint.
+        for resource in (
+            f"{BUCKET}/models/qwen/model.safetensors",
+            f"{BUCKET}/compile-cache/llama/k.tar.gz",
+            f"{BUCKET}/models/llama-70b/x",
+            f"{BUCKET}/other",
+        ):
+            assert denied(statements, action, {"aws:PrincipalArn": STAGER}, resource=resource), (action, resource)
+        # A non-stager gets nothing from the exemption.
+        assert denied(statements, action, {"aws:PrincipalArn": POD}, resource=own)
+    listing = {"aws:PrincipalArn": STAGER}
+    assert not denied(statements, "s3:ListBucket", {**listing, "s3:prefix": "models/llama/"}, resource=BUCKET)
+    for prefix in ("models/qwen/", "", "models/", "compile-cache/"):
+        assert denied(statements, "s3:ListBucket", {**listing, "s3:prefix": prefix}, resource=BUCKET), prefix
+    assert denied(statements, "s3:ListBucket", listing, resource=BUCKET)  # no prefix: the whole bucket
+    assert denied(statements, "s3:ListBucketMultipartUploads", listing, resource=BUCKET)
+    assert denied(statements, "s3:ListBucketVersions", {**listing, "s3:prefix": "models/llama/"}, resource=BUCKET)
+    assert denied(statements, "s3:ListBucket", {"aws:PrincipalArn": POD, "s3:prefix": "models/llama/"}, resource=BUCKET)
 
 
 def test_endpoint_lock_without_stagers_has_no_exception():
-    lock = as_policy(access.endpoint_lock_statement(BUCKET, VPCE))
-    assert "ArnNotLike" not in lock["Condition"]
-    assert denied([lock], "s3:GetObject", {"aws:PrincipalArn": STAGER})
+    statements = lock_policy()
+    assert all("ArnNotLike" not in s["Condition"] for s in statements)
+    assert denied(statements, "s3:GetObject", {"aws:PrincipalArn": STAGER}, resource=f"{BUCKET}/models/llama/x")
+    assert denied(statements, "s3:ListBucket", {"aws:PrincipalArn": STAGER, "s3:prefix": "m/"}, resource=BUCKET)
+
+
+def test_a_widened_grant_fails_the_evaluator():
+    """The evaluator checks resources and conditions: a grant one wildcard wider is caught."""
+    objects, listing = (as_policy(s) for s in access.read_models_statements(BUCKET, "models/llama"))
+    widened_objects = {**objects, "Resource": [f"{BUCKET}/models/*"]}
+    widened_listing = {**listing, "Condition": {"StringLike": {"s3:prefix": ["models/*"]}}}
+    neighbour = f"{BUCKET}/models/qwen/model.safetensors"
+    assert decide([objects, listing], "s3:GetObject", resource=neighbour) == IMPLICIT_DENY
+    assert decide([widened_objects, listing], "s3:GetObject", resource=neighbour) == ALLOW
+    request = {"s3:prefix": "models/qwen/"}
+    assert decide([objects, listing], "s3:ListBucket", request, resource=BUCKET) == IMPLICIT_DENY
+    assert decide([objects, widened_listing], "s3:ListBucket", request, resource=BUCKET) == ALLOW
+    # An explicit deny wins over the allow.
+    lock = lock_policy()
+    assert decide([objects, *lock], "s3:GetObject", resource=f"{BUCKET}/models/llama/x") == DENY
+
+
+def test_pod_identity_trust_pins_account_cluster_namespace_and_service_account():
+    conditions = access.pod_identity_trust_conditions(
+        account="111111111111",
+        cluster_arn="arn:aws:eks:eu-west-1:111111111111:cluster/c",
+        cluster_name="c",
+        namespace="inference",
+        service_account="llama-vllm",
+    )
+    trust = {
+        "Effect": "Allow",
+        "Action": ["sts:AssumeRole", "sts:TagSession"],
+        "Resource": "*",
+        "Condition": conditions,
+    }
+    own = {
+        "aws:SourceAccount": "111111111111",
+        "aws:SourceArn": "arn:aws:eks:eu-west-1:111111111111:cluster/c",
+        "aws:RequestTag/eks-cluster-name": "c",
+        "aws:RequestTag/kubernetes-namespace": "inference",
+        "aws:RequestTag/kubernetes-service-account": "llama-vllm",
+    }
+    assert applies(trust, "sts:AssumeRole", own, resource="*")
+    for key, value in (
+        ("aws:SourceAccount", "222222222222"),
+        ("aws:SourceArn", "arn:aws:eks:eu-west-1:111111111111:cluster/other"),
+        ("aws:RequestTag/kubernetes-service-account", "qwen-vllm"),
+        ("aws:RequestTag/kubernetes-namespace", "default"),
+        ("aws:RequestTag/eks-cluster-name", "other"),
+    ):
+        assert not applies(trust, "sts:AssumeRole", {**own, key: value}, resource="*"), key
+    assert not applies(
+        trust, "sts:AssumeRole", {k: v for k, v in own.items() if k != "aws:SourceAccount"}, resource="*"
+    )
 
 
 def test_kms_use_is_only_through_s3():
@@ -134,6 +237,6 @@ def test_the_streamers_own_listing_and_reads_fit_the_read_grant():
     assert (bucket, listed) == ("models-example", keys)
     objects, listing = [as_policy(s) for s in access.read_models_statements(BUCKET, "models/llama")]
     (request,) = requests
-    assert applies(listing, "s3:ListBucket", {"s3:prefix": request["Prefix"]})
+    assert applies(listing, "s3:ListBucket", {"s3:prefix": request["Prefix"]}, resource=BUCKET)
     for key in listed:
-        assert any(fnmatchcase(f"{BUCKET}/{key}", pattern) for pattern in objects["Resource"])
+        assert applies(objects, "s3:GetObject", resource=f"{BUCKET}/{key}")

@@ -12,7 +12,7 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.infra.model_bucket import ModelBucket
 from tests.cfn_lint_errors import lint_errors
 from tests.cfn_template import resources
-from tests.iam_eval import applies, denied
+from tests.iam_eval import ALLOW, IMPLICIT_DENY, applies, decide, denied, resolve
 
 ENV = cdk.Environment(account="111111111111", region="eu-west-1")
 VPCE = "vpce-0123456789abcdef0"
@@ -112,49 +112,90 @@ def test_server_access_logs_go_to_a_private_logs_bucket_by_policy_not_acl(defaul
     assert len(delivery) == 1 and delivery[0]["Action"] == "s3:PutObject"
 
 
+BUCKET_ARN = "arn:aws:s3:::models-bucket"
+
+
+def resolved_policy(template: dict, bucket_id: str) -> list[dict]:
+    return resolve(bucket_policy_statements(template, bucket_id), {f"{bucket_id}.Arn": BUCKET_ARN, bucket_id: "models"})
+
+
 def test_every_request_without_tls_is_denied(default):
     _, template, bucket_id = default
-    statements = bucket_policy_statements(template, bucket_id)
-    assert denied(statements, "s3:PutObject", {"aws:SecureTransport": "false", "aws:PrincipalArn": STAGER_ARN})
+    statements = resolved_policy(template, bucket_id)
+    obj = f"{BUCKET_ARN}/models/llama/config.json"
+    plain = {"aws:SecureTransport": "false"}
+    assert denied(statements, "s3:PutObject", {**plain, "aws:PrincipalArn": STAGER_ARN}, resource=obj)
     assert denied(
         statements,
         "s3:GetObject",
-        {"aws:SecureTransport": "false", "aws:SourceVpce": VPCE, "aws:PrincipalArn": POD_ARN},
+        {**plain, "aws:SourceVpce": VPCE, "aws:PrincipalArn": POD_ARN},
+        resource=obj,
     )
     (tls,) = [s for s in statements if "Bool" in s.get("Condition", {})]
     assert tls["Action"] == "s3:*" and tls["Principal"] == {"AWS": "*"}
 
 
-def test_reads_are_denied_unless_through_the_endpoint_or_by_a_stager(default):
+def test_reads_and_writes_are_denied_unless_through_the_endpoint_or_by_a_stager_on_its_prefix(default):
     _, template, bucket_id = default
-    statements = bucket_policy_statements(template, bucket_id)
+    statements = resolved_policy(template, bucket_id)
     tls = {"aws:SecureTransport": "true"}
-    for action in ("s3:GetObject", "s3:ListBucket", "s3:GetObjectVersion"):
-        assert denied(statements, action, {**tls, "aws:PrincipalArn": POD_ARN})
-        assert denied(statements, action, {**tls, "aws:PrincipalArn": POD_ARN, "aws:SourceVpce": "vpce-other"})
-        assert not denied(statements, action, {**tls, "aws:PrincipalArn": POD_ARN, "aws:SourceVpce": VPCE})
-        assert not denied(statements, action, {**tls, "aws:PrincipalArn": STAGER_ARN})
-    (lock,) = [s for s in statements if s.get("Sid") == "DenyModelReadsOutsideVpcEndpoint"]
+    staged = f"{BUCKET_ARN}/models/llama/model.safetensors"
+    elsewhere = f"{BUCKET_ARN}/compile-cache/llama/key.tar.gz"
+    for action in ("s3:GetObject", "s3:GetObjectVersion", "s3:PutObject", "s3:DeleteObject"):
+        for resource in (staged, elsewhere):
+            assert denied(statements, action, {**tls, "aws:PrincipalArn": POD_ARN}, resource=resource)
+            assert denied(
+                statements,
+                action,
+                {**tls, "aws:PrincipalArn": POD_ARN, "aws:SourceVpce": "vpce-other"},
+                resource=resource,
+            )
+            assert not denied(
+                statements, action, {**tls, "aws:PrincipalArn": POD_ARN, "aws:SourceVpce": VPCE}, resource=resource
+            )
+        # The stager is exempt on the prefix it stages, nowhere else.
+        assert not denied(statements, action, {**tls, "aws:PrincipalArn": STAGER_ARN}, resource=staged)
+        assert denied(statements, action, {**tls, "aws:PrincipalArn": STAGER_ARN}, resource=elsewhere)
+    listing = {**tls, "aws:PrincipalArn": STAGER_ARN}
+    assert not denied(statements, "s3:ListBucket", {**listing, "s3:prefix": "models/llama/"}, resource=BUCKET_ARN)
+    assert denied(statements, "s3:ListBucket", {**listing, "s3:prefix": "compile-cache/"}, resource=BUCKET_ARN)
+    assert denied(statements, "s3:ListBucketMultipartUploads", listing, resource=BUCKET_ARN)
+    (lock,) = [s for s in statements if s.get("Sid") == "DenyObjectAccessOutsideVpcEndpoint"]
     assert lock["Principal"] == {"AWS": "*"}
-    assert lock["Resource"] == [
-        {"Fn::GetAtt": [bucket_id, "Arn"]},
-        {"Fn::Join": ["", [{"Fn::GetAtt": [bucket_id, "Arn"]}, "/*"]]},
-    ]
+    assert lock["NotResource"] == [BUCKET_ARN, f"{BUCKET_ARN}/models/llama/*"]
 
 
 def test_the_bucket_policy_allows_the_stager_to_upload_under_its_prefix(default):
     _, template, bucket_id = default
-    allows = [s for s in bucket_policy_statements(template, bucket_id) if s["Effect"] == "Allow"]
+    allows = [s for s in resolved_policy(template, bucket_id) if s["Effect"] == "Allow"]
     assert {s["Principal"]["AWS"] for s in allows} == {STAGER_ARN}
-    put = [s for s in allows if applies(s, "s3:PutObject", {})]
+    own = f"{BUCKET_ARN}/models/llama/model.safetensors"
+    put = [s for s in allows if applies(s, "s3:PutObject", resource=own, principal=STAGER_ARN)]
     assert len(put) == 1
-    assert put[0]["Resource"] == {"Fn::Join": ["", [{"Fn::GetAtt": [bucket_id, "Arn"]}, "/models/llama/*"]]}
-    deletes = [s for s in allows if applies(s, "s3:DeleteObject", {})]
-    assert deletes and all(s["Resource"] == put[0]["Resource"] for s in deletes)  # only under the prefix
-    assert not any(applies(s, "s3:DeleteObjectVersion", {}) for s in allows)
-    listing = [s for s in allows if applies(s, "s3:ListBucket", {"s3:prefix": "models/llama/"})]
-    assert len(listing) == 1
-    assert not applies(listing[0], "s3:ListBucket", {"s3:prefix": "models/other/"})
+    assert put[0]["Resource"] == f"{BUCKET_ARN}/models/llama/*"
+    for action in ("s3:PutObject", "s3:DeleteObject"):
+        for resource in (f"{BUCKET_ARN}/models/llama-70b/x", f"{BUCKET_ARN}/compile-cache/llama/k.tar.gz"):
+            assert decide(allows, action, resource=resource, principal=STAGER_ARN) == IMPLICIT_DENY
+        assert decide(allows, action, resource=own, principal=POD_ARN) == IMPLICIT_DENY
+    assert decide(allows, "s3:DeleteObjectVersion", resource=own, principal=STAGER_ARN) == IMPLICIT_DENY
+    assert decide(allows, "s3:ListBucketMultipartUploads", resource=BUCKET_ARN, principal=STAGER_ARN) == IMPLICIT_DENY
+    listing = {"s3:prefix": "models/llama/"}
+    assert decide(allows, "s3:ListBucket", listing, resource=BUCKET_ARN, principal=STAGER_ARN) == ALLOW
+    assert (
+        decide(allows, "s3:ListBucket", {"s3:prefix": "models/other/"}, resource=BUCKET_ARN, principal=STAGER_ARN)
+        == IMPLICIT_DENY
+    )
+
+
+def test_a_listed_stager_without_a_grant_is_exempt_nowhere():
+    stack = new_stack()
+    stager = iam.Role.from_role_arn(stack, "Stager", STAGER_ARN, mutable=False)
+    models = ModelBucket(stack, "ModelBucket", vpc_endpoint=endpoint(stack), stager_principals=[stager])
+    bucket_id = stack.get_logical_id(models.bucket.node.default_child)
+    statements = resolved_policy(Template.from_stack(stack).to_json(), bucket_id)
+    ctx = {"aws:SecureTransport": "true", "aws:PrincipalArn": STAGER_ARN}
+    assert denied(statements, "s3:GetObject", ctx, resource=f"{BUCKET_ARN}/models/llama/x")
+    assert denied(statements, "s3:ListBucket", {**ctx, "s3:prefix": "models/llama/"}, resource=BUCKET_ARN)
 
 
 def test_kms_variant_uses_the_key_with_a_bucket_key_and_no_access_logs(with_kms):

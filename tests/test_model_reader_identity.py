@@ -11,7 +11,7 @@ from fastload_constructs.core import naming
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
-from tests.iam_eval import applies
+from tests.iam_eval import applies, resolve
 
 ENV = cdk.Environment(account="111111111111", region="eu-west-1")
 MODEL = "llama-3-1-8b"
@@ -84,15 +84,24 @@ def test_role_is_assumable_only_by_pod_identity_for_that_service_account(sse_s3)
     (trust,) = template["Resources"][ids["role"]]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
     assert trust["Principal"] == {"Service": "pods.eks.amazonaws.com"}
     assert sorted(trust["Action"]) == ["sts:AssumeRole", "sts:TagSession"]
+    trust = resolve(trust, {})
     own = {
+        "aws:SourceAccount": "111111111111",
+        "aws:SourceArn": "arn:aws:eks:eu-west-1:111111111111:cluster/gpu-cluster",
         "aws:RequestTag/eks-cluster-name": "gpu-cluster",
         "aws:RequestTag/kubernetes-namespace": "inference",
         "aws:RequestTag/kubernetes-service-account": naming.service_account_name(MODEL),
     }
-    assert applies(trust, "sts:AssumeRole", own)
-    assert not applies(trust, "sts:AssumeRole", {**own, "aws:RequestTag/kubernetes-service-account": "other-vllm"})
-    assert not applies(trust, "sts:AssumeRole", {**own, "aws:RequestTag/eks-cluster-name": "other-cluster"})
-    assert not applies(trust, "sts:AssumeRole", {**own, "aws:RequestTag/kubernetes-namespace": "default"})
+    assert applies(trust, "sts:AssumeRole", own, resource="*")
+    for key, other in (
+        ("aws:RequestTag/kubernetes-service-account", "other-vllm"),
+        ("aws:RequestTag/eks-cluster-name", "other-cluster"),
+        ("aws:RequestTag/kubernetes-namespace", "default"),
+        # Another account's cluster naming this role (confused deputy), or another cluster's ARN.
+        ("aws:SourceAccount", "222222222222"),
+        ("aws:SourceArn", "arn:aws:eks:eu-west-1:111111111111:cluster/other-cluster"),
+    ):
+        assert not applies(trust, "sts:AssumeRole", {**own, key: other}, resource="*"), key
 
 
 def test_role_policy_is_exactly_the_read_actions_on_exactly_the_prefix(sse_s3):
@@ -110,8 +119,13 @@ def test_role_policy_is_exactly_the_read_actions_on_exactly_the_prefix(sse_s3):
     for statement in statements:
         assert statement["Effect"] == "Allow"
         assert "*" not in str(statement["Action"]) and statement["Resource"] != "*"
-        assert not applies(statement, "s3:PutObject", {}) and not applies(statement, "s3:DeleteObject", {})
-        assert not applies(statement, "kms:Decrypt", {})
+    bucket = "arn:aws:s3:::models"
+    resolved = resolve(statements, {f"{ids['bucket']}.Arn": bucket})
+    for action in ("s3:PutObject", "s3:DeleteObject", "kms:Decrypt"):
+        assert not any(applies(s, action, resource=f"{bucket}/{PREFIX}/config.json") for s in resolved)
+    assert any(applies(s, "s3:GetObject", resource=f"{bucket}/{PREFIX}/config.json") for s in resolved)
+    # Not a neighbouring model whose prefix merely starts the same way.
+    assert not any(applies(s, "s3:GetObject", resource=f"{bucket}/{PREFIX}-Instruct/config.json") for s in resolved)
 
 
 def test_with_kms_the_role_may_decrypt_only_with_that_key_and_only_through_s3(sse_kms):

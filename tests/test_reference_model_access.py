@@ -10,7 +10,7 @@ from aws_cdk.assertions import Template
 from app import build_app
 from fastload_constructs.core import naming
 from tests.cfn_lint_errors import lint_errors
-from tests.iam_eval import denied
+from tests.iam_eval import denied, resolve
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 STAGER = "arn:aws:iam::123456789012:role/model-stager"
@@ -50,13 +50,19 @@ def test_model_bucket_is_locked_to_the_networks_endpoint_and_lets_the_stager_in(
         if p["Properties"]["Bucket"] == {"Ref": bucket_id}
     ]
     statements = policy["Properties"]["PolicyDocument"]["Statement"]
+    bucket_arn = "arn:aws:s3:::models"
+    resolved = resolve(statements, {f"{bucket_id}.Arn": bucket_arn, endpoint_id: "vpce-1"})
     tls = {"aws:SecureTransport": "true"}
     pod = "arn:aws:iam::123456789012:role/pod"
-    assert denied(statements, "s3:GetObject", {**tls, "aws:PrincipalArn": pod})
+    weights = f"{bucket_arn}/models/qwen-7b/model.safetensors"
+    assert denied(resolved, "s3:GetObject", {**tls, "aws:PrincipalArn": pod}, resource=weights)
     assert not denied(
-        statements, "s3:GetObject", {**tls, "aws:PrincipalArn": pod, "aws:SourceVpce": {"Ref": endpoint_id}}
+        resolved, "s3:GetObject", {**tls, "aws:PrincipalArn": pod, "aws:SourceVpce": "vpce-1"}, resource=weights
     )
-    assert not denied(statements, "s3:GetObject", {**tls, "aws:PrincipalArn": STAGER})
+    assert not denied(resolved, "s3:GetObject", {**tls, "aws:PrincipalArn": STAGER}, resource=weights)
+    # The stager's exemption ends at the models it stages.
+    cache = f"{bucket_arn}/compile-cache/qwen-7b/k.tar.gz"
+    assert denied(resolved, "s3:PutObject", {**tls, "aws:PrincipalArn": STAGER}, resource=cache)
     puts = [s for s in statements if s["Effect"] == "Allow" and "s3:PutObject" in s["Action"]]
     # One statement or several, depending on @aws-cdk/aws-iam:minimizePolicies.
     staged = sorted(

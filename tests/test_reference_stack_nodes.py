@@ -48,8 +48,12 @@ def _manifest_docs(manifest):
 
 def test_gpu_nodes_pull_images_in_parallel(template):
     """The reference stack turns on nodeadm's FastImagePull next to RAID0 (read from the MIME user data)."""
-    templates = properties(template, "AWS::EC2::LaunchTemplate")
-    assert templates
+    every = properties(template, "AWS::EC2::LaunchTemplate")
+    # The system node group's template carries only the metadata options (IMDSv2, one hop).
+    templates = [lt for lt in every if "UserData" in lt["LaunchTemplateData"]]
+    assert templates and len(every) == len(templates) + 1
+    for lt in every:
+        assert lt["LaunchTemplateData"]["MetadataOptions"]["HttpPutResponseHopLimit"] == 1
     for lt in templates:
         user_data = lt["LaunchTemplateData"]["UserData"]["Fn::Base64"]
         message = email.message_from_string(user_data)

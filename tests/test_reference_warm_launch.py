@@ -12,7 +12,7 @@ from app import build_app
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.k8s.manifest_export import synth_with_manifests
 from stacks.config import parse_reference_config
-from tests.iam_eval import applies
+from tests.iam_eval import applies, resolve
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 WARM = {
@@ -55,32 +55,44 @@ def _role_statements(template, model):
     return out
 
 
-def _arn(template, key):
+BUCKET_ARN = "arn:aws:s3:::fastload-warm-models"
+
+
+def _resolved(template, statements):
     (bucket_id,) = [
         k
         for k, r in template["Resources"].items()
         if r["Type"] == "AWS::S3::Bucket" and r["Properties"].get("BucketName") == "fastload-warm-models"
     ]
-    return {"Fn::Join": ["", [{"Fn::GetAtt": [bucket_id, "Arn"]}, key]]}
+    return resolve(statements, {f"{bucket_id}.Arn": BUCKET_ARN, bucket_id: "fastload-warm-models"})
 
 
-def test_warm_model_may_publish_only_under_the_cache_prefix(synthesized):
+def test_warm_model_may_publish_only_under_its_own_cache_folder(synthesized):
     _, template = synthesized
-    statements = _role_statements(template, "warm-8b")
-    puts = [s for s in statements if applies(s, "s3:PutObject", {})]
-    assert puts and all(s["Resource"] == _arn(template, "/compile-cache/*") for s in puts)
-    # Its weights stay read-only.
-    gets = [s for s in statements if applies(s, "s3:GetObject", {})]
-    assert {json.dumps(s["Resource"]) for s in gets} == {
-        json.dumps(_arn(template, "/models/warm-8b/*")),
-        json.dumps(_arn(template, "/compile-cache/*")),
-    }
+    statements = _resolved(template, _role_statements(template, "warm-8b"))
+    own = f"{BUCKET_ARN}/compile-cache/warm-8b/0123abcd.tar.gz"
+    assert any(applies(s, "s3:PutObject", resource=own) for s in statements)
+    for resource in (
+        f"{BUCKET_ARN}/compile-cache/llama-3-1-8b-instruct/0123abcd.tar.gz",  # another model's cache
+        f"{BUCKET_ARN}/compile-cache/warm-8b-evil/0123abcd.tar.gz",
+        f"{BUCKET_ARN}/compile-cache/0123abcd.tar.gz",
+        f"{BUCKET_ARN}/models/warm-8b/model.safetensors",  # its weights stay read-only
+    ):
+        for action in ("s3:PutObject", "s3:DeleteObject"):
+            assert not any(applies(s, action, resource=resource) for s in statements), (action, resource)
+    assert any(applies(s, "s3:GetObject", resource=f"{BUCKET_ARN}/models/warm-8b/config.json") for s in statements)
+    assert not any(
+        applies(s, "s3:GetObject", resource=f"{BUCKET_ARN}/models/meta-llama/Llama-3.1-8B-Instruct/config.json")
+        for s in statements
+    )
 
 
 def test_cold_model_has_no_cache_write_access(synthesized):
     _, template = synthesized
     cold = CDK_JSON["fastload:models"][0]["name"]
-    assert not [s for s in _role_statements(template, cold) if applies(s, "s3:PutObject", {})]
+    statements = _resolved(template, _role_statements(template, cold))
+    for resource in (f"{BUCKET_ARN}/compile-cache/{cold}/k.tar.gz", f"{BUCKET_ARN}/compile-cache/warm-8b/k.tar.gz"):
+        assert not any(applies(s, "s3:PutObject", resource=resource) for s in statements)
 
 
 def test_exported_manifests_carry_the_cache_containers(synthesized):
@@ -92,7 +104,7 @@ def test_exported_manifests_carry_the_cache_containers(synthesized):
     assert [c["name"] for c in pod["initContainers"]] == ["stage-model", "restore-compile-cache"]
     restore = pod["initContainers"][1]["command"]
     assert restore[restore.index("--bucket") + 1] == "fastload-warm-models"
-    assert restore[restore.index("--prefix") + 1] == "compile-cache"
+    assert restore[restore.index("--prefix") + 1] == "compile-cache/warm-8b"
     (vllm,) = [c for c in pod["containers"] if c["name"] == "vllm"]
     assert vllm["args"][0].startswith("/models/")  # streams the node-local copy
     cold = [d for d in yaml.safe_load_all((folder / "02-llama-3-1-8b-instruct.yaml").read_text()) if d]

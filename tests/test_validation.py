@@ -47,8 +47,14 @@ CASES = [
     ),
     (
         check_key_prefix,
-        ["models/llama", "a", "models/llama/"],
-        ["", " ", "/models", "a//b", "a/../b", "./a", "a\\b", 1],
+        ["models/llama", "a", "models/llama/", "models/meta-llama/Llama-3.1-8B-Instruct", "m/it's_(v2)!", "a" * 512],
+        [
+            *("", " ", "/models", "a//b", "a/../b", "./a", "a\\b", 1, None, ["models"], "a" * 513),
+            # IAM wildcards and policy variables would widen a grant beyond the model.
+            *("models/*", "models/ll?ma", "models/${aws:username}", "models/[ab]", "models/{x}", "models/a$"),
+            # Characters S3 or a node-local copy may not round-trip.
+            *("models/a b", "models/a\nb", "models/\x00", "models/caf\u00e9", "models/a%2Fb", "models/a#b"),
+        ],
     ),
 ]
 

@@ -110,12 +110,14 @@ def test_the_validator_would_catch_a_wrong_field(docs):
 def test_objects_per_chart(docs):
     assert sorted(d["kind"] for d in docs["small"]) == [
         "Deployment",
+        "NetworkPolicy",
         "PodDisruptionBudget",
         "Service",
         "ServiceAccount",
     ]
     assert sorted(d["kind"] for d in docs["pvc"]) == [
         "Deployment",
+        "NetworkPolicy",
         "PersistentVolumeClaim",
         "PodDisruptionBudget",
         "Service",

@@ -38,7 +38,10 @@ def _read_logs(
     read: list[tuple[str, str]] = []
     for name in logs:
         if name == "-":
-            read.append(("stdin", sys.stdin.read()))
+            # Bytes, decoded like the files below: a stray non-UTF-8 byte must not stop the report.
+            stream = getattr(sys.stdin, "buffer", None)
+            text = stream.read().decode("utf-8", errors="replace") if stream is not None else sys.stdin.read()
+            read.append(("stdin", text))
             continue
         path = Path(name)
         if not path.is_file():

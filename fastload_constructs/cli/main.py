@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -37,9 +38,20 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         click.echo("fastload: aborted", err=True)
         return 130
+    except click.UsageError as exc:
+        # One line naming the option ("Invalid value for '--params': 'x' is not a valid float."),
+        # not click's three-line usage banner.
+        click.echo(f"fastload: {' '.join(exc.format_message().split())}", err=True)
+        return 2
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
+    except Exception as exc:  # a bug, not bad input: still one line, never a traceback
+        if os.environ.get("FASTLOAD_DEBUG"):
+            raise
+        message = " ".join(f"{type(exc).__name__}: {exc}".split())[:500]
+        click.echo(f"fastload: unexpected error: {message} (set FASTLOAD_DEBUG=1 for a traceback)", err=True)
+        return 1
     return 0
 
 

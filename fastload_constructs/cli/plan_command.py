@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 import click
 
 from fastload_constructs.core.calibration import assumptions_from_dict
-from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.model import DTYPE_BYTES, ModelArchitecture, ModelProfile
 from fastload_constructs.core.tuning import (
     DEFAULT_IMAGE_BYTES,
@@ -116,6 +117,12 @@ def plan_from_options(
     `tuning` takes the TuningOptions fields by name, plus `config_json` (a config.json path for
     the architecture) and `assumptions_path` (an assumptions file).
     """
+    require(
+        parameter_count is None or (math.isfinite(parameter_count) and parameter_count >= 1),
+        "model.parameter_count",
+        parameter_count,
+        "a positive finite number such as 8.03e9",
+    )
     profile = ModelProfile.from_numbers(
         total_bytes=total_bytes,
         parameter_count=int(parameter_count) if parameter_count is not None else None,

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import stat
+
 import click
 from tqdm import tqdm
 
 from fastload_constructs.cli.s3_options import s3_options
+from fastload_constructs.core.errors import require
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.s3.client import s3_client
 from fastload_constructs.s3.staging import UploadPlan, validate_model_folder
@@ -13,7 +17,7 @@ from fastload_constructs.s3.uploader import stage_model, transfer_config
 
 
 @click.command("stage")
-@click.argument("local_dir", type=click.Path(file_okay=False, path_type=str))
+@click.argument("local_dir")  # checked by _require_directory: click.Path raises ValueError on a NUL byte
 @click.argument("s3_uri")
 @click.option("--allow-bin", is_flag=True, help="Also upload pickled weights (.bin, .pt, .pth, ...).")
 @click.option("--concurrency", type=int, default=16, show_default=True, help="Parts uploaded in parallel.")
@@ -49,11 +53,13 @@ def stage_command(
     fastload-manifest.json only after every upload succeeded. Re-run to resume.
     """
     location = parse_s3_uri(s3_uri)
+    _require_directory(local_dir)
     config = transfer_config(concurrency=concurrency, chunk_size_mib=chunk_size_mib)
-    with tqdm(desc="hashing", unit="B", unit_scale=True, disable=not progress, leave=False) as bar:
+    # disable=None: bars only on a terminal, so piped stderr carries the one-line error alone.
+    with tqdm(desc="hashing", unit="B", unit_scale=True, disable=None if progress else True, leave=False) as bar:
         model = validate_model_folder(local_dir, allow_bin=allow_bin, on_hash_bytes=bar.update)
     client = s3_client(endpoint_url=endpoint_url, region=region, max_connections=concurrency)
-    bar = tqdm(desc="uploading", unit="B", unit_scale=True, disable=not progress)
+    bar = tqdm(desc="uploading", unit="B", unit_scale=True, disable=None if progress else True)
 
     def show_plan(plan: UploadPlan) -> None:
         bar.reset(total=plan.upload_bytes)
@@ -81,3 +87,12 @@ def stage_command(
         f"{model.profile.dtype}, {model.profile.parameter_count} parameters"
     )
     click.echo(f"manifest: {result.manifest_uri}")
+
+
+def _require_directory(local_dir: str) -> None:
+    """A path the OS refuses to stat (too long, a NUL byte, no permission) is bad input, not a crash."""
+    try:
+        is_dir = stat.S_ISDIR(os.stat(local_dir).st_mode)
+    except (OSError, ValueError):
+        is_dir = False
+    require(is_dir, "model_dir", local_dir, "an existing directory")

@@ -24,7 +24,7 @@ from importlib import resources
 
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.tokens import is_token, stable
-from fastload_constructs.core.validation import check_bucket_name, check_key_prefix
+from fastload_constructs.core.validation import check_bucket_name, check_dns_label, check_key_prefix
 
 SCRIPT_NAME = "cache_sync.py"
 SCRIPT_MOUNT_PATH = "/opt/fastload"
@@ -46,6 +46,27 @@ class SharedCompileCache:
         if not is_token(self.bucket):
             check_bucket_name(self.bucket, "shared_compile_cache.bucket")
         object.__setattr__(self, "prefix", check_key_prefix(self.prefix, "shared_compile_cache.prefix"))
+
+    def for_model(self, model_name: str) -> SharedCompileCache:
+        """The same bucket, narrowed to the model's own folder (`model_cache_prefix`)."""
+        return SharedCompileCache(self.bucket, model_cache_prefix(self.prefix, model_name))
+
+
+def model_cache_prefix(cache_prefix: str, model_name: str) -> str:
+    """`<cache prefix>/<model name>`: the one folder a model's pods may read and write archives in.
+
+    Trust model: a reader trusts an archive because of who could write it, not because
+    of anything the archive says. Only the model's own Pod Identity role may write this
+    folder (its IAM grant covers nothing else of the cache prefix) and only through the
+    VPC endpoint (the bucket policy denies object writes from anywhere else), so an
+    archive found here came from a pod of this model (or a bucket administrator). The
+    SHA-256 in the object's metadata is set by that same writer: it catches truncated or
+    corrupt uploads, it proves nothing about origin. Pods of one model trust each other
+    (they share weights, role and service account).
+    """
+    return (
+        f"{check_key_prefix(cache_prefix, 'shared_compile_cache.prefix')}/{check_dns_label(model_name, 'model_name')}"
+    )
 
 
 @dataclass(frozen=True)

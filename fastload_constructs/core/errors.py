@@ -17,7 +17,12 @@ class FastloadConfigError(ValueError):
         self.field = field
         self.value = value
         self.accepted = accepted
-        super().__init__(f"{field}: got {value!r}; accepted: {accepted}")
+        # One line whatever the input: a field built from a user's key ("models[0].\r") is escaped.
+        super().__init__(f"{_printable(field)}: got {value!r}; accepted: {_printable(accepted)}")
+
+
+def _printable(text: str) -> str:
+    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
 
 
 def require(condition: bool, field: str, value: object, accepted: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import stat
 import struct
 from collections import Counter
 from collections.abc import Callable
@@ -40,12 +41,30 @@ DTYPE_BYTES: dict[str, float] = {
     "F4": 0.5,
 }
 
-# A header larger than this is not a real model header; refusing it keeps a
-# corrupt length field from making us read gigabytes.
-MAX_HEADER_BYTES = 100 * 1024 * 1024
+# Bits per element, for the sub-byte types: a tensor's bit count must be a whole
+# number of bytes (safetensors `Dtype::bitsize`, `MisalignedSlice`).
+DTYPE_BITS: dict[str, int] = {dtype: int(size * 8) for dtype, size in DTYPE_BYTES.items()}
+
+# The safetensors library's own limit on the header (safetensors/src/tensor.rs,
+# MAX_HEADER_SIZE = 100_000_000): a larger length is refused before anything is read,
+# so a corrupt length field never makes us read gigabytes.
+MAX_HEADER_BYTES = 100_000_000
+# Shapes and offsets are `usize` in the library (64-bit): larger values, or element
+# and bit counts that overflow it, fail there (`ValidationOverflow`).
+_USIZE_MAX = 2**64 - 1
+# A valid header nests three deep ({name: {"shape": [..]}}); deeper JSON is refused.
+_MAX_JSON_DEPTH = 3
+_TENSOR_KEYS = frozenset({"dtype", "shape", "data_offsets"})
 
 RangeReader = Callable[[int, int], bytes]
 """read(offset, length) -> exactly `length` bytes (fewer only at end of file)."""
+
+
+# Upper bound on a model's bytes and parameters: 2**50 (1 PiB, 10**15 parameters). The
+# largest published checkpoints are a few TB (DeepSeek-V3: 671e9 parameters, ~700 GB in FP8);
+# the bound only keeps absurd input (1e300, 10**400) from overflowing the planner's floats.
+MAX_MODEL_BYTES = 2**50
+MAX_PARAMETERS = 2**50
 
 
 @dataclass(frozen=True)
@@ -170,23 +189,27 @@ class ModelProfile:
 
     def __post_init__(self) -> None:
         require(
-            isinstance(self.total_bytes, int) and self.total_bytes > 0,
+            isinstance(self.total_bytes, int)
+            and not isinstance(self.total_bytes, bool)
+            and 0 < self.total_bytes <= MAX_MODEL_BYTES,
             "model.total_bytes",
             self.total_bytes,
-            "a positive whole number of bytes",
+            f"a positive whole number of bytes, at most {MAX_MODEL_BYTES} (1 PiB)",
         )
         require(
-            self.dtype in DTYPE_BYTES,
+            isinstance(self.dtype, str) and self.dtype in DTYPE_BYTES,
             "model.dtype",
             self.dtype,
             "one of " + ", ".join(DTYPE_BYTES),
         )
         if self.parameter_count is not None:
             require(
-                isinstance(self.parameter_count, int) and self.parameter_count > 0,
+                isinstance(self.parameter_count, int)
+                and not isinstance(self.parameter_count, bool)
+                and 0 < self.parameter_count <= MAX_PARAMETERS,
                 "model.parameter_count",
                 self.parameter_count,
-                "a positive whole number or None",
+                f"a positive whole number, at most {MAX_PARAMETERS}, or None",
             )
 
     def with_architecture(self, architecture: ModelArchitecture | None) -> ModelProfile:
@@ -211,13 +234,17 @@ class ModelProfile:
         name: str = "model",
     ) -> ModelProfile:
         """Profile a model from what a model card says: bytes, or parameters and dtype."""
-        require(dtype in DTYPE_BYTES, "model.dtype", dtype, "one of " + ", ".join(DTYPE_BYTES))
+        require(
+            isinstance(dtype, str) and dtype in DTYPE_BYTES, "model.dtype", dtype, "one of " + ", ".join(DTYPE_BYTES)
+        )
         if total_bytes is None:
             require(
-                isinstance(parameter_count, int) and parameter_count > 0,
+                isinstance(parameter_count, int)
+                and not isinstance(parameter_count, bool)
+                and 0 < parameter_count <= MAX_PARAMETERS,
                 "model.parameter_count",
                 parameter_count,
-                "a positive whole number (or give model.total_bytes)",
+                f"a positive whole number, at most {MAX_PARAMETERS} (or give model.total_bytes)",
             )
             total_bytes = int(parameter_count * DTYPE_BYTES[dtype])  # type: ignore[operator]
         return cls(total_bytes=total_bytes, dtype=dtype, parameter_count=parameter_count, name=name)
@@ -242,86 +269,209 @@ class ModelProfile:
     def from_directory(cls, path: str | os.PathLike[str], name: str | None = None) -> ModelProfile:
         """Profile every *.safetensors file in `path`, reading only their headers."""
         folder = Path(path)
-        require(folder.is_dir(), "model.path", str(path), "an existing directory")
+        try:
+            is_dir = stat.S_ISDIR(os.stat(folder).st_mode)
+        except (OSError, ValueError):  # missing, name too long, NUL byte, no permission
+            is_dir = False
+        require(is_dir, "model.path", str(path), "an existing directory")
         files = sorted(folder.glob("*.safetensors"))
         require(bool(files), "model.path", str(path), "a directory holding *.safetensors files")
         shards = [read_local_shard(f) for f in files]
         return cls.from_shards(shards, name=name or folder.name)
 
 
-def parse_header(read: RangeReader, size_bytes: int, name: str) -> ShardInfo:
-    """Read and check one safetensors header through `read`, never the tensor data."""
-    field_name = f"safetensors[{name}]"
-    require(size_bytes >= 8, field_name, size_bytes, "a file of at least 8 bytes (a header length)")
-    (header_len,) = struct.unpack("<Q", read(0, 8))
-    require(
-        0 < header_len <= min(MAX_HEADER_BYTES, size_bytes - 8),
-        field_name + ".header_length",
-        header_len,
-        f"1..{min(MAX_HEADER_BYTES, size_bytes - 8)} bytes for this file",
-    )
-    raw = read(8, header_len)
-    require(len(raw) == header_len, field_name + ".header", len(raw), f"{header_len} bytes")
+class _HeaderJsonError(ValueError):
+    """A JSON construct the safetensors library's parser (serde_json) would refuse."""
+
+
+def _refuse_constant(name: str) -> object:
+    raise _HeaderJsonError(f"{name} is not JSON")
+
+
+def _refuse_float(text: str) -> object:
+    raise _HeaderJsonError(f"the number {text} is not a whole number")
+
+
+def _whole(text: str) -> int:
+    # serde_json reads shapes and offsets as u64: no sign, at most 20 digits.
+    if text.startswith("-") or len(text) > 20:
+        raise _HeaderJsonError(f"the number {text[:24]} is not a 64-bit unsigned integer")
+    return int(text)
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    result: dict[str, object] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _HeaderJsonError(f"duplicate key {key!r}")
+        result[key] = value
+    return result
+
+
+def _depth(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+def _is_usize(value: object) -> bool:
+    return type(value) is int and 0 <= value <= _USIZE_MAX
+
+
+def _valid_utf8(text: str) -> bool:
     try:
-        header = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        text.encode("utf-8")  # a lone surrogate from a \ud800 escape does not encode
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _decode_header(raw: bytes, field_name: str) -> dict[str, object]:
+    """JSON as the safetensors library reads it: strict UTF-8 without BOM, no NaN/Infinity,
+    no floats, no duplicate keys, no lone surrogates, bounded depth."""
+    try:
+        text = raw.decode("utf-8")  # strict; a BOM stays U+FEFF, which json refuses below
+        header = json.loads(
+            text,
+            object_pairs_hook=_unique_keys,
+            parse_constant=_refuse_constant,
+            parse_float=_refuse_float,
+            parse_int=_whole,
+        )
+    except UnicodeDecodeError as exc:
+        raise FastloadConfigError(field_name + ".header", f"invalid UTF-8 at byte {exc.start}", "UTF-8 JSON") from exc
+    except RecursionError as exc:
+        raise FastloadConfigError(field_name + ".header", "nested too deep", "a JSON object") from exc
+    except ValueError as exc:  # JSONDecodeError and the hooks' refusals
         raise FastloadConfigError(field_name + ".header", str(exc), "a JSON object") from exc
     require(isinstance(header, dict), field_name + ".header", type(header).__name__, "a JSON object")
+    assert isinstance(header, dict)
+    require(
+        _depth(header) <= _MAX_JSON_DEPTH,
+        field_name + ".header",
+        f"nested {_depth(header)} deep",
+        f"at most {_MAX_JSON_DEPTH} levels of nesting",
+    )
+    return header
+
+
+def _element_count(shape: list[int]) -> int | None:
+    """Product of the dims, or None where it overflows a usize (the library's checked_mul)."""
+    count = 1
+    for dim in shape:
+        count *= dim
+        if count > _USIZE_MAX:
+            return None
+    return count
+
+
+def parse_header(read: RangeReader, size_bytes: int, name: str) -> ShardInfo:
+    """Read and check one safetensors header through `read`, never the tensor data.
+
+    Accepts only what the safetensors library loads (safetensors/src/tensor.rs,
+    `read_metadata` and `Metadata::validate`): the header length at most
+    MAX_HEADER_BYTES and within the file; UTF-8 JSON without BOM; tensors whose
+    offsets, sorted, run contiguously from 0 with no gap or overlap and end exactly
+    at the end of the file; each tensor's byte span equal to its element count times
+    its dtype's bits over 8 (a whole number of bytes); `__metadata__` a string-to-string
+    map. Stricter than the library where the library is lax: duplicate keys, unknown
+    keys in a tensor entry and a header without tensors are refused too.
+    """
+    field_name = f"safetensors[{name}]"
+    require(size_bytes >= 8, field_name, size_bytes, "a file of at least 8 bytes (a header length)")
+    prefix = read(0, 8)
+    require(len(prefix) == 8, field_name, len(prefix), "8 bytes of header length")
+    (header_len,) = struct.unpack("<Q", prefix)
+    limit = min(MAX_HEADER_BYTES, size_bytes - 8)
+    require(0 < header_len <= limit, field_name + ".header_length", header_len, f"1..{limit} bytes for this file")
+    raw = read(8, header_len)
+    require(len(raw) == header_len, field_name + ".header", len(raw), f"{header_len} bytes")
+    header = _decode_header(raw, field_name)
 
     data_len = size_bytes - 8 - header_len
+    spans: list[tuple[int, int, str]] = []
     params = 0
     largest = 0
-    end_max = 0
     by_dtype: Counter[str] = Counter()
-    count = 0
     for tensor, meta in header.items():
         if tensor == "__metadata__":
+            require(
+                isinstance(meta, dict)
+                and all(isinstance(v, str) and _valid_utf8(k) and _valid_utf8(v) for k, v in meta.items()),
+                field_name + ".__metadata__",
+                meta,
+                "an object of string values",
+            )
             continue
-        where = f"{field_name}.{tensor}"
-        require(isinstance(meta, dict), where, meta, "an object with dtype, shape, data_offsets")
-        dtype, shape, offsets = meta.get("dtype"), meta.get("shape"), meta.get("data_offsets")
-        require(dtype in DTYPE_BYTES, where + ".dtype", dtype, "one of " + ", ".join(DTYPE_BYTES))
+        where = f"{field_name}.{tensor!r}" if not _valid_utf8(tensor) else f"{field_name}.{tensor}"
+        require(_valid_utf8(tensor), where, tensor, "a tensor name in valid UTF-8")
         require(
-            isinstance(shape, list) and all(isinstance(d, int) and d >= 0 for d in shape),
+            isinstance(meta, dict) and set(meta) == _TENSOR_KEYS,
+            where,
+            meta,
+            "an object with exactly dtype, shape and data_offsets",
+        )
+        assert isinstance(meta, dict)
+        dtype, shape, offsets = meta["dtype"], meta["shape"], meta["data_offsets"]
+        require(
+            isinstance(dtype, str) and dtype in DTYPE_BYTES, where + ".dtype", dtype, "one of " + ", ".join(DTYPE_BYTES)
+        )
+        require(
+            isinstance(shape, list) and all(_is_usize(d) for d in shape),
             where + ".shape",
             shape,
             "a list of non-negative integers",
         )
         require(
-            isinstance(offsets, list)
-            and len(offsets) == 2
-            and all(isinstance(o, int) for o in offsets)
-            and 0 <= offsets[0] <= offsets[1] <= data_len,
+            isinstance(offsets, list) and len(offsets) == 2 and all(_is_usize(o) for o in offsets),
             where + ".data_offsets",
             offsets,
-            f"[begin, end] within the {data_len}-byte data section",
+            "[begin, end], two non-negative integers",
         )
-        elements = 1
-        for dim in shape:
-            elements *= dim
-        nbytes = offsets[1] - offsets[0]
+        begin, end = offsets
+        require(begin <= end <= data_len, where + ".data_offsets", offsets, f"within the {data_len}-byte data section")
+        elements = _element_count(shape)
+        bits = None if elements is None else elements * DTYPE_BITS[dtype]
         require(
-            nbytes == int(elements * DTYPE_BYTES[dtype]),
+            bits is not None and bits <= _USIZE_MAX and bits % 8 == 0,
+            where + ".shape",
+            shape,
+            f"an element count whose {dtype} bits fit 64 bits and make whole bytes",
+        )
+        assert elements is not None and bits is not None
+        nbytes = end - begin
+        require(
+            nbytes == bits // 8,
             where + ".data_offsets",
             offsets,
-            f"a span of {int(elements * DTYPE_BYTES[dtype])} bytes for shape {shape} {dtype}",
+            f"a span of {bits // 8} bytes for shape {shape} {dtype}",
         )
+        spans.append((begin, end, tensor))
         params += elements
         largest = max(largest, nbytes)
-        end_max = max(end_max, offsets[1])
         by_dtype[dtype] += nbytes
-        count += 1
-    require(count > 0, field_name, "no tensors", "a header declaring at least one tensor")
+    require(bool(spans), field_name, "no tensors", "a header declaring at least one tensor")
+    expected = 0
+    for begin, end, tensor in sorted(spans):
+        require(
+            begin == expected,
+            f"{field_name}.{tensor}.data_offsets",
+            [begin, end],
+            f"a span starting at {expected}: tensors lie back to back from 0, no gaps or overlaps",
+        )
+        expected = end
     require(
-        end_max == data_len,
+        expected == data_len,
         field_name + ".size",
         size_bytes,
-        f"{8 + header_len + end_max} bytes (header plus declared tensors); the file is truncated or padded",
+        f"{8 + header_len + expected} bytes (header plus declared tensors); the file is truncated or padded",
     )
     return ShardInfo(
         name=name,
         size_bytes=size_bytes,
-        tensor_count=count,
+        tensor_count=len(spans),
         parameter_count=params,
         largest_tensor_bytes=largest,
         dtype_bytes=dict(by_dtype),
@@ -329,13 +479,31 @@ def parse_header(read: RangeReader, size_bytes: int, name: str) -> ShardInfo:
 
 
 def read_local_shard(path: str | os.PathLike[str]) -> ShardInfo:
-    """Profile one local safetensors file from its header."""
+    """Profile one local safetensors file from its header.
+
+    Only a regular file is read: a FIFO, device or directory named `*.safetensors`
+    is refused without being opened for reading (opening a FIFO would block), and
+    the opened descriptor is checked again, so a file swapped after the check is
+    refused too.
+    """
     file = Path(path)
-    size = file.stat().st_size
-    with file.open("rb") as handle:
+    field_name = f"safetensors[{file.name}]"
+    try:
+        info = os.stat(file)
+    except OSError as exc:
+        raise FastloadConfigError(field_name, str(file), f"a readable file ({exc.strerror})") from exc
+    require(stat.S_ISREG(info.st_mode), field_name, str(file), "a regular file (not a FIFO, device or directory)")
+    try:
+        # O_NONBLOCK: should the path have become a FIFO since the stat, open returns at once.
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise FastloadConfigError(field_name, str(file), f"a readable file ({exc.strerror})") from exc
+    with os.fdopen(fd, "rb") as handle:
+        opened = os.fstat(handle.fileno())
+        require(stat.S_ISREG(opened.st_mode), field_name, str(file), "a regular file (not a FIFO, device or directory)")
 
         def read(offset: int, length: int) -> bytes:
             handle.seek(offset)
             return handle.read(length)
 
-        return parse_header(read, size, file.name)
+        return parse_header(read, opened.st_size, file.name)

@@ -42,23 +42,33 @@ COMPILE_CACHE_OBJECT_ACTIONS = (
     "s3:GetObject",
     "s3:PutObject",
 )
-STAGE_BUCKET_ACTIONS = ("s3:ListBucket", "s3:ListBucketMultipartUploads")
+# ListBucketMultipartUploads is not granted: nothing in `fastload stage` lists uploads
+# (s3transfer keeps its own upload ids), and the action has no `s3:prefix` condition
+# key to confine it to a model (Service Authorization Reference, Amazon S3: only
+# ListBucket and ListBucketVersions take s3:prefix), so granting it would show every
+# model's pending uploads. The endpoint lock denies it outside the VPC for everyone.
+STAGE_BUCKET_ACTIONS = ("s3:ListBucket",)
 
 # SSE-KMS: reading needs Decrypt; writing needs a data key, and multipart
 # uploads also Decrypt it to assemble the parts.
 KMS_READ_ACTIONS = ("kms:Decrypt",)
 KMS_STAGE_ACTIONS = ("kms:Decrypt", "kms:GenerateDataKey")
 
-# The reads (and listings) the bucket policy refuses unless they arrive
-# through the VPC endpoint.
-ENDPOINT_LOCKED_ACTIONS = (
-    "s3:GetObject",
-    "s3:GetObjectAttributes",
-    "s3:GetObjectVersion",
-    "s3:GetObjectVersionAttributes",
-    "s3:ListBucket",
-    "s3:ListBucketVersions",
+# What the bucket policy refuses unless the request arrives through the VPC endpoint:
+# every object read AND write (a leaked pod credential can neither read weights nor
+# write a compile-cache archive from outside the VPC), and every listing. Bucket
+# configuration (PutBucketPolicy, ...) stays out, so CloudFormation can still manage
+# the bucket. Stagers are exempt only under the prefixes they were granted.
+ENDPOINT_LOCKED_OBJECT_ACTIONS = (
+    "s3:AbortMultipartUpload",
+    "s3:DeleteObject*",
+    "s3:GetObject*",
+    "s3:ListMultipartUploadParts",
+    "s3:PutObject*",
+    "s3:RestoreObject",
 )
+ENDPOINT_LOCKED_LISTING_ACTIONS = ("s3:ListBucket", "s3:ListBucketMultipartUploads", "s3:ListBucketVersions")
+ENDPOINT_LOCKED_ACTIONS = ENDPOINT_LOCKED_OBJECT_ACTIONS + ENDPOINT_LOCKED_LISTING_ACTIONS
 
 
 @dataclass(frozen=True)
@@ -70,6 +80,8 @@ class StatementSpec:
     resources: tuple[str, ...]
     conditions: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     effect: str = "Allow"
+    # Set instead of `resources` for a statement that covers everything except these ARNs.
+    not_resources: tuple[str, ...] = ()
 
 
 def objects_under(bucket_arn: str, prefix: str) -> str:
@@ -99,8 +111,7 @@ def stage_models_statements(bucket_arn: str, prefix: str) -> list[StatementSpec]
     """Upload access to one model prefix, including multipart uploads and reading back."""
     return [
         StatementSpec("StageModelObjects", STAGE_OBJECT_ACTIONS, (objects_under(bucket_arn, prefix),)),
-        StatementSpec("ListStagePrefix", ("s3:ListBucket",), (bucket_arn,), listing_condition(prefix)),
-        StatementSpec("ListStageUploads", ("s3:ListBucketMultipartUploads",), (bucket_arn,)),
+        StatementSpec("ListStagePrefix", STAGE_BUCKET_ACTIONS, (bucket_arn,), listing_condition(prefix)),
     ]
 
 
@@ -119,27 +130,113 @@ def kms_statement(key_arn: str, actions: Sequence[str], s3_service: str) -> Stat
     )
 
 
-def endpoint_lock_statement(
-    bucket_arn: str, vpc_endpoint_id: str, exempt_principal_arns: Sequence[str] = ()
-) -> StatementSpec:
-    """Deny reads that do not come through `vpc_endpoint_id`, except for the exempt principals.
+def endpoint_lock_statements(
+    bucket_arn: str, vpc_endpoint_id: str, stager_prefixes: Mapping[str, Sequence[str]] | None = None
+) -> list[StatementSpec]:
+    """Deny object reads, writes and listings that do not come through `vpc_endpoint_id`.
 
-    Conditions in one statement are ANDed, so the deny applies only when the
-    request is not from the endpoint AND the caller is not an exempt
-    principal. `aws:PrincipalArn` of an assumed-role session is the role ARN,
-    so listing a role exempts all its sessions (a workstation's SSO or CLI
-    session included).
+    `stager_prefixes` maps a model prefix to the principal ARNs exempt there (the
+    stagers granted that prefix, who upload from workstations or CI). The exemption
+    is per prefix: a stager outside the VPC reaches only its own models, never the
+    compile cache or another model. Conditions in one statement are ANDed, so:
+
+    - objects outside every stager prefix: denied outside the endpoint, to everyone
+      (`NotResource`: the stager prefixes; the bucket ARN itself is no object);
+    - listings: denied outside the endpoint unless `s3:prefix` is under a stager
+      prefix (a missing `s3:prefix` counts as "not under": a negated operator holds
+      on a missing key), and ListBucketVersions / ListBucketMultipartUploads always;
+    - per stager prefix: its objects and its listing denied outside the endpoint to
+      every principal but that prefix's stagers.
+
+    `aws:PrincipalArn` of an assumed-role session is the role ARN, so listing a role
+    exempts all its sessions (a workstation's SSO or CLI session included).
     """
-    conditions: dict[str, dict[str, object]] = {"StringNotEquals": {"aws:SourceVpce": vpc_endpoint_id}}
-    if exempt_principal_arns:
-        conditions["ArnNotLike"] = {"aws:PrincipalArn": list(exempt_principal_arns)}
-    return StatementSpec(
-        "DenyModelReadsOutsideVpcEndpoint",
-        ENDPOINT_LOCKED_ACTIONS,
-        (bucket_arn, f"{bucket_arn}/*"),
-        conditions,
-        effect="Deny",
-    )
+    exempt = {check_key_prefix(p): tuple(arns) for p, arns in (stager_prefixes or {}).items() if arns}
+    outside: dict[str, object] = {"aws:SourceVpce": vpc_endpoint_id}
+    prefix_patterns = [f"{p}/*" for p in exempt]
+    listing_conditions: dict[str, dict[str, object]] = {"StringNotEquals": dict(outside)}
+    if prefix_patterns:
+        listing_conditions["StringNotLike"] = {"s3:prefix": prefix_patterns}
+    statements = [
+        StatementSpec(
+            "DenyObjectAccessOutsideVpcEndpoint",
+            ENDPOINT_LOCKED_OBJECT_ACTIONS,
+            (),
+            {"StringNotEquals": dict(outside)},
+            effect="Deny",
+            not_resources=(bucket_arn, *(objects_under(bucket_arn, p) for p in exempt)),
+        ),
+        StatementSpec(
+            "DenyListingOutsideVpcEndpoint",
+            ("s3:ListBucket",),
+            (bucket_arn,),
+            listing_conditions,
+            effect="Deny",
+        ),
+        StatementSpec(
+            "DenyVersionAndUploadListingOutsideVpcEndpoint",
+            ("s3:ListBucketMultipartUploads", "s3:ListBucketVersions"),
+            (bucket_arn,),
+            {"StringNotEquals": dict(outside)},
+            effect="Deny",
+        ),
+    ]
+    for index, (prefix, arns) in enumerate(exempt.items()):
+        not_stager: dict[str, object] = {"aws:PrincipalArn": list(arns)}
+        statements.append(
+            StatementSpec(
+                f"DenyStagedObjectsOutsideVpcEndpoint{index}",
+                ENDPOINT_LOCKED_OBJECT_ACTIONS,
+                (objects_under(bucket_arn, prefix),),
+                {"StringNotEquals": dict(outside), "ArnNotLike": not_stager},
+                effect="Deny",
+            )
+        )
+        statements.append(
+            StatementSpec(
+                f"DenyStagedListingOutsideVpcEndpoint{index}",
+                ("s3:ListBucket",),
+                (bucket_arn,),
+                {"StringNotEquals": dict(outside), "ArnNotLike": not_stager, **listing_condition(prefix)},
+                effect="Deny",
+            )
+        )
+    return statements
+
+
+# Session tags EKS Pod Identity sets on every AssumeRole (Amazon EKS User Guide, "Enable or
+# disable session tags" / pod-id-abac).
+POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"
+CLUSTER_NAME_TAG = "eks-cluster-name"
+NAMESPACE_TAG = "kubernetes-namespace"
+SERVICE_ACCOUNT_TAG = "kubernetes-service-account"
+
+
+def pod_identity_trust_conditions(
+    *, account: str, cluster_arn: str, cluster_name: str | None = None, namespace: str, service_account: str
+) -> dict[str, dict[str, str]]:
+    """Who may hand a Pod Identity role to a pod: only this account's cluster, namespace and service account.
+
+    - `aws:SourceAccount` (StringEquals): the EKS service acts for a cluster of this
+      account, never another account's cluster that names the role (confused deputy;
+      Amazon EKS User Guide, "Cross-service confused deputy prevention").
+    - `aws:SourceArn` (ArnEqualsIfExists): the cluster's ARN where EKS sets it; the
+      IfExists form keeps a request without the key working, the session tags below
+      still pin the cluster by name.
+    - the session tags `eks-cluster-name`, `kubernetes-namespace`,
+      `kubernetes-service-account`: without them any association in the account that
+      names this role could use it. Keep session tags enabled on the association.
+    """
+    tags = {
+        f"aws:RequestTag/{NAMESPACE_TAG}": namespace,
+        f"aws:RequestTag/{SERVICE_ACCOUNT_TAG}": service_account,
+    }
+    if cluster_name is not None:
+        tags[f"aws:RequestTag/{CLUSTER_NAME_TAG}"] = cluster_name
+    return {
+        "StringEquals": {"aws:SourceAccount": account, **tags},
+        "ArnEqualsIfExists": {"aws:SourceArn": cluster_arn},
+    }
 
 
 def check_key_region(key_region: str | None, bucket_region: str | None) -> None:

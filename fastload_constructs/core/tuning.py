@@ -410,7 +410,9 @@ def estimated_layers(model: ModelProfile) -> int:
 
 def _validate_options(opts: TuningOptions) -> None:
     require(
-        isinstance(opts.gpu_memory_utilization, (int, float)) and 0 < opts.gpu_memory_utilization <= 1,
+        isinstance(opts.gpu_memory_utilization, (int, float))
+        and not isinstance(opts.gpu_memory_utilization, bool)
+        and 0 < opts.gpu_memory_utilization <= 1,
         "gpu_memory_utilization",
         opts.gpu_memory_utilization,
         "a number in (0, 1]",

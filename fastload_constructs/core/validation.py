@@ -37,7 +37,19 @@ BUCKET_RULE = (
     "letter or digit, no '..', not an IP address, not starting 'xn--' or 'sthree-', "
     "not ending '-s3alias' or '--ol-s3'"
 )
-KEY_PREFIX_RULE = "a relative key prefix such as 'models/llama-3.1-8b' (no leading '/', no '..')"
+# Key prefixes end up inside IAM resource ARNs and `s3:prefix` StringLike conditions, where
+# '*' and '?' are wildcards and '${...}' is a policy variable (IAM User Guide, "IAM JSON policy
+# elements: Resource" and "IAM policy elements: Variables and tags"): a prefix holding one would
+# widen the grant beyond the model. Allowed: S3's "safe characters" (S3 User Guide, "Naming
+# Amazon S3 objects": letters, digits, ! - _ . ' ( ) and '/') minus '*'; ASCII only.
+_KEY_PREFIX_CHARS = re.compile(r"[A-Za-z0-9!_.'()/-]+", re.ASCII)
+# S3 keys are at most 1,024 bytes; the prefix leaves room for the model's file names.
+KEY_PREFIX_MAX = 512
+KEY_PREFIX_RULE = (
+    "a relative key prefix such as 'models/llama-3.1-8b': letters, digits and ! - _ . ' ( ) in "
+    f"'/'-separated segments, at most {KEY_PREFIX_MAX} characters; no leading '/', no '.' or '..' "
+    "segments, no IAM wildcard or policy-variable characters (* ? $ [ ] { })"
+)
 
 
 def is_dns_label(value: object) -> TypeGuard[str]:
@@ -77,8 +89,10 @@ def is_bucket_name(value: object) -> TypeGuard[str]:
 
 
 def is_key_prefix(value: object) -> TypeGuard[str]:
-    """A relative key prefix: no leading '/', no '.' or '..' segments, no empty segments, no backslash."""
-    if not isinstance(value, str) or value.strip() == "" or value.startswith("/") or "\\" in value:
+    """A relative key prefix of S3-safe characters: no leading '/', no '.', '..' or empty segments."""
+    if not isinstance(value, str) or len(value) > KEY_PREFIX_MAX or value.startswith("/"):
+        return False
+    if _KEY_PREFIX_CHARS.fullmatch(value) is None:
         return False
     return all(s not in ("", ".", "..") for s in value.rstrip("/").split("/"))
 

@@ -393,10 +393,12 @@ def server_spec(
     if model_cache == "node-local":
         init_containers.append(stage_model(uri, verify_sha256=verify_staged_model))
     if shared_compile_cache is not None:
-        init_containers.append(restore_compile_cache(shared_compile_cache, key, CACHE_MOUNT_PATH))
+        # Each model reads and writes only its own folder of the cache prefix (the role's grant).
+        model_cache_folder = shared_compile_cache.for_model(model_name)
+        init_containers.append(restore_compile_cache(model_cache_folder, key, CACHE_MOUNT_PATH))
         sidecars.append(
             publish_compile_cache(
-                shared_compile_cache, key, CACHE_MOUNT_PATH, SERVER_PORT, wait_timeout_s=startup.budget_seconds
+                model_cache_folder, key, CACHE_MOUNT_PATH, SERVER_PORT, wait_timeout_s=startup.budget_seconds
             )
         )
     return VllmServerSpec(

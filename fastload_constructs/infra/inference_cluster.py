@@ -17,7 +17,7 @@ import importlib
 from collections.abc import Sequence
 from typing import cast
 
-from aws_cdk import Token
+from aws_cdk import Stack, Token
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
@@ -36,6 +36,7 @@ from fastload_constructs.core.cluster_settings import (
     kubectl_layer_module,
 )
 from fastload_constructs.core.errors import is_whole_number, require
+from fastload_constructs.core.model_access import POD_IDENTITY_SERVICE, pod_identity_trust_conditions
 from fastload_constructs.infra.cfn import cfn_resource
 from fastload_constructs.infra.nag_findings import (
     EKS_NODE_POLICY_REASONS,
@@ -119,7 +120,17 @@ class InferenceCluster(Construct):
 
         # CoreDNS and the controllers of add-ons need nodes without the GPU taint.
         self.system_nodegroup: eks.Nodegroup | None = None
+        self.system_launch_template: ec2.LaunchTemplate | None = None
         if system_nodes:
+            # IMDSv2 only, one hop, as on the GPU nodes: a pod on a system node (controllers, CoreDNS)
+            # cannot reach the node role's credentials through the metadata service (a container's
+            # request needs a second hop); pods get AWS credentials from Pod Identity only.
+            self.system_launch_template = ec2.LaunchTemplate(
+                self,
+                "SystemNodesLaunchTemplate",
+                require_imdsv2=True,
+                http_put_response_hop_limit=1,
+            )
             self.system_nodegroup = self._cluster.add_nodegroup_capacity(
                 "SystemNodes",
                 instance_types=[ec2.InstanceType(system_instance_type)],
@@ -127,6 +138,10 @@ class InferenceCluster(Construct):
                 min_size=system_nodes,
                 desired_size=system_nodes,
                 max_size=max(system_nodes, 2 * system_nodes),
+                launch_template_spec=eks.LaunchTemplateSpec(
+                    id=str(self.system_launch_template.launch_template_id),  # a token, never None once created
+                    version=self.system_launch_template.latest_version_number,
+                ),
             )
 
         self.addons: dict[str, eks.IAddon] = {}
@@ -185,7 +200,12 @@ class InferenceCluster(Construct):
             addon = self._cluster.eks_pod_identity_agent
             assert addon is not None
             return addon
-        addon = eks.Addon(self, _construct_id(name), cluster=self.cluster, addon_name=name)
+        # The VPC CNI's network policy agent enforces the vLLM charts' NetworkPolicy objects;
+        # without it EKS accepts them and enforces nothing (Amazon EKS User Guide, cni-network-policy).
+        configuration = {"enableNetworkPolicy": "true"} if name == "vpc-cni" else None
+        addon = eks.Addon(
+            self, _construct_id(name), cluster=self.cluster, addon_name=name, configuration_values=configuration
+        )
         cfn = cfn_resource(addon)
         # EKS installs self-managed vpc-cni, coredns and kube-proxy with the
         # cluster; the managed add-on takes them over instead of failing.
@@ -193,10 +213,17 @@ class InferenceCluster(Construct):
         if name == "coredns" and self.system_nodegroup is not None:
             addon.node.add_dependency(self.system_nodegroup)
         if name == EBS_CSI_ADDON:
+            trust = pod_identity_trust_conditions(
+                account=Stack.of(self).account,
+                cluster_arn=self._cluster.cluster_arn,
+                cluster_name=self._cluster.cluster_name,
+                namespace="kube-system",
+                service_account=EBS_CSI_SERVICE_ACCOUNT,
+            )
             role = iam.Role(
                 self,
                 "EbsCsiRole",
-                assumed_by=iam.ServicePrincipal("pods.eks.amazonaws.com"),
+                assumed_by=iam.SessionTagsPrincipal(iam.ServicePrincipal(POD_IDENTITY_SERVICE)).with_conditions(trust),
                 managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(EBS_CSI_POLICY)],
             )
             acknowledge_managed_policies(
@@ -205,13 +232,6 @@ class InferenceCluster(Construct):
                     "AmazonEBSCSIDriverPolicy": "the EBS CSI controller's actions (create, attach, tag volumes, "
                     "snapshots) as AWS documents and maintains them for the aws-ebs-csi-driver add-on",
                 },
-            )
-            assert role.assume_role_policy is not None  # a Role always has a trust policy
-            role.assume_role_policy.add_statements(
-                iam.PolicyStatement(
-                    actions=["sts:TagSession"],
-                    principals=[iam.ServicePrincipal("pods.eks.amazonaws.com")],
-                )
             )
             cfn.add_property_override(
                 "PodIdentityAssociations",

@@ -27,7 +27,7 @@ from fastload_constructs.core.model_access import (
     StatementSpec,
     check_key_region,
     compile_cache_statements,
-    endpoint_lock_statement,
+    endpoint_lock_statements,
     kms_statement,
     read_models_statements,
     stage_models_statements,
@@ -54,10 +54,11 @@ class ModelBucket(Construct):
     - Server access logs into `access_logs_bucket`, or into a bucket created
       here; `access_logs=False` opts out explicitly.
     - Removal policy RETAIN by default: weights are expensive to re-stage.
-    - Bucket policy: deny `s3:GetObject*`/`s3:ListBucket*` unless
-      `aws:SourceVpce` is `vpc_endpoint`, except for `stager_principals`
-      (condition on `aws:PrincipalArn`). Being exempt grants nothing: call
-      `grant_stage_models` for the stagers' upload rights.
+    - Bucket policy: deny every object read and write (`s3:GetObject*`,
+      `s3:PutObject*`, `s3:DeleteObject*`, multipart) and every listing unless
+      `aws:SourceVpce` is `vpc_endpoint`. A `stager_principals` member is exempt
+      only under the prefixes `grant_stage_models` gave it (condition on
+      `aws:PrincipalArn`); being listed grants nothing by itself.
     """
 
     def __init__(
@@ -126,12 +127,10 @@ class ModelBucket(Construct):
             ],
             removal_policy=removal_policy,
         )
-        lock = endpoint_lock_statement(
-            self.bucket.bucket_arn,
-            vpc_endpoint.vpc_endpoint_id,
-            [_principal_arn(p) for p in self.stager_principals],
-        )
-        self.bucket.add_to_resource_policy(_policy_statement(lock, [iam.AnyPrincipal()], with_sid=True))
+        # Stager exemptions from the endpoint lock, per prefix, filled by grant_stage_models.
+        self._stager_prefixes: dict[str, list[str]] = {}
+        self._lock_statements: dict[str, iam.PolicyStatement] = {}
+        self._refresh_endpoint_lock()
 
     @property
     def bucket_name(self) -> str:
@@ -163,6 +162,7 @@ class ModelBucket(Construct):
         grants = [
             self._grant_on_bucket(principal, spec) for spec in stage_models_statements(self.bucket.bucket_arn, prefix)
         ]
+        self._exempt_stager(principal, prefix)
         if self.kms_key is not None:
             grants.append(self._grant_key_on_key_policy(principal, KMS_STAGE_ACTIONS))
         return _combine(grants)
@@ -177,6 +177,35 @@ class ModelBucket(Construct):
         if self.kms_key is not None:
             grants.append(self._grant_key(principal, KMS_STAGE_ACTIONS))
         return _combine(grants)
+
+    def _exempt_stager(self, principal: iam.IGrantable, prefix: str) -> None:
+        """A listed stager staging `prefix` may reach it from outside the VPC endpoint."""
+        arn = _principal_arn_or_none(principal)
+        if arn is None or arn not in [_principal_arn(p) for p in self.stager_principals]:
+            return
+        arns = self._stager_prefixes.setdefault(check_key_prefix(prefix), [])
+        if arn not in arns:
+            arns.append(arn)
+        self._refresh_endpoint_lock()
+
+    def _refresh_endpoint_lock(self) -> None:
+        """Render the lock for the current exemptions, updating statements already in the policy
+        (a PolicyStatement stays mutable until synthesis)."""
+        specs = endpoint_lock_statements(
+            self.bucket.bucket_arn, self.vpc_endpoint.vpc_endpoint_id, self._stager_prefixes
+        )
+        for spec in specs:
+            statement = self._lock_statements.get(spec.sid)
+            if statement is None:
+                statement = _policy_statement(spec, [iam.AnyPrincipal()], with_sid=True)
+                self._lock_statements[spec.sid] = statement
+                self.bucket.add_to_resource_policy(statement)
+                continue
+            missing = [arn for arn in spec.not_resources if arn not in statement.not_resources]
+            if missing:
+                statement.add_not_resources(*missing)
+            for operator, keys in spec.conditions.items():
+                statement.add_condition(operator, dict(keys))
 
     def _grant(self, principal: iam.IGrantable, spec: StatementSpec) -> iam.Grant:
         return iam.Grant.add_to_principal_or_resource(
@@ -262,6 +291,14 @@ def _known(value: str) -> str | None:
     return None if Token.is_unresolved(value) else value
 
 
+def _principal_arn_or_none(principal: iam.IGrantable) -> str | None:
+    for attribute in ("role_arn", "user_arn"):  # jsii interfaces do not support isinstance
+        value = getattr(principal, attribute, None)
+        if isinstance(value, str):
+            return value
+    return None
+
+
 def _principal_arn(principal: StagerPrincipal) -> str:
     role_arn = getattr(principal, "role_arn", None)  # jsii interfaces do not support isinstance
     return str(role_arn if role_arn is not None else principal.user_arn)  # type: ignore[union-attr]
@@ -279,7 +316,8 @@ def _policy_statement(
         sid=spec.sid if with_sid else None,
         effect=iam.Effect.DENY if spec.effect == "Deny" else iam.Effect.ALLOW,
         actions=list(spec.actions),
-        resources=list(spec.resources),
+        resources=list(spec.resources) or None,
+        not_resources=list(spec.not_resources) or None,
         principals=list(principals),
         conditions=_conditions(spec),
     )

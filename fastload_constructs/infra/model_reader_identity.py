@@ -13,38 +13,38 @@ account; the vLLM chart creates `naming.service_account_name(model_name)`.
 
 from __future__ import annotations
 
+from aws_cdk import Stack
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
+from fastload_constructs.core.cache_sharing import model_cache_prefix
+from fastload_constructs.core.model_access import (
+    CLUSTER_NAME_TAG,
+    NAMESPACE_TAG,
+    POD_IDENTITY_SERVICE,
+    SERVICE_ACCOUNT_TAG,
+    pod_identity_trust_conditions,
+)
 from fastload_constructs.core.naming import DEFAULT_NAMESPACE, service_account_name
 from fastload_constructs.core.validation import check_dns_label, check_dns_subdomain, check_key_prefix
 from fastload_constructs.infra.cfn import cfn_resource
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.nag_findings import acknowledge, arn_of
 
-POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"
-# Session tags EKS Pod Identity sets on every AssumeRole (Amazon EKS User Guide, pod-id-abac).
-CLUSTER_NAME_TAG = "eks-cluster-name"
-NAMESPACE_TAG = "kubernetes-namespace"
-SERVICE_ACCOUNT_TAG = "kubernetes-service-account"
 
-
-def trust_conditions(cluster_name: str, namespace: str, service_account: str) -> dict[str, dict[str, str]]:
-    """Only the association's own cluster, namespace and service account may assume the role.
-
-    Pod Identity passes these as session tags, so without the conditions any
-    association in the account that names this role could use it. Keep
-    session tags enabled on the association (`disable_session_tags`) or the
-    role cannot be assumed.
-    """
-    return {
-        "StringEquals": {
-            f"aws:RequestTag/{CLUSTER_NAME_TAG}": cluster_name,
-            f"aws:RequestTag/{NAMESPACE_TAG}": namespace,
-            f"aws:RequestTag/{SERVICE_ACCOUNT_TAG}": service_account,
-        }
-    }
+def trust_conditions(
+    cluster_name: str, namespace: str, service_account: str, *, account: str, cluster_arn: str
+) -> dict[str, dict[str, str]]:
+    """Only the association's own account, cluster, namespace and service account may assume the role
+    (`model_access.pod_identity_trust_conditions`)."""
+    return pod_identity_trust_conditions(
+        account=account,
+        cluster_arn=cluster_arn,
+        cluster_name=cluster_name,
+        namespace=namespace,
+        service_account=service_account,
+    )
 
 
 class ModelReaderIdentity(Construct):
@@ -77,7 +77,13 @@ class ModelReaderIdentity(Construct):
             service_account if service_account is not None else service_account_name(model_name), "service_account"
         )
         principal = iam.SessionTagsPrincipal(iam.ServicePrincipal(POD_IDENTITY_SERVICE)).with_conditions(
-            trust_conditions(cluster.cluster_name, self.namespace, self.service_account)
+            trust_conditions(
+                cluster.cluster_name,
+                self.namespace,
+                self.service_account,
+                account=Stack.of(self).account,
+                cluster_arn=cluster.cluster_arn,
+            )
         )
         self.role = iam.Role(
             self,
@@ -93,16 +99,20 @@ class ModelReaderIdentity(Construct):
             "s3:GetObject on every object under this one model's prefix: the shard and config file names "
             "are not known when the stack is built, and the prefix is the narrowest scope that covers them",
         )
-        # A shared compile cache: the pods also publish archives, but only under this prefix.
+        # A shared compile cache: the pods also publish archives, but only under their own model's
+        # folder of the cache prefix (<cache prefix>/<model name>/), never another model's.
         self.compile_cache_grant: iam.Grant | None = None
+        self.compile_cache_prefix: str | None = None
         if compile_cache_prefix is not None:
-            self.compile_cache_grant = model_bucket.grant_compile_cache(self.role, compile_cache_prefix)
+            self.compile_cache_prefix = model_cache_prefix(compile_cache_prefix, model_name)
+            self.compile_cache_grant = model_bucket.grant_compile_cache(self.role, self.compile_cache_prefix)
             acknowledge(
                 self.role,
                 f"AwsSolutions-IAM5[Resource::{arn_of(cfn_resource(model_bucket.bucket))}"
-                f"/{check_key_prefix(compile_cache_prefix)}/*]",
-                "get, put and delete on compile-cache archives under this one cache prefix: archive names are "
-                "configuration hashes known only at run time, and the prefix is the narrowest scope",
+                f"/{self.compile_cache_prefix}/*]",
+                "get, put and delete on this model's compile-cache archives under its own folder of the cache "
+                "prefix: archive names are configuration hashes known only at run time, and the model's folder "
+                "is the narrowest scope",
             )
         self.association = eks.CfnPodIdentityAssociation(
             self,
@@ -121,3 +131,13 @@ class ModelReaderIdentity(Construct):
     @property
     def association_arn(self) -> str:
         return self.association.attr_association_arn
+
+
+__all__ = [
+    "CLUSTER_NAME_TAG",
+    "NAMESPACE_TAG",
+    "POD_IDENTITY_SERVICE",
+    "SERVICE_ACCOUNT_TAG",
+    "ModelReaderIdentity",
+    "trust_conditions",
+]

@@ -46,7 +46,8 @@ from fastload_constructs.core.cache_sharing import (
     SyncContainer,
     cache_sync_script,
 )
-from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.errors import FastloadConfigError, require
+from fastload_constructs.core.serving_access import API_KEY_ENV, ServingAccess, readiness_probe
 from fastload_constructs.core.tuning import ServingPlan
 from fastload_constructs.core.vllm_args import (
     CACHE_MOUNT_PATH,
@@ -97,7 +98,14 @@ class VllmChart(cdk8s.Chart):
         shared_compile_cache: SharedCompileCache | None = None,
         model_cache: ModelCache = "s3",
         verify_staged_model: bool = False,
+        access: ServingAccess | None = None,
     ) -> None:
+        require(
+            access is None or isinstance(access, ServingAccess),
+            "access",
+            access,
+            "None or a ServingAccess(network_policy=..., api_key_secret=...)",
+        )
         spec = server_spec(
             plan,
             model_name=model_name,
@@ -120,6 +128,8 @@ class VllmChart(cdk8s.Chart):
         _refuse_duplicate(siblings, spec)
         super().__init__(scope, id, namespace=spec.namespace, labels=dict(spec.labels))
         self.spec = spec
+        # Who may reach the server (core/serving_access.py): a NetworkPolicy by default, an API key on request.
+        self.access = access if access is not None else ServingAccess()
         self.service_account = self._service_account(spec, siblings)
         self.compile_cache_claim: kplus.PersistentVolumeClaim | None = None
         self.deployment = self._deployment(spec)
@@ -132,6 +142,30 @@ class VllmChart(cdk8s.Chart):
             selector=self.deployment,
         )
         self.disruption_budget = self._disruption_budget(spec)
+        self.network_policy = self._network_policy(spec) if self.access.network_policy else None
+
+    def _network_policy(self, spec: VllmServerSpec) -> kplus.NetworkPolicy:
+        """Ingress on the server port from the namespace's pods and the listed namespaces and CIDRs only."""
+        peers: list[kplus.INetworkPolicyPeer] = [kplus.Pods.all(self, "SameNamespacePods")]
+        if self.access.allow_from_namespaces:
+            peers.append(
+                kplus.Namespaces.select(self, "AllowedNamespaces", names=list(self.access.allow_from_namespaces))
+            )
+        for i, cidr in enumerate(self.access.allow_from_cidrs):
+            block = kplus.NetworkPolicyIpBlock.ipv6 if ":" in cidr else kplus.NetworkPolicyIpBlock.ipv4
+            peers.append(block(self, f"AllowedCidr{i}", cidr))
+        port = kplus.NetworkPolicyPort.tcp(spec.port)
+        return kplus.NetworkPolicy(
+            self,
+            "NetworkPolicy",
+            metadata=cdk8s.ApiObjectMetadata(name=spec.name),
+            selector=self.deployment,
+            ingress=kplus.NetworkPolicyTraffic(
+                default=kplus.NetworkPolicyTrafficDefault.DENY,
+                rules=[kplus.NetworkPolicyRule(peer=peer, ports=[port]) for peer in peers],
+            ),
+            egress=kplus.NetworkPolicyTraffic(default=kplus.NetworkPolicyTrafficDefault.ALLOW),
+        )
 
     @property
     def service_url(self) -> str:
@@ -199,10 +233,17 @@ class VllmChart(cdk8s.Chart):
                 ),
             ),
             startup=_probe(spec.startup_probe, spec.port),
-            readiness=_probe(spec.readiness_probe, spec.port),
+            readiness=_probe(readiness_probe(self.access, spec.readiness_probe), spec.port),
             liveness=_probe(spec.liveness_probe, spec.port),
             security_context=_container_security(),
         )
+        if self.access.api_key_secret is not None:
+            # vLLM reads VLLM_API_KEY as --api-key; an env var, not an argument `ps` would show.
+            secret = kplus.Secret.from_secret_name(self, "ApiKeySecret", self.access.api_key_secret)
+            container.env.add_variable(
+                API_KEY_ENV,
+                kplus.EnvValue.from_secret_value(kplus.SecretValue(secret=secret, key=self.access.api_key_secret_key)),
+            )
         volumes = {COMPILE_CACHE_VOLUME: self._compile_cache_volume(spec)}
         container.mount(SHM_MOUNT_PATH, shm)
         container.mount(CACHE_MOUNT_PATH, volumes[COMPILE_CACHE_VOLUME])

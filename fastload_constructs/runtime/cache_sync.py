@@ -43,6 +43,29 @@ MANIFEST_NAME = "fastload-manifest.json"
 # The part of VLLM_CACHE_ROOT that holds compiled artifacts; `assets/` (files the
 # streamer staged) and anything else there are neither published nor restored.
 COMPILE_SUBDIR = "torch_compile_cache"
+# Healing (issue 15): the ETag of an archive this pod refused (corrupt, truncated, unsafe),
+# kept in the cache root so the publish sidecar replaces exactly that archive once vLLM
+# has compiled a healthy cache, instead of every later pod refusing it and starting cold.
+REFUSED_MARKER = ".fastload-refused-archive"
+
+
+def _remember_refused(cache_root: Path, head: dict[str, Any] | None) -> None:
+    """Record the refused archive's ETag; never raises (a read-only root just means no healing)."""
+    if head is None or not head.get("ETag"):
+        return
+    try:
+        cache_root.mkdir(parents=True, exist_ok=True)
+        (cache_root / REFUSED_MARKER).write_text(str(head["ETag"]))
+    except OSError as exc:
+        LOG.warning("cannot record the refused archive: %s", exc)
+
+
+def _is_refused(cache_root: Path, head: dict[str, Any]) -> bool:
+    """True when `head` is the very archive this pod refused (same ETag): replace it."""
+    try:
+        return (cache_root / REFUSED_MARKER).read_text().strip() == str(head.get("ETag", ""))
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -105,6 +128,7 @@ def restore_compile_cache(s3: Any, *, bucket: str, prefix: str, cache_key: str, 
     if target.is_dir() and any(target.iterdir()):
         return Outcome("present", str(target))
     key = archive_key(prefix, cache_key)
+    head: dict[str, Any] | None = None
     try:
         head = _head(s3, bucket, key)
         if head is None:
@@ -116,6 +140,7 @@ def restore_compile_cache(s3: Any, *, bucket: str, prefix: str, cache_key: str, 
             s3.download_file(bucket, key, str(local))
             actual = _sha256_file(local)
             if not expected or actual != expected:
+                _remember_refused(cache_root, head)
                 return Outcome("corrupt", f"checksum {actual} != recorded {expected}; starting cold")
             unpacked = Path(tmp) / "unpacked"
             unpacked.mkdir()
@@ -123,12 +148,14 @@ def restore_compile_cache(s3: Any, *, bucket: str, prefix: str, cache_key: str, 
                 archive.extractall(unpacked, members=_safe_members(archive, unpacked))
             source = unpacked / COMPILE_SUBDIR
             if not source.is_dir():
+                _remember_refused(cache_root, head)
                 return Outcome("corrupt", f"archive has no {COMPILE_SUBDIR}/; starting cold")
             if target.exists():
                 shutil.rmtree(target)
             os.replace(source, target)  # same filesystem: the cache appears whole or not at all
         return Outcome("restored", f"s3://{bucket}/{key} -> {target}")
     except (tarfile.TarError, EOFError, OSError) as exc:
+        _remember_refused(cache_root, head)
         return Outcome("corrupt", f"{type(exc).__name__}: {exc}; starting cold")
     except Exception as exc:  # network or permission trouble must not stop the pod
         return Outcome("error", f"{type(exc).__name__}: {exc}; starting cold")
@@ -147,7 +174,8 @@ def publish_compile_cache(s3: Any, *, bucket: str, prefix: str, cache_key: str, 
         return Outcome("miss", f"nothing to publish under {source}")
     key = archive_key(prefix, cache_key)
     try:
-        if _head(s3, bucket, key) is not None:
+        existing = _head(s3, bucket, key)
+        if existing is not None and not _is_refused(cache_root, existing):
             return Outcome("exists", f"s3://{bucket}/{key}")
         with tempfile.TemporaryDirectory(prefix="fastload-publish-") as tmp:
             local = Path(tmp) / "cache.tar.gz"
@@ -157,7 +185,8 @@ def publish_compile_cache(s3: Any, *, bucket: str, prefix: str, cache_key: str, 
             temporary = f"{key}.tmp-{uuid.uuid4().hex}"
             s3.upload_file(str(local), bucket, temporary, ExtraArgs={"Metadata": {SHA256_METADATA: digest}})
             try:
-                if _head(s3, bucket, key) is not None:
+                current = _head(s3, bucket, key)
+                if current is not None and not _is_refused(cache_root, current):
                     return Outcome("exists", f"s3://{bucket}/{key} (published by another pod meanwhile)")
                 s3.copy_object(
                     Bucket=bucket,
@@ -167,6 +196,9 @@ def publish_compile_cache(s3: Any, *, bucket: str, prefix: str, cache_key: str, 
                 )
             finally:
                 s3.delete_object(Bucket=bucket, Key=temporary)
+        (cache_root / REFUSED_MARKER).unlink(missing_ok=True)
+        if existing is not None:
+            return Outcome("published", f"s3://{bucket}/{key} sha256={digest} (replaced a refused archive)")
         return Outcome("published", f"s3://{bucket}/{key} sha256={digest}")
     except Exception as exc:
         return Outcome("error", f"{type(exc).__name__}: {exc}")
