@@ -8,13 +8,21 @@ before any construct is created or any file written.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.cluster_settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
 from fastload_constructs.core.model import DTYPE_BYTES, ModelProfile
+from fastload_constructs.core.scaling import (
+    DEFAULT_GPU_NODE_MODE,
+    DEFAULT_SCALING_METRIC,
+    DEFAULT_TARGET_WAITING_REQUESTS,
+    Autoscaling,
+    check_autoscaling,
+    check_gpu_node_mode,
+)
 from fastload_constructs.core.tuning import ServingPlan, TuningOptions, plan
 from fastload_constructs.core.validation import check_bucket_name, check_dns_label, check_key_prefix, check_role_arn
 
@@ -25,6 +33,7 @@ CONTEXT_KEYS = (
     PREFIX + "stagerRoleArns",
     PREFIX + "modelBucketName",
     PREFIX + "compileCachePrefix",
+    PREFIX + "gpuNodes",
 )
 DEFAULT_COMPILE_CACHE_PREFIX = "compile-cache"
 
@@ -45,6 +54,12 @@ class ModelSpec:
     # through the model bucket; stream from a node-local NVMe copy of the model.
     shared_compile_cache: bool = False
     node_local_model_cache: bool = False
+    # Pod autoscaling (KEDA) bounds and target; min == max means a fixed replica count.
+    autoscaling: Autoscaling = field(default_factory=Autoscaling)
+
+    @property
+    def autoscaled(self) -> bool:
+        return self.autoscaling.max_replicas > self.autoscaling.min_replicas
 
     def serving_plan(self) -> ServingPlan:
         return plan(self.profile, self.instance_type, self.options)
@@ -62,6 +77,8 @@ class ReferenceConfig:
     model_bucket_name: str | None = None
     # Where shared compile-cache archives go in the model bucket (models with sharedCompileCache).
     compile_cache_prefix: str = DEFAULT_COMPILE_CACHE_PREFIX
+    # "karpenter" (node autoscaling, the default) or "managed" (fixed node groups sized for the peak).
+    gpu_nodes: str = DEFAULT_GPU_NODE_MODE
 
     @property
     def instance_types(self) -> tuple[str, ...]:
@@ -100,6 +117,7 @@ def parse_model(raw: object, index: int) -> ModelSpec:
         "gpuMemoryUtilization",
         "sharedCompileCache",
         "nodeLocalModelCache",
+        *SCALING_KEYS,
     }
     unknown = sorted(set(raw) - known)
     require(not unknown, f"{where}.{unknown[0] if unknown else ''}", unknown, "keys " + ", ".join(sorted(known)))
@@ -134,15 +152,18 @@ def parse_model(raw: object, index: int) -> ModelSpec:
         # The streamer reads the node-local copy: tune it and predict for NVMe.
         source="local" if node_local else "s3",
     )
+    replicas = _positive_int(f"{where}.replicas", raw.get("replicas", 1))
+    autoscaling = parse_model_scaling(raw, where, replicas)
     return ModelSpec(
         name=name,
         profile=profile,
         s3_prefix=check_key_prefix(raw.get("s3Prefix", f"models/{name}"), f"{where}.s3Prefix"),
         instance_type=instance_type,
-        replicas=_positive_int(f"{where}.replicas", raw.get("replicas", 1)),
+        replicas=autoscaling.min_replicas,
         options=options,
         shared_compile_cache=shared_cache,
         node_local_model_cache=node_local,
+        autoscaling=autoscaling,
     )
 
 
@@ -196,12 +217,60 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
             f"a prefix apart from every model's s3Prefix (it overlaps {spec.s3_prefix!r})",
         )
     return ReferenceConfig(
+        gpu_nodes=parse_gpu_nodes(ctx),
         kubernetes_version=version,
         models=models,
         stager_role_arns=parse_stager_role_arns(_get(ctx, "stagerRoleArns")),
         model_bucket_name=bucket,
         compile_cache_prefix=cache_prefix,
     )
+
+
+# Scale-out settings (issue 13) -------------------------------------------------------------------
+
+SCALING_KEYS = ("minReplicas", "maxReplicas", "targetWaitingRequests", "scalingMetric", "scalingTarget")
+
+
+def parse_gpu_nodes(ctx: Mapping[str, Any]) -> str:
+    """`fastload:gpuNodes`: "karpenter" (default) or "managed"."""
+    return check_gpu_node_mode(_get(ctx, "gpuNodes", DEFAULT_GPU_NODE_MODE), f"{PREFIX}gpuNodes")
+
+
+def parse_model_scaling(raw: Mapping[str, Any], where: str, replicas: int) -> Autoscaling:
+    """Per-model `minReplicas`, `maxReplicas`, `targetWaitingRequests` (or `scalingMetric` + `scalingTarget`).
+
+    Without them the model runs `replicas` pods, fixed. `replicas` and
+    `minReplicas` together are refused (which one would win is a guess).
+    """
+    if "replicas" in raw and "minReplicas" in raw:
+        raise FastloadConfigError(f"{where}.minReplicas", raw["minReplicas"], "replicas or minReplicas, not both")
+    metric = raw.get("scalingMetric", DEFAULT_SCALING_METRIC)
+    if "targetWaitingRequests" in raw:
+        require(
+            metric == DEFAULT_SCALING_METRIC and "scalingTarget" not in raw,
+            f"{where}.targetWaitingRequests",
+            raw["targetWaitingRequests"],
+            f"only with scalingMetric {DEFAULT_SCALING_METRIC!r} and without scalingTarget",
+        )
+    target = raw.get("scalingTarget", raw.get("targetWaitingRequests", DEFAULT_TARGET_WAITING_REQUESTS))
+    if "scalingMetric" in raw and metric != DEFAULT_SCALING_METRIC:
+        require("scalingTarget" in raw, f"{where}.scalingTarget", None, f"a target for scalingMetric {metric!r}")
+    min_replicas = raw.get("minReplicas", replicas)
+    autoscaling = Autoscaling(
+        min_replicas=min_replicas,
+        max_replicas=raw.get("maxReplicas", min_replicas),
+        target=target,
+        metric=metric,
+    )
+    field_of = {"minReplicas": "minReplicas", "maxReplicas": "maxReplicas", "metric": "scalingMetric"}
+    try:
+        return check_autoscaling(autoscaling, where)
+    except FastloadConfigError as exc:
+        # Name the cdk.json key the user wrote.
+        key = exc.field.rsplit(".", 1)[1]
+        if key == "target":
+            key = "scalingTarget" if "scalingTarget" in raw else "targetWaitingRequests"
+        raise FastloadConfigError(f"{where}.{field_of.get(key, key)}", exc.value, exc.accepted) from None
 
 
 def _nested(a: str, b: str) -> bool:

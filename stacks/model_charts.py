@@ -9,7 +9,7 @@ literal.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import cdk8s
 from aws_cdk import Stack, Token
@@ -37,7 +37,9 @@ class ModelCharts(Construct):
         bucket_name: str,
         namespace: str = naming.DEFAULT_NAMESPACE,
         compile_cache_prefix: str = DEFAULT_CACHE_PREFIX,
+        customize: Callable[[ModelSpec, VllmChart], None] | None = None,
     ) -> None:
+        """`customize(spec, chart)` runs before a chart is applied (add_cdk8s_chart renders it at once)."""
         super().__init__(scope, id)
         region = Stack.of(self).region
         self.cdk8s_app = cdk8s.App()
@@ -58,6 +60,8 @@ class ModelCharts(Construct):
                 ),
                 model_cache="node-local" if spec.node_local_model_cache else "s3",
             )
+            if customize is not None:
+                customize(spec, self.charts[spec.name])
 
         namespace_manifest = cluster.add_cdk8s_chart(f"{id}Namespace", self.namespace_chart)
         self.manifests = {}

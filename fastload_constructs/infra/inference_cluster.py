@@ -230,6 +230,11 @@ class InferenceCluster(Construct):
             addon.node.add_dependency(self._cluster.eks_pod_identity_agent)
         return addon
 
+    @property
+    def security_group_id(self) -> str:
+        """The EKS cluster security group: what managed nodes get, and what reaches their pods."""
+        return self._cluster.cluster_security_group_id
+
     def grant_cluster_admin(self, id: str, role_arn: str) -> eks.AccessEntry:
         """An EKS access entry giving `role_arn` AmazonEKSClusterAdminPolicy on the whole cluster."""
         if not Token.is_unresolved(role_arn):
