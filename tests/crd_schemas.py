@@ -67,6 +67,10 @@ def chart_values(chart: str) -> dict[str, Any]:
     return loaded
 
 
+# Chart values that are passed through as free-form maps (labels, annotations, node selectors).
+FREE_FORM = {"nodeSelector", "podAnnotations", "podLabels", "additionalLabels", "additionalAnnotations", "annotations"}
+
+
 def unknown_value_paths(values: Any, defaults: Any, path: str = "") -> list[str]:
     """Paths in `values` that the chart's values.yaml does not have (a typo Helm would ignore silently).
 
@@ -84,6 +88,8 @@ def unknown_value_paths(values: Any, defaults: Any, path: str = "") -> list[str]
             bad.append(where)
             continue
         default = defaults[key]
+        if key in FREE_FORM:
+            continue
         if isinstance(value, dict) and isinstance(default, dict):
             bad += unknown_value_paths(value, default, where)
         elif (
