@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from fastload_constructs.core.model import DTYPE_BYTES, ModelProfile
+from fastload_constructs.core.scaling import scaling_behavior
 from fastload_constructs.core.tuning import ServingPlan, TuningOptions, plan
 
 
@@ -35,7 +36,20 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
             "failure_threshold": p.startup_probe.failure_threshold,
             "budget_seconds": p.startup_probe.budget_seconds,
         },
+        "autoscaling": _autoscaling_view(p),
         "assumptions": list(p.assumptions),
+    }
+
+
+def _autoscaling_view(p: ServingPlan) -> dict[str, object]:
+    """The KEDA/HPA timing the reference stack derives from this plan (core.scaling)."""
+    b = scaling_behavior(p)
+    return {
+        "from_predicted_startup_seconds": round(b.startup_s, 1),
+        "scale_up_period_seconds": b.scale_up_period_s,
+        "scale_down_stabilization_seconds": b.scale_down_window_s,
+        "scale_down_period_seconds": b.scale_down_period_s,
+        "polling_interval_seconds": b.polling_interval_s,
     }
 
 
