@@ -46,9 +46,12 @@ def _copy(label: str, target: str) -> dict[str, Any]:
     return {"source_labels": [label], "target_label": target, "action": "replace"}
 
 
-def _pod_job(name: str, namespaces: list[str], app: str, port_name: str) -> dict[str, Any]:
+def _pod_job(name: str, namespaces: list[str], app: str, port_name: str, honor_labels: bool = False) -> dict[str, Any]:
+    """One pod-discovery job; `honor_labels` keeps a controller's own `namespace`/`pod` labels on its metrics
+    (Karpenter's `karpenter_pods_state{namespace=...}` describes other pods, not the controller)."""
     return {
         "job_name": name,
+        "honor_labels": honor_labels,
         "metrics_path": VLLM_METRICS_PATH,
         "kubernetes_sd_configs": [{"role": "pod", "namespaces": {"names": namespaces}}],
         "relabel_configs": [
@@ -73,9 +76,9 @@ def scrape_config(
     """The scraper's Prometheus configuration: vLLM pods, and the Karpenter and KEDA controllers."""
     jobs = [_pod_job("vllm", vllm_namespaces or [DEFAULT_NAMESPACE], "vllm", VLLM_PORT_NAME)]
     if karpenter_namespace is not None:
-        jobs.append(_pod_job("karpenter", [karpenter_namespace], "karpenter", KARPENTER_METRICS_PORT_NAME))
+        jobs.append(_pod_job("karpenter", [karpenter_namespace], "karpenter", KARPENTER_METRICS_PORT_NAME, True))
     if keda_namespace is not None:
-        jobs.append(_pod_job("keda-operator", [keda_namespace], "keda-operator", KEDA_OPERATOR_METRICS_PORT_NAME))
+        jobs.append(_pod_job("keda-operator", [keda_namespace], "keda-operator", KEDA_OPERATOR_METRICS_PORT_NAME, True))
     return {
         "global": {
             "scrape_interval": f"{SCRAPE_INTERVAL_S}s",
