@@ -10,6 +10,8 @@ into other apps.
 
 from __future__ import annotations
 
+from typing import Any
+
 import cdk8s
 from aws_cdk import CfnOutput, Stack
 from aws_cdk import aws_eks_v2 as eks
@@ -38,7 +40,7 @@ from stacks.model_charts import ModelCharts
 class FastloadReferenceStack(Stack):
     """An EKS cluster ready for fast-starting vLLM pods, configured from `ReferenceConfig`."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, config: ReferenceConfig, **kwargs) -> None:
+    def __init__(self, scope: Construct, construct_id: str, *, config: ReferenceConfig, **kwargs: Any) -> None:
         super().__init__(scope, construct_id, **kwargs)
         self.config = config
         self.plans = {m.name: m.serving_plan() for m in config.models}

@@ -51,7 +51,8 @@ def crd_schema(api_version: str, kind: str) -> dict[str, Any]:
     schema = copy.deepcopy(served["schema"]["openAPIV3Schema"])
     # metadata is checked by the Kubernetes ObjectMeta schema elsewhere; the CRD leaves it open.
     schema["properties"]["metadata"] = {"type": "object"}
-    return _strict(schema)
+    strict: dict[str, Any] = _strict(schema)
+    return strict
 
 
 def validate_custom_resource(doc: dict[str, Any]) -> None:

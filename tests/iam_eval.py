@@ -12,22 +12,22 @@ after joining it with the test's values for its references (`refs`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fnmatch import fnmatchcase
 from typing import Any
 
 
-def _as_list(value: Any) -> list:
+def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
 def _like(pattern: Any, value: Any) -> bool:
     if isinstance(pattern, str) and isinstance(value, str):
         return fnmatchcase(value, pattern)
-    return pattern == value
+    return bool(pattern == value)
 
 
-_OPERATORS = {
+_OPERATORS: dict[str, Callable[[list[Any], Any], bool]] = {
     "StringEquals": lambda values, v: any(p == v for p in values),
     "StringNotEquals": lambda values, v: all(p != v for p in values),
     "StringLike": lambda values, v: any(_like(p, v) for p in values),

@@ -584,3 +584,13 @@ def test_the_roles_trust_only_their_service_accounts(reference):
 def test_the_crd_schemas_are_the_pinned_releases():
     assert crd_schema("karpenter.sh/v1", "NodePool")["properties"]["spec"]["required"] == ["template"]
     assert "triggers" in crd_schema("keda.sh/v1alpha1", "ScaledObject")["properties"]["spec"]["required"]
+
+
+def test_fastload_plan_prints_the_autoscaling_timing(capsys):
+    from fastload_constructs.cli.main import main
+
+    assert main(["plan", "--instance", "g6e.2xlarge", "--params", "8e9", "--json"]) == 0
+    view = json.loads(capsys.readouterr().out)
+    timing = view["autoscaling"]
+    assert timing["from_predicted_startup_seconds"] == view["predicted_seconds"]["total"]
+    assert timing["scale_down_stabilization_seconds"] >= 2 * view["predicted_seconds"]["total"]
