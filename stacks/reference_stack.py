@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import cdk8s
-from aws_cdk import CfnOutput, Stack
+from aws_cdk import CfnOutput, Stack, Token
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct
@@ -32,6 +32,7 @@ from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin
 from fastload_constructs.infra.scale_out_metrics import KedaController, ScaleOutMetrics
 from fastload_constructs.k8s.keda import VllmAutoscalingChart
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage
+from fastload_constructs.k8s.manifest_export import ManifestExport
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from stacks.config import ModelSpec, ReferenceConfig
 from stacks.model_charts import ModelCharts
@@ -94,6 +95,28 @@ class FastloadReferenceStack(Stack):
             # Pod Identity injects credentials when a pod is created: the association must exist first.
             manifest.node.add_dependency(self.model_readers[name].association)
         self._add_pod_autoscaling(config)
+        self._export_scale_out_manifests()
+
+    def _export_scale_out_manifests(self) -> None:
+        """NodePools/EC2NodeClass and KEDA objects as YAML in `cdk.out/manifests-scale-out/`, deploy-time values
+        as placeholders (fill with envsubst from the stack's outputs)."""
+        charts: list[cdk8s.Chart] = []
+        placeholders: dict[str, str] = {}
+        if Token.is_unresolved(self.region):
+            placeholders[self.region] = "${AWS_REGION}"
+        if self.karpenter_nodes is not None:
+            charts.append(self.karpenter_nodes.chart)
+            placeholders[self.karpenter_nodes.node_role.role_name] = "${KARPENTER_NODE_ROLE}"
+            placeholders[self.inference_cluster.security_group_id] = "${CLUSTER_SECURITY_GROUP_ID}"
+            CfnOutput(self, "KarpenterNodeRoleName", value=self.karpenter_nodes.node_role.role_name)
+            CfnOutput(self, "ClusterSecurityGroupId", value=self.inference_cluster.security_group_id)
+        if self.metrics is not None:
+            charts += self.autoscaling_charts.values()
+            placeholders[self.metrics.query_endpoint] = "${PROMETHEUS_QUERY_URL}"
+        if charts:
+            ManifestExport(
+                self, "ScaleOutExport", charts=charts, placeholders=placeholders, directory="manifests-scale-out"
+            )
 
     def _customize_vllm(self, model: ModelSpec, chart: VllmChart) -> None:
         """Scale-out changes to a model's vLLM chart, made before it is applied."""
@@ -133,6 +156,7 @@ class FastloadReferenceStack(Stack):
             self,
             "KarpenterGpuNodes",
             cluster=self.cluster,
+            cluster_name=self.cluster_name,
             instance_types=list(config.instance_types),
             gpu_limits=family_gpu_limits(self.node_capacity),
             security_group_ids=[cluster_sg],

@@ -414,12 +414,23 @@ def test_interruption_queue_is_encrypted_and_only_eventbridge_rules_may_send(ref
     )
 
 
-def test_gpu_subnets_carry_the_discovery_tag(reference):
+def test_gpu_subnets_carry_the_discovery_tag_the_node_class_selects(reference):
     stack, template = reference
     subnets = of_type(template, "AWS::EC2::Subnet")
     for subnet in stack.network.gpu_subnets.subnets:
         tags = {t["Key"]: t["Value"] for t in subnets[logical_id(stack, subnet)]["Tags"]}
         assert tags["karpenter.sh/discovery"] == CLUSTER
+    (node_class,) = [doc for _, doc in template_manifests(template) if doc["kind"] == "EC2NodeClass"]
+    assert node_class["spec"]["subnetSelectorTerms"] == [{"tags": {"karpenter.sh/discovery": CLUSTER}}]
+    cluster_id = logical_id(stack, stack.cluster)
+    (manifest,) = [
+        r["Properties"]["Manifest"]
+        for r in template["Resources"].values()
+        if r["Type"] == "Custom::AWSCDK-EKS-KubernetesResource"
+        and "EC2NodeClass" in json.dumps(r["Properties"]["Manifest"])
+    ]
+    # The node class selects the cluster security group (what managed nodes get) by its id.
+    assert {"Fn::GetAtt": [cluster_id, "ClusterSecurityGroupId"]} in manifest["Fn::Join"][1]
 
 
 def test_pod_identity_for_karpenter_and_keda_and_the_cluster_uses_access_entries(reference):
@@ -594,3 +605,29 @@ def test_fastload_plan_prints_the_autoscaling_timing(capsys):
     timing = view["autoscaling"]
     assert timing["from_predicted_startup_seconds"] == view["predicted_seconds"]["total"]
     assert timing["scale_down_stabilization_seconds"] >= 2 * view["predicted_seconds"]["total"]
+
+
+def test_the_scale_out_manifests_are_exported_with_placeholders(tmp_path):
+    from fastload_constructs.k8s.manifest_export import synth_with_manifests
+
+    assembly = synth_with_manifests(build_app(copy.deepcopy(CDK_JSON), str(tmp_path)))
+    folder = Path(assembly.directory) / "manifests-scale-out"
+    docs = {p.name: list(yaml.safe_load_all(p.read_text())) for p in sorted(folder.glob("*.yaml"))}
+    assert sorted(docs) == ["01-fastload-gpu.yaml", "02-llama-3-1-8b-instruct-autoscaling.yaml"]
+    filled = {  # what envsubst would put in from the stack's outputs
+        "${KARPENTER_NODE_ROLE}": "node-role",
+        "${CLUSTER_SECURITY_GROUP_ID}": "sg-0123456789abcdef0",
+        "${PROMETHEUS_QUERY_URL}": "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-1",
+        "${AWS_REGION}": "us-west-2",
+    }
+    for path in folder.glob("*.yaml"):
+        text = path.read_text()
+        for placeholder, value in filled.items():
+            text = text.replace(placeholder, value)
+        assert "${" not in text
+        for doc in yaml.safe_load_all(text):
+            validate_custom_resource(doc)
+    (node_class,) = [d for d in docs["01-fastload-gpu.yaml"] if d["kind"] == "EC2NodeClass"]
+    assert node_class["spec"]["role"] == "${KARPENTER_NODE_ROLE}"
+    (scaled,) = [d for d in docs["02-llama-3-1-8b-instruct-autoscaling.yaml"] if d["kind"] == "ScaledObject"]
+    assert scaled["spec"]["triggers"][0]["metadata"]["serverAddress"] == "${PROMETHEUS_QUERY_URL}"

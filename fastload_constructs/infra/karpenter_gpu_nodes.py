@@ -57,8 +57,10 @@ class KarpenterGpuNodes(Construct):
         capacity_reservation_ids: Sequence[str] = (),
         security_group_ids: Sequence[str] = (),
         node_role: iam.IRole | None = None,
+        cluster_name: str | None = None,
         after: Sequence[IDependable] = (),
     ) -> None:
+        """`cluster_name`: the value the subnets' `karpenter.sh/discovery` tag has (default: the cluster's name)."""
         check_dns_label(name, "name")
         plan_node_pools(
             instance_types,
@@ -82,7 +84,7 @@ class KarpenterGpuNodes(Construct):
         self.chart = KarpenterGpuNodePools(
             cdk8s.App(),
             name,
-            cluster_name=cluster.cluster_name,
+            cluster_name=cluster_name if cluster_name is not None else cluster.cluster_name,
             node_role=self.node_role.role_name,
             instance_types=instance_types,
             capacity_types=capacity_types,
