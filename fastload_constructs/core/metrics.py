@@ -28,7 +28,6 @@ import yaml
 
 from fastload_constructs.core.naming import DEFAULT_NAMESPACE
 from fastload_constructs.core.scaling import SCRAPE_INTERVAL_S, Autoscaling
-from fastload_constructs.core.vllm_args import SERVER_PORT
 
 VLLM_METRICS_PATH = "/metrics"
 VLLM_PORT_NAME = "http"
@@ -102,4 +101,4 @@ def scaling_query(autoscaling: Autoscaling, *, server: str, namespace: str = DEF
     return f"sum({autoscaling.prometheus_metric}{selector})"
 
 
-__all__ = ["SERVER_PORT", "scaling_query", "scrape_config", "scrape_config_yaml"]
+__all__ = ["scaling_query", "scrape_config", "scrape_config_yaml"]

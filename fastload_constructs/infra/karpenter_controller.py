@@ -188,6 +188,9 @@ class KarpenterController(Construct):
             "Chart",
             **{**chart_options, "repository": f"{CHART_REGISTRY}/{CHART_NAME}", "chart": CHART_NAME},
             release=CHART_NAME,
+            # aws-cdk-lib 2.275's eks-v2 kubectl handler reads SkipCrds but never passes --skip-crds to
+            # helm; harmless here, since Helm leaves CRDs from a chart's crds/ folder alone when they
+            # exist, and karpenter-crd (applied first) has created them.
             skip_crds=True,
             values=self.values,
         )
