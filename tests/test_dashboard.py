@@ -55,3 +55,30 @@ def test_every_panel_uses_the_datasource_variable():
     (variable,) = [v for v in DASHBOARD["templating"]["list"] if v["type"] == "datasource"]
     for panel in DASHBOARD["panels"]:
         assert panel["datasource"]["uid"] == "${" + variable["name"] + "}"
+
+
+def test_the_scrape_config_keeps_the_pods_the_vllm_chart_emits():
+    """Apply the vllm job's keep rules to the Deployment the chart really emits (its labels and port name)."""
+    import cdk8s
+
+    from fastload_constructs.k8s.vllm_chart import VllmChart
+    from tests.emitted_manifests import _vllm
+
+    docs = cdk8s.Testing.synth(VllmChart(cdk8s.Testing.app(), "llama", **_vllm("host-path")))
+    (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
+    pod = deployment["spec"]["template"]
+    (vllm_job, *_) = scrape_config(cluster_label="c")["scrape_configs"]
+    meta = {
+        f"__meta_kubernetes_pod_label_{k.replace('.', '_').replace('/', '_').replace('-', '_')}": v
+        for k, v in pod["metadata"]["labels"].items()
+    }
+    meta["__meta_kubernetes_pod_phase"] = "Running"
+    ports = [p["name"] for c in pod["spec"]["containers"] for p in c.get("ports", [])]
+    kept = []
+    for port in ports:
+        target = {**meta, "__meta_kubernetes_pod_container_port_name": port}
+        rules = [r for r in vllm_job["relabel_configs"] if r["action"] == "keep"]
+        if all(re.fullmatch(r["regex"], target.get(r["source_labels"][0], "")) for r in rules):
+            kept.append(port)
+    assert kept == ["http"]  # the port vLLM serves /metrics on, once per pod
+    assert meta["__meta_kubernetes_pod_label_app_kubernetes_io_instance"] == deployment["metadata"]["name"]
