@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastload_constructs.core.calibration import assumptions_from_dict
@@ -18,6 +18,14 @@ from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.cluster_settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
 from fastload_constructs.core.model import DTYPE_BYTES, ModelArchitecture, ModelProfile
+from fastload_constructs.core.scaling import (
+    DEFAULT_GPU_NODE_MODE,
+    DEFAULT_SCALING_METRIC,
+    DEFAULT_TARGET_WAITING_REQUESTS,
+    Autoscaling,
+    check_autoscaling,
+    check_gpu_node_mode,
+)
 from fastload_constructs.core.tuning import LoadAssumptions, ServingPlan, TuningOptions, plan
 from fastload_constructs.core.validation import check_bucket_name, check_dns_label, check_key_prefix, check_role_arn
 
@@ -29,6 +37,7 @@ CONTEXT_KEYS = (
     PREFIX + "modelBucketName",
     PREFIX + "compileCachePrefix",
     PREFIX + "assumptions",
+    PREFIX + "gpuNodes",
 )
 DEFAULT_COMPILE_CACHE_PREFIX = "compile-cache"
 
@@ -47,6 +56,12 @@ class ModelSpec:
     # through the model bucket; stream from a node-local NVMe copy of the model.
     shared_compile_cache: bool = False
     node_local_model_cache: bool = False
+    # Pod autoscaling (KEDA) bounds and target; min == max means a fixed replica count.
+    autoscaling: Autoscaling = field(default_factory=Autoscaling)
+
+    @property
+    def autoscaled(self) -> bool:
+        return self.autoscaling.max_replicas > self.autoscaling.min_replicas
 
     def serving_plan(self) -> ServingPlan:
         return plan(self.profile, self.instance_type, self.options)
@@ -64,6 +79,8 @@ class ReferenceConfig:
     model_bucket_name: str | None = None
     # Where shared compile-cache archives go in the model bucket (models with sharedCompileCache).
     compile_cache_prefix: str = DEFAULT_COMPILE_CACHE_PREFIX
+    # "karpenter" (node autoscaling, the default) or "managed" (fixed node groups sized for the peak).
+    gpu_nodes: str = DEFAULT_GPU_NODE_MODE
 
     @property
     def instance_types(self) -> tuple[str, ...]:
@@ -185,6 +202,7 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         "cudaGraphCaptureSizes",
         "kvCacheDtype",
         "architecture",
+        *SCALING_KEYS,
     }
     unknown = sorted(set(raw) - known)
     require(not unknown, f"{where}.{unknown[0] if unknown else ''}", unknown, "keys " + ", ".join(sorted(known)))
@@ -235,15 +253,18 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
             shared_compile_cache=shared_cache,
             **({"assumptions": assumptions} if assumptions is not None else {}),
         )
+    replicas = _positive_int(f"{where}.replicas", raw.get("replicas", 1))
+    autoscaling = parse_model_scaling(raw, where, replicas)
     return ModelSpec(
         name=name,
         profile=profile,
         s3_prefix=check_key_prefix(raw.get("s3Prefix", f"models/{name}"), f"{where}.s3Prefix"),
         instance_type=instance_type,
-        replicas=_positive_int(f"{where}.replicas", raw.get("replicas", 1)),
+        replicas=autoscaling.min_replicas,
         options=options,
         shared_compile_cache=shared_cache,
         node_local_model_cache=node_local,
+        autoscaling=autoscaling,
     )
 
 
@@ -300,6 +321,7 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
             f"a prefix apart from every model's s3Prefix (it overlaps {spec.s3_prefix!r})",
         )
     return ReferenceConfig(
+        gpu_nodes=parse_gpu_nodes(ctx),
         kubernetes_version=version,
         models=models,
         stager_role_arns=parse_stager_role_arns(_get(ctx, "stagerRoleArns")),
@@ -320,6 +342,53 @@ def _refuse_nested_model_prefixes(models: tuple[ModelSpec, ...]) -> None:
                     inner.s3_prefix,
                     f"a prefix not inside another model's ({outer.name!r} has {outer.s3_prefix!r})",
                 )
+
+
+# Scale-out settings (issue 13) -------------------------------------------------------------------
+
+SCALING_KEYS = ("minReplicas", "maxReplicas", "targetWaitingRequests", "scalingMetric", "scalingTarget")
+
+
+def parse_gpu_nodes(ctx: Mapping[str, Any]) -> str:
+    """`fastload:gpuNodes`: "karpenter" (default) or "managed"."""
+    return check_gpu_node_mode(_get(ctx, "gpuNodes", DEFAULT_GPU_NODE_MODE), f"{PREFIX}gpuNodes")
+
+
+def parse_model_scaling(raw: Mapping[str, Any], where: str, replicas: int) -> Autoscaling:
+    """Per-model `minReplicas`, `maxReplicas`, `targetWaitingRequests` (or `scalingMetric` + `scalingTarget`).
+
+    Without them the model runs `replicas` pods, fixed. `replicas` and
+    `minReplicas` together are refused (which one would win is a guess).
+    """
+    if "replicas" in raw and "minReplicas" in raw:
+        raise FastloadConfigError(f"{where}.minReplicas", raw["minReplicas"], "replicas or minReplicas, not both")
+    metric = raw.get("scalingMetric", DEFAULT_SCALING_METRIC)
+    if "targetWaitingRequests" in raw:
+        require(
+            metric == DEFAULT_SCALING_METRIC and "scalingTarget" not in raw,
+            f"{where}.targetWaitingRequests",
+            raw["targetWaitingRequests"],
+            f"only with scalingMetric {DEFAULT_SCALING_METRIC!r} and without scalingTarget",
+        )
+    target = raw.get("scalingTarget", raw.get("targetWaitingRequests", DEFAULT_TARGET_WAITING_REQUESTS))
+    if "scalingMetric" in raw and metric != DEFAULT_SCALING_METRIC:
+        require("scalingTarget" in raw, f"{where}.scalingTarget", None, f"a target for scalingMetric {metric!r}")
+    min_replicas = raw.get("minReplicas", replicas)
+    autoscaling = Autoscaling(
+        min_replicas=min_replicas,
+        max_replicas=raw.get("maxReplicas", min_replicas),
+        target=target,
+        metric=metric,
+    )
+    field_of = {"minReplicas": "minReplicas", "maxReplicas": "maxReplicas", "metric": "scalingMetric"}
+    try:
+        return check_autoscaling(autoscaling, where)
+    except FastloadConfigError as exc:
+        # Name the cdk.json key the user wrote.
+        key = exc.field.rsplit(".", 1)[1]
+        if key == "target":
+            key = "scalingTarget" if "scalingTarget" in raw else "targetWaitingRequests"
+        raise FastloadConfigError(f"{where}.{field_of.get(key, key)}", exc.value, exc.accepted) from None
 
 
 def _nested(a: str, b: str) -> bool:

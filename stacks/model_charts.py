@@ -9,7 +9,7 @@ literal.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import cdk8s
 from aws_cdk import Stack, Token
@@ -18,6 +18,7 @@ from constructs import Construct
 
 from fastload_constructs.core import naming
 from fastload_constructs.core.cache_sharing import DEFAULT_CACHE_PREFIX, SharedCompileCache
+from fastload_constructs.core.serving_access import ServingAccess
 from fastload_constructs.k8s.manifest_export import ManifestExport
 from fastload_constructs.k8s.namespace_chart import NamespaceChart
 from fastload_constructs.k8s.vllm_chart import VllmChart
@@ -37,7 +38,10 @@ class ModelCharts(Construct):
         bucket_name: str,
         namespace: str = naming.DEFAULT_NAMESPACE,
         compile_cache_prefix: str = DEFAULT_CACHE_PREFIX,
+        customize: Callable[[ModelSpec, VllmChart], None] | None = None,
+        access: ServingAccess | None = None,
     ) -> None:
+        """`customize(spec, chart)` runs before a chart is applied (add_cdk8s_chart renders it at once)."""
         super().__init__(scope, id)
         region = Stack.of(self).region
         self.cdk8s_app = cdk8s.App()
@@ -57,7 +61,10 @@ class ModelCharts(Construct):
                     SharedCompileCache(bucket_name, compile_cache_prefix) if spec.shared_compile_cache else None
                 ),
                 model_cache="node-local" if spec.node_local_model_cache else "s3",
+                **({"access": access} if access is not None else {}),
             )
+            if customize is not None:
+                customize(spec, self.charts[spec.name])
 
         namespace_manifest = cluster.add_cdk8s_chart(f"{id}Namespace", self.namespace_chart)
         self.manifests = {}

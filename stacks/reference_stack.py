@@ -13,20 +13,29 @@ from __future__ import annotations
 from typing import Any
 
 import cdk8s
-from aws_cdk import CfnOutput, Stack
+from aws_cdk import CfnOutput, Stack, Token
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from fastload_constructs.core import naming
+from fastload_constructs.core.node_pools import DO_NOT_DISRUPT
+from fastload_constructs.core.scaling import Workload, family_gpu_limits, node_capacity, scaling_behavior
+from fastload_constructs.core.serving_access import ServingAccess
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.inference_cluster import InferenceCluster
+from fastload_constructs.infra.karpenter_controller import KarpenterController
+from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.network import FastloadNetwork
 from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin
+from fastload_constructs.infra.scale_out_metrics import KedaController, ScaleOutMetrics
+from fastload_constructs.k8s.keda import VllmAutoscalingChart
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage
-from stacks.config import ReferenceConfig
+from fastload_constructs.k8s.manifest_export import ManifestExport
+from fastload_constructs.k8s.vllm_chart import VllmChart
+from stacks.config import ModelSpec, ReferenceConfig
 from stacks.model_charts import ModelCharts
 
 
@@ -40,30 +49,34 @@ class FastloadReferenceStack(Stack):
         self.network = FastloadNetwork(self, "Network")
         # Managed node groups, not Auto Mode: GPU nodes need our launch
         # template (nodeadm RAID0 of the instance store).
+        # A literal cluster name: Karpenter's IAM policy carries it in condition keys.
+        self.cluster_name = self.stack_name
         self.inference_cluster = InferenceCluster(
             self,
             "Cluster",
             version=config.kubernetes_version,
             vpc=self.network.vpc,
             vpc_subnets=self.network.cluster_subnets,
+            cluster_name=self.cluster_name,
         )
         self.cluster: eks.ICluster = self.inference_cluster.cluster
-        self.gpu_node_groups = {}
-        for instance_type in config.instance_types:
-            replicas = max(m.replicas for m in config.models if m.instance_type == instance_type)
-            self.gpu_node_groups[instance_type] = GpuNodeGroup(
-                self,
-                "Gpu-" + instance_type.replace(".", "-"),
-                cluster=self.cluster,
-                instance_type=instance_type,
-                min_size=0,
-                desired_size=replicas,
-                max_size=max(2, replicas),
-                subnets=self.network.gpu_subnet_selection,
-                # nodeadm's parallel pull and unpack (SOCI) for the multi-GB vLLM image; with RAID0
-                # its store sits on NVMe, so the root volume's throughput does not cap it.
-                fast_image_pull=True,
+        self.node_capacity = node_capacity(
+            Workload(
+                name=f"fastload:models[{i}]",
+                instance_type=m.instance_type,
+                tensor_parallel_size=self.plans[m.name].tensor_parallel_size,
+                min_replicas=m.autoscaling.min_replicas,
+                max_replicas=m.autoscaling.max_replicas,
             )
+            for i, m in enumerate(config.models)
+        )
+        self.gpu_node_groups: dict[str, GpuNodeGroup] = {}
+        self.karpenter: KarpenterController | None = None
+        self.karpenter_nodes: KarpenterGpuNodes | None = None
+        if config.gpu_nodes == "managed":
+            self._add_managed_gpu_nodes(config)
+        else:
+            self._add_karpenter(config)
         self.device_plugin = NvidiaDevicePlugin(self, "NvidiaDevicePlugin", cluster=self.cluster)
         self.local_storage = LocalNvmeStorage(cdk8s.App(), "local-nvme")
         self.cluster.add_cdk8s_chart("LocalNvmeStorage", self.local_storage)
@@ -77,10 +90,147 @@ class FastloadReferenceStack(Stack):
             models=config.models,
             bucket_name=config.model_bucket_name or self.model_bucket.bucket_name,
             compile_cache_prefix=config.compile_cache_prefix,
+            customize=self._customize_vllm,
+            access=self._serving_access(config),
         )
         for name, manifest in self.model_charts.manifests.items():
             # Pod Identity injects credentials when a pod is created: the association must exist first.
             manifest.node.add_dependency(self.model_readers[name].association)
+        self._add_pod_autoscaling(config)
+        self._export_scale_out_manifests()
+
+    def _export_scale_out_manifests(self) -> None:
+        """NodePools/EC2NodeClass and KEDA objects as YAML in `cdk.out/manifests-scale-out/`, deploy-time values
+        as placeholders (fill with envsubst from the stack's outputs)."""
+        charts: list[cdk8s.Chart] = []
+        placeholders: dict[str, str] = {}
+        if Token.is_unresolved(self.region):
+            placeholders[self.region] = "${AWS_REGION}"
+        if self.karpenter_nodes is not None:
+            charts.append(self.karpenter_nodes.chart)
+            placeholders[self.karpenter_nodes.node_role.role_name] = "${KARPENTER_NODE_ROLE}"
+            placeholders[self.inference_cluster.security_group_id] = "${CLUSTER_SECURITY_GROUP_ID}"
+            CfnOutput(self, "KarpenterNodeRoleName", value=self.karpenter_nodes.node_role.role_name)
+            CfnOutput(self, "ClusterSecurityGroupId", value=self.inference_cluster.security_group_id)
+        if self.metrics is not None:
+            charts += self.autoscaling_charts.values()
+            placeholders[self.metrics.query_endpoint] = "${PROMETHEUS_QUERY_URL}"
+        if charts:
+            ManifestExport(
+                self, "ScaleOutExport", charts=charts, placeholders=placeholders, directory="manifests-scale-out"
+            )
+
+    def _serving_access(self, config: ReferenceConfig) -> ServingAccess | None:
+        """With pod autoscaling, the managed Prometheus scraper must reach vLLM's /metrics on the server port.
+
+        Its ENIs sit in the GPU subnets (ScaleOutMetrics), so the vLLM NetworkPolicy also admits those
+        subnets' CIDRs; pods there share them, so set an API key (ServingAccess.api_key_secret) where
+        `/v1/*` must be closed to them. Without autoscaling only the namespace's own pods get in.
+        """
+        if not any(m.autoscaled for m in config.models):
+            return None
+        cidrs = tuple(s.ipv4_cidr_block for s in self.network.gpu_subnets.subnets)
+        if any(Token.is_unresolved(c) for c in cidrs):
+            return None  # an imported VPC without literal subnet CIDRs: left to the user's access settings
+        return ServingAccess(allow_from_cidrs=tuple(dict.fromkeys(cidrs)))
+
+    def _customize_vllm(self, model: ModelSpec, chart: VllmChart) -> None:
+        """Scale-out changes to a model's vLLM chart, made before it is applied."""
+        if self.karpenter is not None:
+            # Karpenter leaves a node alone while a vLLM pod loads or serves on it (core.node_pools).
+            chart.deployment.pod_metadata.add_annotation(DO_NOT_DISRUPT, "true")
+        if model.autoscaled:
+            # KEDA's HPA owns the replica count: a re-applied manifest must not reset it.
+            cdk8s.ApiObject.of(chart.deployment).add_json_patch(cdk8s.JsonPatch.remove("/spec/replicas"))
+
+    def _add_managed_gpu_nodes(self, config: ReferenceConfig) -> None:
+        """Fixed node groups holding every model's maxReplicas plus one surge pod each (core.scaling).
+
+        No node autoscaler runs on these groups, so the peak is provisioned and paid
+        for at idle; the surge room lets a rolling update (maxSurge 1,
+        maxUnavailable 0) of every model at once finish.
+        """
+        for instance_type, capacity in self.node_capacity.items():
+            self.gpu_node_groups[instance_type] = GpuNodeGroup(
+                self,
+                "Gpu-" + instance_type.replace(".", "-"),
+                cluster=self.cluster,
+                instance_type=instance_type,
+                min_size=capacity.peak_nodes,
+                desired_size=capacity.peak_nodes,
+                max_size=capacity.peak_nodes,
+                subnets=self.network.gpu_subnet_selection,
+                # nodeadm's parallel pull and unpack (SOCI) for the multi-GB vLLM image; with RAID0
+                # its store sits on NVMe, so the root volume's throughput does not cap it.
+                fast_image_pull=True,
+            )
+
+    def _add_karpenter(self, config: ReferenceConfig) -> None:
+        """Karpenter controller + GPU NodePools limited to the peak GPUs (max replicas + surge) per family."""
+        cluster_sg = self.inference_cluster.security_group_id
+        self.karpenter_nodes = KarpenterGpuNodes(
+            self,
+            "KarpenterGpuNodes",
+            cluster=self.cluster,
+            cluster_name=self.cluster_name,
+            instance_types=list(config.instance_types),
+            gpu_limits=family_gpu_limits(self.node_capacity),
+            security_group_ids=[cluster_sg],
+            fast_image_pull=True,
+        )
+        self.karpenter = KarpenterController(
+            self,
+            "Karpenter",
+            cluster=self.cluster,
+            cluster_name=self.cluster_name,
+            node_role=self.karpenter_nodes.node_role,
+            subnets=self.network.gpu_subnets.subnets,
+            system_nodegroup=self.inference_cluster.system_nodegroup,
+        )
+        self.karpenter_nodes.manifest.node.add_dependency(self.karpenter.chart)
+
+    def _add_pod_autoscaling(self, config: ReferenceConfig) -> None:
+        """KEDA on vLLM's queue for every model with maxReplicas > minReplicas, metrics through AMP."""
+        scaled = [m for m in config.models if m.autoscaled]
+        self.metrics: ScaleOutMetrics | None = None
+        self.keda: KedaController | None = None
+        self.autoscaling_charts: dict[str, VllmAutoscalingChart] = {}
+        if not scaled:
+            return
+        cluster_sg = self.inference_cluster.security_group_id
+        self.metrics = ScaleOutMetrics(
+            self,
+            "Metrics",
+            cluster=self.cluster,
+            subnet_ids=self.network.gpu_subnets.subnet_ids,
+            security_group_ids=[cluster_sg],
+            cluster_label=self.cluster_name,
+            karpenter_namespace="kube-system" if self.karpenter is not None else None,
+        )
+        self.keda = KedaController(
+            self,
+            "Keda",
+            cluster=self.cluster,
+            metrics=self.metrics,
+            system_nodegroup=self.inference_cluster.system_nodegroup,
+        )
+        CfnOutput(self, "PrometheusQueryUrl", value=self.metrics.query_endpoint)
+        for model in scaled:
+            vllm = self.model_charts.charts[model.name]
+            chart = VllmAutoscalingChart(
+                self.model_charts.cdk8s_app,
+                f"{model.name}-autoscaling",
+                server=vllm.spec.name,
+                autoscaling=model.autoscaling,
+                behavior=scaling_behavior(self.plans[model.name]),
+                server_address=self.metrics.query_endpoint,
+                region=self.region,
+                namespace=vllm.spec.namespace,
+            )
+            manifest = self.cluster.add_cdk8s_chart(f"Autoscaling-{model.name}", chart)
+            manifest.node.add_dependency(self.keda.chart)
+            manifest.node.add_dependency(self.model_charts.manifests[model.name])
+            self.autoscaling_charts[model.name] = chart
 
     def _add_model_bucket(self, config: ReferenceConfig) -> None:
         """The model bucket, locked to the network's S3 endpoint, and one read-only identity per model."""

@@ -83,6 +83,18 @@ def _vllm(compile_cache: str) -> dict[str, Any]:
     )
 
 
+def _autoscaling(metric: str, target: float) -> dict[str, Any]:
+    from fastload_constructs.core.scaling import Autoscaling, scaling_behavior
+
+    return dict(
+        server="llama-70b",
+        autoscaling=Autoscaling(min_replicas=1, max_replicas=4, target=target, metric=metric),
+        behavior=scaling_behavior(_vllm_plan()),
+        server_address="https://aps-workspaces.us-east-1.amazonaws.com/workspaces/ws-0123",
+        region="us-east-1",
+    )
+
+
 # Chart class name -> (case name, keyword arguments) to synthesise it with.
 CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
     "LocalNvmeStorage": [("default", dict), ("16-volumes", lambda: {"volumes_per_node": 16})],
@@ -98,11 +110,27 @@ CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
             ),
         ),
         (
+            "reserved",
+            lambda: dict(
+                cluster_name="c",
+                node_role="r",
+                instance_types=["p5.48xlarge"],
+                capacity_types=["reserved", "on-demand"],
+                capacity_reservation_ids=["cr-0123456789abcdef0"],
+                security_group_ids=["sg-0123456789abcdef0"],
+                gpu_limits={"p5": 16},
+            ),
+        ),
+        (
             "no-instance-store",
             lambda: dict(cluster_name="c", node_role="r", instance_types=["p3.8xlarge"], instance_store=False),
         ),
     ],
     "NamespaceChart": [("default", dict)],
+    "VllmAutoscalingChart": [
+        ("waiting", lambda: _autoscaling("num_requests_waiting", 4)),
+        ("kv-cache", lambda: _autoscaling("kv_cache_usage", 0.8)),
+    ],
     "VllmChart": [(mode, lambda mode=mode: _vllm(mode)) for mode in ("host-path", "pvc", "empty-dir")],
 }
 

@@ -76,6 +76,16 @@ _BASE_OPERATORS = {
 
 
 def _condition_holds(operator: str, key: str, expected: Any, context: Mapping[str, Any]) -> bool:
+    for qualifier in ("ForAllValues:", "ForAnyValue:"):
+        if operator.startswith(qualifier):
+            # Set operators over a multi-valued request key (IAM User Guide, "multivalued context keys"):
+            # ForAllValues holds when every request value matches (and when the key is absent),
+            # ForAnyValue when at least one does.
+            if key not in context:
+                return qualifier == "ForAllValues:"
+            base = operator.removeprefix(qualifier)
+            match = [_condition_holds(base, key, expected, {key: v}) for v in _as_list(context[key])]
+            return all(match) if qualifier == "ForAllValues:" else any(match)
     if operator == "Null":
         # Null: true means "the key is absent", false "the key is present".
         return any((key not in context) == (str(e).lower() == "true") for e in _as_list(expected))
@@ -200,3 +210,28 @@ def resolve(value: Any, refs: Mapping[str, Any]) -> Any:
         separator, parts = value["Fn::Join"]
         return separator.join(str(resolve(p, refs)) for p in parts)
     return {k: resolve(v, refs) for k, v in value.items()}
+
+
+def _resolve_known(value: Any, refs: Mapping[str, Any]) -> Any:
+    """Like `resolve`, but an intrinsic without a value stays as it is (and then matches nothing)."""
+    try:
+        return resolve(value, refs)
+    except KeyError:
+        if isinstance(value, list):
+            return [_resolve_known(v, refs) for v in value]
+        if isinstance(value, dict) and not ({"Ref", "Fn::GetAtt", "Fn::Join"} & set(value)):
+            return {k: _resolve_known(v, refs) for k, v in value.items()}
+        return value
+
+
+def allowed(
+    statements: Sequence[Mapping[str, Any]],
+    action: str,
+    context: Mapping[str, Any] | None = None,
+    *,
+    resource: str,
+    refs: Mapping[str, Any] | None = None,
+) -> bool:
+    """An identity policy allows `action` on `resource` and no Deny applies; intrinsics resolved from `refs`."""
+    resolved = [_resolve_known(dict(s), refs or {}) for s in statements]
+    return decide(resolved, action, context, resource=resource) == ALLOW

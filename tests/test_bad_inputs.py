@@ -25,12 +25,16 @@ from fastload_constructs.core.catalog import GIB
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile, ShardInfo
 from fastload_constructs.core.s3_uri import parse_s3_uri
+from fastload_constructs.core.scaling import Workload, node_capacity
 from fastload_constructs.core.tuning import TuningOptions, plan
 from fastload_constructs.core.validation import check_bucket_name
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.inference_cluster import InferenceCluster
+from fastload_constructs.infra.karpenter_controller import KarpenterController
+from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.network import FastloadNetwork
+from fastload_constructs.infra.scale_out_metrics import ScaleOutMetrics
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage
 from tests.hf_model_factory import write_hf_model
 
@@ -54,6 +58,13 @@ def context(**model_changes: Any) -> dict:
     return ctx
 
 
+def metric_context(**model_changes: Any) -> dict:
+    """The context with another scaling metric: targetWaitingRequests belongs to the queue metric only."""
+    ctx = context(**model_changes)
+    del ctx["fastload:models"][0]["targetWaitingRequests"]
+    return ctx
+
+
 def app_in(where: Where) -> cdk.Stack:
     return cdk.Stack(cdk.App(outdir=str(where.out)), "Stack")
 
@@ -62,6 +73,27 @@ def gpu_nodes(where: Where, **kwargs: Any) -> GpuNodeGroup:
     stack = app_in(where)
     cluster = eks.Cluster.from_cluster_attributes(stack, "Cluster", cluster_name="c")
     return GpuNodeGroup(stack, "Gpu", cluster=cluster, **kwargs)
+
+
+def karpenter_nodes(where: Where, **kwargs: Any) -> KarpenterGpuNodes:
+    stack = app_in(where)
+    cluster = eks.Cluster.from_cluster_attributes(stack, "Cluster", cluster_name="c")
+    return KarpenterGpuNodes(stack, "Gpu", cluster=cluster, instance_types=["g6e"], **kwargs)
+
+
+def karpenter_controller(where: Where) -> KarpenterController:
+    stack = app_in(where)
+    name = cdk.CfnParameter(stack, "ClusterName").value_as_string  # a token: unusable in condition keys
+    cluster = eks.Cluster.from_cluster_attributes(stack, "Cluster", cluster_name=name)
+    role = cdk.aws_iam.Role.from_role_name(stack, "Node", "node")
+    return KarpenterController(stack, "Karpenter", cluster=cluster, node_role=role)
+
+
+def scale_out_metrics(where: Where, **kwargs: Any) -> ScaleOutMetrics:
+    stack = app_in(where)
+    cluster = eks.Cluster.from_cluster_attributes(stack, "Cluster", cluster_name="c")
+    args = {"subnet_ids": ["subnet-1"], "security_group_ids": ["sg-1"], "cluster_label": "c"} | kwargs
+    return ScaleOutMetrics(stack, "Metrics", cluster=cluster, **args)
 
 
 def bucket(where: Where, **kwargs: Any) -> ModelBucket:
@@ -167,6 +199,70 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
     ),
     ("network-one-az", lambda w: FastloadNetwork(app_in(w), "Network", max_azs=1), "max_azs"),
     ("network-cidr-too-small", lambda w: FastloadNetwork(app_in(w), "Network", cidr="10.0.0.0/24"), "cidr"),
+    # Scale-out settings (issue 13).
+    (
+        "app-min-replicas-above-max",
+        lambda w: build_app(context(minReplicas=3, maxReplicas=2), str(w.out)),
+        "fastload:models[0].maxReplicas",
+    ),
+    (
+        "app-min-replicas-zero",
+        lambda w: build_app(context(minReplicas=0), str(w.out)),
+        "fastload:models[0].minReplicas",
+    ),
+    (
+        "app-target-waiting-requests-zero",
+        lambda w: build_app(context(targetWaitingRequests=0), str(w.out)),
+        "fastload:models[0].targetWaitingRequests",
+    ),
+    (
+        "app-kv-cache-target-above-one",
+        lambda w: build_app(metric_context(scalingMetric="kv_cache_usage", scalingTarget=80), str(w.out)),
+        "fastload:models[0].scalingTarget",
+    ),
+    (
+        "app-unknown-scaling-metric",
+        lambda w: build_app(metric_context(scalingMetric="gpu_util", scalingTarget=1), str(w.out)),
+        "fastload:models[0].scalingMetric",
+    ),
+    (
+        "app-replicas-and-min-replicas",
+        lambda w: build_app(context(replicas=2), str(w.out)),
+        "fastload:models[0].minReplicas",
+    ),
+    (
+        "app-target-waiting-requests-with-another-metric",
+        lambda w: build_app(context(scalingMetric="num_requests_running", scalingTarget=8), str(w.out)),
+        "fastload:models[0].targetWaitingRequests",
+    ),
+    (
+        "app-unknown-gpu-nodes-mode",
+        lambda w: build_app({**context(), "fastload:gpuNodes": "fargate"}, str(w.out)),
+        "fastload:gpuNodes",
+    ),
+    (
+        "karpenter-reserved-without-reservation",
+        lambda w: karpenter_nodes(w, capacity_types=["reserved"]),
+        "capacity_reservation_ids",
+    ),
+    (
+        "karpenter-bad-reservation-id",
+        lambda w: karpenter_nodes(w, capacity_types=["reserved"], capacity_reservation_ids=["cr-123"]),
+        "capacity_reservation_ids",
+    ),
+    (
+        "karpenter-gpu-limit-for-unlisted-family",
+        lambda w: karpenter_nodes(w, gpu_limits={"p5": 8}),
+        "gpu_limits",
+    ),
+    ("karpenter-controller-unnamed-cluster", lambda w: karpenter_controller(w), "cluster_name"),
+    ("scale-out-metrics-no-subnets", lambda w: scale_out_metrics(w, subnet_ids=[]), "subnet_ids"),
+    ("cluster-bad-name", lambda w: InferenceCluster(app_in(w), "Cluster", cluster_name="my cluster"), "cluster_name"),
+    (
+        "capacity-tp-not-a-divisor",
+        lambda w: node_capacity([Workload("m", "g6e.12xlarge", 3, 1, 2)]),
+        "m.tensorParallelSize",
+    ),
     (
         "local-storage-no-volumes",
         lambda w: LocalNvmeStorage(__import__("cdk8s").App(outdir=str(w.out)), "s", volumes_per_node=0),

@@ -1,4 +1,4 @@
-"""The reference stack wires the cluster, one GPU node group per instance type, the plugin and local-nvme."""
+"""The reference stack with `fastload:gpuNodes: managed`: GPU node groups per instance type, plugin, local-nvme."""
 
 import copy
 import email
@@ -19,7 +19,8 @@ CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory):
-    app = build_app(context=copy.deepcopy(CDK_JSON), outdir=str(tmp_path_factory.mktemp("cdk.out")))
+    context = {**copy.deepcopy(CDK_JSON), "fastload:gpuNodes": "managed"}
+    app = build_app(context=context, outdir=str(tmp_path_factory.mktemp("cdk.out")))
     return Template.from_json(app.synth().get_stack_by_name("FastloadReference").template)
 
 
@@ -30,7 +31,8 @@ def test_one_gpu_node_group_per_instance_type(template):
 
 
 def test_device_plugin_and_local_nvme_are_applied(template):
-    assert len(properties(template, "Custom::AWSCDK-EKS-HelmChart")) == 1
+    charts = {c["Chart"] for c in properties(template, "Custom::AWSCDK-EKS-HelmChart")}
+    assert charts == {"nvidia-device-plugin", "keda"}  # no Karpenter in managed mode
     manifests = properties(template, "Custom::AWSCDK-EKS-KubernetesResource")
     rendered = json.dumps(manifests)
     docs = [doc for m in manifests for doc in _manifest_docs(m["Manifest"])]

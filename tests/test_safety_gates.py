@@ -30,24 +30,27 @@ from fastload_constructs.core.pod_security import pod_of
 from fastload_constructs.core.pss_exemptions import EXEMPTIONS, unexempted_violations
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.inference_cluster import InferenceCluster
+from fastload_constructs.infra.karpenter_controller import KarpenterController
 from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.network import FastloadNetwork
+from fastload_constructs.infra.scale_out_metrics import KedaController, ScaleOutMetrics
 from stacks.config import SUPPORTED_KUBERNETES_VERSIONS
+from tests.crd_schemas import KINDS as CRD_KINDS
+from tests.crd_schemas import crd_schema
 from tests.emitted_manifests import (
     CHART_INPUTS,
+    DEPLOY_TIME,
     chart_classes,
     chart_manifests,
     cluster_version,
     template_manifests,
 )
-from tests.test_k8s_node_charts import EC2NODECLASS_V1, NODEPOOL_V1
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 ENV = cdk.Environment(account="123456789012", region="us-west-2")
-# Custom resources: no built-in schema; checked against their CRD structure instead.
-CRD_SCHEMAS = {"NodePool": NODEPOOL_V1, "EC2NodeClass": EC2NODECLASS_V1}
+# Custom resources (Karpenter, KEDA): no built-in schema; checked against the vendored CRDs instead.
 
 
 def variant_context() -> dict:
@@ -94,7 +97,33 @@ def add_construct_variants(app: cdk.App) -> None:
         max_size=2,
         subnets=network.gpu_subnet_selection,
     )
-    KarpenterGpuNodes(stack, "Karpenter", cluster=cluster, instance_types=["g6e", "p5.48xlarge"])
+    inference = cluster
+    karpenter_nodes = KarpenterGpuNodes(
+        stack,
+        "Karpenter",
+        cluster=inference,
+        instance_types=["g6e", "p5.48xlarge"],
+        capacity_types=["reserved", "spot"],
+        capacity_reservation_ids=["cr-0123456789abcdef0"],
+    )
+    controller = KarpenterController(
+        stack,
+        "KarpenterController",
+        cluster=inference,
+        cluster_name="variants",
+        node_role=karpenter_nodes.node_role,
+        subnets=network.gpu_subnets.subnets,
+    )
+    karpenter_nodes.manifest.node.add_dependency(controller.chart)
+    metrics = ScaleOutMetrics(
+        stack,
+        "Metrics",
+        cluster=inference,
+        subnet_ids=network.gpu_subnets.subnet_ids,
+        security_group_ids=[inference.cluster_security_group_id],
+        cluster_label="variants",
+    )
+    KedaController(stack, "Keda", cluster=inference, metrics=metrics)
     stager = iam.Role(stack, "Stager", assumed_by=iam.AccountRootPrincipal())
     bucket = ModelBucket(
         stack,
@@ -195,10 +224,14 @@ def test_every_template_of_every_variant_has_no_cfn_lint_errors(synthesised):
 
 
 def validate(doc: dict, version: str) -> None:
-    if doc["kind"] in CRD_SCHEMAS:
+    if doc["kind"] in CRD_KINDS:
         import jsonschema
 
-        jsonschema.validate(doc, CRD_SCHEMAS[doc["kind"]])
+        validator = jsonschema.Draft7Validator(crd_schema(doc["apiVersion"], doc["kind"]))
+        # A reference (known only at deploy time) cannot match an id pattern; everything else must hold.
+        errors = [e for e in validator.iter_errors(doc) if not (e.validator == "pattern" and e.instance == DEPLOY_TIME)]
+        if errors:
+            raise errors[0]
         kubernetes_validate.validate(
             {"apiVersion": "v1", "kind": "ConfigMap", "metadata": doc["metadata"]}, version, strict=True
         )

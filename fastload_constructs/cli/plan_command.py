@@ -13,6 +13,7 @@ import click
 from fastload_constructs.core.calibration import assumptions_from_dict
 from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.model import DTYPE_BYTES, ModelArchitecture, ModelProfile
+from fastload_constructs.core.scaling import scaling_behavior
 from fastload_constructs.core.tuning import (
     DEFAULT_IMAGE_BYTES,
     DEFAULT_VLLM_VERSION,
@@ -51,6 +52,7 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
             "failure_threshold": p.startup_probe.failure_threshold,
             "budget_seconds": p.startup_probe.budget_seconds,
         },
+        "autoscaling": _autoscaling_view(p),
     }
     if p.kv_fit is not None:
         view["kv_cache"] = {
@@ -100,6 +102,18 @@ def parse_capture_sizes(text: str | None) -> tuple[int, ...] | None:
         raise FastloadConfigError(
             "--capture-sizes", text, "comma-separated whole numbers such as 1,2,4,8,16,32, or none"
         ) from None
+
+
+def _autoscaling_view(p: ServingPlan) -> dict[str, object]:
+    """The KEDA/HPA timing the reference stack derives from this plan (core.scaling)."""
+    b = scaling_behavior(p)
+    return {
+        "from_predicted_startup_seconds": round(b.startup_s, 1),
+        "scale_up_period_seconds": b.scale_up_period_s,
+        "scale_down_stabilization_seconds": b.scale_down_window_s,
+        "scale_down_period_seconds": b.scale_down_period_s,
+        "polling_interval_seconds": b.polling_interval_s,
+    }
 
 
 def plan_from_options(

@@ -9,10 +9,35 @@ use, so both paths mount the array at `naming.INSTANCE_STORE_MOUNT`.
 One NodePool per family because node labels in a NodePool template are
 static: a pool per family can carry the same instance-family and GPU-model
 labels as the managed node group of that family.
+
+Disruption (what Karpenter may take away, and when), chosen so that a GPU node
+is never removed from under a loading or serving vLLM pod by surprise:
+
+* `consolidationPolicy: WhenEmpty`: Karpenter removes a node only when no
+  non-DaemonSet pod runs on it. `WhenEmptyOrUnderutilized` (the default) would
+  evict a serving pod to repack it elsewhere, paying a full cold start.
+* `consolidateAfter: 10m`: an emptied GPU node stays ten minutes, so a scale-up
+  soon after a scale-down lands on a warm node (image layers and compile cache on
+  its NVMe) instead of a fresh one.
+* `budgets: [{nodes: "1"}]`: at most one node of a pool is disrupted at a time
+  (drift after an AMI or NodeClass change replaces nodes one by one).
+* `expireAfter: Never`: the v1 default (720h) expires nodes forcefully, whatever
+  runs on them; GPU nodes are replaced by drift instead, which respects budgets,
+  PodDisruptionBudgets and `karpenter.sh/do-not-disrupt`.
+* `karpenter.sh/do-not-disrupt: "true"` on the vLLM pods (`DO_NOT_DISRUPT`):
+  voluntary disruption (consolidation, drift) skips a node while such a pod runs
+  on it, including while it loads (the vLLM PodDisruptionBudget lets not-ready
+  pods be evicted, so it alone would not protect a loading pod). Involuntary
+  events (spot interruption, health, instance state change) still drain the node:
+  the interruption queue gives Karpenter the two-minute warning to do so cleanly.
+
+Karpenter docs v1.14: concepts/disruption ("Consolidation", "Disruption budgets",
+"Pod-level controls"), concepts/nodepools (`expireAfter`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +45,7 @@ from fastload_constructs.core.catalog import CATALOG, GpuInstance, lookup
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
 from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, ROOT_DEVICE_NAME, GpuNodeSpec, gpu_node_spec
 from fastload_constructs.core.naming import GPU_RESOURCE
+from fastload_constructs.core.nodeadm import mime_user_data, node_config
 
 NODEPOOL_API_VERSION = "karpenter.sh/v1"
 NODECLASS_API_VERSION = "karpenter.k8s.aws/v1"
@@ -29,6 +55,56 @@ LABEL_CAPACITY_TYPE = "karpenter.sh/capacity-type"
 DISCOVERY_TAG = "karpenter.sh/discovery"
 KARPENTER_CAPACITY_TYPES = ("on-demand", "spot", "reserved")
 DEFAULT_AMI_ALIAS = "al2023@latest"
+DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
+CONSOLIDATE_AFTER = "10m"
+DISRUPTION_BUDGET_NODES = "1"
+EXPIRE_AFTER = "Never"
+# EC2 capacity reservation ids: cr- then 17 hex digits (EC2 API reference, CapacityReservation).
+_RESERVATION_ID = re.compile(r"^cr-[0-9a-f]{17}$")
+
+
+def disruption() -> dict[str, Any]:
+    """NodePool `spec.disruption`: empty nodes only, after ten minutes, one node at a time (see module doc)."""
+    return {
+        "consolidationPolicy": "WhenEmpty",
+        "consolidateAfter": CONSOLIDATE_AFTER,
+        "budgets": [{"nodes": DISRUPTION_BUDGET_NODES}],
+    }
+
+
+def check_capacity(capacity_types: Sequence[str], capacity_reservation_ids: Sequence[str]) -> tuple[str, ...]:
+    """Capacity types; `reserved` needs the reservations to launch into (else the pool can never launch)."""
+    require(
+        not isinstance(capacity_types, str)
+        and len(capacity_types) > 0
+        and all(c in KARPENTER_CAPACITY_TYPES for c in capacity_types),
+        "capacity_types",
+        capacity_types,
+        "a non-empty list of " + ", ".join(KARPENTER_CAPACITY_TYPES),
+    )
+    require(
+        not isinstance(capacity_reservation_ids, str)
+        and all(isinstance(i, str) and _RESERVATION_ID.match(i) for i in capacity_reservation_ids),
+        "capacity_reservation_ids",
+        capacity_reservation_ids,
+        "a list of EC2 capacity reservation ids (cr- and 17 hex digits)",
+    )
+    if "reserved" in capacity_types:
+        require(
+            len(capacity_reservation_ids) > 0,
+            "capacity_reservation_ids",
+            list(capacity_reservation_ids),
+            "at least one capacity reservation id when capacity_types includes reserved "
+            "(Karpenter launches reserved capacity only into selected reservations)",
+        )
+    else:
+        require(
+            len(capacity_reservation_ids) == 0,
+            "capacity_reservation_ids",
+            list(capacity_reservation_ids),
+            "none unless capacity_types includes reserved",
+        )
+    return tuple(capacity_types)
 
 
 def expand_instance_types(entries: Sequence[str]) -> dict[str, list[GpuInstance]]:
@@ -63,13 +139,28 @@ def node_class_spec(
     root_volume_gib: int,
     ami_alias: str,
     root_volume_throughput_mibps: int,
+    fast_image_pull: bool = True,
+    capacity_reservation_ids: Sequence[str] = (),
+    security_group_ids: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """EC2NodeClass `spec`: AL2023 (NVIDIA variant chosen per type), RAID0, encrypted gp3 root."""
+    """EC2NodeClass `spec`: what a managed GPU node group's launch template has, for Karpenter nodes.
+
+    AL2023 (NVIDIA variant chosen per type), RAID0 of the instance store
+    (`instanceStorePolicy`, which makes Karpenter write nodeadm's
+    `localStorage.strategy: RAID0`), nodeadm `FastImagePull` in MIME user data
+    (Karpenter merges its own NodeConfig part with the cluster's coordinates),
+    IMDSv2 with one hop, an encrypted gp3 root, and the reservations of
+    `reserved` capacity.
+    """
     spec: dict[str, Any] = {
         "role": node_role,
         "amiSelectorTerms": [{"alias": ami_alias}],
         "subnetSelectorTerms": [{"tags": {DISCOVERY_TAG: cluster_name}}],
-        "securityGroupSelectorTerms": [{"tags": {DISCOVERY_TAG: cluster_name}}],
+        # By id when given: the EKS cluster security group (what managed nodes get) is created by EKS,
+        # outside CloudFormation, so it cannot carry a discovery tag from the stack.
+        "securityGroupSelectorTerms": (
+            [{"id": i} for i in security_group_ids] or [{"tags": {DISCOVERY_TAG: cluster_name}}]
+        ),
         "blockDeviceMappings": [
             {
                 "deviceName": ROOT_DEVICE_NAME,
@@ -92,6 +183,10 @@ def node_class_spec(
     }
     if instance_store:
         spec["instanceStorePolicy"] = "RAID0"
+    if fast_image_pull:
+        spec["userData"] = mime_user_data(node_config(local_storage=None, fast_image_pull=True))
+    if capacity_reservation_ids:
+        spec["capacityReservationSelectorTerms"] = [{"id": i} for i in capacity_reservation_ids]
     return spec
 
 
@@ -117,10 +212,10 @@ def node_pool_spec(
                     {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]},
                     {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]},
                 ],
+                "expireAfter": EXPIRE_AFTER,
             },
         },
-        # A GPU node that just paid for a cold start is worth keeping a while.
-        "disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "10m"},
+        "disruption": disruption(),
     }
     if gpu_limit is not None:
         spec["limits"] = {GPU_RESOURCE: gpu_limit}
@@ -135,17 +230,21 @@ def plan_node_pools(
     root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB,
     ami_alias: str = DEFAULT_AMI_ALIAS,
     gpu_limit: int | None = None,
+    capacity_reservation_ids: Sequence[str] = (),
+    gpu_limits: dict[str, int] | None = None,
 ) -> dict[str, list[GpuNodeSpec]]:
     """Check every input and decide the node shape per family; RAID0 without instance store is refused."""
     families = expand_instance_types(instance_types)
-    require(
-        not isinstance(capacity_types, str)
-        and len(capacity_types) > 0
-        and all(c in KARPENTER_CAPACITY_TYPES for c in capacity_types),
-        "capacity_types",
-        capacity_types,
-        "a non-empty list of " + ", ".join(KARPENTER_CAPACITY_TYPES),
-    )
+    check_capacity(capacity_types, capacity_reservation_ids)
+    if gpu_limits is not None:
+        require(
+            isinstance(gpu_limits, dict)
+            and set(gpu_limits) <= set(families)
+            and all(is_whole_number(v) and v > 0 for v in gpu_limits.values()),
+            "gpu_limits",
+            gpu_limits,
+            "family -> a positive whole number of GPUs, for families in instance_types (" + ", ".join(families) + ")",
+        )
     require(
         isinstance(ami_alias, str) and ami_alias.startswith("al2023@") and len(ami_alias) > 7,
         "ami_alias",

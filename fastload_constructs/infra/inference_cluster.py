@@ -14,6 +14,7 @@ works in place of this one.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Sequence
 from typing import cast
 
@@ -58,6 +59,7 @@ _LOGS = {
     "scheduler": eks.ClusterLoggingTypes.SCHEDULER,
 }
 CLUSTER_ADMIN_POLICY = "AmazonEKSClusterAdminPolicy"
+_CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
 EBS_CSI_SERVICE_ACCOUNT = "ebs-csi-controller-sa"
 EBS_CSI_POLICY = "service-role/AmazonEBSCSIDriverPolicy"
 
@@ -83,8 +85,17 @@ class InferenceCluster(Construct):
         ebs_csi: bool = False,
         system_nodes: int = 2,
         system_instance_type: str = "m6i.large",
+        cluster_name: str | None = None,
     ) -> None:
+        """`cluster_name`: a fixed EKS name (CloudFormation names it otherwise); Karpenter needs a literal one."""
         check_version(version)
+        if cluster_name is not None:
+            require(
+                isinstance(cluster_name, str) and bool(_CLUSTER_NAME.match(cluster_name)),
+                "cluster_name",
+                cluster_name,
+                "1-100 letters, digits, '-' or '_', starting with a letter or digit (EKS CreateCluster)",
+            )
         check_endpoint_access(endpoint_access)
         log_types = check_log_types(logging)
         require(not isinstance(admin_role_arns, str), "admin_role_arns", admin_role_arns, "a list of IAM role ARNs")
@@ -104,6 +115,7 @@ class InferenceCluster(Construct):
             self,
             "Cluster",
             version=eks.KubernetesVersion.of(version),
+            cluster_name=cluster_name,
             vpc=vpc,
             vpc_subnets=list(vpc_subnets) if vpc_subnets else None,
             endpoint_access=_ENDPOINT[endpoint_access],
@@ -241,6 +253,11 @@ class InferenceCluster(Construct):
             )
             addon.node.add_dependency(self._cluster.eks_pod_identity_agent)
         return addon
+
+    @property
+    def security_group_id(self) -> str:
+        """The EKS cluster security group: what managed nodes get, and what reaches their pods."""
+        return self._cluster.cluster_security_group_id
 
     def grant_cluster_admin(self, id: str, role_arn: str) -> eks.AccessEntry:
         """An EKS access entry giving `role_arn` AmazonEKSClusterAdminPolicy on the whole cluster."""

@@ -1,10 +1,10 @@
 """Karpenter GPU nodes on a cluster: the node role, its access entry and the node pools.
 
 Applies `k8s.karpenter.KarpenterGpuNodePools` through the cluster's kubectl
-provider. What the *nodes* need is provisioned here; the Karpenter controller
-is not (its Helm chart, controller IAM role and policy, interruption queue
-and EventBridge rules, and the `karpenter.sh/discovery` tags on subnets and
-security groups): install it first and pass it as `after=`, because the
+provider. What the *nodes* need is provisioned here; the controller is
+`infra.KarpenterController` (its Helm chart, controller IAM role and policy,
+interruption queue and EventBridge rules, discovery tags), which takes this
+construct's `node_role`: pass the controller's chart as `after=`, because the
 NodePool and EC2NodeClass kinds exist only once its CRDs are installed.
 """
 
@@ -52,9 +52,15 @@ class KarpenterGpuNodes(Construct):
         root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB,
         ami_alias: str = DEFAULT_AMI_ALIAS,
         gpu_limit: int | None = None,
+        gpu_limits: dict[str, int] | None = None,
+        fast_image_pull: bool = True,
+        capacity_reservation_ids: Sequence[str] = (),
+        security_group_ids: Sequence[str] = (),
         node_role: iam.IRole | None = None,
+        cluster_name: str | None = None,
         after: Sequence[IDependable] = (),
     ) -> None:
+        """`cluster_name`: the value the subnets' `karpenter.sh/discovery` tag has (default: the cluster's name)."""
         check_dns_label(name, "name")
         plan_node_pools(
             instance_types,
@@ -63,6 +69,8 @@ class KarpenterGpuNodes(Construct):
             root_volume_gib=root_volume_gib,
             ami_alias=ami_alias,
             gpu_limit=gpu_limit,
+            capacity_reservation_ids=capacity_reservation_ids,
+            gpu_limits=gpu_limits,
         )
         super().__init__(scope, id)
         self.node_role = node_role or iam.Role(
@@ -76,7 +84,7 @@ class KarpenterGpuNodes(Construct):
         self.chart = KarpenterGpuNodePools(
             cdk8s.App(),
             name,
-            cluster_name=cluster.cluster_name,
+            cluster_name=cluster_name if cluster_name is not None else cluster.cluster_name,
             node_role=self.node_role.role_name,
             instance_types=instance_types,
             capacity_types=capacity_types,
@@ -84,6 +92,10 @@ class KarpenterGpuNodes(Construct):
             root_volume_gib=root_volume_gib,
             ami_alias=ami_alias,
             gpu_limit=gpu_limit,
+            gpu_limits=gpu_limits,
+            fast_image_pull=fast_image_pull,
+            capacity_reservation_ids=capacity_reservation_ids,
+            security_group_ids=security_group_ids,
         )
         self.access_entry = eks.AccessEntry(
             self,

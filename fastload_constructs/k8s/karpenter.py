@@ -2,10 +2,9 @@
 
 The specs are decided in `fastload_constructs.core.node_pools`; this chart emits them.
 
-This chart only emits the two kinds of custom resources. The Karpenter
-controller (its Helm chart, IAM role, interruption queue), the node IAM role
-and its EKS access entry, and the `karpenter.sh/discovery` tags on subnets and
-security groups are not provisioned here.
+This chart only emits the two kinds of custom resources; `infra.KarpenterController`
+installs the controller (Helm chart, IAM role, interruption queue, discovery
+tags) and `infra.KarpenterGpuNodes` the node role and its access entry.
 """
 
 from __future__ import annotations
@@ -47,7 +46,12 @@ class KarpenterGpuNodePools(cdk8s.Chart):
         root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB,
         ami_alias: str = DEFAULT_AMI_ALIAS,
         gpu_limit: int | None = None,
+        gpu_limits: dict[str, int] | None = None,
+        fast_image_pull: bool = True,
+        capacity_reservation_ids: Sequence[str] = (),
+        security_group_ids: Sequence[str] = (),
     ) -> None:
+        """`gpu_limits` (family -> GPUs) overrides `gpu_limit` (every pool) per family; see core.scaling."""
         node_specs = plan_node_pools(
             instance_types,
             capacity_types=capacity_types,
@@ -55,7 +59,10 @@ class KarpenterGpuNodePools(cdk8s.Chart):
             root_volume_gib=root_volume_gib,
             ami_alias=ami_alias,
             gpu_limit=gpu_limit,
+            capacity_reservation_ids=capacity_reservation_ids,
+            gpu_limits=gpu_limits,
         )
+        require(isinstance(fast_image_pull, bool), "fast_image_pull", fast_image_pull, "True or False")
         require(isinstance(node_role, str) and node_role != "", "node_role", node_role, "the name of the node IAM role")
         require(
             isinstance(cluster_name, str) and cluster_name != "", "cluster_name", cluster_name, "the EKS cluster name"
@@ -89,6 +96,9 @@ class KarpenterGpuNodePools(cdk8s.Chart):
                     root_volume_gib=root_volume_gib,
                     ami_alias=ami_alias,
                     root_volume_throughput_mibps=next(iter(node_specs.values()))[0].root_volume_throughput_mibps,
+                    fast_image_pull=fast_image_pull,
+                    capacity_reservation_ids=capacity_reservation_ids,
+                    security_group_ids=security_group_ids,
                 ),
             )
         )
@@ -109,7 +119,7 @@ class KarpenterGpuNodePools(cdk8s.Chart):
                         [s.instance.name for s in specs],
                         node_class=id,
                         capacity_types=capacity_types,
-                        gpu_limit=gpu_limit,
+                        gpu_limit=(gpu_limits or {}).get(family, gpu_limit),
                     ),
                 )
             )

@@ -1,0 +1,272 @@
+"""Scale-out decisions (pure): pod autoscaling on vLLM's queue, node capacity for every replica plus a surge.
+
+Pod autoscaling: one KEDA ScaledObject per model drives a HorizontalPodAutoscaler
+on a vLLM metric read from Prometheus. KEDA's Prometheus scaler with the default
+`AverageValue` metric type makes the HPA aim for `sum(metric) / replicas =
+target`, so `targetWaitingRequests: 4` means "add a pod when more than about four
+requests per pod wait in vLLM's queue" (KEDA docs, scalers/prometheus; Kubernetes
+HPA algorithm: desired = ceil(current x value / target)).
+
+Scale-down must not flap: a pod that takes `startup_s` to become ready was asked
+for because load grew. Removing it before it could ever serve throws the start-up
+away, so the HPA's scale-down stabilisation window is at least twice the predicted
+start-up, and never shorter than the HPA default of 300 s (Kubernetes docs,
+"Horizontal Pod Autoscaling", behavior.scaleDown.stabilizationWindowSeconds
+default). Scale-up is immediate (window 0, the HPA default) but adds at most
+`max(1, 50%)` pods per `startup_s`-derived period, so a burst does not order ten
+GPU nodes for a spike that the first two pods absorb.
+
+Node capacity: tensor-parallel sizes are powers of two dividing the GPUs of a
+node (`tuning.tensor_parallel_candidates`), and first-fit-decreasing packs
+item sizes that divide each other perfectly, so the node count for an instance
+type is exactly ceil(GPUs needed / GPUs per node). GPUs needed = sum over the
+models on that type of (max replicas + 1 surge pod) x TP: a rolling update
+(maxSurge 1, maxUnavailable 0) of every model at once - one `cdk deploy`
+changing the image does that - still finds a free GPU for each new pod.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from fastload_constructs.core.catalog import GpuInstance, lookup
+from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
+from fastload_constructs.core.tuning import ServingPlan
+
+# vLLM's Prometheus metrics (vllm/v1/metrics/loggers.py, 0.34; docs "Production metrics").
+# gpu_cache_usage_perc is the deprecated name of kv_cache_usage_perc.
+SCALING_METRICS: dict[str, str] = {
+    "num_requests_waiting": "vllm:num_requests_waiting",
+    "num_requests_running": "vllm:num_requests_running",
+    "kv_cache_usage": "vllm:kv_cache_usage_perc",
+}
+DEFAULT_SCALING_METRIC = "num_requests_waiting"
+DEFAULT_TARGET_WAITING_REQUESTS = 4.0
+MAX_REPLICAS_LIMIT = 100
+# Kubernetes HPA default scale-down stabilisation (docs, "Horizontal Pod Autoscaling").
+HPA_DEFAULT_SCALE_DOWN_WINDOW_S = 300
+# HPA windows and periods are at most one hour (autoscaling/v2 HPAScalingRules validation).
+HPA_MAX_WINDOW_S = 3600
+HPA_MAX_POLICY_PERIOD_S = 1800
+# The EKS managed scraper refuses scrape intervals below 30 s (AMP user guide, "Scraper configuration").
+SCRAPE_INTERVAL_S = 30
+# KEDA polls no faster than the metric changes.
+POLLING_INTERVAL_S = SCRAPE_INTERVAL_S
+STARTUP_SAFETY_FACTOR = 2.0
+
+
+def predicted_startup_seconds(plan: ServingPlan) -> float:
+    """Seconds from 'a pod was asked for' to 'it serves', as the plan predicts it.
+
+    The one place the scaling policy reads the plan: the fresh-node total (node
+    launch, GPU registration, image pull, then the pod), because a scale-out
+    beyond the running nodes lands on a new one; the windows must not count a
+    pod as failed or idle before it could possibly serve. Plans without
+    scale-out paths fall back to the pod's own total.
+    """
+    if plan.scale_out_paths is not None:
+        return plan.scale_out_paths.fresh_node.total_s
+    return plan.predicted.total_s
+
+
+@dataclass(frozen=True)
+class Autoscaling:
+    """Per-model pod autoscaling: replicas between min and max on one vLLM metric."""
+
+    min_replicas: int = 1
+    max_replicas: int = 1
+    target: float = DEFAULT_TARGET_WAITING_REQUESTS
+    metric: str = DEFAULT_SCALING_METRIC
+
+    @property
+    def prometheus_metric(self) -> str:
+        return SCALING_METRICS[self.metric]
+
+
+def check_autoscaling(autoscaling: Autoscaling, where: str = "autoscaling") -> Autoscaling:
+    """Refuse replica bounds or targets no HPA could honour."""
+    a = autoscaling
+    require(
+        is_whole_number(a.min_replicas) and 1 <= a.min_replicas <= MAX_REPLICAS_LIMIT,
+        f"{where}.minReplicas",
+        a.min_replicas,
+        f"a whole number from 1 to {MAX_REPLICAS_LIMIT} (with no pod there is no vLLM metric to scale up on)",
+    )
+    require(
+        is_whole_number(a.max_replicas) and 1 <= a.max_replicas <= MAX_REPLICAS_LIMIT,
+        f"{where}.maxReplicas",
+        a.max_replicas,
+        f"a whole number from 1 to {MAX_REPLICAS_LIMIT}",
+    )
+    require(
+        a.max_replicas >= a.min_replicas,
+        f"{where}.maxReplicas",
+        a.max_replicas,
+        f"at least minReplicas ({a.min_replicas})",
+    )
+    one_of(f"{where}.metric", a.metric, SCALING_METRICS)
+    upper = 1.0 if a.metric == "kv_cache_usage" else 10_000.0
+    require(
+        isinstance(a.target, (int, float)) and not isinstance(a.target, bool) and 0 < a.target <= upper,
+        f"{where}.target",
+        a.target,
+        f"a number in (0, {upper:g}]" + (" (a fraction of the KV cache)" if upper == 1.0 else " per pod"),
+    )
+    return a
+
+
+@dataclass(frozen=True)
+class ScalingBehavior:
+    """HPA behaviour and KEDA timing for one model, with the reason for each number."""
+
+    startup_s: float
+    scale_down_window_s: int
+    scale_down_period_s: int
+    scale_up_period_s: int
+    cooldown_s: int
+    polling_interval_s: int
+
+    def describe(self) -> tuple[str, ...]:
+        return (
+            f"scale up: immediately, at most 1 pod or 50% per {self.scale_up_period_s} s",
+            f"scale down: only after {self.scale_down_window_s} s of lower demand "
+            f"(>= {STARTUP_SAFETY_FACTOR:g} x predicted start-up {self.startup_s:.0f} s, "
+            f">= HPA default {HPA_DEFAULT_SCALE_DOWN_WINDOW_S} s), 1 pod per {self.scale_down_period_s} s",
+            f"KEDA polls every {self.polling_interval_s} s (the scraper's minimum interval); "
+            f"cooldown {self.cooldown_s} s",
+        )
+
+
+def scaling_behavior(plan: ServingPlan) -> ScalingBehavior:
+    """Stabilisation windows and periods derived from the plan's predicted start-up."""
+    startup = predicted_startup_seconds(plan)
+    window = min(HPA_MAX_WINDOW_S, max(HPA_DEFAULT_SCALE_DOWN_WINDOW_S, math.ceil(STARTUP_SAFETY_FACTOR * startup)))
+    # A new pod's metrics only move once it serves: adding more before then double-counts demand.
+    up_period = min(HPA_MAX_POLICY_PERIOD_S, max(POLLING_INTERVAL_S, math.ceil(startup)))
+    down_period = min(HPA_MAX_POLICY_PERIOD_S, max(60, math.ceil(startup)))
+    return ScalingBehavior(
+        startup_s=startup,
+        scale_down_window_s=window,
+        scale_down_period_s=down_period,
+        scale_up_period_s=up_period,
+        cooldown_s=window,
+        polling_interval_s=POLLING_INTERVAL_S,
+    )
+
+
+def hpa_behavior(behavior: ScalingBehavior) -> dict[str, object]:
+    """`spec.advanced.horizontalPodAutoscalerConfig.behavior` (autoscaling/v2 HorizontalPodAutoscalerBehavior)."""
+    return {
+        "scaleUp": {
+            "stabilizationWindowSeconds": 0,
+            "selectPolicy": "Max",
+            "policies": [
+                {"type": "Pods", "value": 1, "periodSeconds": behavior.scale_up_period_s},
+                {"type": "Percent", "value": 50, "periodSeconds": behavior.scale_up_period_s},
+            ],
+        },
+        "scaleDown": {
+            "stabilizationWindowSeconds": behavior.scale_down_window_s,
+            "selectPolicy": "Min",
+            "policies": [{"type": "Pods", "value": 1, "periodSeconds": behavior.scale_down_period_s}],
+        },
+    }
+
+
+# Node capacity -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Pods of one model on one instance type, for capacity sizing."""
+
+    name: str
+    instance_type: str
+    tensor_parallel_size: int
+    min_replicas: int
+    max_replicas: int
+
+
+@dataclass(frozen=True)
+class NodeCapacity:
+    """Nodes of one instance type: enough for every model's max replicas plus one surge pod each."""
+
+    instance: GpuInstance
+    baseline_gpus: int  # min replicas x TP
+    peak_gpus: int  # (max replicas + 1 surge) x TP
+    baseline_nodes: int
+    peak_nodes: int
+
+    @property
+    def peak_gpu_limit(self) -> int:
+        return self.peak_nodes * self.instance.gpu_count
+
+
+def _check_workload(w: Workload) -> GpuInstance:
+    instance = lookup(w.instance_type, f"{w.name}.instanceType")
+    tp = w.tensor_parallel_size
+    require(
+        is_whole_number(tp) and tp >= 1 and instance.gpu_count % tp == 0,
+        f"{w.name}.tensorParallelSize",
+        tp,
+        f"a divisor of the {instance.gpu_count} GPUs of {instance.name}",
+    )
+    check_autoscaling(Autoscaling(min_replicas=w.min_replicas, max_replicas=w.max_replicas), w.name)
+    return instance
+
+
+def node_capacity(workloads: Iterable[Workload]) -> dict[str, NodeCapacity]:
+    """Instance type -> the node counts that hold every replica plus one surge pod per model."""
+    by_type: dict[str, list[Workload]] = {}
+    instances: dict[str, GpuInstance] = {}
+    for w in workloads:
+        instance = _check_workload(w)
+        instances[instance.name] = instance
+        by_type.setdefault(instance.name, []).append(w)
+    require(bool(by_type), "workloads", [], "at least one model")
+    out: dict[str, NodeCapacity] = {}
+    for name, group in by_type.items():
+        g = instances[name].gpu_count
+        baseline = sum(w.min_replicas * w.tensor_parallel_size for w in group)
+        peak = sum((w.max_replicas + 1) * w.tensor_parallel_size for w in group)
+        out[name] = NodeCapacity(
+            instance=instances[name],
+            baseline_gpus=baseline,
+            peak_gpus=peak,
+            baseline_nodes=math.ceil(baseline / g),
+            peak_nodes=math.ceil(peak / g),
+        )
+    return out
+
+
+def family_gpu_limits(capacity: dict[str, NodeCapacity]) -> dict[str, int]:
+    """GPU family -> the `nvidia.com/gpu` limit of its Karpenter NodePool: the peak nodes of its types."""
+    limits: dict[str, int] = {}
+    for cap in capacity.values():
+        limits[cap.instance.family] = limits.get(cap.instance.family, 0) + cap.peak_gpu_limit
+    return limits
+
+
+def pack_pods(pod_gpus: Sequence[int], gpus_per_node: int, nodes: int) -> bool:
+    """First-fit decreasing: do pods needing `pod_gpus` GPUs each fit on `nodes` nodes of `gpus_per_node`?"""
+    free = [gpus_per_node] * nodes
+    for need in sorted(pod_gpus, reverse=True):
+        for i, left in enumerate(free):
+            if left >= need:
+                free[i] = left - need
+                break
+        else:
+            return False
+    return True
+
+
+GPU_NODE_MODES = ("karpenter", "managed")
+DEFAULT_GPU_NODE_MODE = "karpenter"
+
+
+def check_gpu_node_mode(mode: object, field: str = "gpuNodes") -> str:
+    if mode not in GPU_NODE_MODES:
+        raise FastloadConfigError(field, mode, "one of " + ", ".join(f'"{m}"' for m in GPU_NODE_MODES))
+    return str(mode)

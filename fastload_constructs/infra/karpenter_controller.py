@@ -1,0 +1,226 @@
+"""The Karpenter controller on a cluster: CRDs, Helm chart, Pod Identity role, interruption queue and rules.
+
+What Karpenter's getting-started guide for v1.14 provisions by hand, as one
+construct (policy statements in `core.karpenter_iam`):
+
+* the `karpenter-crd` chart, then the `karpenter` chart with `skipCrds`, both
+  from Karpenter's OCI registry `oci://public.ecr.aws/karpenter`, pinned to
+  1.14.1. Separate CRD chart because Helm never upgrades CRDs of a chart's
+  `crds/` folder (Karpenter docs, "Upgrading"); NodePools and EC2NodeClasses
+  go on only after both (`chart` is what `KarpenterGpuNodes(after=...)` waits for);
+* the controller's IAM role for EKS Pod Identity (trusted only for this
+  cluster's `kube-system/karpenter` service account) with Karpenter's policy,
+  scoped to this cluster's tags, node role and queue;
+* the SQS interruption queue (SQS-managed SSE, TLS only, 5-minute retention)
+  and EventBridge rules for spot interruption, rebalance recommendation,
+  instance state change, scheduled (AWS Health) change and capacity
+  reservation interruption; the queue policy admits only EventBridge, only
+  from those rules;
+* `karpenter.sh/discovery=<cluster>` tags on the GPU subnets passed in (tags
+  on imported subnets are not applied: tag those yourself);
+* the controller pinned to the system node group (`system_nodegroup`), where
+  it never runs on capacity it manages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from aws_cdk import Aws, Duration, Stack, Tags, Token
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_sqs as sqs
+from constructs import Construct
+
+from fastload_constructs.core.errors import require
+from fastload_constructs.core.karpenter_iam import (
+    INTERRUPTION_EVENTS,
+    INTERRUPTION_QUEUE_RETENTION_S,
+    KARPENTER_VERSION,
+    POLICY_GROUPS,
+    controller_policy_statements,
+)
+from fastload_constructs.core.node_pools import DISCOVERY_TAG
+from fastload_constructs.infra.model_reader_identity import POD_IDENTITY_SERVICE, trust_conditions
+from fastload_constructs.infra.nag_findings import acknowledge, flatten
+
+CHART_REGISTRY = "oci://public.ecr.aws/karpenter"
+CHART_NAME = "karpenter"
+CRD_CHART_NAME = "karpenter-crd"
+DEFAULT_NAMESPACE = "kube-system"
+SERVICE_ACCOUNT = "karpenter"
+NODEGROUP_LABEL = "eks.amazonaws.com/nodegroup"
+
+
+def karpenter_values(
+    *, cluster_name: str, interruption_queue: str, nodegroup_name: str | None, replicas: int = 2
+) -> dict[str, Any]:
+    """Helm values for the `karpenter` chart 1.14.1 (names checked against its values.yaml in the tests)."""
+    values: dict[str, Any] = {
+        "settings": {"clusterName": cluster_name, "interruptionQueue": interruption_queue},
+        "serviceAccount": {"create": True, "name": SERVICE_ACCOUNT},
+        "replicas": replicas,
+    }
+    if nodegroup_name is not None:
+        values["nodeSelector"] = {"kubernetes.io/os": "linux", NODEGROUP_LABEL: nodegroup_name}
+    return values
+
+
+class KarpenterController(Construct):
+    """Karpenter 1.14.1 for `cluster`, able to launch nodes with `node_role` into tagged `subnets`.
+
+    `cluster_name` must be a literal (Karpenter's policy puts it in condition
+    keys); pass it when `cluster.cluster_name` is a token.
+
+    Attributes: `role` (controller role), `association`, `queue`, `rules`
+    (event name -> Rule), `crd_chart`, `chart` (depend on it before applying
+    NodePools), `cluster_name`.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        cluster: eks.ICluster,
+        node_role: iam.IRole,
+        subnets: Sequence[ec2.ISubnet] = (),
+        cluster_name: str | None = None,
+        system_nodegroup: eks.Nodegroup | None = None,
+        namespace: str = DEFAULT_NAMESPACE,
+        version: str = KARPENTER_VERSION,
+        replicas: int = 2,
+    ) -> None:
+        name = cluster_name if cluster_name is not None else cluster.cluster_name
+        require(
+            isinstance(name, str) and not Token.is_unresolved(name) and name != "",
+            "cluster_name",
+            name,
+            "a literal EKS cluster name (Karpenter's IAM policy uses it in condition keys): "
+            "name the cluster (InferenceCluster(cluster_name=...)) or pass cluster_name=",
+        )
+        require(isinstance(replicas, int) and 1 <= replicas <= 3, "replicas", replicas, "a whole number from 1 to 3")
+        super().__init__(scope, id)
+        self.cluster_name = name
+
+        self.queue = sqs.Queue(
+            self,
+            "InterruptionQueue",
+            retention_period=Duration.seconds(INTERRUPTION_QUEUE_RETENTION_S),
+            encryption=sqs.QueueEncryption.SQS_MANAGED,
+            enforce_ssl=True,
+        )
+        acknowledge(
+            self.queue,
+            "AwsSolutions-SQS3",
+            "interruption notices are worth acting on for two minutes only; a dead-letter queue would only "
+            "collect stale warnings, which Karpenter's template does not keep either",
+        )
+        self.rules: dict[str, events.Rule] = {}
+        for event, (source, detail_type) in INTERRUPTION_EVENTS.items():
+            rule = events.Rule(
+                self,
+                f"{event}Rule",
+                event_pattern=events.EventPattern(source=[source], detail_type=[detail_type]),
+            )
+            rule.add_target(targets.SqsQueue(self.queue))
+            self.rules[event] = rule
+
+        for subnet in subnets:
+            Tags.of(subnet).add(DISCOVERY_TAG, name)
+
+        principal = iam.SessionTagsPrincipal(iam.ServicePrincipal(POD_IDENTITY_SERVICE)).with_conditions(
+            trust_conditions(
+                name, namespace, SERVICE_ACCOUNT, account=Stack.of(self).account, cluster_arn=cluster.cluster_arn
+            )
+        )
+        self.role = iam.Role(
+            self,
+            "ControllerRole",
+            assumed_by=principal,
+            description=f"Karpenter controller of EKS cluster {name} ({namespace}/{SERVICE_ACCOUNT})",
+        )
+        statements = controller_policy_statements(
+            cluster_name=name,
+            partition=Aws.PARTITION,
+            region=Aws.REGION,
+            account=Aws.ACCOUNT_ID,
+            node_role_arn=node_role.role_arn,
+            interruption_queue_arn=self.queue.queue_arn,
+        )
+        by_sid = {s["Sid"]: s for s in statements}
+        self.policies: dict[str, iam.ManagedPolicy] = {}
+        for group, sids in POLICY_GROUPS.items():
+            self.policies[group] = iam.ManagedPolicy(
+                self,
+                f"{group}Policy",
+                roles=[self.role],
+                statements=[iam.PolicyStatement.from_json(by_sid[sid]) for sid in sids],
+            )
+            self._acknowledge_wildcards(self.policies[group], [by_sid[sid] for sid in sids])
+
+        self.association = eks.CfnPodIdentityAssociation(
+            self,
+            "Association",
+            cluster_name=cluster.cluster_name,
+            namespace=namespace,
+            service_account=SERVICE_ACCOUNT,
+            role_arn=self.role.role_arn,
+        )
+        chart_options: dict[str, Any] = {
+            "cluster": cluster,
+            "repository": f"{CHART_REGISTRY}/{CRD_CHART_NAME}",
+            "chart": CRD_CHART_NAME,
+            "version": version,
+            "namespace": namespace,
+        }
+        self.crd_chart = eks.HelmChart(self, "CrdChart", release=CRD_CHART_NAME, **chart_options)
+        self.values = karpenter_values(
+            cluster_name=name,
+            interruption_queue=self.queue.queue_name,
+            nodegroup_name=system_nodegroup.nodegroup_name if system_nodegroup is not None else None,
+            replicas=replicas,
+        )
+        self.chart = eks.HelmChart(
+            self,
+            "Chart",
+            **{**chart_options, "repository": f"{CHART_REGISTRY}/{CHART_NAME}", "chart": CHART_NAME},
+            release=CHART_NAME,
+            # aws-cdk-lib 2.275's eks-v2 kubectl handler reads SkipCrds but never passes --skip-crds to
+            # helm; harmless here, since Helm leaves CRDs from a chart's crds/ folder alone when they
+            # exist, and karpenter-crd (applied first) has created them.
+            skip_crds=True,
+            values=self.values,
+        )
+        self.chart.node.add_dependency(self.crd_chart)
+        # Credentials and every permission must exist when the controller's pods start.
+        self.chart.node.add_dependency(self.association)
+        for policy in self.policies.values():
+            self.chart.node.add_dependency(policy)
+        if system_nodegroup is not None:
+            self.chart.node.add_dependency(system_nodegroup)
+
+    def _acknowledge_wildcards(self, policy: iam.ManagedPolicy, statements: list[dict[str, Any]]) -> None:
+        """IAM5 for each documented `*` resource, with why it cannot be narrower."""
+        stack = Stack.of(self)
+        for statement in statements:
+            resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+            scoped = "Condition" in statement
+            for resource in resources:
+                flat = flatten(stack.resolve(resource))
+                if "*" not in flat:
+                    continue
+                reason = (
+                    f"Karpenter's documented policy ({statement['Sid']}): names of instances, fleets, launch "
+                    "templates, volumes and instance profiles are chosen by Karpenter at run time"
+                    + ("; the statement is limited to this cluster by tag conditions" if scoped else "")
+                    if flat != "*"
+                    else f"Karpenter's documented policy ({statement['Sid']}): these read-only EC2, pricing and "
+                    "IAM list actions do not support resource-level permissions"
+                    + ("; limited by condition" if scoped else "")
+                )
+                acknowledge(policy, f"AwsSolutions-IAM5[Resource::{flat}]", reason)
