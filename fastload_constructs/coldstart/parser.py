@@ -203,13 +203,21 @@ class _Timeline:
     stopped_at_ready: bool = False
 
 
+_LEVELS = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s")
+_VLLM_TIME = re.compile(r"^(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$")
+
+
 def _parse_time(text: str, previous: datetime | None) -> datetime:
     """Read "MM-DD HH:MM:SS" in the year of `previous`, moving on a year when the clock wraps past New Year."""
     year = previous.year if previous is not None else _BASE_YEAR
+    found = _VLLM_TIME.match(text)
+    if found is None:
+        raise ValueError(f"not MM-DD HH:MM:SS: {text!r}")
+    month, day, hour, minute, second = (int(g) for g in found.groups())
     try:
-        at = datetime.strptime(f"{year}-{text}", "%Y-%m-%d %H:%M:%S")
+        at = datetime(year, month, day, hour, minute, second)
     except ValueError:  # 02-29 outside a leap year
-        at = datetime.strptime(f"{_BASE_YEAR}-{text}", "%Y-%m-%d %H:%M:%S")
+        at = datetime(_BASE_YEAR, month, day, hour, minute, second)
     if previous is not None:
         if previous - at > timedelta(days=180):
             at = _with_year(at, at.year + 1)
@@ -285,6 +293,13 @@ class _Scanner:
 
     def __init__(self) -> None:
         self.timeline = _Timeline()
+        # The vLLM time of the last record that mattered to nothing, parsed only when needed.
+        self.lazy_time: str | None = None
+
+    def _settle(self) -> None:
+        if self.lazy_time is not None:
+            self._advance(_parse_time(self.lazy_time, self.timeline.last_at))
+            self.lazy_time = None
 
     def _note_signals(self, process: str | None, pid: str | None, source: str, message: str) -> None:
         t = self.timeline
@@ -335,43 +350,54 @@ class _Scanner:
     def feed(self, raw: str, number: int) -> None:
         t = self.timeline
         t.lines_read = number
-        line = patterns.ANSI_ESCAPE.sub("", raw[:MAX_LINE_CHARS].rstrip("\r\n"))
-        line = patterns.FRAME.sub("", line)
+        line = raw[:MAX_LINE_CHARS].rstrip("\r\n")
+        if any(hint in line for hint in patterns.ANSI_HINTS):
+            line = patterns.ANSI_ESCAPE.sub("", line)
+        line = line.strip(patterns.FRAME_CHARS)
         collector_at: datetime | None = None
         stamp = patterns.COLLECTOR_TIMESTAMP.match(line)
         # One clock per log, decided by its first timed line: a collector prefix there means every
         # line has one (kubectl --timestamps, docker -t), and that clock wins over vLLM's.
         if stamp and t.clock != "vllm":
             collector_at = _collector_time(stamp)
-            line = patterns.FRAME.sub("", line[stamp.end() :])
+            line = line[stamp.end() :].strip(patterns.FRAME_CHARS)
             t.clock = "collector"
         repeated = 0
         if "repeated" in line:
             ray = patterns.RAY_REPEATED.search(line)
             if ray:
                 repeated, line = int(ray["times"]), line[: ray.start()]
-        record = patterns.RECORD.search(line) or patterns.STREAMER_RECORD.search(line)
+        # Cheap substring tests first: most lines of a long log are request lines that match nothing.
+        record = patterns.RECORD.search(line) if _LEVELS.search(line) else None
+        if record is None and "] " in line and "," in line:
+            record = patterns.STREAMER_RECORD.search(line)
         if record and t.clock == "undecided":
             t.clock = "vllm"
         if record:
-            if t.clock == "collector":
-                at = collector_at or t.last_at or _parse_time(record["time"], None)
-            else:
-                at = _parse_time(record["time"], t.last_at)
-            self._advance(at)
             process, pid = record["process"], record["pid"]
             message = record["message"].strip()
             source = record.groupdict().get("source") or ""
             self._note_signals(process, pid, source, message)
-            if record["level"] in ("ERROR", "CRITICAL"):
-                self._add_problem(patterns.EXCEPTION_LINE.match(message) is not None, message, number)
             found = patterns.classify(message)
+            failing = record["level"] in ("ERROR", "CRITICAL")
+            if t.clock == "collector":
+                at = collector_at or t.last_at or _parse_time(record["time"], None)
+            elif found is None and not failing and t.first_at is not None:
+                self.lazy_time = record["time"]  # most lines: parse the time only if a later line needs it
+                return
+            else:
+                self._settle()
+                at = _parse_time(record["time"], t.last_at)
+            self._advance(at)
+            if failing:
+                self._add_problem(patterns.EXCEPTION_LINE.match(message) is not None, message, number)
             if found is not None:
                 self._add_event(at, _process_key(process, pid), found, number, line, repeated)
             return
+        self._settle()
         if collector_at is not None:
             self._advance(collector_at)
-        bare = patterns.classify_bare(line)
+        bare = patterns.classify_bare(line) if ("RunAI" in line or "Capturing" in line) else None
         if bare is not None:
             inner = patterns.ANY_DATETIME.search(line)
             at = collector_at or (_parse_time(inner["time"].replace("T", " "), t.last_at) if inner else t.last_at)
@@ -382,7 +408,7 @@ class _Scanner:
                 self._add_event(at, _process_key(process, pid), bare, number, line, repeated)
             return
         untimed = patterns.UNTIMED.match(line)
-        exception = patterns.EXCEPTION_LINE.match(line)
+        exception = patterns.EXCEPTION_LINE.match(line) if ("Error" in line or "Exception" in line) else None
         if exception and not untimed:
             self._add_problem(True, exception["message"].strip(), number)
             return
@@ -404,36 +430,26 @@ def scan(lines: Iterable[str]) -> _Timeline:
         scanner.feed(raw, number)
         if scanner.timeline.stopped_at_ready:
             break
+    scanner._settle()
     return scanner.timeline
 
 
-def iter_text_lines(stream: IO[bytes], chunk_size: int = 1 << 20) -> Iterator[str]:
+def iter_text_lines(stream: IO[bytes]) -> Iterator[str]:
     """Decode a byte stream line by line (invalid UTF-8 replaced, never raised), holding one line at a time.
 
     A line longer than MAX_LINE_CHARS is cut there and the rest of it skipped.
     """
-    pending = b""
-    skipping = False
+    limit = MAX_LINE_CHARS * 4  # bytes: a UTF-8 character is at most 4
     while True:
-        chunk = stream.read(chunk_size)
-        if not chunk:
-            break
-        pending += chunk
-        while True:
-            newline = pending.find(b"\n")
-            if newline < 0:
-                if len(pending) > MAX_LINE_CHARS * 4:
-                    if not skipping:
-                        yield pending[: MAX_LINE_CHARS * 4].decode("utf-8", errors="replace")
-                    skipping, pending = True, b""
-                break
-            piece, pending = pending[:newline], pending[newline + 1 :]
-            if skipping:
-                skipping = False
-                continue
-            yield piece.decode("utf-8", errors="replace")
-    if pending and not skipping:
-        yield pending.decode("utf-8", errors="replace")
+        piece = stream.readline(limit)
+        if not piece:
+            return
+        if not piece.endswith(b"\n") and len(piece) >= limit:
+            while True:  # skip the rest of an over-long line
+                rest = stream.readline(limit)
+                if not rest or rest.endswith(b"\n"):
+                    break
+        yield piece.decode("utf-8", errors="replace")
 
 
 def _seconds(event: LogEvent) -> float:

@@ -30,6 +30,7 @@ COLLECTOR_TIMESTAMP = re.compile(
 
 # Box drawing that terminal UIs (k9s, lazydocker) put around copied lines, and
 # Ray's log de-duplication suffix (ray/_private/ray_logging: "[repeated Nx across cluster]").
+FRAME_CHARS = " \t\r\n\f\v│┃|"
 FRAME = re.compile(r"^[\s│┃|]+|[\s│┃|]+$")
 RAY_REPEATED = re.compile(r"\s*\[repeated (?P<times>\d+)x across cluster\]\s*$")
 
@@ -242,16 +243,33 @@ MESSAGE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
 )
 
 # Cheap pre-filter: a message can only match a pattern above if it contains one of these.
-KEYWORDS = re.compile(
-    r"load model|Loading model|Model loading|Loading weights|Overall time to stream|torch\.compile|"
-    r"Dynamo bytecode|Compiling a graph|Directly load|Capturing|Graph capturing|KV cache memory|"
-    r"profiling|init engine|Starting vLLM|Application startup|API server version|LLM engine \(v"
+KEYWORDS = (
+    "load model",
+    "Loading model",
+    "Model loading",
+    "Loading weights",
+    "Overall time to stream",
+    "torch.compile",
+    "Dynamo bytecode",
+    "Compiling a graph",
+    "Directly load",
+    "Capturing",
+    "Graph capturing",
+    "KV cache memory",
+    "profiling",
+    "init engine",
+    "Starting vLLM",
+    "Application startup",
+    "API server version",
+    "LLM engine (v",
 )
+# Substrings without which a line holds no ANSI colour code (with or without its ESC byte).
+ANSI_HINTS = ("\x1b[", "[0;", "[1;", "[0m")
 
 
 def classify(message: str) -> tuple[LineKind, re.Match[str]] | None:
     """The event a log message records, or None for every other line."""
-    if not KEYWORDS.search(message):
+    if not any(keyword in message for keyword in KEYWORDS):
         return None
     for kind, pattern in MESSAGE_PATTERNS:
         found = pattern.search(message)
