@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import io
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from fastload_constructs.coldstart.parser import GIB, parse_log, parse_started_at
+from fastload_constructs.coldstart.parser import (
+    GIB,
+    MAX_LINE_CHARS,
+    iter_text_lines,
+    parse_lines,
+    parse_log,
+    parse_started_at,
+    scan,
+)
 from fastload_constructs.core.errors import FastloadConfigError
 
 LOGS = Path(__file__).parent / "fixtures" / "vllm_logs"
@@ -189,3 +198,50 @@ def test_collector_prefix_decides_order_when_vllm_clock_jumps():
     ]
     r = parse_log("\n".join(lines))
     assert r.ready and r.total_s == pytest.approx(30.25)
+
+
+def test_reading_stops_at_ready_and_later_lines_are_never_pulled():
+    text = (LOGS / "warm_v0.34_s3_tp1.log").read_text().splitlines()
+    pulled = 0
+
+    def lines():
+        nonlocal pulled
+        for line in [
+            *text,
+            *(['(APIServer pid=1) INFO:     10.0.0.1:1 - "POST /v1/completions HTTP/1.1" 200 OK'] * 10**6),
+        ]:
+            pulled += 1
+            yield line
+
+    r = parse_lines(lines())
+    assert r.ready and pulled <= len(text) and r.lines_read <= len(text)
+
+
+def test_a_never_ready_log_keeps_only_its_start_up_lines():
+    noise = "(APIServer pid=1) INFO 12-02 17:30:00 [loggers.py:123] Engine 000: Avg prompt throughput: 1.0 tokens/s"
+    text = (LOGS / "failed_v0.11_oom.log").read_text().splitlines()
+    timeline = scan(iter([*text, *([noise] * 50_000)]))
+    assert timeline.lines_read == len(text) + 50_000
+    assert len(timeline.events) < 40 and len(timeline.problems) < 40
+
+
+def test_byte_streams_with_invalid_utf8_and_an_endless_line():
+    raw = b"INFO 12-02 17:00:00 [x.py:1] Starting to load model m\xff\xfe...\n" + b"x" * (3 * 2**20) + b"\nend\n"
+    lines = list(iter_text_lines(io.BytesIO(raw)))
+    assert lines[0].startswith("INFO 12-02 17:00:00") and "\ufffd" in lines[0]
+    assert len(lines[1]) <= MAX_LINE_CHARS * 4 and lines[-1] == "end\n"
+    r = parse_log(raw)
+    assert not r.ready and r.failed_in == "weight_load"
+
+
+def test_an_error_that_was_survived_is_not_the_root_cause():
+    lines = [
+        "INFO 12-02 17:00:00 [gpu_model_runner.py:1] Starting to load model m...",
+        "ERROR 12-02 17:00:01 [hub.py:9] Failed to fetch config.json, retrying (1/3)",
+        "INFO 12-02 17:00:21 [gpu_model_runner.py:2] Model loading took 1.0 GiB memory and 21.0 seconds",
+        "INFO 12-02 17:00:30 [backends.py:3] Dynamo bytecode transform time: 9.00 s",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+    ]
+    r = parse_log("\n".join(lines))
+    assert r.failure.startswith("torch.OutOfMemoryError") and r.failed_in == "graph_compile"
+    assert "retrying" not in parse_log("\n".join(lines[:-1])).failure  # nothing after the last line: not blamed
