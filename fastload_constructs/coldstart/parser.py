@@ -400,12 +400,12 @@ class _Scanner:
         bare = patterns.classify_bare(line) if ("RunAI" in line or "Capturing" in line) else None
         if bare is not None:
             inner = patterns.ANY_DATETIME.search(line)
-            at = collector_at or (_parse_time(inner["time"].replace("T", " "), t.last_at) if inner else t.last_at)
-            if at is not None:
+            bare_at = collector_at or (_parse_time(inner["time"].replace("T", " "), t.last_at) if inner else t.last_at)
+            if bare_at is not None:
                 process, pid = _innermost_prefix(line)
                 self._note_signals(process, pid, "", "")
-                self._advance(at)
-                self._add_event(at, _process_key(process, pid), bare, number, line, repeated)
+                self._advance(bare_at)
+                self._add_event(bare_at, _process_key(process, pid), bare, number, line, repeated)
             return
         untimed = patterns.UNTIMED.match(line)
         exception = patterns.EXCEPTION_LINE.match(line) if ("Error" in line or "Exception" in line) else None
@@ -527,9 +527,9 @@ def _weight_load(
         if "seconds" in last.values:
             per_worker.append((float(last.values["seconds"]), last, None))
         else:  # 0.5-0.6.6 print no seconds: time it from this worker's "Starting to load model"
-            begun = [s for s in starts.get(process, []) if s.at <= last.at]
-            if begun:
-                per_worker.append(((last.at - begun[-1].at).total_seconds(), last, begun[-1]))
+            earlier = [s for s in starts.get(process, []) if s.at <= last.at]
+            if earlier:
+                per_worker.append(((last.at - earlier[-1].at).total_seconds(), last, earlier[-1]))
     if per_worker:
         seconds, slowest, begun = max(per_worker, key=lambda item: item[0])
         if begun is not None:
@@ -562,13 +562,17 @@ def _weight_load(
         slowest_stream = max(streamed, key=_seconds)
         rate = streamed_bytes / GIB / _seconds(slowest_stream) if _seconds(slowest_stream) > 0 else None
         source = "runai_streamer"
-        rate_evidence.append(Evidence("weight_load", slowest_stream.line_number, slowest_stream.text, "throughput"))
+        rate_evidence.append(
+            Evidence("weight_load", slowest_stream.line_number, slowest_stream.text, "GiB/s from this line")
+        )
     else:
         pure_event = max(weights_only, key=_seconds) if weights_only else None
         pure = _seconds(pure_event) if pure_event else seconds
         rate, source = (total_gib / pure if pure > 0 else None), "vllm"
         if pure_event is not None:
-            rate_evidence.append(Evidence("weight_load", pure_event.line_number, pure_event.text, "throughput"))
+            rate_evidence.append(
+                Evidence("weight_load", pure_event.line_number, pure_event.text, "GiB/s from this line")
+            )
     shown = None if seconds < 0 else seconds
     weights = WeightLoad(
         seconds=max(seconds, 0.0),
