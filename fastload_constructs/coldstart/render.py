@@ -135,8 +135,17 @@ def render_table(reports: Sequence[ColdStartReport], estimate: PhaseEstimate | N
     )
     rows.append(
         [
-            "weights GiB/s",
+            "weights GiB/s (all GPUs)",
             *("-" if not r.weights or r.weights.gib_per_s is None else f"{r.weights.gib_per_s:.2f}" for r in reports),
+        ]
+    )
+    rows.append(
+        [
+            "weights GiB/s per GPU",
+            *(
+                "-" if not r.weights or r.weights.per_gpu_gib_per_s is None else f"{r.weights.per_gpu_gib_per_s:.2f}"
+                for r in reports
+            ),
         ]
     )
     rows.append(["compile cache", *(r.compile_cache for r in reports)])
