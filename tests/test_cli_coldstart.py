@@ -162,3 +162,101 @@ def test_same_file_names_stay_apart(tmp_path, capsys):
     views = json.loads(capsys.readouterr().out)
     assert [v["label"] for v in views] == [first, second]
     assert [v["torch_compile"]["cache"] for v in views] == ["miss", "hit"]
+
+
+REAL = LOGS / "real"
+
+
+def test_unrecognised_logs_are_listed_and_the_rest_reported_and_plotted(tmp_path, capsys):
+    nginx = tmp_path / "nginx.log"
+    nginx.write_text('127.0.0.1 - - [02/Dec/2026:17:00:00 +0000] "GET / HTTP/1.1" 200\n')
+    other = str(REAL / "vdev_docker_compose_config_only_excerpt.log")
+    out = tmp_path / "cmp.png"
+    assert main(["coldstart", COLD, str(nginx), WARM, other, "--plot", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert "cold_v0.34_s3_tp1" in captured.out and "warm_v0.34_s3_tp1" in captured.out
+    assert "nginx: no vLLM start-up line recognised" in captured.err
+    assert "2 of 4 logs not recognised: nginx, vdev_docker_compose_config_only_excerpt" in captured.err
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_stdin_with_invalid_utf8_under_a_strict_locale(capsys, monkeypatch):
+    raw = Path(WARM).read_bytes().replace(b"Starting to load model", b"Starting to load model \xff\xfe", 1)
+    strict = io.TextIOWrapper(io.BytesIO(raw), encoding="ascii", errors="strict")
+    monkeypatch.setattr("sys.stdin", strict)
+    assert main(["coldstart", "-", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["torch_compile"]["cache"] == "hit"
+
+
+def test_html_shows_the_evidence_line_for_each_phase(tmp_path, capsys):
+    out = tmp_path / "r.html"
+    eager = str(REAL / "v0.20_docker_local_time_prefix_enforce_eager.log")
+    assert main(["coldstart", COLD, eager, "--plot", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert "Evidence: the log line behind each number" in page
+    assert "Model loading took 21.86 GiB memory and 406.898504 seconds" in page
+    assert "Graph capturing finished in 15 secs" in page  # the cold log's capture line
+    assert "<script" not in page
+
+
+def _fake_kubectl_pods(tmp_path, monkeypatch) -> Path:
+    """kubectl that lists two pods for a selector (older first) and serves a different log per pod."""
+    calls = tmp_path / "calls"
+    listing = tmp_path / "pods.json"
+    listing.write_text(
+        json.dumps(
+            {
+                "items": [
+                    {
+                        "metadata": {"name": "vllm-old", "creationTimestamp": "2026-12-02T16:00:00Z"},
+                        "status": {"containerStatuses": [{"name": "vllm", "state": {"running": {}}}]},
+                    },
+                    {
+                        "metadata": {"name": "vllm-new", "creationTimestamp": "2026-12-02T17:19:00Z"},
+                        "status": {
+                            "containerStatuses": [
+                                {"name": "vllm", "state": {"running": {"startedAt": "2026-12-02T17:19:52Z"}}}
+                            ]
+                        },
+                    },
+                ]
+            }
+        )
+    )
+    fake = tmp_path / "kubectl"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f"echo \"$@\" >> '{calls}'\n"
+        f"if [ \"$1\" = get ]; then cat '{listing}'; "
+        f"elif [ \"$2\" = vllm-new ]; then cat '{WARM}'; else cat '{COLD}'; fi\n"
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    return calls
+
+
+def test_label_selector_reports_every_pod_newest_first(tmp_path, monkeypatch, capsys):
+    calls = _fake_kubectl_pods(tmp_path, monkeypatch)
+    assert main(["coldstart", "-l", "app.kubernetes.io/instance=llama", "-n", "inference", "--json"]) == 0
+    views = json.loads(capsys.readouterr().out)
+    assert [v["label"] for v in views] == ["vllm-new", "vllm-old"]
+    assert views[0]["torch_compile"]["cache"] == "hit" and views[1]["torch_compile"]["cache"] == "miss"
+    assert views[0]["phases"]["process_start"] == pytest.approx(13)  # startedAt from the pod list
+    assert "process_start" not in views[1]["phases"]  # no startedAt: left out
+    first = calls.read_text().splitlines()[0].split()
+    assert first == [
+        "get", "pods", "--selector", "app.kubernetes.io/instance=llama", "--namespace", "inference", "--output", "json"
+    ]  # fmt: skip
+
+
+def test_selector_matching_nothing_is_a_clear_error(tmp_path, monkeypatch, capsys):
+    fake = tmp_path / "kubectl"
+    fake.write_text("#!/bin/sh\necho '{\"items\": []}'\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    assert main(["coldstart", "-l", "app=none", "-n", "inference"]) == 2
+    assert "matching at least one pod" in capsys.readouterr().err
+
+
+def test_pod_and_selector_together_is_a_usage_error(capsys):
+    assert main(["coldstart", "--pod", "a", "-l", "app=x", "-n", "x"]) == 2

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import io
+import re
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from fastload_constructs.coldstart.parser import GIB, parse_log, parse_started_at
+from fastload_constructs.coldstart.parser import (
+    GIB,
+    MAX_LINE_CHARS,
+    iter_text_lines,
+    parse_lines,
+    parse_log,
+    parse_started_at,
+    scan,
+)
 from fastload_constructs.core.errors import FastloadConfigError
 
 LOGS = Path(__file__).parent / "fixtures" / "vllm_logs"
@@ -93,7 +104,9 @@ def test_started_at_adds_process_start():
     r = report("cold_v0.34_s3_tp1.log", started_at=parse_started_at("2026-12-02T16:59:50Z"))
     assert r.seconds("process_start") == pytest.approx(15)
     assert r.total_s == pytest.approx(135)
-    assert parse_started_at("12-02 16:59:50") == parse_started_at("2026-12-02T17:59:50+01:00")
+    # ISO 8601 keeps its year and converts to UTC; vLLM's "MM-DD HH:MM:SS" has no year.
+    assert parse_started_at("2026-12-02T17:59:50+01:00") == datetime(2026, 12, 2, 16, 59, 50)
+    assert parse_started_at("12-02 16:59:50").strftime("%m-%d %H:%M:%S") == "12-02 16:59:50"
 
 
 def test_started_at_after_the_first_line_is_rejected():
@@ -151,7 +164,84 @@ def test_start_on_new_years_eve_with_first_line_after_midnight():
     assert r.seconds("process_start") == pytest.approx(15)
 
 
-def test_kubectl_timestamps_prefix_is_tolerated():
+def _stamped(text: str, offset: timedelta) -> str:
+    """The log as `kubectl logs --timestamps` shows it when vLLM's clock runs `offset` ahead of UTC."""
+    out, last = [], None
+    for line in text.splitlines():
+        found = re.search(r"(\d{2}-\d{2} \d{2}:\d{2}:\d{2})", line)
+        if found:
+            last = datetime.strptime(f"2026-{found[1]}", "%Y-%m-%d %H:%M:%S") - offset
+        out.append(f"{last:%Y-%m-%dT%H:%M:%S}.000000000Z {line}" if last else line)
+    return "\n".join(out)
+
+
+def test_kubectl_timestamps_prefix_wins_over_a_local_vllm_clock():
     text = (LOGS / "cold_v0.34_s3_tp1.log").read_text()
-    stamped = "\n".join(f"2026-12-02T17:00:{i % 60:02d}.123456789Z {line}" for i, line in enumerate(text.splitlines()))
-    assert parse_log(stamped).phases == parse_log(text).phases
+    stamped = _stamped(text, timedelta(hours=1))  # vLLM logs UTC+1, the prefix is UTC
+    r = parse_log(stamped)
+    assert r.clock == "collector"
+    assert r.phases == parse_log(text).phases
+    # The container's startedAt (UTC) is compared with the prefix, not with vLLM's local clock.
+    started = parse_log(stamped, started_at=parse_started_at("2026-12-02T15:59:50Z"))
+    assert started.seconds("process_start") == pytest.approx(15)
+    with pytest.raises(FastloadConfigError, match="started_at"):
+        parse_log(text, started_at=parse_started_at("2026-12-02T16:59:50Z") + timedelta(hours=1))
+
+
+def test_collector_prefix_decides_order_when_vllm_clock_jumps():
+    # A prefix on every line: durations come from it even if vLLM's own clock is set wrong.
+    lines = [
+        "2026-12-02T10:00:00.000Z INFO 01-01 00:00:00 [gpu_model_runner.py:1] Starting to load model m...",
+        "2026-12-02T10:00:20.500Z INFO 01-01 05:00:00 [gpu_model_runner.py:2] "
+        "Model loading took 1.0 GiB and 20.5 seconds",
+        "2026-12-02T10:00:30.250Z (APIServer pid=1) INFO:     Application startup complete.",
+    ]
+    r = parse_log("\n".join(lines))
+    assert r.ready and r.total_s == pytest.approx(30.25)
+
+
+def test_reading_stops_at_ready_and_later_lines_are_never_pulled():
+    text = (LOGS / "warm_v0.34_s3_tp1.log").read_text().splitlines()
+    pulled = 0
+
+    def lines():
+        nonlocal pulled
+        for line in [
+            *text,
+            *(['(APIServer pid=1) INFO:     10.0.0.1:1 - "POST /v1/completions HTTP/1.1" 200 OK'] * 10**6),
+        ]:
+            pulled += 1
+            yield line
+
+    r = parse_lines(lines())
+    assert r.ready and pulled <= len(text) and r.lines_read <= len(text)
+
+
+def test_a_never_ready_log_keeps_only_its_start_up_lines():
+    noise = "(APIServer pid=1) INFO 12-02 17:30:00 [loggers.py:123] Engine 000: Avg prompt throughput: 1.0 tokens/s"
+    text = (LOGS / "failed_v0.11_oom.log").read_text().splitlines()
+    timeline = scan(iter([*text, *([noise] * 50_000)]))
+    assert timeline.lines_read == len(text) + 50_000
+    assert len(timeline.events) < 40 and len(timeline.problems) < 40
+
+
+def test_byte_streams_with_invalid_utf8_and_an_endless_line():
+    raw = b"INFO 12-02 17:00:00 [x.py:1] Starting to load model m\xff\xfe...\n" + b"x" * (3 * 2**20) + b"\nend\n"
+    lines = list(iter_text_lines(io.BytesIO(raw)))
+    assert lines[0].startswith("INFO 12-02 17:00:00") and "\ufffd" in lines[0]
+    assert len(lines[1]) <= MAX_LINE_CHARS * 4 and lines[-1] == "end\n"
+    r = parse_log(raw)
+    assert not r.ready and r.failed_in == "weight_load"
+
+
+def test_an_error_that_was_survived_is_not_the_root_cause():
+    lines = [
+        "INFO 12-02 17:00:00 [gpu_model_runner.py:1] Starting to load model m...",
+        "ERROR 12-02 17:00:01 [hub.py:9] Failed to fetch config.json, retrying (1/3)",
+        "INFO 12-02 17:00:21 [gpu_model_runner.py:2] Model loading took 1.0 GiB memory and 21.0 seconds",
+        "INFO 12-02 17:00:30 [backends.py:3] Dynamo bytecode transform time: 9.00 s",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+    ]
+    r = parse_log("\n".join(lines))
+    assert r.failure.startswith("torch.OutOfMemoryError") and r.failed_in == "graph_compile"
+    assert "retrying" not in parse_log("\n".join(lines[:-1])).failure  # nothing after the last line: not blamed

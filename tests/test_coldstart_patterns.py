@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from fastload_constructs.coldstart.patterns import RECORD, LineKind, classify
+from fastload_constructs.coldstart.patterns import (
+    ANSI_ESCAPE,
+    FRAME,
+    RAY_REPEATED,
+    RECORD,
+    LineKind,
+    classify,
+    classify_bare,
+)
 
 # (release and file the format string was read from, format string, args, kind)
 FORMATS = [
@@ -197,3 +205,65 @@ def test_unrelated_messages_are_not_recognised():
 def test_record_envelopes_of_each_release(line, process, source):
     record = RECORD.search(line)
     assert record and record["process"] == process and record["source"] == source and record["message"] == "x"
+
+
+@pytest.mark.parametrize(
+    "origin, message, kind",
+    [
+        (
+            "0.7.x-0.8.4 worker/model_runner.py",
+            "Model loading took 15.4137 GB and 9.033798 seconds",
+            LineKind.MODEL_LOADED,
+        ),
+        ("0.5.x-0.6.3 worker/model_runner.py", "Graph capturing finished in 32 secs.", LineKind.CUDA_GRAPH),
+        (
+            "0.6.5 worker/worker.py",
+            "Memory profiling results: duration=71.88 seconds, total_gpu_memory=79.15GiB",
+            LineKind.PROFILING,
+        ),
+        (
+            "0.6.x-0.9.2 worker/model_runner.py",
+            "Capturing cudagraphs for decoding. This may lead to",
+            LineKind.CUDA_GRAPH_START,
+        ),
+        (
+            "0.6.x engine/llm_engine.py",
+            "Initializing an LLM engine (v0.6.1.dev238+ge2c6e0a82) with config: x",
+            LineKind.VERSION,
+        ),
+        ("0.8.5 engine/llm_engine.py", "Initializing a V0 LLM engine (v0.8.5.post1) with config: x", LineKind.VERSION),
+    ],
+)
+def test_older_release_wordings(origin, message, kind):
+    found = classify(message)
+    assert found is not None and found[0] is kind, origin
+
+
+def test_bare_lines_streamer_print_and_progress_bars():
+    for line in (
+        "[RunAI Streamer] Overall time to stream 942.3 MiB of all files: 0.18s, 5.0 GiB/s",
+        "(Worker_TP1 pid=3) [2026-02-15 05:16:38] INFO file_streamer.py:66: [RunAI Streamer] Overall time to "
+        "stream 34.3 GiB of all files to cpu: 28.52s, 1.2 GiB/s",
+        "[RunAI Distributed Streamer] Overall time to stream 7.1 GiB of all files to cuda:0: 3.62s, 2.0 GiB/s",
+    ):
+        found = classify_bare(line)
+        assert found is not None and found[0] is LineKind.STREAMER_SUMMARY, line
+    found = classify_bare("Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 100%|███| 51/51")
+    assert found is not None and found[0] is LineKind.CUDA_GRAPH_START
+    assert classify_bare("Loading safetensors checkpoint shards: 100% Completed | 4/4") is None
+
+
+def test_prefix_variants_ansi_without_escape_and_frames():
+    assert RECORD.search("(VllmWorker TP1 pid=3527) INFO 09-01 13:22:49 [default_loader.py:262] x")["process"] == (
+        "VllmWorker TP1"
+    )
+    ray = "(RayWorkerWrapper pid=11876, ip=172.19.197.159) INFO 04-25 14:54:40 [loader.py:458] x"
+    assert RECORD.search(ray)["process"] == "RayWorkerWrapper"
+    pasted = "[1;36m(VllmWorkerProcess pid=9)[0;0m INFO 12-02 15:30:41 [model_runner.py:1099] x"
+    assert RECORD.search(ANSI_ESCAPE.sub("", pasted))["process"] == "VllmWorkerProcess"
+    assert (
+        ANSI_ESCAPE.sub("", "INFO 12-02 15:30:41 [model_runner.py:1099] x")
+        == "INFO 12-02 15:30:41 [model_runner.py:1099] x"
+    )
+    assert FRAME.sub("", "│ INFO 03-21 20:15:44 [monitor.py:33] x        │") == "INFO 03-21 20:15:44 [monitor.py:33] x"
+    assert RAY_REPEATED.search("Dynamo bytecode transform time: 10.55 s [repeated 7x across cluster]")["times"] == "7"

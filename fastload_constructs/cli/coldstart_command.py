@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 import click
 
 from fastload_constructs.cli.plan_command import model_plan_options, plan_from_options
-from fastload_constructs.coldstart.kubectl import read_container_started_at, read_pod_log
-from fastload_constructs.coldstart.parser import ColdStartReport, parse_log, parse_started_at
+from fastload_constructs.coldstart.kubectl import list_pods, pod_log_stream, read_container_started_at
+from fastload_constructs.coldstart.parser import ColdStartReport, parse_lines, parse_started_at, parse_stream
 from fastload_constructs.coldstart.render import render_table, report_as_dict
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.tuning import PhaseEstimate
@@ -23,34 +25,88 @@ class StartupFailed(click.ClickException):
     exit_code = 1
 
 
-def _read_logs(
-    logs: tuple[str, ...], pod: str | None, namespace: str | None, container: str | None, previous: bool
-) -> list[tuple[str, str]]:
-    """(label, text) per log: files, '-' for stdin, or the pod's log."""
-    if pod is not None and logs:
-        raise click.UsageError("give log files or --pod, not both")
-    if pod is not None:
+class SomeLogsUnrecognised(click.ClickException):
+    """Some inputs held no vLLM start-up line: the others are reported (and plotted), the exit code says so."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class _Source:
+    """One log to read: its label, how to parse it (given a start time), and the pod's own start time."""
+
+    label: str
+    parse: Callable[[datetime | None], ColdStartReport]
+    pod_started_at: str | None = None
+
+
+def _file_source(label: str, path: Path) -> _Source:
+    def parse(start: datetime | None) -> ColdStartReport:
+        with path.open("rb") as stream:  # read line by line: memory bounded by the start-up section
+            return parse_stream(stream, label=label, started_at=start)
+
+    return _Source(label, parse)
+
+
+def _stdin_source() -> _Source:
+    def parse(start: datetime | None) -> ColdStartReport:
+        binary = getattr(sys.stdin, "buffer", None)
+        if binary is not None:  # bytes: no locale decides whether odd bytes raise
+            return parse_stream(binary, label="stdin", started_at=start)
+        return parse_lines(sys.stdin, label="stdin", started_at=start)
+
+    return _Source("stdin", parse)
+
+
+def _pod_source(pod: str, namespace: str, container: str | None, previous: bool, started: str | None) -> _Source:
+    def parse(start: datetime | None) -> ColdStartReport:
+        with pod_log_stream(pod, namespace, container, previous) as stream:
+            return parse_stream(stream, label=pod, started_at=start)
+
+    return _Source(pod, parse, started)
+
+
+def _sources(
+    logs: tuple[str, ...],
+    pod: str | None,
+    selector: str | None,
+    namespace: str | None,
+    container: str | None,
+    previous: bool,
+    read_pod_start: bool,
+) -> list[_Source]:
+    """What to read: files, '-' for stdin, one pod, or every pod a label selector matches (newest first)."""
+    if pod is not None and selector is not None:
+        raise click.UsageError("give --pod or --selector, not both")
+    if (pod is not None or selector is not None) and logs:
+        raise click.UsageError("give log files or --pod/--selector, not both")
+    if pod is not None or selector is not None:
         if not namespace:
-            raise click.UsageError("--pod needs --namespace")
-        return [(pod, read_pod_log(pod, namespace, container, previous))]
+            raise click.UsageError(f"{'--pod' if pod else '--selector'} needs --namespace")
+        if pod is not None:
+            started = read_container_started_at(pod, namespace, container, previous) if read_pod_start else None
+            return [_pod_source(pod, namespace, container, previous, started)]
+        assert selector is not None
+        return [
+            _pod_source(p.name, namespace, container, previous, p.started_at if read_pod_start else None)
+            for p in list_pods(selector, namespace, container, previous)
+        ]
     if not logs:
-        raise click.UsageError("give one or more log files ('-' for stdin), or --pod NAME --namespace NS")
-    read: list[tuple[str, str]] = []
+        raise click.UsageError("give one or more log files ('-' for stdin), --pod NAME or -l SELECTOR with -n NS")
+    paths: list[tuple[str, Path | None]] = []
     for name in logs:
         if name == "-":
-            # Bytes, decoded like the files below: a stray non-UTF-8 byte must not stop the report.
-            stream = getattr(sys.stdin, "buffer", None)
-            text = stream.read().decode("utf-8", errors="replace") if stream is not None else sys.stdin.read()
-            read.append(("stdin", text))
+            paths.append((name, None))
             continue
         path = Path(name)
         if not path.is_file():
             raise FastloadConfigError("log", name, "an existing log file, or '-' for stdin")
-        read.append((path.stem, path.read_text(encoding="utf-8", errors="replace")))
-    stems = [label for label, _ in read]
-    if len(set(stems)) < len(stems):  # e.g. cold/vllm.log and warm/vllm.log: keep the bars apart
-        read = [(name, text) for name, (_, text) in zip(logs, read, strict=False)]
-    return read
+        paths.append((name, path))
+    stems = [path.stem for _, path in paths if path is not None]
+    clash = len(set(stems)) < len(stems)  # e.g. cold/vllm.log and warm/vllm.log: keep the bars apart
+    return [
+        _stdin_source() if path is None else _file_source(name if clash else path.stem, path) for name, path in paths
+    ]
 
 
 def _estimate(
@@ -72,20 +128,30 @@ def _estimate(
     ).predicted
 
 
-def _pod_start_if_consistent(text: str, start: datetime) -> datetime | None:
-    """The pod's start time, unless it lies after the first log line (a container clock not on UTC)."""
+def _parse_source(source: _Source, start: datetime | None) -> ColdStartReport:
+    """Parse one source; a pod's own startedAt after its first log line is dropped with a note."""
+    if start is not None or source.pod_started_at is None:
+        return source.parse(start)
     try:
-        parse_log(text, started_at=start)
+        return source.parse(parse_started_at(source.pod_started_at))
     except FastloadConfigError as exc:
-        if exc.field == "started_at":
-            click.echo("fastload: the pod's startedAt is after the first log line; process start left out", err=True)
-            return None
-    return start
+        if exc.field != "started_at":
+            raise
+        click.echo(
+            f"fastload: {source.label}: the pod's startedAt is after the first log line; process start left out",
+            err=True,
+        )
+        return source.parse(None)
 
 
 @click.command("coldstart")
 @click.argument("logs", nargs=-1)
 @click.option("--pod", help="Read this pod's log with `kubectl logs` instead of files.")
+@click.option(
+    "--selector",
+    "-l",
+    help="Read every pod this label selector matches (e.g. app.kubernetes.io/instance=NAME), newest first.",
+)
 @click.option("--namespace", "-n", help="The pod's namespace.")
 @click.option("--container", "-c", help="The vLLM container, when the pod has several.")
 @click.option("--previous", is_flag=True, help="The previous container's log (after a crash).")
@@ -108,6 +174,7 @@ def _pod_start_if_consistent(text: str, start: datetime) -> datetime | None:
 def coldstart_command(
     logs: tuple[str, ...],
     pod: str | None,
+    selector: str | None,
     namespace: str | None,
     container: str | None,
     previous: bool,
@@ -123,21 +190,25 @@ def coldstart_command(
     warm_compile_cache: bool,
 ) -> None:
     """Phase-by-phase start-up times from vLLM server logs (several logs compare side by side)."""
-    texts = _read_logs(logs, pod, namespace, container, previous)
-    pod_start = None
-    if pod is not None and not started_at:
-        pod_start = read_container_started_at(pod, namespace or "", container, previous)
-    if started_at and len(started_at) != len(texts):
-        raise FastloadConfigError("--started-at", list(started_at), f"one start time per log ({len(texts)} given)")
-    starts = [parse_started_at(s) for s in started_at] or [None] * len(texts)
+    sources = _sources(logs, pod, selector, namespace, container, previous, read_pod_start=not started_at)
+    if started_at and len(started_at) != len(sources):
+        raise FastloadConfigError("--started-at", list(started_at), f"one start time per log ({len(sources)} given)")
+    starts: list[datetime | None] = [parse_started_at(s) for s in started_at] or [None] * len(sources)
     estimate = _estimate(
         instance_type, parameter_count, total_bytes, dtype, tensor_parallel_size, source, warm_compile_cache
     )
-    if pod_start is not None:
-        starts = [_pod_start_if_consistent(texts[0][1], parse_started_at(pod_start))]
-    reports: list[ColdStartReport] = [
-        parse_log(text, label=label, started_at=start) for (label, text), start in zip(texts, starts, strict=False)
-    ]
+    reports: list[ColdStartReport] = []
+    unrecognised: list[str] = []
+    for log_source, start in zip(sources, starts, strict=True):
+        try:
+            reports.append(_parse_source(log_source, start))
+        except FastloadConfigError as exc:
+            if exc.field != "log" or len(sources) == 1:
+                raise
+            unrecognised.append(log_source.label)
+            click.echo(f"fastload: {log_source.label}: no vLLM start-up line recognised; left out", err=True)
+    if not reports:
+        raise FastloadConfigError("log", ", ".join(unrecognised), "at least one vLLM log with a start-up line")
     if plot_path is not None:
         from fastload_constructs.coldstart.plot import write_plot  # matplotlib only when a plot is asked for
 
@@ -148,6 +219,10 @@ def coldstart_command(
         click.echo(render_table(reports, estimate))
         if plot_path is not None:
             click.echo(f"\nwrote {plot_path}")
+    if unrecognised:
+        raise SomeLogsUnrecognised(
+            f"{len(unrecognised)} of {len(sources)} logs not recognised: {', '.join(unrecognised)}"
+        )
     failed = [r.label for r in reports if not r.ready]
     if failed:
         raise StartupFailed(f"never got ready: {', '.join(failed)}")

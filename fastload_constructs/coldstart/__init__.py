@@ -1,27 +1,33 @@
 """Cold-start reports from vLLM server logs: which start-up phase took the time.
 
 `patterns` holds the log-line regexes (with the vLLM release each came from),
-`parser` turns log text into a `ColdStartReport`, `render` prints tables and
+`parser` turns log lines (streamed) into a `ColdStartReport`, `render` prints tables and
 JSON, `plot` draws stacked bars (imports matplotlib), `kubectl` reads pod logs.
 """
 
 from fastload_constructs.coldstart.parser import (
     PHASE_ORDER,
     ColdStartReport,
+    Evidence,
     Phase,
     WeightLoad,
+    parse_lines,
     parse_log,
     parse_started_at,
+    parse_stream,
 )
 from fastload_constructs.coldstart.render import render_table, report_as_dict
 
 __all__ = [
     "PHASE_ORDER",
     "ColdStartReport",
+    "Evidence",
     "Phase",
     "WeightLoad",
+    "parse_lines",
     "parse_log",
     "parse_started_at",
+    "parse_stream",
     "render_table",
     "report_as_dict",
 ]

@@ -1,9 +1,11 @@
 """The vLLM log lines a cold-start report is built from, as regular expressions.
 
 Each pattern names the vLLM source file and the releases whose format string it
-was read from (the wheels of vLLM 0.6.6, 0.8.5, 0.10.1, 0.11.0 and 0.34.0, and
-runai-model-streamer 0.11.0, 0.14.0 and 0.17.1). Older spellings of the same
-event share one `LineKind`, so a log from any of those releases parses the same.
+was read from (the wheels of vLLM 0.6.6, 0.8.5, 0.9.2, 0.10.0, 0.10.1, 0.11.0 and
+0.34.0, and runai-model-streamer 0.11.0, 0.14.0 and 0.17.1). Older spellings of
+the same event share one `LineKind`, so a log from any of those releases parses
+the same. `tests/fixtures/vllm_logs/real/` holds logs published by others that
+these patterns are checked against.
 """
 
 from __future__ import annotations
@@ -12,23 +14,40 @@ import re
 from enum import Enum
 
 # ANSI colours: vLLM 0.8-0.11 wrap the "(Worker pid=N)" prefix in them, and
-# 0.34 colours the level, time and file when logging to a terminal.
-ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+# 0.34 colours the level, time and file when logging to a terminal. Logs pasted
+# into web pages often lose the ESC byte and keep "[1;36m" as text.
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m|\[[0-9][0-9;]*m")
 
-# `kubectl logs --timestamps` puts an RFC 3339 time before every line.
-KUBECTL_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})\s")
+# A line-start clock written by the log collector, with a date (and often a zone):
+#   kubectl logs --timestamps / docker logs -t: "2026-12-02T17:00:05.123456789Z "
+#   docker compose, Portainer: "2026-05-01 20:54:16.988 | "; TorchServe: "2024-09-13T22:26:20,870 "
+#   bracketed collectors: "[2025-08-12T08:42:31Z] "
+# This clock wins over vLLM's own (no year, no zone, the container's local time).
+COLLECTOR_TIMESTAMP = re.compile(
+    r"^\[?(?P<date>\d{4}-\d{2}-\d{2})[T ](?P<clock>\d{2}:\d{2}:\d{2})(?:[.,](?P<fraction>\d+))?"
+    r"(?P<zone>Z|[+-]\d{2}:?\d{2})?\]?(?:\s+\|)?\s"
+)
+
+# Box drawing that terminal UIs (k9s, lazydocker) put around copied lines, and
+# Ray's log de-duplication suffix (ray/_private/ray_logging: "[repeated Nx across cluster]").
+FRAME_CHARS = " \t\r\n\f\v│┃|"
+FRAME = re.compile(r"^[\s│┃|]+|[\s│┃|]+$")
+RAY_REPEATED = re.compile(r"\s*\[repeated (?P<times>\d+)x across cluster\]\s*$")
+
+# A process prefix written by vLLM's stdout wrapper, innermost last when nested:
+#   0.11.0 vllm/utils/__init__.py `_add_prefix`: "(APIServer pid=1) ", "(EngineCore_DP0 pid=7) ", "(Worker_TP1 pid=9) "
+#   0.10.x: "(VllmWorker TP1 pid=9) "; 0.8.5 v1/executor/multiproc_executor.py: "(VllmWorker rank=1 pid=9) "
+#   0.6.6 vllm/executor/multiproc_worker_utils.py: "(VllmWorkerProcess pid=9) "; Ray: "(RayWorkerWrapper pid=9, ip=10.0.0.2) "
+_PREFIX = r"\((?P<process>[A-Za-z][\w.-]*(?: [\w=.-]+)?) pid=(?P<pid>\d+)(?:, ip=[\d.:a-f]+)?\)\s*"
+PROCESS_PREFIX = re.compile(r"\((?P<process>[A-Za-z][\w.-]*(?: [\w=.-]+)?) pid=(?P<pid>\d+)(?:, ip=[\d.:a-f]+)?\)")
 
 # The record envelope, vllm/logger.py `_FORMAT` with datefmt "%m-%d %H:%M:%S":
 #   0.34.0:      "(%(vllm_process_name)s pid=%(process)d) %(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] %(message)s"
 #   0.10-0.11:   "%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] %(message)s" (0.11: fileinfo)
 #   0.6.6:       "%(levelname)s %(asctime)s %(filename)s:%(lineno)d] %(message)s" (no opening bracket)
-# Process prefixes written in front of that by the workers' stdout wrapper:
-#   0.11.0 vllm/utils/__init__.py `_add_prefix`: "(APIServer pid=1) ", "(EngineCore_DP0 pid=7) ", "(Worker_TP1 pid=9) "
-#   0.8.5 vllm/v1/executor/multiproc_executor.py: "(VllmWorker rank=1 pid=9) "; v1/engine/core.py: "(EngineCore_0 pid=7) "
-#   0.6.6 vllm/executor/multiproc_worker_utils.py: "(VllmWorkerProcess pid=9) "
-# `search`, not `match`: an optional VLLM_LOGGING_PREFIX may come first.
+# `search`, not `match`: a collector prefix or VLLM_LOGGING_PREFIX may come first.
 RECORD = re.compile(
-    r"(?:\((?P<process>[A-Za-z][\w.-]*(?: rank=\d+)?) pid=(?P<pid>\d+)\)\s+)?"
+    rf"(?:{_PREFIX})?"
     r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+"
     r"(?P<time>\d{2}-\d{2} \d{2}:\d{2}:\d{2})(?:[.,]\d+)?\s+"
     r"\[?(?P<source>[\w./-]+\.py:\d+)\]\s?(?P<message>.*)$"
@@ -37,22 +56,45 @@ RECORD = re.compile(
 # runai_model_streamer/__init__.py (0.17.1) with RUNAI_STREAMER_LOG_TO_STDERR=1:
 #   logging.Formatter("%(asctime)s [%(levelname)s] %(message)s"), i.e. "2026-12-02 17:00:31,204 [INFO] ..."
 STREAMER_RECORD = re.compile(
-    r"(?:\((?P<process>[A-Za-z][\w.-]*(?: rank=\d+)?) pid=(?P<pid>\d+)\)\s+)?"
+    rf"(?:{_PREFIX})?"
     r"\d{4}-(?P<time>\d{2}-\d{2} \d{2}:\d{2}:\d{2}),\d+ \[(?P<level>[A-Z]+)\] (?P<message>.*)$"
 )
 
+# Any "YYYY-MM-DD HH:MM:SS" inside a line (other envelopes, e.g. "[2026-02-15 05:16:38] INFO file_streamer.py:66: ").
+ANY_DATETIME = re.compile(r"\d{4}-(?P<time>\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2})")
+
 # Lines without vLLM's envelope that still matter (uvicorn's default formatter
 # "%(levelprefix)s %(message)s"); they take the time of the last timed line.
-UNTIMED = re.compile(
-    r"^(?:\((?P<process>[A-Za-z][\w.-]*(?: rank=\d+)?) pid=(?P<pid>\d+)\)\s+)?"
-    r"(?P<level>INFO|WARNING|ERROR):\s+(?P<message>.*)$"
-)
+UNTIMED = re.compile(rf"^(?:{_PREFIX})*(?P<level>INFO|WARNING|ERROR):\s+(?P<message>.*)$")
 
 # A Python exception line at the end of a traceback, e.g. "torch.OutOfMemoryError: CUDA out of memory."
-EXCEPTION_LINE = re.compile(
-    r"^(?:\((?P<process>[A-Za-z][\w.-]*(?: rank=\d+)?) pid=(?P<pid>\d+)\)\s+)?"
-    r"(?P<message>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception): .+)$"
+EXCEPTION_LINE = re.compile(rf"^(?:{_PREFIX})*(?P<message>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception): .+)$")
+
+# Failures whose message names the phase, whatever line came last:
+#   KV cache: vllm/v1/core/kv_cache_utils.py (0.9.2-0.34.0) "To serve at least one request with the
+#   model(s)'s max seq len ...", "No available memory for the cache blocks"; vllm/worker/worker.py (V0,
+#   0.6.6-0.9.2) "The model's max seq len (%d) is larger than the maximum number of tokens that can be
+#   stored in KV cache", "No available memory for the cache blocks".
+KV_CACHE_FAILURE = re.compile(
+    r"To serve at least one request with the models?'?s? max seq len"
+    r"|maximum number of tokens that can be stored in KV cache"
+    r"|No available memory for the cache blocks"
+    r"|larger than the available KV cache memory"
 )
+
+# Server-only signals (an offline `LLM()` run prints none of them):
+#   vllm/entrypoints/openai/api_server.py, launcher.py, cli/serve.py; uvicorn; the APIServer process prefix.
+SERVER_SOURCE = re.compile(r"(?:^|/)(?:api_server|launcher|serve|entry)\.py:\d+$")
+SERVER_PROCESS = "APIServer"
+
+# World size, from vllm/distributed/parallel_state.py (0.8.5-0.34.0):
+#   "world_size=%d rank=%d local_rank=%d distributed_init_method=%s backend=%s"
+#   "rank %s in world size %s is assigned as DP rank %s, PP rank %s, TP rank %s"
+WORLD_SIZE = re.compile(r"(?:\bworld_size=(?P<a>\d+) rank=\d+|\brank \d+ in world size (?P<b>\d+) )")
+# The engine config line (vllm/config.py repr, 0.6.6-0.34.0): "tensor_parallel_size=2, pipeline_parallel_size=1"
+PARALLEL_CONFIG = re.compile(r"\btensor_parallel_size=(?P<tp>\d+), pipeline_parallel_size=(?P<pp>\d+)")
+# Worker processes, as named by the executors cited at PROCESS_PREFIX.
+WORKER_PROCESS = re.compile(r"^(?:VllmWorker|Worker|RayWorkerWrapper)")  # VllmWorkerProcess, Worker_TP1, WorkerDict
 
 _NUM = r"(?P<seconds>\d+(?:\.\d+)?)"
 _GIB = r"(?P<gib>\d+(?:\.\d+)?)"
@@ -72,6 +114,7 @@ class LineKind(Enum):
     GRAPH_FROM_CACHE = "graph_from_cache"
     AOT_FROM_CACHE = "aot_from_cache"
     COMPILE_TOTAL = "compile_total"
+    CUDA_GRAPH_START = "cuda_graph_start"
     CUDA_GRAPH = "cuda_graph"
     KV_CACHE_MEMORY = "kv_cache_memory"
     PROFILING = "profiling"
@@ -81,30 +124,42 @@ class LineKind(Enum):
     VERSION = "version"
 
 
+# The Run:ai streamer's summary, searched anywhere in a line: it is printed bare
+# (print(), runai-model-streamer 0.11.0-0.14.0 file_streamer.py; "[RunAI Distributed Streamer]" in
+# 0.15+ distributed_streamer.py) or logged inside whatever envelope the streamer's logger has
+# (0.17.1 safetensors_streamer.py `logger.info`).
+#   "[RunAI Streamer] Overall time to stream {size} of all files to {device}: {s}s, {rate}/s"
+#   0.11.0, 0.14.0: the same without " to {device}".
+# Sizes come from humanize.naturalsize(binary=True): "15.0 GiB", "812.3 MiB", "512 Bytes".
+STREAMER_SUMMARY = re.compile(
+    r"\[RunAI (?:Distributed )?Streamer\] Overall time to stream (?P<size>\d+(?:\.\d+)?) "
+    r"(?P<size_unit>Bytes?|KiB|MiB|GiB|TiB)"
+    rf"(?: of all files)?(?: to \S+)?: {_NUM}s(?:, (?P<rate>\d+(?:\.\d+)?) (?P<rate_unit>Bytes?|KiB|MiB|GiB|TiB)/s)?"
+)
+
+# Progress bars printed without an envelope that still mark a phase:
+#   CUDA graph capture starts: vllm/v1/worker/gpu_model_runner.py tqdm desc "Capturing CUDA graph shapes"
+#   (0.8.5-0.10.0), "Capturing CUDA graphs ({mode}, {runtime_mode})" (0.10.1-0.34.0).
+BARE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
+    (LineKind.CUDA_GRAPH_START, re.compile(r"^Capturing CUDA graph(?:s \(| shapes)")),
+)
+
 # (kind, pattern searched in the message); first match wins.
 MESSAGE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
     # vllm/v1/worker/gpu_model_runner.py and vllm/worker/model_runner.py (0.6.6-0.11.0):
     #   "Starting to load model %s..."; 0.34.0 vllm/v1/worker/gpu/model_runner.py: "Loading model from scratch..."
     (LineKind.WEIGHTS_START, re.compile(r"^(?:Starting to load model \S.*\.\.\.|Loading model from scratch\.\.\.)$")),
     # 0.8.5-0.11.0 vllm/v1/worker/gpu_model_runner.py: "Model loading took %.4f GiB and %.6f seconds"
+    # 0.7.x-0.8.4 (V0 worker/model_runner.py and V1): "Model loading took %.4f GB and %.6f seconds"
+    #   (the number is GiB: both divide by GiB_bytes)
     # 0.34.0 vllm/v1/worker/gpu/model_runner.py: "Model loading took %s GiB memory and %.6f seconds"
-    # 0.6.6 vllm/worker/model_runner.py: "Loading model weights took %.4f GB" (GiB, despite the label; no time)
-    (LineKind.MODEL_LOADED, re.compile(rf"^Model loading took {_GIB} GiB(?: memory)? and {_NUM} seconds$")),
-    (LineKind.MODEL_LOADED, re.compile(rf"^Loading model weights took {_GIB} GB$")),
+    # 0.5-0.6.6 vllm/worker/model_runner.py: "Loading model weights took %.4f GB" (GiB, despite the label; no time)
+    (LineKind.MODEL_LOADED, re.compile(rf"^Model loading took {_GIB} Gi?B(?: memory)? and {_NUM} seconds$")),
+    (LineKind.MODEL_LOADED, re.compile(rf"^Loading model weights took {_GIB} Gi?B$")),
     # vllm/model_executor/model_loader/default_loader.py (0.10.1-0.34.0), loader.py (0.8.5):
     #   "Loading weights took %.2f seconds"
     (LineKind.WEIGHTS_LOADED, re.compile(rf"^Loading weights took {_NUM} seconds$")),
-    # runai_model_streamer/safetensors_streamer/safetensors_streamer.py (0.17.1):
-    #   "[RunAI Streamer] Overall time to stream {size} of all files to {device}: {s}s, {rate}/s"
-    # runai_model_streamer/file_streamer/file_streamer.py (0.11.0, 0.14.0): same without " to {device}".
-    # Sizes come from humanize.naturalsize(binary=True): "15.0 GiB", "812.3 MiB", "512 Bytes".
-    (
-        LineKind.STREAMER_SUMMARY,
-        re.compile(
-            r"\[RunAI Streamer\] Overall time to stream (?P<size>\d+(?:\.\d+)?) (?P<size_unit>Bytes?|KiB|MiB|GiB|TiB)"
-            rf" of all files(?: to \S+)?: {_NUM}s, (?P<rate>\d+(?:\.\d+)?) (?P<rate_unit>Bytes?|KiB|MiB|GiB|TiB)/s"
-        ),
-    ),
+    (LineKind.STREAMER_SUMMARY, STREAMER_SUMMARY),
     # vllm/compilation/backends.py (0.8.5-0.34.0; 0.6.6 vllm/config.py), optional "[tag] " in 0.34.0:
     #   "%sUsing cache directory: %s for vLLM's torch.compile"
     (
@@ -116,8 +171,8 @@ MESSAGE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
     # vllm/compilation/backends.py (0.6.6-0.34.0): "%sDynamo bytecode transform time: %.2f s"
     (LineKind.DYNAMO_TRANSFORM, re.compile(rf"^(?:\[[^\]]*\] )?Dynamo bytecode transform time: {_NUM} s$")),
     # vllm/compilation/backends.py:
-    #   0.6.6, 0.8.5: "Compiling a graph for general shape takes %.2f s" / "... for shape %s takes %.2f s"
-    #   0.10.1, 0.11.0: "Compiling a graph for dynamic shape takes %.2f s" / "... for shape %s takes %.2f s"
+    #   0.6.6, 0.8.5, 0.9.2: "Compiling a graph for general shape takes %.2f s" / "... for shape %s takes %.2f s"
+    #   0.10.0-0.11.0: "Compiling a graph for dynamic shape takes %.2f s" / "... for shape %s takes %.2f s"
     #   0.34.0: "%sCompiling a graph for compile range %s takes %.2f s"
     (
         LineKind.GRAPH_COMPILED,
@@ -126,9 +181,11 @@ MESSAGE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
         ),
     ),
     # vllm/compilation/backends.py, the compile-cache hit:
-    #   0.8.5: "Directly load the compiled graph(s) for shape %s from the cache, took %.3f s"
-    #   0.10.1, 0.11.0: also "... for dynamic shape from the cache, took %.3f s"
+    #   0.8.5, 0.9.2: "Directly load the compiled graph(s) for shape %s from the cache, took %.3f s"
+    #   0.10.0-0.11.0: also "... for dynamic shape from the cache, took %.3f s"
     #   0.34.0: "%sDirectly load the compiled graph(s) for compile range %s from the cache, took %.3f s"
+    # In 0.9.2 and 0.10.0 (CompilerManager.compile) this time is logged but NOT added to
+    # compilation_time, so their "torch.compile takes ... in total" leaves it out; parser.py adds it back.
     (
         LineKind.GRAPH_FROM_CACHE,
         re.compile(rf"^(?:\[[^\]]*\] )?Directly load the compiled graph\(s\) for .+? from the cache, took {_NUM} s$"),
@@ -138,19 +195,26 @@ MESSAGE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
     # vllm/compilation/monitor.py: 0.6.6-0.11.0 "torch.compile takes %.2f s in total";
     #   0.34.0 "%storch.compile took %.2f s in total"
     (LineKind.COMPILE_TOTAL, re.compile(rf"^(?:\[[^\]]*\] )?torch\.compile (?:takes|took) {_NUM} s in total$")),
+    # CUDA graph capture starts (V0): vllm/worker/model_runner.py 0.6.x-0.9.2 "Capturing cudagraphs for
+    #   decoding. ..."; 0.5.x-0.6.0 "Capturing the model for CUDA graphs. ..."
+    (LineKind.CUDA_GRAPH_START, re.compile(r"^Capturing (?:cudagraphs for decoding|the model for CUDA graphs)\b")),
     # vllm/v1/worker/gpu_model_runner.py (0.6.6-0.11.0), vllm/worker/model_runner.py (V0),
-    #   vllm/v1/worker/gpu/model_runner.py (0.34.0): "Graph capturing finished in %.0f secs, took %.2f GiB"
-    (LineKind.CUDA_GRAPH, re.compile(rf"^Graph capturing finished in {_NUM} secs?, took {_GIB} GiB$")),
+    #   vllm/v1/worker/gpu/model_runner.py (0.34.0): "Graph capturing finished in %.0f secs, took %.2f GiB";
+    #   0.5.x-0.6.3 vllm/worker/model_runner.py: "Graph capturing finished in %.0f secs."
+    (LineKind.CUDA_GRAPH, re.compile(rf"^Graph capturing finished in {_NUM} secs?(?:, took {_GIB} GiB|\.)$")),
     # vllm/v1/worker/gpu_worker.py: 0.10.1-0.11.0 "Available KV cache memory: %.2f GiB"; 0.34.0 "%s GiB"
     (LineKind.KV_CACHE_MEMORY, re.compile(rf"^Available KV cache memory: {_GIB} GiB$")),
-    # vllm/worker/worker.py (0.6.6-0.10.1) and vllm/utils (0.11.0, 0.34.0 mem_utils.py):
-    #   "Memory profiling takes %.2f seconds..."; vllm/compilation/monitor.py (0.34.0):
-    #   "%sInitial profiling/warmup run took %.2f s"
+    # Memory profiling, which in 0.6.5-0.11.0 runs the model's first forward and so contains torch.compile:
+    #   vllm/worker/worker.py (0.6.6-0.10.1) and vllm/utils (0.11.0): "Memory profiling takes %.2f seconds..."
+    #   vllm/worker/worker.py (0.6.5): "Memory profiling results: duration=%.2f seconds, ..."
+    # vllm/compilation/monitor.py (0.34.0): "%sInitial profiling/warmup run took %.2f s", logged after the
+    #   compile and excluding it (value key "warmup").
     (
         LineKind.PROFILING,
         re.compile(
             r"^(?:Memory profiling takes (?P<seconds>\d+(?:\.\d+)?) seconds"
-            r"|(?:\[[^\]]*\] )?Initial profiling/warmup run took (?P<seconds2>\d+(?:\.\d+)?) s$)"
+            r"|Memory profiling results: duration=(?P<seconds3>\d+(?:\.\d+)?) seconds"
+            r"|(?:\[[^\]]*\] )?Initial profiling/warmup run took (?P<warmup>\d+(?:\.\d+)?) s$)"
         ),
     ),
     # vllm/v1/engine/core.py and vllm/engine/llm_engine.py:
@@ -167,20 +231,60 @@ MESSAGE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
     # uvicorn's lifespan startup (all releases): "Application startup complete."
     (LineKind.SERVER_READY, re.compile(r"^Application startup complete\.$")),
     # vllm/entrypoints/openai/api_server.py (0.6.6-0.11.0): "vLLM API server version %s";
-    #   vllm/v1/engine/core.py (0.8.5-0.34.0): "Initializing a V1 LLM engine (v%s) with config: %s"
+    #   vllm/v1/engine/core.py (0.8.5-0.34.0): "Initializing a V1 LLM engine (v%s) with config: %s";
+    #   vllm/engine/llm_engine.py (0.6.x-0.9.2): "Initializing a V0 LLM engine (v%s)" / "Initializing an LLM engine (v%s)"
     (
         LineKind.VERSION,
         re.compile(
-            r"^(?:vLLM API server version (?P<version>\S+)|Initializing a V1 LLM engine \(v(?P<version2>[^)]+)\))"
+            r"^(?:vLLM API server version (?P<version>\S+)"
+            r"|Initializing (?:a V[01] |an )LLM engine \(v(?P<version2>[^)]+)\))"
         ),
     ),
 )
 
+# Cheap pre-filter: a message can only match a pattern above if it contains one of these.
+KEYWORDS = (
+    "load model",
+    "Loading model",
+    "Model loading",
+    "Loading weights",
+    "Overall time to stream",
+    "torch.compile",
+    "Dynamo bytecode",
+    "Compiling a graph",
+    "Directly load",
+    "Capturing",
+    "Graph capturing",
+    "KV cache memory",
+    "profiling",
+    "init engine",
+    "Starting vLLM",
+    "Application startup",
+    "API server version",
+    "LLM engine (v",
+)
+# Substrings without which a line holds no ANSI colour code (with or without its ESC byte).
+ANSI_HINTS = ("\x1b[", "[0;", "[1;", "[0m")
+
 
 def classify(message: str) -> tuple[LineKind, re.Match[str]] | None:
     """The event a log message records, or None for every other line."""
+    if not any(keyword in message for keyword in KEYWORDS):
+        return None
     for kind, pattern in MESSAGE_PATTERNS:
         found = pattern.search(message)
+        if found:
+            return kind, found
+    return None
+
+
+def classify_bare(line: str) -> tuple[LineKind, re.Match[str]] | None:
+    """An event printed without any log envelope (progress bars, the streamer's print)."""
+    found = STREAMER_SUMMARY.search(line)
+    if found:
+        return LineKind.STREAMER_SUMMARY, found
+    for kind, pattern in BARE_PATTERNS:
+        found = pattern.search(line)
         if found:
             return kind, found
     return None

@@ -53,13 +53,21 @@ def report_as_dict(report: ColdStartReport, estimate: PhaseEstimate | None = Non
         "dominant_phase": report.dominant_phase,
         "phases": {p.name: p.seconds for p in report.phases},
         "worker_count": report.worker_count,
+        "worker_count_source": report.worker_count_source,
+        "mode": report.mode,
+        "clock": report.clock,
         "weights": None
         if weights is None
         else {
             "seconds": round(weights.seconds, 3),
             "bytes": weights.total_bytes,
             "gib": None if weights.total_bytes is None else round(weights.total_bytes / GIB, 3),
+            "gib_scope": "total over all GPUs",
+            "gib_per_gpu": None if weights.per_gpu_bytes is None else round(weights.per_gpu_bytes / GIB, 3),
+            "gib_total_is_estimated": weights.total_is_estimated,
+            "workers_that_logged_the_load": weights.reporting_workers,
             "gib_per_s": None if weights.gib_per_s is None else round(weights.gib_per_s, 3),
+            "gib_per_s_per_gpu": None if weights.per_gpu_gib_per_s is None else round(weights.per_gpu_gib_per_s, 3),
             "throughput_source": weights.throughput_source,
         },
         "torch_compile": {
@@ -70,6 +78,9 @@ def report_as_dict(report: ColdStartReport, estimate: PhaseEstimate | None = Non
         "vllm_version": report.vllm_version,
         "failure": report.failure,
         "failed_in": report.failed_in,
+        "evidence": [
+            {"phase": e.phase, "line": e.line_number, "text": e.line, "note": e.note} for e in report.evidence
+        ],
     }
     if estimate is not None:
         measured = measured_as_plan_phases(report)
@@ -94,6 +105,14 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
 
+def _total_gib(report: ColdStartReport) -> str:
+    weights = report.weights
+    if not weights or weights.total_bytes is None:
+        return "-"
+    # "~": only some ranks logged the load; the total is their per-GPU share times the workers.
+    return ("~" if weights.total_is_estimated else "") + f"{weights.total_bytes / GIB:.2f}"
+
+
 def render_table(reports: Sequence[ColdStartReport], estimate: PhaseEstimate | None = None) -> str:
     """Seconds per phase, one column per log, with the totals and the dominant phase."""
     header = ["phase (s)", *(r.label for r in reports)]
@@ -104,27 +123,48 @@ def render_table(reports: Sequence[ColdStartReport], estimate: PhaseEstimate | N
     ]
     rows.append(["total to ready", *(_cell(r.total_s) + ("" if r.ready else " (failed)") for r in reports)])
     rows.append(["dominant phase", *(r.dominant_phase for r in reports)])
+    rows.append(["weights GiB (all GPUs)", *(_total_gib(r) for r in reports)])
     rows.append(
         [
-            "weights GiB",
+            "weights GiB per GPU",
             *(
-                "-" if not r.weights or r.weights.total_bytes is None else f"{r.weights.total_bytes / GIB:.2f}"
+                "-" if not r.weights or r.weights.per_gpu_gib is None else f"{r.weights.per_gpu_gib:.2f}"
                 for r in reports
             ),
         ]
     )
     rows.append(
         [
-            "weights GiB/s",
+            "weights GiB/s (all GPUs)",
             *("-" if not r.weights or r.weights.gib_per_s is None else f"{r.weights.gib_per_s:.2f}" for r in reports),
+        ]
+    )
+    rows.append(
+        [
+            "weights GiB/s per GPU",
+            *(
+                "-" if not r.weights or r.weights.per_gpu_gib_per_s is None else f"{r.weights.per_gpu_gib_per_s:.2f}"
+                for r in reports
+            ),
         ]
     )
     rows.append(["compile cache", *(r.compile_cache for r in reports)])
     rows.append(["workers", *(str(r.worker_count) for r in reports)])
+    rows.append(
+        [
+            "ready at",
+            *(
+                ("never" if not r.ready else "server ready" if r.mode == "server" else "engine ready (offline)")
+                for r in reports
+            ),
+        ]
+    )
     parts = [_table(header, rows)]
     for r in reports:
         if not r.ready:
             parts.append(f"{r.label}: not ready; stopped during {r.failed_in}: {r.failure}")
+    if any(r.weights and r.weights.total_is_estimated for r in reports):
+        parts.append("~ only some ranks logged the load (rank 0 on recent vLLM): total = per-GPU share x workers")
     if estimate is not None:
         predicted = predicted_seconds(estimate)
         plan_header = ["plan phase (s)", "predicted", *(r.label for r in reports)]
