@@ -45,6 +45,8 @@ class ModelSpec:
     # through the model bucket; stream from a node-local NVMe copy of the model.
     shared_compile_cache: bool = False
     node_local_model_cache: bool = False
+    # Warm headroom (core/warm_spares.py): placeholder pods of this model's shape that pre-warm nodes.
+    warm_spares: int = 0
 
     def serving_plan(self) -> ServingPlan:
         return plan(self.profile, self.instance_type, self.options)
@@ -100,6 +102,7 @@ def parse_model(raw: object, index: int) -> ModelSpec:
         "gpuMemoryUtilization",
         "sharedCompileCache",
         "nodeLocalModelCache",
+        "warmSpares",
     }
     unknown = sorted(set(raw) - known)
     require(not unknown, f"{where}.{unknown[0] if unknown else ''}", unknown, "keys " + ", ".join(sorted(known)))
@@ -143,7 +146,15 @@ def parse_model(raw: object, index: int) -> ModelSpec:
         options=options,
         shared_compile_cache=shared_cache,
         node_local_model_cache=node_local,
+        warm_spares=_warm_spares(f"{where}.warmSpares", raw.get("warmSpares", 0)),
     )
+
+
+def _warm_spares(field: str, value: object) -> int:
+    """0 (default) or more placeholders; without nodeLocalModelCache they warm the image (and shared cache)."""
+    require(isinstance(value, int) and is_whole_number(value) and value >= 0, field, value, "a whole number >= 0")
+    assert isinstance(value, int)
+    return value
 
 
 def parse_stager_role_arns(raw: object) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ from fastload_constructs.core.cache_sharing import DEFAULT_CACHE_PREFIX, SharedC
 from fastload_constructs.k8s.manifest_export import ManifestExport
 from fastload_constructs.k8s.namespace_chart import NamespaceChart
 from fastload_constructs.k8s.vllm_chart import VllmChart
+from fastload_constructs.k8s.warm_spares import PriorityClassesChart, WarmSparesChart
 from stacks.config import ModelSpec
 
 
@@ -43,6 +44,12 @@ class ModelCharts(Construct):
         self.cdk8s_app = cdk8s.App()
         self.namespace_chart = NamespaceChart(self.cdk8s_app, "namespace", namespace=namespace)
         self.charts: dict[str, VllmChart] = {}
+        # Warm spares anywhere: every vLLM pod gets the class above the spares' (one spare may serve any model).
+        self.priority_chart = (
+            PriorityClassesChart(self.cdk8s_app, "priority-classes") if any(m.warm_spares for m in models) else None
+        )
+        vllm_class = self.priority_chart.vllm_class_name if self.priority_chart else None
+        self.spare_charts: dict[str, WarmSparesChart] = {}
         for spec in models:
             self.charts[spec.name] = VllmChart(
                 self.cdk8s_app,
@@ -57,14 +64,33 @@ class ModelCharts(Construct):
                     SharedCompileCache(bucket_name, compile_cache_prefix) if spec.shared_compile_cache else None
                 ),
                 model_cache="node-local" if spec.node_local_model_cache else "s3",
+                priority_class_name=vllm_class,
+                warm_check=spec.warm_spares > 0,
             )
+            if spec.warm_spares > 0:
+                self.spare_charts[spec.name] = WarmSparesChart(
+                    self.cdk8s_app,
+                    f"{spec.name}-warm-spares",
+                    plan=spec.serving_plan(),
+                    server=self.charts[spec.name].spec,
+                    spares=spec.warm_spares,
+                )
 
         namespace_manifest = cluster.add_cdk8s_chart(f"{id}Namespace", self.namespace_chart)
+        # Admission refuses a pod whose PriorityClass does not exist yet.
+        before = [namespace_manifest]
+        if self.priority_chart is not None:
+            before.append(cluster.add_cdk8s_chart(f"{id}PriorityClasses", self.priority_chart))
         self.manifests = {}
         for name, chart in self.charts.items():
             manifest = cluster.add_cdk8s_chart(f"{id}-{name}", chart)
-            manifest.node.add_dependency(namespace_manifest)
+            manifest.node.add_dependency(*before)
             self.manifests[name] = manifest
+        self.spare_manifests = {}
+        for name, spare_chart in self.spare_charts.items():
+            manifest = cluster.add_cdk8s_chart(f"{id}-{name}-warm-spares", spare_chart)
+            manifest.node.add_dependency(*before)
+            self.spare_manifests[name] = manifest
 
         placeholders = {}
         if Token.is_unresolved(region):
@@ -74,6 +100,11 @@ class ModelCharts(Construct):
         self.export = ManifestExport(
             self,
             "Export",
-            charts=[self.namespace_chart, *self.charts.values()],
+            charts=[
+                self.namespace_chart,
+                *([self.priority_chart] if self.priority_chart else []),
+                *self.charts.values(),
+                *self.spare_charts.values(),
+            ],
             placeholders=placeholders,
         )

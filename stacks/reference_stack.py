@@ -17,6 +17,7 @@ from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from fastload_constructs.core import naming
+from fastload_constructs.core.warm_spares import nodes_for
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.model_bucket import ModelBucket
@@ -49,6 +50,8 @@ class FastloadReferenceStack(Stack):
         self.gpu_node_groups = {}
         for instance_type in config.instance_types:
             replicas = max(m.replicas for m in config.models if m.instance_type == instance_type)
+            # Warm spares hold nodes of their own: the group must have room for every replica plus every spare.
+            replicas = max(replicas, self._nodes_with_spares(instance_type))
             self.gpu_node_groups[instance_type] = GpuNodeGroup(
                 self,
                 "Gpu-" + instance_type.replace(".", "-"),
@@ -79,6 +82,19 @@ class FastloadReferenceStack(Stack):
         for name, manifest in self.model_charts.manifests.items():
             # Pod Identity injects credentials when a pod is created: the association must exist first.
             manifest.node.add_dependency(self.model_readers[name].association)
+        for name, manifest in self.model_charts.spare_manifests.items():
+            manifest.node.add_dependency(self.model_readers[name].association)
+
+    def _nodes_with_spares(self, instance_type: str) -> int:
+        """With warm spares on `instance_type`: nodes for every model's replicas plus spares there (else 0).
+
+        Managed node groups do not add nodes by themselves: a spare preempted by a scale-out pod is
+        replaced once a node frees up or an autoscaler (Karpenter) adds one.
+        """
+        models = [m for m in self.config.models if m.instance_type == instance_type]
+        if not any(m.warm_spares for m in models):
+            return 0
+        return sum(nodes_for(self.plans[m.name], m.replicas + m.warm_spares) for m in models)
 
     def _add_model_bucket(self, config: ReferenceConfig) -> None:
         """The model bucket, locked to the network's S3 endpoint, and one read-only identity per model."""
