@@ -30,6 +30,7 @@ from fastload_constructs.core.validation import check_bucket_name
 from fastload_constructs.core.vllm_args import server_spec
 from fastload_constructs.core.warm_spares import VLLM_PRIORITY_CLASS, priority_classes
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
+from fastload_constructs.infra.image_mirror import EcrPullThroughCache
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.network import FastloadNetwork
@@ -90,6 +91,15 @@ def warm_spares(where: Where, instance_type: str, spares: int, **server: Any) ->
         **options,
     )
     return WarmSparesChart(cdk8s.App(outdir=str(where.out)), "spares", plan=serving, server=spec, spares=spares)
+
+
+def image_mirror_on_plain_network(where: Where) -> EcrPullThroughCache:
+    stack = app_in(where)
+    secret = cdk.aws_secretsmanager.Secret.from_secret_complete_arn(
+        stack, "Hub", "arn:aws:secretsmanager:us-east-1:123456789012:secret:ecr-pullthroughcache/hub-AbCdEf"
+    )
+    network = FastloadNetwork(stack, "Network", max_azs=2)
+    return EcrPullThroughCache(stack, "Mirror", credential_secret=secret, network=network)
 
 
 def big_tensor_model() -> ModelProfile:
@@ -202,6 +212,16 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         "priority_class_name",
     ),
     ("warm-spares-class-not-below-default", lambda w: priority_classes(spare_value=0), "spare_priority"),
+    (
+        "image-mirror-docker-hub-without-credentials",
+        lambda w: EcrPullThroughCache(app_in(w), "Mirror"),
+        "credential_secret",
+    ),
+    (
+        "image-mirror-network-without-ecr-endpoints",
+        lambda w: image_mirror_on_plain_network(w),
+        "network",
+    ),
     (
         "local-storage-no-volumes",
         lambda w: LocalNvmeStorage(__import__("cdk8s").App(outdir=str(w.out)), "s", volumes_per_node=0),

@@ -22,6 +22,7 @@ from aws_cdk import Stack, Validations
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
+from aws_cdk import aws_secretsmanager as secretsmanager
 from cdk_nag import AwsSolutionsChecks
 from cfnlint.api import lint_all
 
@@ -29,6 +30,7 @@ from app import build_app
 from fastload_constructs.core.pod_security import pod_of
 from fastload_constructs.core.pss_exemptions import EXEMPTIONS, unexempted_violations
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
+from fastload_constructs.infra.image_mirror import EcrPullThroughCache
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
 from fastload_constructs.infra.model_bucket import ModelBucket
@@ -94,7 +96,19 @@ def add_construct_variants(app: cdk.App) -> None:
         max_size=2,
         subnets=network.gpu_subnet_selection,
     )
-    KarpenterGpuNodes(stack, "Karpenter", cluster=cluster, instance_types=["g6e", "p5.48xlarge"])
+    karpenter = KarpenterGpuNodes(stack, "Karpenter", cluster=cluster, instance_types=["g6e", "p5.48xlarge"])
+    # The vLLM image from Docker Hub through an ECR pull-through cache rule, pulled by the Karpenter nodes.
+    mirror = EcrPullThroughCache(
+        stack,
+        "VllmImage",
+        credential_secret=secretsmanager.Secret.from_secret_complete_arn(
+            stack,
+            "DockerHub",
+            f"arn:aws:secretsmanager:{ENV.region}:{ENV.account}:secret:ecr-pullthroughcache/hub-AbCdEf",
+        ),
+        network=network,
+    )
+    mirror.grant_pull(karpenter.node_role)
     stager = iam.Role(stack, "Stager", assumed_by=iam.AccountRootPrincipal())
     bucket = ModelBucket(
         stack,

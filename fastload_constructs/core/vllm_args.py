@@ -137,13 +137,18 @@ class VllmServerSpec:
 
 
 def image_tag(image: object) -> str:
-    """The tag (or digest) of a pinned image reference; 'latest' and untagged images are refused."""
-    ok = isinstance(image, str) and bool(_IMAGE.match(image))
+    """The tag (or digest) of a pinned image reference; 'latest' and untagged images are refused.
+
+    The registry host may hold CDK tokens (an ECR mirror in this stack's account and region,
+    `infra.image_mirror`); the repository path and the tag must be literal.
+    """
+    literal = CDK_TOKEN.sub("deploy-time", image) if isinstance(image, str) else image
+    ok = isinstance(image, str) and isinstance(literal, str) and bool(_IMAGE.match(literal))
     tag = ""
     if ok:
         assert isinstance(image, str)
         tag = image.rsplit("@", 1)[1] if "@" in image else image.rsplit(":", 1)[1]
-        ok = tag != "latest"
+        ok = tag != "latest" and not is_token(tag) and not is_token(image.split("/", 1)[-1])
     require(ok, "image", image, "a pinned image reference such as 'vllm/vllm-openai:v0.34.0' (not 'latest')")
     return tag
 
