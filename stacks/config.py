@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fastload_constructs.core import image_mirror
 from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.cluster_settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
@@ -25,6 +26,7 @@ CONTEXT_KEYS = (
     PREFIX + "stagerRoleArns",
     PREFIX + "modelBucketName",
     PREFIX + "compileCachePrefix",
+    PREFIX + "vllmImageMirror",
 )
 DEFAULT_COMPILE_CACHE_PREFIX = "compile-cache"
 
@@ -53,6 +55,14 @@ class ModelSpec:
 
 
 @dataclass(frozen=True)
+class ImageMirrorConfig:
+    """`fastload:vllmImageMirror`: {"upstream": "docker-hub", "credentialSecretArn": "arn:...:secret:..."}."""
+
+    upstream: str
+    credential_secret_arn: str | None
+
+
+@dataclass(frozen=True)
 class ReferenceConfig:
     kubernetes_version: str
     models: tuple[ModelSpec, ...]
@@ -64,6 +74,8 @@ class ReferenceConfig:
     model_bucket_name: str | None = None
     # Where shared compile-cache archives go in the model bucket (models with sharedCompileCache).
     compile_cache_prefix: str = DEFAULT_COMPILE_CACHE_PREFIX
+    # The vLLM image through an ECR pull-through cache rule (None: pulled from its upstream registry).
+    image_mirror: ImageMirrorConfig | None = None
 
     @property
     def instance_types(self) -> tuple[str, ...]:
@@ -212,7 +224,28 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
         stager_role_arns=parse_stager_role_arns(_get(ctx, "stagerRoleArns")),
         model_bucket_name=bucket,
         compile_cache_prefix=cache_prefix,
+        image_mirror=parse_image_mirror(_get(ctx, "vllmImageMirror")),
     )
+
+
+def parse_image_mirror(raw: object) -> ImageMirrorConfig | None:
+    """The mirror option, its credentials checked against what the upstream requires."""
+    field = f"{PREFIX}vllmImageMirror"
+    if raw is None:
+        return None
+    require(isinstance(raw, dict), field, raw, "an object with upstream and (where it needs one) credentialSecretArn")
+    assert isinstance(raw, dict)
+    unknown = sorted(set(raw) - {"upstream", "credentialSecretArn"})
+    require(not unknown, f"{field}.{unknown[0] if unknown else ''}", unknown, "keys upstream, credentialSecretArn")
+    arn = raw.get("credentialSecretArn")
+    require(arn is None or isinstance(arn, str), f"{field}.credentialSecretArn", arn, "a secret ARN")
+    try:
+        source = image_mirror.upstream(raw.get("upstream", image_mirror.DEFAULT_UPSTREAM))
+        image_mirror.check_credentials(source, arn, arn.split(":secret:", 1)[-1] if arn else None)
+    except FastloadConfigError as exc:  # name the cdk.json key
+        key = "upstream" if exc.field == "upstream" else "credentialSecretArn"
+        raise FastloadConfigError(f"{field}.{key}", exc.value, exc.accepted) from None
+    return ImageMirrorConfig(source.name, arn)
 
 
 def _nested(a: str, b: str) -> bool:

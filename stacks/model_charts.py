@@ -18,6 +18,7 @@ from constructs import Construct
 
 from fastload_constructs.core import naming
 from fastload_constructs.core.cache_sharing import DEFAULT_CACHE_PREFIX, SharedCompileCache
+from fastload_constructs.core.vllm_args import DEFAULT_IMAGE
 from fastload_constructs.k8s.manifest_export import ManifestExport
 from fastload_constructs.k8s.namespace_chart import NamespaceChart
 from fastload_constructs.k8s.vllm_chart import VllmChart
@@ -38,6 +39,7 @@ class ModelCharts(Construct):
         bucket_name: str,
         namespace: str = naming.DEFAULT_NAMESPACE,
         compile_cache_prefix: str = DEFAULT_CACHE_PREFIX,
+        image: str = DEFAULT_IMAGE,
     ) -> None:
         super().__init__(scope, id)
         region = Stack.of(self).region
@@ -59,6 +61,7 @@ class ModelCharts(Construct):
                 model_uri=f"s3://{bucket_name}/{spec.s3_prefix}",
                 region=region,
                 namespace=namespace,
+                image=image,
                 replicas=spec.replicas,
                 shared_compile_cache=(
                     SharedCompileCache(bucket_name, compile_cache_prefix) if spec.shared_compile_cache else None
@@ -97,6 +100,11 @@ class ModelCharts(Construct):
             placeholders[region] = "${AWS_REGION}"
         if Token.is_unresolved(bucket_name):
             placeholders[bucket_name] = "${MODEL_BUCKET_NAME}"
+        if image != DEFAULT_IMAGE:  # an ECR mirror in an environment-agnostic stack
+            stack = Stack.of(self)
+            for token, placeholder in ((stack.account, "${AWS_ACCOUNT_ID}"), (stack.url_suffix, "${AWS_URL_SUFFIX}")):
+                if Token.is_unresolved(token) and token in image:
+                    placeholders[token] = placeholder
         self.export = ManifestExport(
             self,
             "Export",

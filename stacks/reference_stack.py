@@ -14,11 +14,14 @@ import cdk8s
 from aws_cdk import CfnOutput, Stack
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
 from fastload_constructs.core import naming
+from fastload_constructs.core.vllm_args import DEFAULT_IMAGE
 from fastload_constructs.core.warm_spares import nodes_for
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
+from fastload_constructs.infra.image_mirror import EcrPullThroughCache
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
@@ -36,7 +39,9 @@ class FastloadReferenceStack(Stack):
         super().__init__(scope, construct_id, **kwargs)
         self.config = config
         self.plans = {m.name: m.serving_plan() for m in config.models}
-        self.network = FastloadNetwork(self, "Network")
+        # Pulling the vLLM image through ECR in-region: the ECR api/dkr endpoints keep pulls in the VPC.
+        self.network = FastloadNetwork(self, "Network", interface_endpoints=config.image_mirror is not None)
+        self.image_mirror = self._add_image_mirror(config)
         # Managed node groups, not Auto Mode: GPU nodes need our launch
         # template (nodeadm RAID0 of the instance store).
         self.inference_cluster = InferenceCluster(
@@ -65,6 +70,9 @@ class FastloadReferenceStack(Stack):
                 # its store sits on NVMe, so the root volume's throughput does not cap it.
                 fast_image_pull=True,
             )
+        if self.image_mirror is not None:
+            for node_group in self.gpu_node_groups.values():
+                self.image_mirror.grant_pull(node_group.role)
         self.device_plugin = NvidiaDevicePlugin(self, "NvidiaDevicePlugin", cluster=self.cluster)
         self.local_storage = LocalNvmeStorage(cdk8s.App(), "local-nvme")
         self.cluster.add_cdk8s_chart("LocalNvmeStorage", self.local_storage)
@@ -78,12 +86,28 @@ class FastloadReferenceStack(Stack):
             models=config.models,
             bucket_name=config.model_bucket_name or self.model_bucket.bucket_name,
             compile_cache_prefix=config.compile_cache_prefix,
+            image=self.image_mirror.image(DEFAULT_IMAGE) if self.image_mirror is not None else DEFAULT_IMAGE,
         )
         for name, manifest in self.model_charts.manifests.items():
             # Pod Identity injects credentials when a pod is created: the association must exist first.
             manifest.node.add_dependency(self.model_readers[name].association)
         for name, manifest in self.model_charts.spare_manifests.items():
             manifest.node.add_dependency(self.model_readers[name].association)
+
+    def _add_image_mirror(self, config: ReferenceConfig) -> EcrPullThroughCache | None:
+        """`fastload:vllmImageMirror`: a pull-through cache rule the GPU nodes pull the vLLM image through."""
+        if config.image_mirror is None:
+            return None
+        arn = config.image_mirror.credential_secret_arn
+        return EcrPullThroughCache(
+            self,
+            "VllmImage",
+            upstream=config.image_mirror.upstream,
+            credential_secret=secretsmanager.Secret.from_secret_complete_arn(self, "UpstreamCredentials", arn)
+            if arn
+            else None,
+            network=self.network,
+        )
 
     def _nodes_with_spares(self, instance_type: str) -> int:
         """With warm spares on `instance_type`: nodes for every model's replicas plus spares there (else 0).

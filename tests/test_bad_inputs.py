@@ -213,6 +213,11 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
     ),
     ("warm-spares-class-not-below-default", lambda w: priority_classes(spare_value=0), "spare_priority"),
     (
+        "app-image-mirror-docker-hub-without-credentials",
+        lambda w: build_app({**context(), "fastload:vllmImageMirror": {"upstream": "docker-hub"}}, str(w.out)),
+        "fastload:vllmImageMirror.credentialSecretArn",
+    ),
+    (
         "image-mirror-docker-hub-without-credentials",
         lambda w: EcrPullThroughCache(app_in(w), "Mirror"),
         "credential_secret",

@@ -164,3 +164,60 @@ def test_the_chart_runs_the_mirrored_image_with_the_same_cache_key():
     chart = VllmChart(cdk8s.Testing.app(), "llama", plan=serving, image=image, **args)
     (deployment,) = [d for d in cdk8s.Testing.synth(chart) if d["kind"] == "Deployment"]
     assert deployment["spec"]["template"]["spec"]["containers"][0]["image"] == image
+
+
+# The reference app ---------------------------------------------------------------------------------
+
+MIRROR = {"upstream": "docker-hub", "credentialSecretArn": SECRET_ARN}
+
+
+def test_reference_stack_pulls_the_vllm_image_through_the_rule(tmp_path):
+    import copy
+    import json
+    from pathlib import Path
+
+    from app import build_app
+
+    ctx = copy.deepcopy(json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"])
+    ctx["fastload:vllmImageMirror"] = MIRROR
+    app = build_app(ctx, str(tmp_path))
+    (stack,) = [c for c in app.node.children if isinstance(c, cdk.Stack)]
+    template = Template.from_stack(stack)
+    template.has_resource_properties(
+        "AWS::ECR::PullThroughCacheRule", {"CredentialArn": SECRET_ARN, "UpstreamRegistryUrl": "registry-1.docker.io"}
+    )
+    endpoints = template.find_resources("AWS::EC2::VPCEndpoint")
+    services = json.dumps([r["Properties"]["ServiceName"] for r in endpoints.values()])
+    assert "ecr.api" in services and "ecr.dkr" in services
+    (node_group,) = stack.gpu_node_groups.values()
+    role_id = stack.resolve(node_group.role.role_name)["Ref"]
+    policies = [
+        p for p in template.find_resources("AWS::IAM::Policy").values() if {"Ref": role_id} in p["Properties"]["Roles"]
+    ]
+    actions = json.dumps([p["Properties"]["PolicyDocument"] for p in policies])
+    assert "ecr:BatchImportUpstreamImage" in actions
+    (chart,) = stack.model_charts.charts.values()
+    (deployment,) = [d for d in cdk8s.Testing.synth(chart) if d["kind"] == "Deployment"]
+    image = deployment["spec"]["template"]["spec"]["containers"][0]["image"]
+    assert image.endswith("/docker-hub/vllm/vllm-openai:v0.34.0") and image != DEFAULT_IMAGE
+
+
+@pytest.mark.parametrize(
+    "raw, field",
+    [
+        ({"upstream": "docker-hub"}, "fastload:vllmImageMirror.credentialSecretArn"),
+        ({"upstream": "quay", "credentialSecretArn": SECRET_ARN}, "fastload:vllmImageMirror.credentialSecretArn"),
+        ({"upstream": "nope"}, "fastload:vllmImageMirror.upstream"),
+        (
+            {"credentialSecretArn": SECRET_ARN.replace("ecr-pullthroughcache/", "")},
+            "fastload:vllmImageMirror.credentialSecretArn",
+        ),
+        ({"registry": "x"}, "fastload:vllmImageMirror.registry"),
+    ],
+)
+def test_reference_config_refuses_a_mirror_without_what_the_upstream_needs(raw, field):
+    from stacks.config import parse_image_mirror
+
+    with pytest.raises(FastloadConfigError) as err:
+        parse_image_mirror(raw)
+    assert err.value.field == field

@@ -58,6 +58,10 @@ def variant_context() -> dict:
     # The AZ lookup `cdk synth` would cache in cdk.context.json, for the environment-specific stack.
     ctx[f"availability-zones:account={ENV.account}:region={ENV.region}"] = ["us-west-2a", "us-west-2b", "us-west-2c"]
     ctx["fastload:stagerRoleArns"] = ["arn:aws:iam::123456789012:role/model-stager"]
+    ctx["fastload:vllmImageMirror"] = {
+        "upstream": "docker-hub",
+        "credentialSecretArn": "arn:aws:secretsmanager:us-west-2:123456789012:secret:ecr-pullthroughcache/hub-AbCdEf",
+    }
     ctx["fastload:models"].append(
         {
             "name": "llama-70b",
@@ -67,6 +71,7 @@ def variant_context() -> dict:
             "replicas": 2,
             "sharedCompileCache": True,
             "nodeLocalModelCache": True,
+            "warmSpares": 1,
         }
     )
     return ctx
