@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -44,17 +45,18 @@ BUCKET = "bench-warm"
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
+        return port
 
 
 class ByteCounter:
     """Response body bytes botocore reads from GetObject (whole and ranged)."""
 
-    def __init__(self, client) -> None:
+    def __init__(self, client: Any) -> None:
         self.bytes = 0
         client.meta.events.register("after-call.s3.GetObject", self._count)
 
-    def _count(self, http_response=None, **_: object) -> None:
+    def _count(self, http_response: Any = None, **_: object) -> None:
         self.bytes += int(http_response.headers.get("content-length", 0))
 
 
@@ -66,7 +68,7 @@ def make_model(folder: Path, mib: int, shards: int = 2) -> None:
         write_safetensors(folder / f"model-{i + 1:05d}-of-{shards:05d}.safetensors", {f"w{i}": ("BF16", [side, side])})
 
 
-def pod_steps(s3, *, prefix: str, node: Path, cache_key: str) -> None:
+def pod_steps(s3: Any, *, prefix: str, node: Path, cache_key: str) -> None:
     """warm-check, stage-model, restore-compile-cache: the init containers of a spare and of a vLLM pod."""
     model_dir, cache_root = node / "models" / "m", node / "vllm-cache" / cache_key
     warm_check.check(s3, bucket=BUCKET, prefix=prefix, model_dir=model_dir, cache_root=cache_root)
