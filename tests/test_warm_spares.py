@@ -16,7 +16,7 @@ from aws_cdk.assertions import Template
 
 from app import build_app
 from fastload_constructs.core import naming
-from fastload_constructs.core.cache_sharing import SharedCompileCache
+from fastload_constructs.core.cache_sharing import SCRIPT_NAME, SharedCompileCache, cache_sync_script
 from fastload_constructs.core.cluster_settings import SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
@@ -183,7 +183,7 @@ def test_spare_ships_both_scripts():
     _, _, spare, _ = build(*CASES[1][1:])
     (config_map,) = [d for d in docs(spare) if d["kind"] == "ConfigMap"]
     assert config_map["data"][WARM_CHECK_SCRIPT] == warm_check_script()
-    assert config_map["data"]["cache_sync.py"] == cache_sync.__loader__.get_data(cache_sync.__file__).decode()
+    assert config_map["data"][SCRIPT_NAME] == cache_sync_script()
 
 
 def test_zero_spares_render_no_deployment():
