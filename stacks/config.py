@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from fastload_constructs.core import image_mirror
 from fastload_constructs.core.calibration import assumptions_from_dict
 from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.cluster_settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
@@ -38,6 +39,7 @@ CONTEXT_KEYS = (
     PREFIX + "compileCachePrefix",
     PREFIX + "assumptions",
     PREFIX + "gpuNodes",
+    PREFIX + "vllmImageMirror",
 )
 DEFAULT_COMPILE_CACHE_PREFIX = "compile-cache"
 
@@ -63,8 +65,19 @@ class ModelSpec:
     def autoscaled(self) -> bool:
         return self.autoscaling.max_replicas > self.autoscaling.min_replicas
 
+    # Warm headroom (core/warm_spares.py): placeholder pods of this model's shape that pre-warm nodes.
+    warm_spares: int = 0
+
     def serving_plan(self) -> ServingPlan:
         return plan(self.profile, self.instance_type, self.options)
+
+
+@dataclass(frozen=True)
+class ImageMirrorConfig:
+    """`fastload:vllmImageMirror`: {"upstream": "docker-hub", "credentialSecretArn": "arn:...:secret:..."}."""
+
+    upstream: str
+    credential_secret_arn: str | None
 
 
 @dataclass(frozen=True)
@@ -81,6 +94,8 @@ class ReferenceConfig:
     compile_cache_prefix: str = DEFAULT_COMPILE_CACHE_PREFIX
     # "karpenter" (node autoscaling, the default) or "managed" (fixed node groups sized for the peak).
     gpu_nodes: str = DEFAULT_GPU_NODE_MODE
+    # The vLLM image through an ECR pull-through cache rule (None: pulled from its upstream registry).
+    image_mirror: ImageMirrorConfig | None = None
 
     @property
     def instance_types(self) -> tuple[str, ...]:
@@ -203,6 +218,7 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         "kvCacheDtype",
         "architecture",
         *SCALING_KEYS,
+        "warmSpares",
     }
     unknown = sorted(set(raw) - known)
     require(not unknown, f"{where}.{unknown[0] if unknown else ''}", unknown, "keys " + ", ".join(sorted(known)))
@@ -265,7 +281,15 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         shared_compile_cache=shared_cache,
         node_local_model_cache=node_local,
         autoscaling=autoscaling,
+        warm_spares=_warm_spares(f"{where}.warmSpares", raw.get("warmSpares", 0)),
     )
+
+
+def _warm_spares(field: str, value: object) -> int:
+    """0 (default) or more placeholders; without nodeLocalModelCache they warm the image (and shared cache)."""
+    require(isinstance(value, int) and is_whole_number(value) and value >= 0, field, value, "a whole number >= 0")
+    assert isinstance(value, int)
+    return value
 
 
 def parse_stager_role_arns(raw: object) -> tuple[str, ...]:
@@ -327,6 +351,7 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
         stager_role_arns=parse_stager_role_arns(_get(ctx, "stagerRoleArns")),
         model_bucket_name=bucket,
         compile_cache_prefix=cache_prefix,
+        image_mirror=parse_image_mirror(_get(ctx, "vllmImageMirror")),
     )
 
 
@@ -389,6 +414,26 @@ def parse_model_scaling(raw: Mapping[str, Any], where: str, replicas: int) -> Au
         if key == "target":
             key = "scalingTarget" if "scalingTarget" in raw else "targetWaitingRequests"
         raise FastloadConfigError(f"{where}.{field_of.get(key, key)}", exc.value, exc.accepted) from None
+
+
+def parse_image_mirror(raw: object) -> ImageMirrorConfig | None:
+    """The mirror option, its credentials checked against what the upstream requires."""
+    field = f"{PREFIX}vllmImageMirror"
+    if raw is None:
+        return None
+    require(isinstance(raw, dict), field, raw, "an object with upstream and (where it needs one) credentialSecretArn")
+    assert isinstance(raw, dict)
+    unknown = sorted(set(raw) - {"upstream", "credentialSecretArn"})
+    require(not unknown, f"{field}.{unknown[0] if unknown else ''}", unknown, "keys upstream, credentialSecretArn")
+    arn = raw.get("credentialSecretArn")
+    require(arn is None or isinstance(arn, str), f"{field}.credentialSecretArn", arn, "a secret ARN")
+    try:
+        source = image_mirror.upstream(raw.get("upstream", image_mirror.DEFAULT_UPSTREAM))
+        image_mirror.check_credentials(source, arn, arn.split(":secret:", 1)[-1] if arn else None)
+    except FastloadConfigError as exc:  # name the cdk.json key
+        key = "upstream" if exc.field == "upstream" else "credentialSecretArn"
+        raise FastloadConfigError(f"{field}.{key}", exc.value, exc.accepted) from None
+    return ImageMirrorConfig(source.name, arn)
 
 
 def _nested(a: str, b: str) -> bool:

@@ -19,9 +19,11 @@ from constructs import Construct
 from fastload_constructs.core import naming
 from fastload_constructs.core.cache_sharing import DEFAULT_CACHE_PREFIX, SharedCompileCache
 from fastload_constructs.core.serving_access import ServingAccess
+from fastload_constructs.core.vllm_args import DEFAULT_IMAGE
 from fastload_constructs.k8s.manifest_export import ManifestExport
 from fastload_constructs.k8s.namespace_chart import NamespaceChart
 from fastload_constructs.k8s.vllm_chart import VllmChart
+from fastload_constructs.k8s.warm_spares import PriorityClassesChart, WarmSparesChart
 from stacks.config import ModelSpec
 
 
@@ -40,6 +42,7 @@ class ModelCharts(Construct):
         compile_cache_prefix: str = DEFAULT_CACHE_PREFIX,
         customize: Callable[[ModelSpec, VllmChart], None] | None = None,
         access: ServingAccess | None = None,
+        image: str = DEFAULT_IMAGE,
     ) -> None:
         """`customize(spec, chart)` runs before a chart is applied (add_cdk8s_chart renders it at once)."""
         super().__init__(scope, id)
@@ -47,6 +50,12 @@ class ModelCharts(Construct):
         self.cdk8s_app = cdk8s.App()
         self.namespace_chart = NamespaceChart(self.cdk8s_app, "namespace", namespace=namespace)
         self.charts: dict[str, VllmChart] = {}
+        # Warm spares anywhere: every vLLM pod gets the class above the spares' (one spare may serve any model).
+        self.priority_chart = (
+            PriorityClassesChart(self.cdk8s_app, "priority-classes") if any(m.warm_spares for m in models) else None
+        )
+        vllm_class = self.priority_chart.vllm_class_name if self.priority_chart else None
+        self.spare_charts: dict[str, WarmSparesChart] = {}
         for spec in models:
             self.charts[spec.name] = VllmChart(
                 self.cdk8s_app,
@@ -56,31 +65,61 @@ class ModelCharts(Construct):
                 model_uri=f"s3://{bucket_name}/{spec.s3_prefix}",
                 region=region,
                 namespace=namespace,
+                image=image,
                 replicas=spec.replicas,
                 shared_compile_cache=(
                     SharedCompileCache(bucket_name, compile_cache_prefix) if spec.shared_compile_cache else None
                 ),
                 model_cache="node-local" if spec.node_local_model_cache else "s3",
                 **({"access": access} if access is not None else {}),
+                priority_class_name=vllm_class,
+                warm_check=spec.warm_spares > 0,
             )
             if customize is not None:
                 customize(spec, self.charts[spec.name])
+            if spec.warm_spares > 0:
+                self.spare_charts[spec.name] = WarmSparesChart(
+                    self.cdk8s_app,
+                    f"{spec.name}-warm-spares",
+                    plan=spec.serving_plan(),
+                    server=self.charts[spec.name].spec,
+                    spares=spec.warm_spares,
+                )
 
         namespace_manifest = cluster.add_cdk8s_chart(f"{id}Namespace", self.namespace_chart)
+        # Admission refuses a pod whose PriorityClass does not exist yet.
+        before = [namespace_manifest]
+        if self.priority_chart is not None:
+            before.append(cluster.add_cdk8s_chart(f"{id}PriorityClasses", self.priority_chart))
         self.manifests = {}
         for name, chart in self.charts.items():
             manifest = cluster.add_cdk8s_chart(f"{id}-{name}", chart)
-            manifest.node.add_dependency(namespace_manifest)
+            manifest.node.add_dependency(*before)
             self.manifests[name] = manifest
+        self.spare_manifests = {}
+        for name, spare_chart in self.spare_charts.items():
+            manifest = cluster.add_cdk8s_chart(f"{id}-{name}-warm-spares", spare_chart)
+            manifest.node.add_dependency(*before)
+            self.spare_manifests[name] = manifest
 
         placeholders = {}
         if Token.is_unresolved(region):
             placeholders[region] = "${AWS_REGION}"
         if Token.is_unresolved(bucket_name):
             placeholders[bucket_name] = "${MODEL_BUCKET_NAME}"
+        if image != DEFAULT_IMAGE:  # an ECR mirror in an environment-agnostic stack
+            stack = Stack.of(self)
+            for token, placeholder in ((stack.account, "${AWS_ACCOUNT_ID}"), (stack.url_suffix, "${AWS_URL_SUFFIX}")):
+                if Token.is_unresolved(token) and token in image:
+                    placeholders[token] = placeholder
         self.export = ManifestExport(
             self,
             "Export",
-            charts=[self.namespace_chart, *self.charts.values()],
+            charts=[
+                self.namespace_chart,
+                *([self.priority_chart] if self.priority_chart else []),
+                *self.charts.values(),
+                *self.spare_charts.values(),
+            ],
             placeholders=placeholders,
         )

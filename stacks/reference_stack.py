@@ -16,13 +16,16 @@ import cdk8s
 from aws_cdk import CfnOutput, Stack, Token
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
 from fastload_constructs.core import naming
 from fastload_constructs.core.node_pools import DO_NOT_DISRUPT
 from fastload_constructs.core.scaling import Workload, family_gpu_limits, node_capacity, scaling_behavior
 from fastload_constructs.core.serving_access import ServingAccess
+from fastload_constructs.core.vllm_args import DEFAULT_IMAGE
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
+from fastload_constructs.infra.image_mirror import EcrPullThroughCache
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.karpenter_controller import KarpenterController
 from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
@@ -46,7 +49,9 @@ class FastloadReferenceStack(Stack):
         super().__init__(scope, construct_id, **kwargs)
         self.config = config
         self.plans = {m.name: m.serving_plan() for m in config.models}
-        self.network = FastloadNetwork(self, "Network")
+        # Pulling the vLLM image through ECR in-region: the ECR api/dkr endpoints keep pulls in the VPC.
+        self.network = FastloadNetwork(self, "Network", interface_endpoints=config.image_mirror is not None)
+        self.image_mirror = self._add_image_mirror(config)
         # Managed node groups, not Auto Mode: GPU nodes need our launch
         # template (nodeadm RAID0 of the instance store).
         # A literal cluster name: Karpenter's IAM policy carries it in condition keys.
@@ -67,6 +72,7 @@ class FastloadReferenceStack(Stack):
                 tensor_parallel_size=self.plans[m.name].tensor_parallel_size,
                 min_replicas=m.autoscaling.min_replicas,
                 max_replicas=m.autoscaling.max_replicas,
+                warm_spares=m.warm_spares,
             )
             for i, m in enumerate(config.models)
         )
@@ -77,6 +83,12 @@ class FastloadReferenceStack(Stack):
             self._add_managed_gpu_nodes(config)
         else:
             self._add_karpenter(config)
+        if self.image_mirror is not None:
+            roles = [g.role for g in self.gpu_node_groups.values()]
+            if self.karpenter_nodes is not None:
+                roles.append(self.karpenter_nodes.node_role)
+            for role in roles:
+                self.image_mirror.grant_pull(role)
         self.device_plugin = NvidiaDevicePlugin(self, "NvidiaDevicePlugin", cluster=self.cluster)
         self.local_storage = LocalNvmeStorage(cdk8s.App(), "local-nvme")
         self.cluster.add_cdk8s_chart("LocalNvmeStorage", self.local_storage)
@@ -92,9 +104,12 @@ class FastloadReferenceStack(Stack):
             compile_cache_prefix=config.compile_cache_prefix,
             customize=self._customize_vllm,
             access=self._serving_access(config),
+            image=self.image_mirror.image(DEFAULT_IMAGE) if self.image_mirror is not None else DEFAULT_IMAGE,
         )
         for name, manifest in self.model_charts.manifests.items():
             # Pod Identity injects credentials when a pod is created: the association must exist first.
+            manifest.node.add_dependency(self.model_readers[name].association)
+        for name, manifest in self.model_charts.spare_manifests.items():
             manifest.node.add_dependency(self.model_readers[name].association)
         self._add_pod_autoscaling(config)
         self._export_scale_out_manifests()
@@ -231,6 +246,21 @@ class FastloadReferenceStack(Stack):
             manifest.node.add_dependency(self.keda.chart)
             manifest.node.add_dependency(self.model_charts.manifests[model.name])
             self.autoscaling_charts[model.name] = chart
+
+    def _add_image_mirror(self, config: ReferenceConfig) -> EcrPullThroughCache | None:
+        """`fastload:vllmImageMirror`: a pull-through cache rule the GPU nodes pull the vLLM image through."""
+        if config.image_mirror is None:
+            return None
+        arn = config.image_mirror.credential_secret_arn
+        return EcrPullThroughCache(
+            self,
+            "VllmImage",
+            upstream=config.image_mirror.upstream,
+            credential_secret=secretsmanager.Secret.from_secret_complete_arn(self, "UpstreamCredentials", arn)
+            if arn
+            else None,
+            network=self.network,
+        )
 
     def _add_model_bucket(self, config: ReferenceConfig) -> None:
         """The model bucket, locked to the network's S3 endpoint, and one read-only identity per model."""

@@ -95,6 +95,30 @@ def _autoscaling(metric: str, target: float) -> dict[str, Any]:
     )
 
 
+def _warm_spares(model_cache: str) -> dict[str, Any]:
+    from fastload_constructs.core.cache_sharing import SharedCompileCache
+    from fastload_constructs.core.model import ModelProfile
+    from fastload_constructs.core.tuning import TuningOptions, plan
+    from fastload_constructs.core.vllm_args import server_spec
+    from fastload_constructs.core.warm_spares import VLLM_PRIORITY_CLASS
+
+    source = "local" if model_cache == "node-local" else "s3"
+    serving = plan(
+        ModelProfile.from_numbers(parameter_count=70_000_000_000), "g6e.12xlarge", TuningOptions(source=source)
+    )
+    server = server_spec(
+        serving,
+        model_name="llama-70b",
+        model_uri="s3://models-bucket/models/llama-70b",
+        region="us-east-1",
+        model_cache=model_cache,  # type: ignore[arg-type]
+        shared_compile_cache=SharedCompileCache("models-bucket") if model_cache == "node-local" else None,
+        priority_class_name=VLLM_PRIORITY_CLASS,
+        warm_check=True,
+    )
+    return dict(plan=serving, server=server, spares=2)
+
+
 # Chart class name -> (case name, keyword arguments) to synthesise it with.
 CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
     "LocalNvmeStorage": [("default", dict), ("16-volumes", lambda: {"volumes_per_node": 16})],
@@ -132,6 +156,8 @@ CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
         ("kv-cache", lambda: _autoscaling("kv_cache_usage", 0.8)),
     ],
     "VllmChart": [(mode, lambda mode=mode: _vllm(mode)) for mode in ("host-path", "pvc", "empty-dir")],
+    "PriorityClassesChart": [("default", dict)],
+    "WarmSparesChart": [(mode, lambda mode=mode: _warm_spares(mode)) for mode in ("node-local", "s3")],
 }
 
 

@@ -21,14 +21,17 @@ from aws_cdk import aws_eks_v2 as eks
 
 from app import build_app
 from fastload_constructs.cli.main import main
-from fastload_constructs.core.catalog import GIB
+from fastload_constructs.core.catalog import GIB, lookup
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile, ShardInfo
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.scaling import Workload, node_capacity
 from fastload_constructs.core.tuning import TuningOptions, plan
 from fastload_constructs.core.validation import check_bucket_name
+from fastload_constructs.core.vllm_args import server_spec
+from fastload_constructs.core.warm_spares import VLLM_PRIORITY_CLASS, priority_classes
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
+from fastload_constructs.infra.image_mirror import EcrPullThroughCache
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.karpenter_controller import KarpenterController
 from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
@@ -100,6 +103,35 @@ def bucket(where: Where, **kwargs: Any) -> ModelBucket:
     stack = app_in(where)
     endpoint = ec2.GatewayVpcEndpoint.from_gateway_vpc_endpoint_id(stack, "S3", "vpce-0123456789abcdef0")
     return ModelBucket(stack, "Models", vpc_endpoint=endpoint, **kwargs)
+
+
+def warm_spares(where: Where, instance_type: str, spares: int, **server: Any) -> Any:
+    """The placeholders of an 8B model on `instance_type`, rendered into a cdk8s App writing to `where.out`."""
+    import cdk8s
+
+    from fastload_constructs.k8s.warm_spares import WarmSparesChart
+
+    serving = plan(MODEL_8B, instance_type)
+    store = lookup(instance_type).has_instance_store
+    options: dict[str, Any] = {"priority_class_name": VLLM_PRIORITY_CLASS, **server}
+    spec = server_spec(
+        serving,
+        model_name="llama",
+        model_uri="s3://models-bucket/llama",
+        region="us-east-1",
+        compile_cache="host-path" if store else "empty-dir",
+        **options,
+    )
+    return WarmSparesChart(cdk8s.App(outdir=str(where.out)), "spares", plan=serving, server=spec, spares=spares)
+
+
+def image_mirror_on_plain_network(where: Where) -> EcrPullThroughCache:
+    stack = app_in(where)
+    secret = cdk.aws_secretsmanager.Secret.from_secret_complete_arn(
+        stack, "Hub", "arn:aws:secretsmanager:us-east-1:123456789012:secret:ecr-pullthroughcache/hub-AbCdEf"
+    )
+    network = FastloadNetwork(stack, "Network", max_azs=2)
+    return EcrPullThroughCache(stack, "Mirror", credential_secret=secret, network=network)
 
 
 def big_tensor_model() -> ModelProfile:
@@ -262,6 +294,34 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         "capacity-tp-not-a-divisor",
         lambda w: node_capacity([Workload("m", "g6e.12xlarge", 3, 1, 2)]),
         "m.tensorParallelSize",
+    ),
+    (
+        "app-negative-warm-spares",
+        lambda w: build_app(context(warmSpares=-1), str(w.out)),
+        "fastload:models[0].warmSpares",
+    ),
+    ("warm-spares-negative", lambda w: warm_spares(w, "g6e.2xlarge", -1), "warm_spares"),
+    ("warm-spares-without-instance-store", lambda w: warm_spares(w, "p3.8xlarge", 1), "warm_spares"),
+    (
+        "warm-spares-vllm-pods-without-their-class",
+        lambda w: warm_spares(w, "g6e.2xlarge", 1, priority_class_name=None),
+        "priority_class_name",
+    ),
+    ("warm-spares-class-not-below-default", lambda w: priority_classes(spare_value=0), "spare_priority"),
+    (
+        "app-image-mirror-docker-hub-without-credentials",
+        lambda w: build_app({**context(), "fastload:vllmImageMirror": {"upstream": "docker-hub"}}, str(w.out)),
+        "fastload:vllmImageMirror.credentialSecretArn",
+    ),
+    (
+        "image-mirror-docker-hub-without-credentials",
+        lambda w: EcrPullThroughCache(app_in(w), "Mirror"),
+        "credential_secret",
+    ),
+    (
+        "image-mirror-network-without-ecr-endpoints",
+        lambda w: image_mirror_on_plain_network(w),
+        "network",
     ),
     (
         "local-storage-no-volumes",

@@ -22,6 +22,7 @@ from aws_cdk import Stack, Validations
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
+from aws_cdk import aws_secretsmanager as secretsmanager
 from cdk_nag import AwsSolutionsChecks
 from cfnlint.api import lint_all
 
@@ -29,6 +30,7 @@ from app import build_app
 from fastload_constructs.core.pod_security import pod_of
 from fastload_constructs.core.pss_exemptions import EXEMPTIONS, unexempted_violations
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
+from fastload_constructs.infra.image_mirror import EcrPullThroughCache
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.karpenter_controller import KarpenterController
 from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
@@ -59,6 +61,10 @@ def variant_context() -> dict:
     # The AZ lookup `cdk synth` would cache in cdk.context.json, for the environment-specific stack.
     ctx[f"availability-zones:account={ENV.account}:region={ENV.region}"] = ["us-west-2a", "us-west-2b", "us-west-2c"]
     ctx["fastload:stagerRoleArns"] = ["arn:aws:iam::123456789012:role/model-stager"]
+    ctx["fastload:vllmImageMirror"] = {
+        "upstream": "docker-hub",
+        "credentialSecretArn": "arn:aws:secretsmanager:us-west-2:123456789012:secret:ecr-pullthroughcache/hub-AbCdEf",
+    }
     ctx["fastload:models"].append(
         {
             "name": "llama-70b",
@@ -68,6 +74,7 @@ def variant_context() -> dict:
             "replicas": 2,
             "sharedCompileCache": True,
             "nodeLocalModelCache": True,
+            "warmSpares": 1,
         }
     )
     return ctx
@@ -124,6 +131,18 @@ def add_construct_variants(app: cdk.App) -> None:
         cluster_label="variants",
     )
     KedaController(stack, "Keda", cluster=inference, metrics=metrics)
+    # The vLLM image from Docker Hub through an ECR pull-through cache rule, pulled by the Karpenter nodes.
+    mirror = EcrPullThroughCache(
+        stack,
+        "VllmImage",
+        credential_secret=secretsmanager.Secret.from_secret_complete_arn(
+            stack,
+            "DockerHub",
+            f"arn:aws:secretsmanager:{ENV.region}:{ENV.account}:secret:ecr-pullthroughcache/hub-AbCdEf",
+        ),
+        network=network,
+    )
+    mirror.grant_pull(karpenter_nodes.node_role)
     stager = iam.Role(stack, "Stager", assumed_by=iam.AccountRootPrincipal())
     bucket = ModelBucket(
         stack,

@@ -187,11 +187,13 @@ class Workload:
     tensor_parallel_size: int
     min_replicas: int
     max_replicas: int
+    # Placeholder pods of the model's shape (core/warm_spares.py): always there, each holding its GPUs.
+    warm_spares: int = 0
 
 
 @dataclass(frozen=True)
 class NodeCapacity:
-    """Nodes of one instance type: enough for every model's max replicas plus one surge pod each."""
+    """Nodes of one instance type: every model's max replicas and warm spares plus one surge pod each."""
 
     instance: GpuInstance
     baseline_gpus: int  # min replicas x TP
@@ -214,6 +216,12 @@ def _check_workload(w: Workload) -> GpuInstance:
         f"a divisor of the {instance.gpu_count} GPUs of {instance.name}",
     )
     check_autoscaling(Autoscaling(min_replicas=w.min_replicas, max_replicas=w.max_replicas), w.name)
+    require(
+        is_whole_number(w.warm_spares) and w.warm_spares >= 0,
+        f"{w.name}.warmSpares",
+        w.warm_spares,
+        "a whole number >= 0",
+    )
     return instance
 
 
@@ -229,8 +237,8 @@ def node_capacity(workloads: Iterable[Workload]) -> dict[str, NodeCapacity]:
     out: dict[str, NodeCapacity] = {}
     for name, group in by_type.items():
         g = instances[name].gpu_count
-        baseline = sum(w.min_replicas * w.tensor_parallel_size for w in group)
-        peak = sum((w.max_replicas + 1) * w.tensor_parallel_size for w in group)
+        baseline = sum((w.min_replicas + w.warm_spares) * w.tensor_parallel_size for w in group)
+        peak = sum((w.max_replicas + w.warm_spares + 1) * w.tensor_parallel_size for w in group)
         out[name] = NodeCapacity(
             instance=instances[name],
             baseline_gpus=baseline,

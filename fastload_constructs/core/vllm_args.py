@@ -33,7 +33,13 @@ from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.streamer_env import streamer_env
 from fastload_constructs.core.tokens import CDK_TOKEN, is_token, stable
 from fastload_constructs.core.tuning import ServingPlan, compile_cache_key
-from fastload_constructs.core.validation import check_dns1035_label, check_dns_label, check_key_prefix
+from fastload_constructs.core.validation import (
+    check_dns1035_label,
+    check_dns_label,
+    check_dns_subdomain,
+    check_key_prefix,
+)
+from fastload_constructs.core.warm_check import warm_check as warm_check_container
 
 # vLLM's OpenAI-compatible server image; the tag is part of the compile-cache key.
 DEFAULT_IMAGE = "vllm/vllm-openai:v0.34.0"
@@ -126,16 +132,23 @@ class VllmServerSpec:
     model_host_path: str | None = None  # node-local model cache only
     init_containers: tuple[SyncContainer, ...] = ()  # run in order before vLLM
     sidecars: tuple[SyncContainer, ...] = ()
+    # Warm spares (core/warm_spares.py): the vLLM pods' PriorityClass, above the placeholders'.
+    priority_class_name: str | None = None
 
 
 def image_tag(image: object) -> str:
-    """The tag (or digest) of a pinned image reference; 'latest' and untagged images are refused."""
-    ok = isinstance(image, str) and bool(_IMAGE.match(image))
+    """The tag (or digest) of a pinned image reference; 'latest' and untagged images are refused.
+
+    The registry host may hold CDK tokens (an ECR mirror in this stack's account and region,
+    `infra.image_mirror`); the repository path and the tag must be literal.
+    """
+    literal = CDK_TOKEN.sub("deploy-time", image) if isinstance(image, str) else image
+    ok = isinstance(image, str) and isinstance(literal, str) and bool(_IMAGE.match(literal))
     tag = ""
     if ok:
         assert isinstance(image, str)
         tag = image.rsplit("@", 1)[1] if "@" in image else image.rsplit(":", 1)[1]
-        ok = tag != "latest"
+        ok = tag != "latest" and not is_token(tag) and not is_token(image.split("/", 1)[-1])
     require(ok, "image", image, "a pinned image reference such as 'vllm/vllm-openai:v0.34.0' (not 'latest')")
     return tag
 
@@ -321,8 +334,15 @@ def server_spec(
     shared_compile_cache: SharedCompileCache | None = None,
     model_cache: ModelCache = "s3",
     verify_staged_model: bool = False,
+    priority_class_name: str | None = None,
+    warm_check: bool = False,
 ) -> VllmServerSpec:
-    """Check every input and decide the pod; raises FastloadConfigError naming the bad field."""
+    """Check every input and decide the pod; raises FastloadConfigError naming the bad field.
+
+    `priority_class_name` and `warm_check` serve warm spares (core/warm_spares.py):
+    the pods' PriorityClass, and a first init container that verifies the node-local
+    model copy and host-path compile cache a spare left and logs which path the pod takes.
+    """
     require(isinstance(plan, ServingPlan), "plan", plan, "a ServingPlan from fastload_constructs.tuning.plan")
     check_dns1035_label(model_name, "model_name")
     name = check_dns1035_label(name if name is not None else model_name, "name")
@@ -360,6 +380,9 @@ def server_spec(
         )
     require(isinstance(region, str) and region != "", "region", region, "an AWS region such as us-east-1")
     one_of("model_cache", model_cache, MODEL_CACHE_MODES)
+    if priority_class_name is not None:
+        check_dns_subdomain(priority_class_name, "priority_class_name")
+    require(isinstance(warm_check, bool), "warm_check", warm_check, "True or False")
     require(
         shared_compile_cache is None or isinstance(shared_compile_cache, SharedCompileCache),
         "shared_compile_cache",
@@ -390,6 +413,14 @@ def server_spec(
     startup, readiness, liveness = probes(plan)
     init_containers: list[SyncContainer] = []
     sidecars: list[SyncContainer] = []
+    if warm_check and (model_cache == "node-local" or compile_cache == "host-path"):
+        init_containers.append(
+            warm_check_container(
+                uri,
+                node_local_model=model_cache == "node-local",
+                cache_root=CACHE_MOUNT_PATH if compile_cache == "host-path" else None,
+            )
+        )
     if model_cache == "node-local":
         init_containers.append(stage_model(uri, verify_sha256=verify_staged_model))
     if shared_compile_cache is not None:
@@ -434,4 +465,5 @@ def server_spec(
         model_host_path=naming.MODEL_CACHE_HOST_ROOT if model_cache == "node-local" else None,
         init_containers=tuple(init_containers),
         sidecars=tuple(sidecars),
+        priority_class_name=priority_class_name,
     )

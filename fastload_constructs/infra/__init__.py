@@ -8,6 +8,7 @@ from fastload_constructs.jsii_node import use_packaged_node
 use_packaged_node()  # before aws_cdk starts its jsii runtime
 
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup  # noqa: E402
+from fastload_constructs.infra.image_mirror import EcrPullThroughCache  # noqa: E402
 from fastload_constructs.infra.inference_cluster import InferenceCluster  # noqa: E402
 from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes  # noqa: E402
 from fastload_constructs.infra.model_bucket import ModelBucket  # noqa: E402
@@ -16,6 +17,7 @@ from fastload_constructs.infra.network import FastloadNetwork  # noqa: E402
 from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin  # noqa: E402
 
 __all__ = [
+    "EcrPullThroughCache",
     "FastloadNetwork",
     "GpuNodeGroup",
     "InferenceCluster",

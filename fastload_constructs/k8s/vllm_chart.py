@@ -60,6 +60,7 @@ from fastload_constructs.core.vllm_args import (
     VllmServerSpec,
     server_spec,
 )
+from fastload_constructs.core.warm_check import WARM_CHECK_SCRIPT, WarmCheckContainer, warm_check_script
 
 MIB = 1024**2
 VLLM_CONTAINER = "vllm"
@@ -99,6 +100,8 @@ class VllmChart(cdk8s.Chart):
         model_cache: ModelCache = "s3",
         verify_staged_model: bool = False,
         access: ServingAccess | None = None,
+        priority_class_name: str | None = None,
+        warm_check: bool = False,
     ) -> None:
         require(
             access is None or isinstance(access, ServingAccess),
@@ -123,6 +126,8 @@ class VllmChart(cdk8s.Chart):
             shared_compile_cache=shared_compile_cache,
             model_cache=model_cache,
             verify_staged_model=verify_staged_model,
+            priority_class_name=priority_class_name,
+            warm_check=warm_check,
         )
         siblings = _sibling_specs(scope)
         _refuse_duplicate(siblings, spec)
@@ -280,6 +285,10 @@ class VllmChart(cdk8s.Chart):
             cdk8s.JsonPatch.add(gpu.format("requests"), {"value": spec.gpus}),
             cdk8s.JsonPatch.add(gpu.format("limits"), {"value": spec.gpus}),
         )
+        if spec.priority_class_name is not None:  # cdk8s-plus 28 has no priorityClassName
+            cdk8s.ApiObject.of(deployment).add_json_patch(
+                cdk8s.JsonPatch.add("/spec/template/spec/priorityClassName", spec.priority_class_name)
+            )
         return deployment
 
     def _add_cache_sync(
@@ -295,7 +304,14 @@ class VllmChart(cdk8s.Chart):
             self,
             "CacheSyncScript",
             metadata=cdk8s.ApiObjectMetadata(name=f"{spec.name}-cache-sync"),
-            data={SCRIPT_NAME: cache_sync_script()},
+            data={
+                SCRIPT_NAME: cache_sync_script(),
+                **(
+                    {WARM_CHECK_SCRIPT: warm_check_script()}
+                    if any(isinstance(step, WarmCheckContainer) for step in spec.init_containers)
+                    else {}
+                ),
+            },
         )
         volumes[SCRIPT_VOLUME] = kplus.Volume.from_config_map(self, "CacheSyncVolume", script, name=SCRIPT_VOLUME)
         env = {k: kplus.EnvValue.from_value(v) for k, v in spec.env.items() if k.startswith("AWS_")}

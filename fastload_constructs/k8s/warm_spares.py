@@ -1,0 +1,230 @@
+"""Warm spares as Kubernetes objects: the PriorityClasses and the placeholder Deployment of a model.
+
+Renders what `core.warm_spares` decided; it decides nothing itself.
+
+* `PriorityClassesChart`: the two cluster-scoped PriorityClasses, once per
+  cluster: `fastload-vllm` (1000, preempts lower priorities) for every vLLM pod
+  and `fastload-warm-spare` (-1000, preempts nothing) for the placeholders.
+  Apply it before any chart whose pods name a class: admission refuses a pod
+  whose PriorityClass does not exist.
+* `WarmSparesChart`: per model, a Deployment of `spares` placeholders with the
+  vLLM pod's requests, node affinity and toleration, running the vLLM image.
+  Init containers are the vLLM pod's own cache steps (warm-check, stage-model,
+  restore-compile-cache) on the same host paths, from a ConfigMap of the
+  runtime scripts; the main container sleeps with the GPUs reserved. It uses
+  the model's ServiceAccount, so the model's Pod Identity role reads S3 for it.
+
+The placeholders keep the `app.kubernetes.io/name: vllm` label (they run the
+vLLM image; `component: warm-spare` tells them apart), so the vLLM host-path
+Pod Security exemptions cover their two hostPath volumes and nothing else.
+Nothing selects them but their own Deployment: the vLLM Service and
+PodDisruptionBudget select by the vLLM Deployment's own label.
+"""
+
+from __future__ import annotations
+
+import cdk8s
+import cdk8s_plus_28 as kplus
+from constructs import Construct
+
+from fastload_constructs.core import naming
+from fastload_constructs.core.cache_sharing import (
+    COMPILE_CACHE_VOLUME,
+    MODEL_CACHE_VOLUME,
+    SCRIPT_NAME,
+    SCRIPT_VOLUME,
+    SyncContainer,
+    cache_sync_script,
+)
+from fastload_constructs.core.tuning import ServingPlan
+from fastload_constructs.core.vllm_args import VllmServerSpec
+from fastload_constructs.core.warm_check import WARM_CHECK_SCRIPT, warm_check_script
+from fastload_constructs.core.warm_spares import (
+    PriorityClasses,
+    PriorityClassSpec,
+    WarmSpareSpec,
+    priority_classes,
+    warm_spare_spec,
+)
+
+MIB = 1024**2
+SPARE_CONTAINER = "reserve"
+_TAINT_EFFECTS = {
+    "NoSchedule": kplus.TaintEffect.NO_SCHEDULE,
+    "PreferNoSchedule": kplus.TaintEffect.PREFER_NO_SCHEDULE,
+    "NoExecute": kplus.TaintEffect.NO_EXECUTE,
+}
+
+
+class PriorityClassesChart(cdk8s.Chart):
+    """The vLLM and warm-spare PriorityClasses (cluster-scoped; one chart per cluster).
+
+    Attributes: `classes` (the PriorityClasses decided), `vllm_class_name`, `spare_class_name`.
+    """
+
+    def __init__(self, scope: Construct, id: str, *, classes: PriorityClasses | None = None) -> None:
+        super().__init__(scope, id, labels={"app.kubernetes.io/part-of": naming.PART_OF})
+        self.classes = classes or priority_classes()
+        self.vllm_class = self._priority_class("Vllm", self.classes.vllm)
+        self.spare_class = self._priority_class("Spare", self.classes.spare)
+
+    @property
+    def vllm_class_name(self) -> str:
+        return self.classes.vllm.name
+
+    @property
+    def spare_class_name(self) -> str:
+        return self.classes.spare.name
+
+    def _priority_class(self, id: str, spec: PriorityClassSpec) -> kplus.k8s.KubePriorityClass:
+        return kplus.k8s.KubePriorityClass(
+            self,
+            id,
+            metadata=kplus.k8s.ObjectMeta(name=spec.name, labels={"app.kubernetes.io/managed-by": naming.MANAGED_BY}),
+            value=spec.value,
+            preemption_policy=spec.preemption_policy,
+            global_default=spec.global_default,
+            description=spec.description,
+        )
+
+
+class WarmSparesChart(cdk8s.Chart):
+    """`spares` placeholder pods of `server`'s shape that pre-warm GPU nodes for it.
+
+    `server` is the vLLM chart's spec (`VllmChart(...).spec`), made with
+    `priority_class_name` set to the vLLM class and preferably `warm_check=True`
+    (then the spares, too, drop a stale node-local copy before they warm it).
+    Attributes: `spec` (WarmSpareSpec), `deployment` (None when spares is 0).
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        plan: ServingPlan,
+        server: VllmServerSpec,
+        spares: int,
+        classes: PriorityClasses | None = None,
+    ) -> None:
+        spec = warm_spare_spec(plan, server, spares=spares, classes=classes)
+        super().__init__(scope, id, namespace=spec.namespace, labels=dict(spec.labels))
+        self.spec: WarmSpareSpec = spec
+        self.deployment: kplus.Deployment | None = self._deployment(spec) if spec.replicas > 0 else None
+
+    def _deployment(self, spec: WarmSpareSpec) -> kplus.Deployment:
+        deployment = kplus.Deployment(
+            self,
+            "Deployment",
+            metadata=cdk8s.ApiObjectMetadata(name=spec.name),
+            pod_metadata=cdk8s.ApiObjectMetadata(labels=dict(spec.labels)),
+            replicas=spec.replicas,
+            # A surge spare would wait for a GPU nobody has; replace spares one at a time instead.
+            strategy=kplus.DeploymentStrategy.rolling_update(
+                max_surge=kplus.PercentOrAbsolute.absolute(0),
+                max_unavailable=kplus.PercentOrAbsolute.absolute(1),
+            ),
+            service_account=kplus.ServiceAccount.from_service_account_name(
+                self, "ServiceAccount", spec.service_account_name
+            ),
+            automount_service_account_token=False,
+            security_context=kplus.PodSecurityContextProps(ensure_non_root=False),
+            termination_grace_period=cdk8s.Duration.seconds(spec.termination_grace_seconds),
+        )
+        memory = cdk8s.Size.mebibytes(spec.requests.memory_bytes // MIB)
+        deployment.add_container(
+            name=SPARE_CONTAINER,
+            image=spec.image,
+            image_pull_policy=kplus.ImagePullPolicy.IF_NOT_PRESENT,
+            command=list(spec.command),
+            resources=kplus.ContainerResources(
+                cpu=kplus.CpuResources(request=kplus.Cpu.millis(spec.requests.cpu_millis)),
+                memory=kplus.MemoryResources(request=memory, limit=memory),
+            ),
+            security_context=_container_security(),
+        )
+        volumes = self._volumes(spec)
+        env = {k: kplus.EnvValue.from_value(v) for k, v in spec.env.items()}
+        for step in spec.init_containers:
+            init = _add_step(deployment, spec, step, env)
+            for volume, path in step.mounts:
+                init.mount(path, volumes[volume])
+        deployment.scheduling.attract(
+            kplus.Node.labeled(*(kplus.NodeLabelQuery.is_(key, value) for key, value in spec.node_labels.items()))
+        )
+        deployment.scheduling.tolerate(
+            kplus.Node.tainted(
+                kplus.NodeTaintQuery.is_(
+                    spec.toleration.key, spec.toleration.value, effect=_TAINT_EFFECTS[spec.toleration.effect]
+                )
+            )
+        )
+        gpu = "/spec/template/spec/containers/0/resources/{}/" + naming.GPU_RESOURCE.replace("/", "~1")
+        cdk8s.ApiObject.of(deployment).add_json_patch(
+            # The GPUs are requested only to reserve them; the container never opens the device.
+            cdk8s.JsonPatch.add(gpu.format("requests"), {"value": spec.requests.gpus}),
+            cdk8s.JsonPatch.add(gpu.format("limits"), {"value": spec.requests.gpus}),
+            cdk8s.JsonPatch.add("/spec/template/spec/priorityClassName", spec.priority_class_name),
+        )
+        return deployment
+
+    def _volumes(self, spec: WarmSpareSpec) -> dict[str, kplus.Volume]:
+        """The vLLM pod's host paths (the same keyed folders) and the runtime scripts."""
+        volumes: dict[str, kplus.Volume] = {}
+        if not spec.init_containers:
+            return volumes
+        scripts = kplus.ConfigMap(
+            self,
+            "CacheSyncScript",
+            metadata=cdk8s.ApiObjectMetadata(name=f"{spec.name}-cache-sync"),
+            data={SCRIPT_NAME: cache_sync_script(), WARM_CHECK_SCRIPT: warm_check_script()},
+        )
+        volumes[SCRIPT_VOLUME] = kplus.Volume.from_config_map(self, "CacheSyncVolume", scripts, name=SCRIPT_VOLUME)
+        if spec.cache_host_path is not None:
+            volumes[COMPILE_CACHE_VOLUME] = kplus.Volume.from_host_path(
+                self,
+                "CompileCacheVolume",
+                COMPILE_CACHE_VOLUME,
+                path=spec.cache_host_path,
+                type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE,
+            )
+        if spec.model_host_path is not None:
+            volumes[MODEL_CACHE_VOLUME] = kplus.Volume.from_host_path(
+                self,
+                "ModelCacheVolume",
+                MODEL_CACHE_VOLUME,
+                path=spec.model_host_path,
+                type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE,
+            )
+        return volumes
+
+
+def _container_security() -> kplus.ContainerSecurityContextProps:
+    """As the vLLM pod's: no privilege escalation, no capabilities, RuntimeDefault seccomp."""
+    return kplus.ContainerSecurityContextProps(
+        allow_privilege_escalation=False,
+        privileged=False,
+        ensure_non_root=False,
+        read_only_root_filesystem=False,
+        capabilities=kplus.ContainerSecutiryContextCapabilities(drop=[kplus.Capability.ALL]),
+        seccomp_profile=kplus.SeccompProfile(type=kplus.SeccompProfileType.RUNTIME_DEFAULT),
+    )
+
+
+def _add_step(
+    deployment: kplus.Deployment, spec: WarmSpareSpec, step: SyncContainer, env: dict[str, kplus.EnvValue]
+) -> kplus.Container:
+    """One of the vLLM pod's cache steps as an init container of the spare, with the same requests."""
+    memory = cdk8s.Size.mebibytes(step.memory_mib)
+    return deployment.add_init_container(
+        name=step.name,
+        image=spec.image,
+        image_pull_policy=kplus.ImagePullPolicy.IF_NOT_PRESENT,
+        command=list(step.command),
+        env_variables=env,
+        resources=kplus.ContainerResources(
+            cpu=kplus.CpuResources(request=kplus.Cpu.millis(step.cpu_millis)),
+            memory=kplus.MemoryResources(request=memory, limit=memory),
+        ),
+        security_context=_container_security(),
+    )

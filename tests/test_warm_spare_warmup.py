@@ -1,0 +1,181 @@
+"""A warm spare's warm-up, end to end against the local S3 server, then the vLLM pod that replaces it.
+
+The steps are the ones the charts render: each init container's command, run
+as the pod would run it (the shipped scripts, standalone, as subprocesses),
+with its volume mounts mapped onto one temporary "node": the model cache and
+the keyed compile-cache folder the hostPath volumes name. The model is staged
+with `fastload stage` and the compile cache published as the first vLLM pod's
+sidecar would, so every byte the spare fetches is what a real pod would see.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fastload_constructs.cli.main import main
+from fastload_constructs.core.cache_sharing import (
+    COMPILE_CACHE_VOLUME,
+    MODEL_CACHE_VOLUME,
+    SCRIPT_NAME,
+    SCRIPT_VOLUME,
+    SharedCompileCache,
+    SyncContainer,
+    cache_sync_script,
+    model_cache_prefix,
+)
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.tuning import TuningOptions, plan
+from fastload_constructs.core.vllm_args import VllmServerSpec, server_spec
+from fastload_constructs.core.warm_check import WARM_CHECK_SCRIPT, warm_check_script
+from fastload_constructs.core.warm_spares import VLLM_PRIORITY_CLASS, warm_spare_spec
+from fastload_constructs.runtime import cache_sync
+from tests.hf_model_factory import write_hf_model
+from tests.s3_server import TEST_ENV
+
+PREFIX = "models/tiny"
+CACHE_PREFIX = "compile-cache"
+
+
+class Node:
+    """One GPU node's host paths; runs a pod's init containers the way kubelet would, in order."""
+
+    def __init__(self, root: Path, spec: VllmServerSpec, endpoint: str) -> None:
+        self.root = root
+        self.scripts = root / "configmap"
+        self.scripts.mkdir(parents=True)
+        (self.scripts / SCRIPT_NAME).write_text(cache_sync_script())
+        (self.scripts / WARM_CHECK_SCRIPT).write_text(warm_check_script())
+        assert spec.model_host_path is not None and spec.cache_host_path is not None
+        self.host = {
+            MODEL_CACHE_VOLUME: root / spec.model_host_path.lstrip("/"),
+            COMPILE_CACHE_VOLUME: root / spec.cache_host_path.lstrip("/"),
+            SCRIPT_VOLUME: self.scripts,
+        }
+        self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **TEST_ENV, "AWS_ENDPOINT_URL": endpoint}
+
+    def _map(self, step: SyncContainer, value: str) -> str:
+        for volume, mount in step.mounts:
+            if value == mount or value.startswith(mount + "/"):
+                return str(self.host[volume]) + value[len(mount) :]
+        return value
+
+    def run(self, steps: tuple[SyncContainer, ...]) -> dict[str, str]:
+        """{container name: its log}; every step must exit 0, as an init container must."""
+        logs = {}
+        for step in steps:
+            python, *rest = step.command
+            assert python == "python3"
+            argv = [sys.executable, *(self._map(step, part) for part in rest)]
+            done = subprocess.run(argv, env=self.env, capture_output=True, text=True, timeout=120, cwd=self.root)
+            assert done.returncode == 0, (step.name, done.stderr)
+            logs[step.name] = done.stderr
+        return logs
+
+
+@pytest.fixture()
+def staged(s3_server, tmp_path):
+    """A bucket holding a model staged by `fastload stage` and, as a first pod published it, a compile cache."""
+    bucket = s3_server.new_bucket("warm")
+    model_dir = tmp_path / "tiny"
+    write_hf_model(model_dir)
+    args = ["stage", str(model_dir), f"s3://{bucket}/{PREFIX}", "--endpoint-url", s3_server.url, "--no-progress"]
+    assert main(args) == 0
+    return bucket, model_dir
+
+
+def specs(bucket: str):
+    profile = ModelProfile.from_numbers(parameter_count=8_000_000_000)
+    serving = plan(profile, "g6e.2xlarge", TuningOptions(source="local"))
+    server = server_spec(
+        serving,
+        model_name="tiny",
+        model_uri=f"s3://{bucket}/{PREFIX}",
+        region="us-east-1",
+        model_cache="node-local",
+        shared_compile_cache=SharedCompileCache(bucket, CACHE_PREFIX),
+        priority_class_name=VLLM_PRIORITY_CLASS,
+        warm_check=True,
+    )
+    return server, warm_spare_spec(serving, server, spares=1)
+
+
+def publish_first_pods_cache(s3, bucket: str, key: str, root: Path) -> None:
+    compiled = root / cache_sync.COMPILE_SUBDIR / "rank_0_0" / "backbone"
+    compiled.mkdir(parents=True)
+    (compiled / "computation_graph.py").write_text("def f(x):\n    return x\n")
+    (compiled / "kernel.bin").write_bytes(os.urandom(8192))
+    # Each model's pods publish under their own folder of the cache prefix (core.cache_sharing).
+    prefix = model_cache_prefix(CACHE_PREFIX, "tiny")
+    outcome = cache_sync.publish_compile_cache(s3, bucket=bucket, prefix=prefix, cache_key=key, cache_root=root)
+    assert outcome.status == "published"
+
+
+def test_the_pod_after_a_spare_finds_everything_warm_and_skips_copy_and_restore(s3_server, staged, tmp_path):
+    bucket, model_dir = staged
+    s3 = s3_server.client()
+    server, spare = specs(bucket)
+    publish_first_pods_cache(s3, bucket, server.compile_cache_key, tmp_path / "first-pod")
+    node = Node(tmp_path / "node", server, s3_server.url)
+
+    # The spare warms the node: nothing there yet, so it copies the model and restores the cache.
+    assert [s.name for s in spare.init_containers] == ["warm-check", "stage-model", "restore-compile-cache"]
+    warming = node.run(spare.init_containers)
+    assert "path=cold model=absent compile-cache=absent" in warming["warm-check"]
+    assert "stage-model staged" in warming["stage-model"]
+    assert "restore-compile-cache restored" in warming["restore-compile-cache"]
+    local_model = node.host[MODEL_CACHE_VOLUME] / Path(server.model_path).name
+    for path in model_dir.iterdir():
+        assert (local_model / path.name).read_bytes() == path.read_bytes()
+    compiled = node.host[COMPILE_CACHE_VOLUME] / cache_sync.COMPILE_SUBDIR
+    assert (compiled / "rank_0_0" / "backbone" / "kernel.bin").is_file()
+    before = {p: p.stat().st_mtime_ns for p in [*local_model.rglob("*"), *compiled.rglob("*")]}
+
+    # Take away what a copy or a restore would need: only the manifest stays in S3.
+    for obj in s3.list_objects_v2(Bucket=bucket)["Contents"]:
+        if not obj["Key"].endswith(cache_sync.MANIFEST_NAME):
+            s3.delete_object(Bucket=bucket, Key=obj["Key"])
+
+    # The vLLM pod that preempted the spare, on the same node paths.
+    assert [s.name for s in server.init_containers] == ["warm-check", "stage-model", "restore-compile-cache"]
+    serving = node.run(server.init_containers)
+    assert "path=warm model=verified compile-cache=present" in serving["warm-check"]
+    assert "stage-model present" in serving["stage-model"]
+    assert "restore-compile-cache present" in serving["restore-compile-cache"]
+    assert {p: p.stat().st_mtime_ns for p in before} == before  # nothing copied or unpacked again
+
+
+def test_a_restaged_model_is_found_stale_and_copied_again(s3_server, staged, tmp_path):
+    bucket, model_dir = staged
+    server, spare = specs(bucket)
+    node = Node(tmp_path / "node", server, s3_server.url)
+    node.run(spare.init_containers)
+    local_model = node.host[MODEL_CACHE_VOLUME] / Path(server.model_path).name
+
+    (model_dir / "tokenizer.json").write_text('{"version": "2.0"}')  # a new revision, staged over the old
+    args = ["stage", str(model_dir), f"s3://{bucket}/{PREFIX}", "--endpoint-url", s3_server.url, "--no-progress"]
+    assert main(args) == 0
+
+    logs = node.run(server.init_containers)
+    assert "path=cold model=stale" in logs["warm-check"]
+    assert "stage-model staged" in logs["stage-model"]  # the fallback: a fresh copy, never the old one
+    assert (local_model / "tokenizer.json").read_text() == '{"version": "2.0"}'
+    assert "model=verified" in node.run(server.init_containers[:1])["warm-check"]
+
+
+def test_a_damaged_copy_loses_its_marker(s3_server, staged, tmp_path):
+    bucket, _ = staged
+    server, spare = specs(bucket)
+    node = Node(tmp_path / "node", server, s3_server.url)
+    node.run(spare.init_containers)
+    local_model = node.host[MODEL_CACHE_VOLUME] / Path(server.model_path).name
+    shard = next(local_model.glob("*.safetensors"))
+    shard.write_bytes(shard.read_bytes()[:-1])  # truncated on the node
+
+    logs = node.run(server.init_containers)
+    assert "path=cold model=damaged" in logs["warm-check"] and shard.name in logs["warm-check"]
+    assert "stage-model staged" in logs["stage-model"]
