@@ -35,6 +35,7 @@ from constructs import Construct  # noqa: E402
 
 from fastload_constructs.core.model import ModelProfile  # noqa: E402
 from fastload_constructs.core.tuning import plan  # noqa: E402
+from fastload_constructs.core.vllm_args import ServerOptions  # noqa: E402
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup  # noqa: E402
 from fastload_constructs.infra.model_bucket import ModelBucket  # noqa: E402
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity  # noqa: E402
@@ -115,7 +116,7 @@ class FastVllmOnExistingCluster(cdk.Stack):
                 model_name="llama-3-1-8b",
                 model_uri=reader.model_uri,
                 region=self.region,
-                replicas=2,
+                options=ServerOptions(replicas=2),
             ),
         )
         llama.node.add_dependency(namespace, reader.association)

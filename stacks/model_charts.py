@@ -18,6 +18,7 @@ from constructs import Construct
 
 from fastload_constructs.core import naming
 from fastload_constructs.core.cache_sharing import DEFAULT_CACHE_PREFIX, SharedCompileCache
+from fastload_constructs.core.vllm_args import ServerOptions
 from fastload_constructs.k8s.manifest_export import ManifestExport
 from fastload_constructs.k8s.namespace_chart import NamespaceChart
 from fastload_constructs.k8s.vllm_chart import VllmChart
@@ -51,12 +52,14 @@ class ModelCharts(Construct):
                 model_name=spec.name,
                 model_uri=f"s3://{bucket_name}/{spec.s3_prefix}",
                 region=region,
-                namespace=namespace,
-                replicas=spec.replicas,
-                shared_compile_cache=(
-                    SharedCompileCache(bucket_name, compile_cache_prefix) if spec.shared_compile_cache else None
+                options=ServerOptions(
+                    namespace=namespace,
+                    replicas=spec.replicas,
+                    shared_compile_cache=(
+                        SharedCompileCache(bucket_name, compile_cache_prefix) if spec.shared_compile_cache else None
+                    ),
+                    model_cache="node-local" if spec.node_local_model_cache else "s3",
                 ),
-                model_cache="node-local" if spec.node_local_model_cache else "s3",
             )
 
         namespace_manifest = cluster.add_cdk8s_chart(f"{id}Namespace", self.namespace_chart)

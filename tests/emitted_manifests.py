@@ -74,12 +74,14 @@ def _vllm_plan(instance_type: str = "g6e.12xlarge"):
 
 
 def _vllm(compile_cache: str) -> dict[str, Any]:
+    from fastload_constructs.core.vllm_args import ServerOptions
+
     return dict(
         plan=_vllm_plan(),
         model_name="llama-70b",
         model_uri="s3://models-bucket/models/llama-70b",
         region="us-east-1",
-        compile_cache=compile_cache,
+        options=ServerOptions(compile_cache=compile_cache),
     )
 
 
