@@ -102,7 +102,7 @@ class FastVllmOnExistingCluster(cdk.Stack):
 
         models = ModelBucket(self, "Models", vpc_endpoint=network.s3_endpoint)
         reader = ModelReaderIdentity(
-            self, "Llama", cluster=cluster, model_bucket=models, prefix="models/llama-3-1-8b", model_name="llama-3-1-8b"
+            self, "Llama", cluster=cluster, bucket=models, prefix="models/llama-3-1-8b", model_name="llama-3-1-8b"
         )
         serving = plan(ModelProfile.from_numbers(parameter_count=8_030_261_248), "g6e.2xlarge")
         charts = cdk8s.App()

@@ -101,7 +101,7 @@ class FastloadReferenceStack(Stack):
                 self,
                 f"ModelReader-{model.name}",
                 cluster=self.cluster,
-                model_bucket=self.model_bucket,
+                bucket=self.model_bucket,
                 prefix=model.s3_prefix,
                 model_name=model.name,
                 namespace=naming.DEFAULT_NAMESPACE,

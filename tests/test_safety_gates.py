@@ -22,6 +22,7 @@ from aws_cdk import Stack, Validations
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
 from cdk_nag import AwsSolutionsChecks
 from cfnlint.api import lint_all
 
@@ -31,7 +32,7 @@ from fastload_constructs.core.pss_exemptions import EXEMPTIONS, unexempted_viola
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
-from fastload_constructs.infra.model_bucket import ModelBucket
+from fastload_constructs.infra.model_bucket import ModelBucket, ModelBucketLock
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.network import FastloadNetwork
 from stacks.config import SUPPORTED_KUBERNETES_VERSIONS
@@ -108,11 +109,24 @@ def add_construct_variants(app: cdk.App) -> None:
         stack,
         "Reader",
         cluster=cluster,
-        model_bucket=bucket,
+        bucket=bucket,
         prefix="models/llama",
         model_name="llama",
         compile_cache_prefix="compile-cache",
     )
+    # Bring your own bucket: an imported bucket and key, the lock added to a bucket policy the app owns.
+    key = kms.Key.from_key_arn(
+        stack, "OwnKey", "arn:aws:kms:us-west-2:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+    )
+    own = s3.Bucket.from_bucket_attributes(stack, "OwnBucket", bucket_name="acme-models", encryption_key=key)
+    ModelBucketLock(
+        stack,
+        "OwnLock",
+        bucket=own,
+        vpc_endpoint=network.s3_endpoint,
+        policy=s3.BucketPolicy(stack, "OwnPolicy", bucket=own),
+    )
+    ModelReaderIdentity(stack, "OwnReader", cluster=cluster, bucket=own, prefix="models/qwen", model_name="qwen")
 
 
 def synth_with_nag(app: cdk.App):
