@@ -11,12 +11,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fastload_constructs.core.cache_sharing import SharedCompileCache
 from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.cluster_settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
 from fastload_constructs.core.model import DTYPE_BYTES, ModelProfile
 from fastload_constructs.core.tuning import ServingPlan, TuningOptions, plan
 from fastload_constructs.core.validation import check_bucket_name, check_dns_label, check_key_prefix, check_role_arn
+from fastload_constructs.core.vllm_args import ServerOptions
 
 PREFIX = "fastload:"
 CONTEXT_KEYS = (
@@ -48,6 +50,14 @@ class ModelSpec:
 
     def serving_plan(self) -> ServingPlan:
         return plan(self.profile, self.instance_type, self.options)
+
+    def server_options(self, shared_compile_cache: SharedCompileCache | None = None) -> ServerOptions:
+        """The vLLM server options of this model (the bucket's cache location comes from the stack)."""
+        return ServerOptions(
+            replicas=self.replicas,
+            shared_compile_cache=shared_compile_cache,
+            model_cache="node-local" if self.node_local_model_cache else "s3",
+        )
 
 
 @dataclass(frozen=True)

@@ -11,21 +11,23 @@ into other apps.
 from __future__ import annotations
 
 import cdk8s
-from aws_cdk import CfnOutput, Stack
+from aws_cdk import CfnOutput, Stack, Token
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from fastload_constructs.core import naming
+from fastload_constructs.core.cache_sharing import SharedCompileCache
+from fastload_constructs.infra.applied_chart import AppliedChart
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.model_bucket import ModelBucket
-from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.network import FastloadNetwork
 from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin
+from fastload_constructs.infra.served_model import ServedModel
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage
+from fastload_constructs.k8s.manifest_export import ManifestExport
+from fastload_constructs.k8s.namespace_chart import NamespaceChart
 from stacks.config import ReferenceConfig
-from stacks.model_charts import ModelCharts
 
 
 class FastloadReferenceStack(Stack):
@@ -63,25 +65,46 @@ class FastloadReferenceStack(Stack):
                 fast_image_pull=True,
             )
         self.device_plugin = NvidiaDevicePlugin(self, "NvidiaDevicePlugin", cluster=self.cluster)
-        self.local_storage = LocalNvmeStorage(cdk8s.App(), "local-nvme")
-        self.cluster.add_cdk8s_chart("LocalNvmeStorage", self.local_storage)
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name)
         self._add_model_bucket(config)
-        # A literal bucket name (fastload:modelBucketName) keeps the YAML export free of placeholders.
-        self.model_charts = ModelCharts(
-            self,
-            "ModelCharts",
-            cluster=self.cluster,
-            models=config.models,
-            bucket_name=config.model_bucket_name or self.model_bucket.bucket_name,
-            compile_cache_prefix=config.compile_cache_prefix,
+        # Every chart goes through AppliedChart, so the YAML export finds all of them, in apply order.
+        self.local_storage = AppliedChart(
+            self, "LocalNvmeStorage", cluster=self.cluster, chart=LocalNvmeStorage(cdk8s.App(), "local-nvme")
         )
-        for name, manifest in self.model_charts.manifests.items():
-            # Pod Identity injects credentials when a pod is created: the association must exist first.
-            manifest.node.add_dependency(self.model_readers[name].association)
+        self.namespace = AppliedChart(
+            self, "Namespace", cluster=self.cluster, chart=NamespaceChart(cdk8s.App(), "namespace")
+        )
+        self.served_models: dict[str, ServedModel] = {}
+        # A literal bucket name (fastload:modelBucketName) keeps the YAML export free of placeholders.
+        bucket_name = config.model_bucket_name or self.model_bucket.bucket_name
+        for model in config.models:
+            cache = (
+                SharedCompileCache(bucket_name, config.compile_cache_prefix)
+                if model.shared_compile_cache
+                else None
+            )
+            self.served_models[model.name] = ServedModel(
+                self,
+                f"Model-{model.name}",
+                cluster=self.cluster,
+                bucket=self.model_bucket,
+                prefix=model.s3_prefix,
+                model_name=model.name,
+                plan=self.plans[model.name],
+                server=model.server_options(shared_compile_cache=cache),
+                # The namespace first; the local-nvme class before any claim of it.
+                after=[self.namespace, self.local_storage],
+            )
+        self.model_readers = {name: served.reader for name, served in self.served_models.items()}
+        placeholders = {}
+        if Token.is_unresolved(self.region):
+            placeholders[self.region] = "${AWS_REGION}"
+        if config.model_bucket_name is None:
+            placeholders[self.model_bucket.bucket_name] = "${MODEL_BUCKET_NAME}"
+        self.manifest_export = ManifestExport(self, "ManifestExport", placeholders=placeholders)
 
     def _add_model_bucket(self, config: ReferenceConfig) -> None:
-        """The model bucket, locked to the network's S3 endpoint, and one read-only identity per model."""
+        """The model bucket, locked to the network's S3 endpoint; stagers may upload every model's prefix."""
         stagers = [
             iam.Role.from_role_arn(self, f"Stager{i}", arn, mutable=False)
             for i, arn in enumerate(config.stager_role_arns)
@@ -93,18 +116,7 @@ class FastloadReferenceStack(Stack):
             stager_principals=stagers,
             bucket_name=config.model_bucket_name,
         )
-        self.model_readers: dict[str, ModelReaderIdentity] = {}
         for model in config.models:
             for stager in stagers:
                 self.model_bucket.grant_stage_models(stager, model.s3_prefix)
-            self.model_readers[model.name] = ModelReaderIdentity(
-                self,
-                f"ModelReader-{model.name}",
-                cluster=self.cluster,
-                bucket=self.model_bucket,
-                prefix=model.s3_prefix,
-                model_name=model.name,
-                namespace=naming.DEFAULT_NAMESPACE,
-                compile_cache_prefix=config.compile_cache_prefix if model.shared_compile_cache else None,
-            )
         CfnOutput(self, "ModelBucketName", value=self.model_bucket.bucket_name)

@@ -12,10 +12,10 @@ from fastload_constructs.core.streamer_env import streamer_env
 from fastload_constructs.core.tuning import TuningOptions, plan
 from fastload_constructs.core.vllm_args import (
     CACHE_MOUNT_PATH,
+    ServerOptions,
     compile_cache_folder,
     is_token,
     recommended_labels,
-    ServerOptions,
     server_spec,
 )
 
