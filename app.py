@@ -3,9 +3,29 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import sys
+from pathlib import Path
 
-from fastload_constructs.jsii_node import use_packaged_node
+
+def _use_project_venv() -> None:
+    """cdk.json runs `python3 app.py`: outside `make`, that may be a Python without aws_cdk.
+
+    Then run again with the project's `.venv/bin/python` (what `make setup` creates), so
+    `.venv/cdk-cli/node_modules/.bin/cdk synth` works run directly too.
+    """
+    if importlib.util.find_spec("aws_cdk") is not None:
+        return
+    venv_python = Path(__file__).resolve().parent / ".venv" / "bin" / "python"
+    if venv_python.exists() and Path(sys.prefix).resolve() != venv_python.parent.parent.resolve():
+        os.execv(str(venv_python), [str(venv_python), *sys.argv])
+    sys.exit("fastload: aws_cdk is not installed for this Python; run `make setup` first, or use .venv/bin/python")
+
+
+_use_project_venv()
+
+from fastload_constructs.jsii_node import use_packaged_node  # noqa: E402
 
 use_packaged_node()
 

@@ -136,8 +136,12 @@ def coldstart_command(
         parse_log(text, label=label, started_at=start) for (label, text), start in zip(texts, starts, strict=False)
     ]
     if plot_path is not None:
-        from fastload_constructs.coldstart.plot import write_plot  # matplotlib only when a plot is asked for
-
+        try:  # matplotlib only when a plot is asked for: it is the optional [plot] extra
+            from fastload_constructs.coldstart.plot import write_plot
+        except ModuleNotFoundError as exc:
+            raise click.UsageError(
+                f"--plot needs {exc.name}: pip install 'fastload-constructs[plot]' (make test installs it)"
+            ) from exc
         write_plot(plot_path, reports, estimate)
     if as_json:
         click.echo(json.dumps([report_as_dict(r, estimate) for r in reports], indent=2))
