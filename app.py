@@ -33,15 +33,14 @@ import aws_cdk as cdk  # noqa: E402
 
 from fastload_constructs.core.errors import FastloadConfigError  # noqa: E402
 from fastload_constructs.k8s.manifest_export import synth_with_manifests  # noqa: E402
-from stacks.config import CONTEXT_KEYS, parse_reference_config  # noqa: E402
+from stacks.config import parse_reference_config  # noqa: E402
 from stacks.reference_stack import FastloadReferenceStack  # noqa: E402
 
 
 def build_app(context: dict | None = None, outdir: str | None = None) -> cdk.App:
     """Build the app; raises FastloadConfigError before any construct exists on bad context."""
     app = cdk.App(context=context, outdir=outdir)
-    ctx = {key: app.node.try_get_context(key) for key in CONTEXT_KEYS}
-    config = parse_reference_config(ctx)
+    config = parse_reference_config(app.node.get_all_context())  # refuses unknown fastload:* keys
     FastloadReferenceStack(app, "FastloadReference", config=config)
     return app
 

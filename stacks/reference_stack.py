@@ -46,6 +46,8 @@ class FastloadReferenceStack(Stack):
             version=config.kubernetes_version,
             vpc=self.network.vpc,
             vpc_subnets=self.network.cluster_subnets,
+            # Day-1 access: without these only the kubectl provider's role could reach the cluster.
+            admin_role_arns=config.admin_role_arns,
         )
         self.cluster: eks.ICluster = self.inference_cluster.cluster
         self.gpu_node_groups = {}
@@ -78,11 +80,7 @@ class FastloadReferenceStack(Stack):
         # A literal bucket name (fastload:modelBucketName) keeps the YAML export free of placeholders.
         bucket_name = config.model_bucket_name or self.model_bucket.bucket_name
         for model in config.models:
-            cache = (
-                SharedCompileCache(bucket_name, config.compile_cache_prefix)
-                if model.shared_compile_cache
-                else None
-            )
+            cache = SharedCompileCache(bucket_name, config.compile_cache_prefix) if model.shared_compile_cache else None
             self.served_models[model.name] = ServedModel(
                 self,
                 f"Model-{model.name}",

@@ -83,3 +83,15 @@ def _lacks_aws_cdk(python: str) -> bool:
 
     probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('aws_cdk') is not None)"
     return subprocess.run([python, "-c", probe], capture_output=True, timeout=30).returncode == 0
+
+
+def test_admin_roles_from_context_get_cluster_admin_access_entries(tmp_path):
+    admin = "arn:aws:iam::123456789012:role/PlatformAdmin"
+    ctx = {**copy.deepcopy(CDK_JSON), "fastload:adminRoleArns": json.dumps([admin])}  # as -c passes it
+    assembly = build_app(context=ctx, outdir=str(tmp_path)).synth()
+    template = Template.from_json(assembly.get_stack_by_name("FastloadReference").template)
+    entries = [r["Properties"] for r in template.find_resources("AWS::EKS::AccessEntry").values()]
+    (entry,) = [e for e in entries if e["PrincipalArn"] == admin]
+    (policy,) = entry["AccessPolicies"]
+    assert policy["AccessScope"] == {"Type": "cluster"}
+    assert json.dumps(policy["PolicyArn"]).endswith(':eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"]]}')

@@ -71,6 +71,10 @@ MANAGED_FLAGS = (
     "--served-model-name",
     "--port",
     "--host",
+    # The plan sizes weights from the checkpoint's dtype; casting or quantising changes that memory.
+    "--dtype",
+    "--quantization",
+    "-q",
 )
 
 _IMAGE = re.compile(r"^[a-z0-9][a-z0-9._/:-]*[a-z0-9](:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[a-f0-9]{64})$")
