@@ -37,30 +37,35 @@ def stack():
         stack,
         "Inference",
         version="1.34",
-        endpoint_access="private",
+        endpoint_access=eks.EndpointAccess.PRIVATE,
         admin_role_arns=[ADMIN],
-        logging=["api", "audit"],
+        logging=[eks.ClusterLoggingTypes.API, eks.ClusterLoggingTypes.AUDIT],
         ebs_csi=True,
     )
     GpuNodeGroup(
         stack,
         "G6e",
         cluster=inference.cluster,
-        instance_type="g6e.12xlarge",
+        instance_type=ec2.InstanceType("g6e.12xlarge"),
         min_size=1,
         desired_size=1,
         max_size=4,
         root_volume_gib=300,
     )
     GpuNodeGroup(
-        stack, "P3", cluster=inference.cluster, instance_type="p3.8xlarge", instance_store=False, capacity_type="spot"
+        stack,
+        "P3",
+        cluster=inference.cluster,
+        instance_type="p3.8xlarge",
+        instance_store=False,
+        capacity_type=eks.CapacityType.SPOT,
     )
     GpuNodeGroup(
         stack,
         "P5",
         cluster=inference.cluster,
         instance_type="p5.48xlarge",
-        capacity_type="capacity-block",
+        capacity_type=eks.CapacityType.CAPACITY_BLOCK,
         capacity_reservation_id=RESERVATION,
         max_size=1,
     )
@@ -241,8 +246,10 @@ def test_node_group_works_on_a_brought_cluster():
     "kwargs,field",
     [
         ({"version": "1.29"}, "version"),
-        ({"endpoint_access": "internal"}, "endpoint_access"),
-        ({"logging": ["api", "kubelet"]}, "logging"),
+        ({"endpoint_access": "private"}, "endpoint_access"),  # strings stay in the cdk.json parser
+        ({"logging": ["api"]}, "logging"),
+        ({"logging": [eks.ClusterLoggingTypes.API, eks.ClusterLoggingTypes.API]}, "logging"),
+        ({"system_instance_type": "m6i.large"}, "system_instance_type"),
         ({"admin_role_arns": ["arn:aws:iam::123:user/bob"]}, "admin_role_arns"),
     ],
 )
@@ -257,7 +264,8 @@ def test_bad_cluster_inputs_are_refused(kwargs, field):
     "kwargs,field",
     [
         ({"min_size": 3, "max_size": 2}, "desired_size"),
-        ({"capacity_type": "capacity-block"}, "capacity_reservation_id"),
+        ({"capacity_type": eks.CapacityType.CAPACITY_BLOCK}, "capacity_reservation_id"),
+        ({"capacity_type": "spot"}, "capacity_type"),
         ({"capacity_reservation_id": RESERVATION}, "capacity_reservation_id"),
     ],
 )

@@ -20,6 +20,7 @@ import kubernetes_validate
 import pytest
 from aws_cdk import Stack, Validations
 from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
@@ -80,10 +81,10 @@ def add_construct_variants(app: cdk.App) -> None:
         version="1.36",
         vpc=network.vpc,
         vpc_subnets=network.cluster_subnets,
-        endpoint_access="private",
+        endpoint_access=eks.EndpointAccess.PRIVATE,
         ebs_csi=True,
         admin_role_arns=["arn:aws:iam::123456789012:role/admin"],
-        logging=["api", "audit", "authenticator", "controllerManager", "scheduler"],
+        logging=list(eks.ClusterLoggingTypes),
     ).cluster
     GpuNodeGroup(
         stack,
@@ -91,7 +92,7 @@ def add_construct_variants(app: cdk.App) -> None:
         cluster=cluster,
         instance_type="p3.8xlarge",
         instance_store=False,
-        capacity_type="spot",
+        capacity_type=eks.CapacityType.SPOT,
         max_size=2,
         subnets=network.gpu_subnet_selection,
     )
