@@ -23,6 +23,7 @@ from fastload_constructs.infra.nvidia_device_plugin import (
     CHART_REPOSITORY,
     CHART_VERSION,
     NvidiaDevicePlugin,
+    device_plugin_values,
 )
 
 ADMIN = "arn:aws:iam::123456789012:role/PlatformAdmin"
@@ -310,3 +311,46 @@ def test_karpenter_nodes_refuse_before_adding_anything():
         KarpenterGpuNodes(stack, "Karpenter", cluster=cluster, instance_types=["p3.8xlarge"])
     assert err.value.field == "instance_type"
     assert stack.node.try_find_child("Karpenter") is None
+
+
+def cluster_with_kubectl(stack):
+    from aws_cdk import aws_iam as iam
+    from aws_cdk.lambda_layer_kubectl_v35 import KubectlV35Layer
+
+    reference = eks.Cluster.from_cluster_attributes(stack, "Reference", cluster_name="existing")
+    provider = eks.KubectlProvider(
+        stack,
+        "Kubectl",
+        cluster=reference,
+        kubectl_layer=KubectlV35Layer(stack, "Layer"),
+        role=iam.Role.from_role_arn(stack, "Admin", ADMIN, mutable=False),
+    )
+    return eks.Cluster.from_cluster_attributes(stack, "Existing", cluster_name="existing", kubectl_provider=provider)
+
+
+TIME_SLICING = "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 2\n"
+
+
+def test_device_plugin_values_deep_merge_onto_the_defaults():
+    stack = cdk.Stack(cdk.App(), "PluginValues")
+    overrides = {
+        "config": {"map": {"default": TIME_SLICING}},
+        "tolerations": [{"key": "dedicated", "operator": "Exists"}],  # lists replace, as in Helm
+        "affinity": {"podAntiAffinity": {}},  # maps merge: nodeAffinity stays
+    }
+    plugin = NvidiaDevicePlugin(stack, "Plugin", cluster=cluster_with_kubectl(stack), values=overrides)
+    (chart,) = [r["Properties"] for r in resources(Template.from_stack(stack), "Custom::AWSCDK-EKS-HelmChart").values()]
+    values = json.loads(chart["Values"]) if isinstance(chart["Values"], str) else chart["Values"]
+    assert values == plugin.values
+    assert values["tolerations"] == [{"key": "dedicated", "operator": "Exists"}]
+    assert values["config"] == overrides["config"]
+    assert set(values["affinity"]) == {"nodeAffinity", "podAntiAffinity"}
+    assert values["affinity"]["nodeAffinity"] == device_plugin_values()["affinity"]["nodeAffinity"]
+    other = cdk.Stack(cdk.App(), "PluginRemoves")
+    cluster = cluster_with_kubectl(other)
+    assert (
+        "tolerations" not in NvidiaDevicePlugin(other, "Plugin", cluster=cluster, values={"tolerations": None}).values
+    )
+    with pytest.raises(FastloadConfigError) as err:
+        NvidiaDevicePlugin(other, "Bad", cluster=cluster, values=[("a", 1)])
+    assert err.value.field == "values"
