@@ -23,6 +23,7 @@ from typing import Any
 import cdk8s
 
 import fastload_constructs.k8s as k8s_package
+from fastload_constructs.core.node_pools import NodePoolOptions
 
 KUBERNETES_RESOURCE = "Custom::AWSCDK-EKS-KubernetesResource"
 DEPLOY_TIME = "deploy-time-value"
@@ -95,13 +96,17 @@ CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
                 cluster_name="c",
                 node_role="r",
                 instance_types=["g6e", "p5.48xlarge"],
-                capacity_types=["on-demand", "spot"],
-                gpu_limit=16,
+                options=NodePoolOptions(capacity_types=("on-demand", "spot"), gpu_limit=16),
             ),
         ),
         (
             "no-instance-store",
-            lambda: dict(cluster_name="c", node_role="r", instance_types=["p3.8xlarge"], instance_store=False),
+            lambda: dict(
+                cluster_name="c",
+                node_role="r",
+                instance_types=["p3.8xlarge"],
+                options=NodePoolOptions(instance_store=False),
+            ),
         ),
     ],
     "NamespaceChart": [("default", dict)],

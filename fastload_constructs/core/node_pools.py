@@ -14,11 +14,18 @@ labels as the managed node group of that family.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from fastload_constructs.core.catalog import CATALOG, GpuInstance, lookup
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
-from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, ROOT_DEVICE_NAME, GpuNodeSpec, gpu_node_spec
+from fastload_constructs.core.gpu_nodes import (
+    DEFAULT_ROOT_VOLUME_GIB,
+    ROOT_DEVICE_NAME,
+    GpuNodeSpec,
+    check_root_volume,
+    gpu_node_spec,
+)
 from fastload_constructs.core.naming import GPU_RESOURCE
 
 NODEPOOL_API_VERSION = "karpenter.sh/v1"
@@ -127,39 +134,66 @@ def node_pool_spec(
     return spec
 
 
+@dataclass(frozen=True)
+class NodePoolOptions:
+    """How Karpenter's GPU nodes are bought and shaped; checked once, here.
+
+    Shared by `plan_node_pools`, `k8s.KarpenterGpuNodePools` and
+    `infra.KarpenterGpuNodes`, so each option is defined in one place.
+    """
+
+    capacity_types: tuple[str, ...] = ("on-demand",)
+    """Karpenter capacity types: on-demand, spot, reserved (needs capacityReservationSelectorTerms).
+    Default: on-demand."""
+    instance_store: bool = True
+    """RAID0 of the instance-store NVMe (refused for types without it). Default: True."""
+    root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB
+    """Encrypted gp3 root volume size. Default: 200."""
+    ami_alias: str = DEFAULT_AMI_ALIAS
+    """EC2NodeClass AMI alias; pin al2023@v<YYYYMMDD> for production. Default: al2023@latest."""
+    gpu_limit: int | None = None
+    """Most nvidia.com/gpu a NodePool may launch. Default: no limit."""
+
+    def __post_init__(self) -> None:
+        capacity = self.capacity_types
+        require(
+            not isinstance(capacity, str)
+            and isinstance(capacity, (list, tuple))
+            and len(capacity) > 0
+            and all(c in KARPENTER_CAPACITY_TYPES for c in capacity),
+            "capacity_types",
+            capacity,
+            "a non-empty list of " + ", ".join(KARPENTER_CAPACITY_TYPES),
+        )
+        object.__setattr__(self, "capacity_types", tuple(capacity))
+        require(isinstance(self.instance_store, bool), "instance_store", self.instance_store, "True or False")
+        check_root_volume(self.root_volume_gib)
+        require(
+            isinstance(self.ami_alias, str) and self.ami_alias.startswith("al2023@") and len(self.ami_alias) > 7,
+            "ami_alias",
+            self.ami_alias,
+            "an AL2023 alias: al2023@latest or al2023@v<YYYYMMDD>",
+        )
+        if self.gpu_limit is not None:
+            require(
+                is_whole_number(self.gpu_limit) and self.gpu_limit > 0,
+                "gpu_limit",
+                self.gpu_limit,
+                "a positive whole number of GPUs, or None",
+            )
+
+
 def plan_node_pools(
-    instance_types: Sequence[str],
-    *,
-    capacity_types: Sequence[str] = ("on-demand",),
-    instance_store: bool = True,
-    root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB,
-    ami_alias: str = DEFAULT_AMI_ALIAS,
-    gpu_limit: int | None = None,
+    instance_types: Sequence[str], options: NodePoolOptions | None = None
 ) -> dict[str, list[GpuNodeSpec]]:
     """Check every input and decide the node shape per family; RAID0 without instance store is refused."""
+    opts = options if options is not None else NodePoolOptions()
+    require(isinstance(opts, NodePoolOptions), "options", opts, "a NodePoolOptions")
     families = expand_instance_types(instance_types)
-    require(
-        not isinstance(capacity_types, str)
-        and len(capacity_types) > 0
-        and all(c in KARPENTER_CAPACITY_TYPES for c in capacity_types),
-        "capacity_types",
-        capacity_types,
-        "a non-empty list of " + ", ".join(KARPENTER_CAPACITY_TYPES),
-    )
-    require(
-        isinstance(ami_alias, str) and ami_alias.startswith("al2023@") and len(ami_alias) > 7,
-        "ami_alias",
-        ami_alias,
-        "an AL2023 alias: al2023@latest or al2023@v<YYYYMMDD>",
-    )
-    if gpu_limit is not None:
-        require(
-            is_whole_number(gpu_limit) and gpu_limit > 0,
-            "gpu_limit",
-            gpu_limit,
-            "a positive whole number of GPUs, or None",
-        )
     return {
-        family: [gpu_node_spec(i.name, instance_store=instance_store, root_volume_gib=root_volume_gib) for i in members]
+        family: [
+            gpu_node_spec(i.name, instance_store=opts.instance_store, root_volume_gib=opts.root_volume_gib)
+            for i in members
+        ]
         for family, members in families.items()
     }

@@ -17,8 +17,7 @@ from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct, IDependable
 
-from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB
-from fastload_constructs.core.node_pools import DEFAULT_AMI_ALIAS, plan_node_pools
+from fastload_constructs.core.node_pools import NodePoolOptions, plan_node_pools
 from fastload_constructs.core.validation import check_dns_label
 from fastload_constructs.infra.nag_findings import EKS_NODE_POLICY_REASONS, acknowledge_managed_policies
 from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
@@ -34,7 +33,9 @@ NODE_MANAGED_POLICIES = (
 class KarpenterGpuNodes(Construct):
     """Node role + EC2_LINUX access entry + NodePool/EC2NodeClass manifests for `cluster`.
 
-    `name` names the EC2NodeClass; NodePools are `<name>-<family>`.
+    `name` names the EC2NodeClass; NodePools are `<name>-<family>`. `options`
+    (`NodePoolOptions`: capacity types, instance store, root volume, AMI alias,
+    GPU limit, each default documented there) default to `NodePoolOptions()`.
 
     Attributes: `node_role`, `access_entry`, `chart` (KarpenterGpuNodePools), `manifest`.
     """
@@ -47,23 +48,13 @@ class KarpenterGpuNodes(Construct):
         cluster: eks.ICluster,
         instance_types: Sequence[str],
         name: str = "fastload-gpu",
-        capacity_types: Sequence[str] = ("on-demand",),
-        instance_store: bool = True,
-        root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB,
-        ami_alias: str = DEFAULT_AMI_ALIAS,
-        gpu_limit: int | None = None,
+        options: NodePoolOptions | None = None,
         node_role: iam.IRole | None = None,
         after: Sequence[IDependable] = (),
     ) -> None:
         check_dns_label(name, "name")
-        plan_node_pools(
-            instance_types,
-            capacity_types=capacity_types,
-            instance_store=instance_store,
-            root_volume_gib=root_volume_gib,
-            ami_alias=ami_alias,
-            gpu_limit=gpu_limit,
-        )
+        opts = options if options is not None else NodePoolOptions()
+        plan_node_pools(instance_types, opts)
         super().__init__(scope, id)
         self.node_role = node_role or iam.Role(
             self,
@@ -79,11 +70,7 @@ class KarpenterGpuNodes(Construct):
             cluster_name=cluster.cluster_name,
             node_role=self.node_role.role_name,
             instance_types=instance_types,
-            capacity_types=capacity_types,
-            instance_store=instance_store,
-            root_volume_gib=root_volume_gib,
-            ami_alias=ami_alias,
-            gpu_limit=gpu_limit,
+            options=opts,
         )
         self.access_entry = eks.AccessEntry(
             self,

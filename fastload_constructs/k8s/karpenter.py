@@ -16,12 +16,11 @@ import cdk8s
 from constructs import Construct
 
 from fastload_constructs.core.errors import require
-from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB
 from fastload_constructs.core.naming import MANAGED_BY, PART_OF
 from fastload_constructs.core.node_pools import (
-    DEFAULT_AMI_ALIAS,
     NODECLASS_API_VERSION,
     NODEPOOL_API_VERSION,
+    NodePoolOptions,
     node_class_spec,
     node_pool_spec,
     plan_node_pools,
@@ -42,20 +41,11 @@ class KarpenterGpuNodePools(cdk8s.Chart):
         cluster_name: str,
         node_role: str,
         instance_types: Sequence[str],
-        capacity_types: Sequence[str] = ("on-demand",),
-        instance_store: bool = True,
-        root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB,
-        ami_alias: str = DEFAULT_AMI_ALIAS,
-        gpu_limit: int | None = None,
+        options: NodePoolOptions | None = None,
     ) -> None:
-        node_specs = plan_node_pools(
-            instance_types,
-            capacity_types=capacity_types,
-            instance_store=instance_store,
-            root_volume_gib=root_volume_gib,
-            ami_alias=ami_alias,
-            gpu_limit=gpu_limit,
-        )
+        """`options`: capacity types, instance store, root volume, AMI alias, GPU limit (`NodePoolOptions`)."""
+        opts = options if options is not None else NodePoolOptions()
+        node_specs = plan_node_pools(instance_types, opts)
         require(isinstance(node_role, str) and node_role != "", "node_role", node_role, "the name of the node IAM role")
         require(
             isinstance(cluster_name, str) and cluster_name != "", "cluster_name", cluster_name, "the EKS cluster name"
@@ -85,9 +75,9 @@ class KarpenterGpuNodePools(cdk8s.Chart):
                 node_class_spec(
                     cluster_name=cluster_name,
                     node_role=node_role,
-                    instance_store=instance_store,
-                    root_volume_gib=root_volume_gib,
-                    ami_alias=ami_alias,
+                    instance_store=opts.instance_store,
+                    root_volume_gib=opts.root_volume_gib,
+                    ami_alias=opts.ami_alias,
                     root_volume_throughput_mibps=next(iter(node_specs.values()))[0].root_volume_throughput_mibps,
                 ),
             )
@@ -108,8 +98,8 @@ class KarpenterGpuNodePools(cdk8s.Chart):
                         specs[0],
                         [s.instance.name for s in specs],
                         node_class=id,
-                        capacity_types=capacity_types,
-                        gpu_limit=gpu_limit,
+                        capacity_types=opts.capacity_types,
+                        gpu_limit=opts.gpu_limit,
                     ),
                 )
             )
