@@ -99,8 +99,8 @@ class ExistingInfrastructure:
 
 
 class FastVllmOnExistingCluster(cdk.Stack):
-    def __init__(self, scope: Construct, id: str, *, existing: ExistingInfrastructure, **kwargs) -> None:
-        super().__init__(scope, id, **kwargs)
+    def __init__(self, scope: Construct, id: str, *, existing: ExistingInfrastructure, env: cdk.Environment) -> None:
+        super().__init__(scope, id, env=env)
         vpc = ec2.Vpc.from_vpc_attributes(
             self,
             "Vpc",

@@ -105,8 +105,9 @@ def _flag(field: str, value: object) -> bool:
 
 
 def _positive_int(field: str, value: object) -> int:
-    require(is_whole_number(value) and value > 0, field, value, "a positive whole number")
-    return value  # type: ignore[return-value]
+    require(isinstance(value, int) and is_whole_number(value) and value > 0, field, value, "a positive whole number")
+    assert isinstance(value, int)
+    return value
 
 
 def _scoped(where: str, check: Callable[[], Any]) -> Any:

@@ -174,11 +174,14 @@ def _known(value: str) -> str | None:
 
 
 def _principal_arn(principal: StagerPrincipal) -> str:
-    role_arn = getattr(principal, "role_arn", None)  # jsii interfaces do not support isinstance
-    return role_arn if role_arn is not None else principal.user_arn
+    # jsii interfaces do not support isinstance: a role has role_arn, a user user_arn.
+    arn = getattr(principal, "role_arn", None) or getattr(principal, "user_arn", None)
+    require(isinstance(arn, str), "stager_principals", principal, "IAM roles or users")
+    assert isinstance(arn, str)
+    return arn
 
 
-def _conditions(spec: StatementSpec) -> dict | None:
+def _conditions(spec: StatementSpec) -> dict[str, dict[str, object]] | None:
     return {k: dict(v) for k, v in spec.conditions.items()} or None
 
 
