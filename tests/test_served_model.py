@@ -151,3 +151,18 @@ def test_bad_input_is_refused_before_anything_is_added(props, field):
     if field is not None:
         assert err.value.field == field
     assert len(stack.node.children) == before
+
+
+def test_a_second_server_of_the_same_model_in_the_namespace_is_refused():
+    stack, cluster, bucket = stack_with_cluster()
+    props = dict(
+        cluster=cluster, bucket=bucket, prefix="models/llama", model_name="llama", plan=plan(LLAMA, "g6e.2xlarge")
+    )
+    ServedModel(stack, "Llama", **props)
+    with pytest.raises(FastloadConfigError) as err:
+        ServedModel(stack, "Again", **props)
+    assert err.value.field == "server.name"
+    with pytest.raises(FastloadConfigError) as err:
+        ServedModel(stack, "Renamed", **props, server=ServerOptions(name="llama-b"))
+    assert err.value.field == "model_name"  # its service account already has an association
+    ServedModel(stack, "Elsewhere", **props, server=ServerOptions(namespace="other"))

@@ -84,8 +84,10 @@ class ServedModel(Construct):
         # A literal bucket name keeps the exported YAML free of placeholders.
         model_uri = f"s3://{_literal_bucket_name(bucket)}/{prefix}"
         # Every check of the server (those needing the plan too) before anything joins the tree.
-        server_spec(serving_plan, model_name=model_name, model_uri=model_uri, region="-", options=options)
+        spec = server_spec(serving_plan, model_name=model_name, model_uri=model_uri, region="-", options=options)
+        _refuse_clash(scope, cluster, spec.namespace, spec.name, spec.service_account_name)
         super().__init__(scope, id)
+        self.namespace, self.name, self.service_account = spec.namespace, spec.name, spec.service_account_name
         self.plan = serving_plan
         self.reader = ModelReaderIdentity(
             self,
@@ -147,6 +149,26 @@ def _serving_plan(
     )
     assert profile is not None and instance_type is not None
     return plan(profile, instance_type, tuning)
+
+
+def _refuse_clash(scope: Construct, cluster: eks.ICluster, namespace: str, name: str, service_account: str) -> None:
+    """Two servers of one name would overwrite each other's Deployment; two associations for one
+    service account are refused by EKS at deploy. Catch both at synth, within the stack."""
+    for other in Stack.of(scope).node.find_all():
+        if not isinstance(other, ServedModel) or other._cluster is not cluster or other.namespace != namespace:
+            continue
+        require(
+            other.name != name,
+            "server.name",
+            name,
+            f"a name not yet served in namespace {namespace!r} on this cluster (pass ServerOptions(name=...))",
+        )
+        require(
+            other.service_account != service_account,
+            "model_name",
+            service_account,
+            f"one ServedModel per model and namespace ({other.node.path} already binds this service account)",
+        )
 
 
 def _literal_bucket_name(bucket: s3.IBucket) -> str:
