@@ -8,7 +8,7 @@ import pytest
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
-from aws_cdk.assertions import Template
+from aws_cdk.assertions import Annotations, Match, Template
 from aws_cdk.lambda_layer_kubectl_v35 import KubectlV35Layer
 
 from fastload_constructs.core.cache_sharing import SharedCompileCache
@@ -166,3 +166,13 @@ def test_a_second_server_of_the_same_model_in_the_namespace_is_refused():
         ServedModel(stack, "Renamed", **props, server=ServerOptions(name="llama-b"))
     assert err.value.field == "model_name"  # its service account already has an association
     ServedModel(stack, "Elsewhere", **props, server=ServerOptions(namespace="other"))
+
+
+def test_the_export_warns_about_a_manifest_applied_around_it():
+    stack, cluster, bucket = stack_with_cluster()
+    AppliedChart(stack, "Namespace", cluster=cluster, chart=NamespaceChart(cdk8s.App(), "namespace"))
+    cluster.add_cdk8s_chart("Direct", NamespaceChart(cdk8s.App(), "direct", namespace="direct"))
+    export = ManifestExport(stack, "Export")
+    cdk.App.of(stack).synth()
+    Annotations.from_stack(stack).has_warning("/Serving/Export", Match.string_like_regexp("manifest-Direct|Direct"))
+    assert export.file_names() == ["01-namespace.yaml"]

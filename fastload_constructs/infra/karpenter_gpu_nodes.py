@@ -19,6 +19,7 @@ from constructs import Construct, IDependable
 
 from fastload_constructs.core.node_pools import NodePoolOptions, plan_node_pools
 from fastload_constructs.core.validation import check_dns_label
+from fastload_constructs.infra.applied_chart import AppliedChart
 from fastload_constructs.infra.nag_findings import EKS_NODE_POLICY_REASONS, acknowledge_managed_policies
 from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
 
@@ -80,6 +81,6 @@ class KarpenterGpuNodes(Construct):
             access_entry_type=eks.AccessEntryType.EC2_LINUX,
             access_policies=[],
         )
-        self.manifest = cluster.add_cdk8s_chart(f"{id}Manifests", self.chart)
-        for dependency in after:
-            self.manifest.node.add_dependency(dependency)
+        # An AppliedChart, so a ManifestExport of the stack writes the node pools too.
+        self.applied = AppliedChart(self, "Manifests", cluster=cluster, chart=self.chart, after=after)
+        self.manifest = self.applied.manifest

@@ -134,6 +134,8 @@ class _TokensResolve:
             self._export.render()
         except FastloadConfigError as exc:
             errors.append(f"manifest export: {exc}")
+        if self._export._charts is None:
+            self._export.warn_unexported()
         targets = [t for e in exports_in(self._export.node.root) for t in e.targets()]
         clashes = sorted({t for t in targets if targets.count(t) > 1} & set(self._export.targets()))
         if clashes:
@@ -182,6 +184,19 @@ class ManifestExport(Construct):
         found = tuple(applied_charts(cdk.Stack.of(self)))
         _check_distinct(found)
         return found
+
+    def warn_unexported(self) -> None:
+        """A synth warning for each manifest of the stack applied without an AppliedChart (not exported)."""
+        stack = cdk.Stack.of(self)
+        applied = [c.manifest.node.path for c in stack.node.find_all() if isinstance(c, ChartApplication)]
+        for c in stack.node.find_all():
+            if c.node.path in applied or type(c).__name__ != "KubernetesManifest":
+                continue
+            cdk.Annotations.of(self).add_warning_v2(
+                "fastload:manifestNotExported",
+                f"{c.node.path} is applied to the cluster but not exported to YAML: apply its chart with "
+                "infra.AppliedChart (or ServedModel.add_chart) to have it in the export",
+            )
 
     def file_names(self) -> list[str]:
         return [f"{i:02d}-{chart.node.id}.yaml" for i, chart in enumerate(self.charts, start=1)]
