@@ -24,13 +24,16 @@ from fastload_constructs.cli.main import main
 from fastload_constructs.core.catalog import GIB
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile, ShardInfo
+from fastload_constructs.core.node_pools import NodePoolOptions
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.tuning import TuningOptions, plan
 from fastload_constructs.core.validation import check_bucket_name
+from fastload_constructs.core.vllm_args import ServerOptions
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.network import FastloadNetwork
+from fastload_constructs.infra.served_model import ServedModel
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage
 from tests.hf_model_factory import write_hf_model
 
@@ -68,6 +71,13 @@ def bucket(where: Where, **kwargs: Any) -> ModelBucket:
     stack = app_in(where)
     endpoint = ec2.GatewayVpcEndpoint.from_gateway_vpc_endpoint_id(stack, "S3", "vpce-0123456789abcdef0")
     return ModelBucket(stack, "Models", vpc_endpoint=endpoint, **kwargs)
+
+
+def served_model(where: Where, **kwargs: Any) -> ServedModel:
+    stack = app_in(where)
+    cluster = eks.Cluster.from_cluster_attributes(stack, "Cluster", cluster_name="c")
+    models = cdk.aws_s3.Bucket.from_bucket_name(stack, "Models", "models")
+    return ServedModel(stack, "Llama", cluster=cluster, bucket=models, prefix="models/l", model_name="l", **kwargs)
 
 
 def big_tensor_model() -> ModelProfile:
@@ -140,6 +150,33 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         lambda w: build_app({**context(), "fastload:stagerRoleArns": ["arn:aws:iam::1:role/x"]}, str(w.out)),
         "fastload:stagerRoleArns[0]",
     ),
+    (
+        "app-unknown-fastload-key",
+        lambda w: build_app({**context(), "fastload:model": "[]"}, str(w.out)),
+        "fastload:model",
+    ),
+    (
+        "app-json-text-not-json",
+        lambda w: build_app({**context(), "fastload:adminRoleArns": '["arn:aws:iam::1:role/x"'}, str(w.out)),
+        "fastload:adminRoleArns",
+    ),
+    (
+        "app-extra-args-second-tp",
+        lambda w: build_app(context(extraArgs=["--tensor-parallel-size=2"]), str(w.out)),
+        "fastload:models[0].extraArgs[0]",
+    ),
+    (
+        "app-image-latest",
+        lambda w: build_app(context(image="vllm/vllm-openai:latest"), str(w.out)),
+        "fastload:models[0].image",
+    ),
+    ("server-options-zero-replicas", lambda w: ServerOptions(replicas=0), "replicas"),
+    (
+        "node-pool-options-capacity-block",
+        lambda w: NodePoolOptions(capacity_types=("capacity-block",)),
+        "capacity_types",
+    ),
+    ("served-model-without-plan", lambda w: served_model(w), "profile"),
     (
         "app-raid0-on-p3-without-instance-store",
         lambda w: build_app(context(instanceType="p3.2xlarge", parameterCount=1_000_000_000), str(w.out)),
