@@ -169,7 +169,7 @@ def test_a_second_server_of_the_same_model_in_the_namespace_is_refused():
 
 
 def test_the_export_warns_about_a_manifest_applied_around_it():
-    stack, cluster, bucket = stack_with_cluster()
+    stack, cluster, _bucket = stack_with_cluster()
     AppliedChart(stack, "Namespace", cluster=cluster, chart=NamespaceChart(cdk8s.App(), "namespace"))
     cluster.add_cdk8s_chart("Direct", NamespaceChart(cdk8s.App(), "direct", namespace="direct"))
     export = ManifestExport(stack, "Export")
