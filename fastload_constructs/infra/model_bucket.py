@@ -58,6 +58,11 @@ class ModelBucket(Construct):
       `aws:SourceVpce` is `vpc_endpoint`, except for `stager_principals`
       (condition on `aws:PrincipalArn`). Being exempt grants nothing: call
       `grant_stage_models` for the stagers' upload rights.
+
+    For a bucket you already have, skip this construct: `ModelBucketGrants`
+    grants on any `s3.IBucket`, and `ModelBucketLock` adds (or prints) the
+    endpoint lock and the TLS-only deny for that bucket's policy.
+    Attributes: `bucket`, `kms_key`, `grants`, `lock`, `access_logs_bucket`.
     """
 
     def __init__(
