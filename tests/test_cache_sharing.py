@@ -22,7 +22,7 @@ from fastload_constructs.core.cache_sharing import (
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.tuning import TuningOptions, plan
-from fastload_constructs.core.vllm_args import CACHE_MOUNT_PATH, server_spec
+from fastload_constructs.core.vllm_args import CACHE_MOUNT_PATH, ServerOptions, server_spec
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.runtime import cache_sync
 from stacks.config import DEFAULT_KUBERNETES_VERSION
@@ -44,7 +44,7 @@ def local_plan():
 
 
 def spec(p, **kw):
-    return server_spec(p, model_name="llama", model_uri=URI, region="us-east-1", **kw)
+    return server_spec(p, model_name="llama", model_uri=URI, region="us-east-1", options=ServerOptions(**kw))
 
 
 def test_off_by_default(s3_plan):
@@ -163,8 +163,7 @@ def warm_docs(local_plan):
         model_name="llama",
         model_uri=URI,
         region="us-east-1",
-        shared_compile_cache=CACHE,
-        model_cache="node-local",
+        options=ServerOptions(shared_compile_cache=CACHE, model_cache="node-local"),
     )
     return cdk8s.Testing.synth(chart)
 

@@ -107,6 +107,54 @@ def test_a_context_that_does_not_fit_fails_synthesis_naming_what_fits():
     assert err.value.field == "max_model_len" and "would fit" in str(err.value)
 
 
+# -c values arrive as strings; keys come from one table each -------------------------------------------------
+
+
+def test_list_keys_accept_json_text_as_cdk_c_delivers_it():
+    admin = "arn:aws:iam::123456789012:role/Admin"
+    config = parse_reference_config(
+        context(
+            stagerRoleArns=json.dumps([STAGER]),
+            adminRoleArns=f'["{admin}"]',
+            models=json.dumps(CDK_JSON["fastload:models"]),
+        )
+    )
+    assert config.stager_role_arns == (STAGER,) and config.admin_role_arns == (admin,)
+    assert config.models == parse_reference_config(CDK_JSON).models
+
+
+def test_malformed_json_text_is_refused_naming_the_key():
+    with pytest.raises(FastloadConfigError) as err:
+        parse_reference_config(context(adminRoleArns='["arn:aws:iam::123456789012:role/Admin"'))
+    assert err.value.field == "fastload:adminRoleArns" and "valid JSON" in err.value.accepted
+
+
+@pytest.mark.parametrize(
+    "key, closest",
+    [("fastload:model", "fastload:models"), ("fastload:stagerRoleArn", "fastload:stagerRoleArns")],
+)
+def test_unknown_fastload_keys_are_refused_with_the_closest_names(key, closest):
+    ctx = {**context(), key: "x", "@aws-cdk/core:newStyleStackSynthesis": True}  # CDK's own keys pass
+    with pytest.raises(FastloadConfigError) as err:
+        parse_reference_config(ctx)
+    assert err.value.field == key and f"closest: {closest}" in err.value.accepted
+
+
+def test_an_unknown_model_key_names_the_closest_model_keys():
+    with pytest.raises(FastloadConfigError) as err:
+        parse_reference_config(context(model={"extraArg": ["--enforce-eager"]}))
+    assert err.value.field == "fastload:models[0].extraArg" and "closest: extraArgs" in err.value.accepted
+
+
+def test_image_and_extra_args_reach_the_server_options():
+    (model,) = parse_reference_config(
+        context(model={"image": "vllm/vllm-openai:v0.35.1", "extraArgs": ["--max-num-seqs", "64", "--enforce-eager"]})
+    ).models
+    options = model.server_options()
+    assert options.image == "vllm/vllm-openai:v0.35.1"
+    assert options.extra_args == ("--max-num-seqs", "64", "--enforce-eager")
+
+
 @pytest.mark.parametrize(
     "changes, field",
     [
@@ -116,9 +164,17 @@ def test_a_context_that_does_not_fit_fails_synthesis_naming_what_fits():
         ({"cudaGraphCaptureSizes": "1,2"}, "fastload:models[0].cudaGraphCaptureSizes"),
         ({"architecture": {"layers": 3}}, "fastload:models[0].architecture.layers"),
         ({"architecture": {**LLAMA_ARCH, "numHiddenLayers": 0}}, "fastload:models[0].architecture.num_hidden_layers"),
+        ({"image": "vllm/vllm-openai:latest"}, "fastload:models[0].image"),
+        ({"image": 34}, "fastload:models[0].image"),
+        ({"extraArgs": ["--tensor-parallel-size", "2"]}, "fastload:models[0].extraArgs[0]"),
+        ({"extraArgs": ["--enforce-eager", "--tensor_parallel_size=4"]}, "fastload:models[0].extraArgs[1]"),
+        ({"extraArgs": ["-pp", "2"]}, "fastload:models[0].extraArgs[0]"),
+        ({"extraArgs": ["--dtype", "float32"]}, "fastload:models[0].extraArgs[0]"),
+        ({"extraArgs": "--enforce-eager"}, "fastload:models[0].extraArgs"),
+        ({"extraArgs": ["s3://other/model"]}, "fastload:models[0].extraArgs"),
     ],
 )
-def test_bad_tuning_keys_are_refused(changes, field):
+def test_engine_settings_that_break_the_plan_are_refused(changes, field):
     with pytest.raises(FastloadConfigError) as err:
         parse_reference_config(context(model=changes))
     assert err.value.field == field
@@ -140,3 +196,9 @@ def test_assumptions_file_from_context(tmp_path):
     with pytest.raises(FastloadConfigError) as err:
         parse_reference_config(context(assumptions=str(tmp_path / "missing.json")))
     assert err.value.field == "fastload:assumptions"
+
+
+def test_bad_admin_role_arns_are_refused():
+    with pytest.raises(FastloadConfigError) as err:
+        parse_reference_config(context(adminRoleArns=["arn:aws:iam::123456789012:user/alice"]))
+    assert err.value.field == "fastload:adminRoleArns[0]"

@@ -11,15 +11,43 @@ from aws_cdk.assertions import Template
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
 import existing_cluster
 
-EXISTING = existing_cluster.ExistingInfrastructure()
+# As `cdk synth -c key=value` passes them: every value a string, lists comma-separated or JSON.
+CONTEXT = {
+    "clusterName": "prod-gpu",
+    "kubectlRoleArn": "arn:aws:iam::111122223333:role/prod-admin",
+    "vpcId": "vpc-0fedcba9876543210",
+    "vpcCidr": "10.1.0.0/16",
+    "availabilityZones": "us-east-1a,us-east-1b",
+    "privateSubnetIds": '["subnet-0ccccccccccccccc1", "subnet-0ccccccccccccccc2"]',
+    "privateRouteTableIds": "rtb-0ccccccccccccccc1, rtb-0ccccccccccccccc2",
+    "account": "111122223333",
+    "region": "us-east-1",
+}
+EXISTING = existing_cluster.ExistingInfrastructure(
+    cluster_name="prod-gpu",
+    vpc_id="vpc-0fedcba9876543210",
+    private_subnet_ids=("subnet-0ccccccccccccccc1", "subnet-0ccccccccccccccc2"),
+    private_route_table_ids=("rtb-0ccccccccccccccc1", "rtb-0ccccccccccccccc2"),
+)
+
+
+def synth(tmp_path_factory, context):
+    app = cdk.App(outdir=str(tmp_path_factory.mktemp("cdk.out")), context=context)
+    stack = existing_cluster.build(app)
+    assembly = app.synth()
+    return stack, Template.from_json(assembly.get_stack_by_name("FastVllmOnExistingCluster").template).to_json()
 
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory):
-    app = cdk.App(outdir=str(tmp_path_factory.mktemp("cdk.out")))
-    existing_cluster.build(app, EXISTING)
-    assembly = app.synth()
-    return Template.from_json(assembly.get_stack_by_name("FastVllmOnExistingCluster").template).to_json()
+    return synth(tmp_path_factory, CONTEXT)[1]
+
+
+def test_context_is_read_as_the_docstring_says(tmp_path_factory):
+    stack, _ = synth(tmp_path_factory, CONTEXT)
+    assert (stack.account, stack.region) == ("111122223333", "us-east-1")
+    defaults, _ = synth(tmp_path_factory, {})
+    assert (defaults.account, defaults.region) == ("123456789012", "us-west-2")
 
 
 def of_type(template, kind):
@@ -58,3 +86,13 @@ def test_model_pods_get_read_access_and_their_chart_waits_for_it(template):
     server = next(r for r in manifests.values() if "Deployment" in json.dumps(r["Properties"]["Manifest"]))
     assert server["Properties"]["ClusterName"] == EXISTING.cluster_name
     assert association_id in server["DependsOn"]
+    (namespace,) = [lid for lid, r in manifests.items() if "Deployment" not in json.dumps(r["Properties"]["Manifest"])]
+    assert namespace in server["DependsOn"]
+
+
+def test_an_own_bucket_is_read_not_recreated_and_its_lock_is_printed(tmp_path_factory):
+    stack, template = synth(tmp_path_factory, {**CONTEXT, "bucketName": "acme-models"})
+    assert not of_type(template, "AWS::S3::Bucket") and not of_type(template, "AWS::S3::BucketPolicy")
+    (lock,) = [k for k in template["Outputs"] if k.startswith("ModelBucketLock")]
+    assert "DenyObjectAccessOutsideVpcEndpoint" in json.dumps(template["Outputs"][lock])
+    assert stack.llama.model_uri == "s3://acme-models/models/llama-3-1-8b"

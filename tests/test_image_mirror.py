@@ -13,7 +13,7 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.image_mirror import UPSTREAMS, mirrored_image
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.tuning import plan
-from fastload_constructs.core.vllm_args import DEFAULT_IMAGE, image_tag, server_spec
+from fastload_constructs.core.vllm_args import DEFAULT_IMAGE, ServerOptions, image_tag, server_spec
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache
 from fastload_constructs.infra.network import FastloadNetwork
 from fastload_constructs.k8s.vllm_chart import VllmChart
@@ -139,10 +139,10 @@ def test_the_chart_runs_the_mirrored_image_with_the_same_cache_key():
     assert image_tag(image) == "v0.34.0"
     serving = plan(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge")
     args = dict(model_name="llama", model_uri="s3://models-bucket/llama", region="us-west-2")
-    mirrored = server_spec(serving, image=image, **args)
+    mirrored = server_spec(serving, options=ServerOptions(image=image), **args)
     upstream = server_spec(serving, **args)
     assert mirrored.compile_cache_key == upstream.compile_cache_key  # the same vLLM build, the same cache
-    chart = VllmChart(cdk8s.Testing.app(), "llama", plan=serving, image=image, **args)
+    chart = VllmChart(cdk8s.Testing.app(), "llama", plan=serving, options=ServerOptions(image=image), **args)
     (deployment,) = [d for d in cdk8s.Testing.synth(chart) if d["kind"] == "Deployment"]
     assert deployment["spec"]["template"]["spec"]["containers"][0]["image"] == image
 

@@ -23,6 +23,7 @@ from fastload_constructs.infra.nvidia_device_plugin import (
     CHART_REPOSITORY,
     CHART_VERSION,
     NvidiaDevicePlugin,
+    device_plugin_values,
 )
 from tests.cfn_template import resources
 
@@ -38,30 +39,35 @@ def stack():
         stack,
         "Inference",
         version="1.34",
-        endpoint_access="private",
+        endpoint_access=eks.EndpointAccess.PRIVATE,
         admin_role_arns=[ADMIN],
-        logging=["api", "audit"],
+        logging=[eks.ClusterLoggingTypes.API, eks.ClusterLoggingTypes.AUDIT],
         ebs_csi=True,
     )
     GpuNodeGroup(
         stack,
         "G6e",
         cluster=inference.cluster,
-        instance_type="g6e.12xlarge",
+        instance_type=ec2.InstanceType("g6e.12xlarge"),
         min_size=1,
         desired_size=1,
         max_size=4,
         root_volume_gib=300,
     )
     GpuNodeGroup(
-        stack, "P3", cluster=inference.cluster, instance_type="p3.8xlarge", instance_store=False, capacity_type="spot"
+        stack,
+        "P3",
+        cluster=inference.cluster,
+        instance_type="p3.8xlarge",
+        instance_store=False,
+        capacity_type=eks.CapacityType.SPOT,
     )
     GpuNodeGroup(
         stack,
         "P5",
         cluster=inference.cluster,
         instance_type="p5.48xlarge",
-        capacity_type="capacity-block",
+        capacity_type=eks.CapacityType.CAPACITY_BLOCK,
         capacity_reservation_id=RESERVATION,
         max_size=1,
     )
@@ -243,8 +249,10 @@ def test_node_group_works_on_a_brought_cluster():
     "kwargs,field",
     [
         ({"version": "1.29"}, "version"),
-        ({"endpoint_access": "internal"}, "endpoint_access"),
-        ({"logging": ["api", "kubelet"]}, "logging"),
+        ({"endpoint_access": "private"}, "endpoint_access"),  # strings stay in the cdk.json parser
+        ({"logging": ["api"]}, "logging"),
+        ({"logging": [eks.ClusterLoggingTypes.API, eks.ClusterLoggingTypes.API]}, "logging"),
+        ({"system_instance_type": "m6i.large"}, "system_instance_type"),
         ({"admin_role_arns": ["arn:aws:iam::123:user/bob"]}, "admin_role_arns"),
     ],
 )
@@ -259,7 +267,8 @@ def test_bad_cluster_inputs_are_refused(kwargs, field):
     "kwargs,field",
     [
         ({"min_size": 3, "max_size": 2}, "desired_size"),
-        ({"capacity_type": "capacity-block"}, "capacity_reservation_id"),
+        ({"capacity_type": eks.CapacityType.CAPACITY_BLOCK}, "capacity_reservation_id"),
+        ({"capacity_type": "spot"}, "capacity_type"),
         ({"capacity_reservation_id": RESERVATION}, "capacity_reservation_id"),
     ],
 )
@@ -304,3 +313,46 @@ def test_karpenter_nodes_refuse_before_adding_anything():
         KarpenterGpuNodes(stack, "Karpenter", cluster=cluster, instance_types=["p3.8xlarge"])
     assert err.value.field == "instance_type"
     assert stack.node.try_find_child("Karpenter") is None
+
+
+def cluster_with_kubectl(stack):
+    from aws_cdk import aws_iam as iam
+    from aws_cdk.lambda_layer_kubectl_v35 import KubectlV35Layer
+
+    reference = eks.Cluster.from_cluster_attributes(stack, "Reference", cluster_name="existing")
+    provider = eks.KubectlProvider(
+        stack,
+        "Kubectl",
+        cluster=reference,
+        kubectl_layer=KubectlV35Layer(stack, "Layer"),
+        role=iam.Role.from_role_arn(stack, "Admin", ADMIN, mutable=False),
+    )
+    return eks.Cluster.from_cluster_attributes(stack, "Existing", cluster_name="existing", kubectl_provider=provider)
+
+
+TIME_SLICING = "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 2\n"
+
+
+def test_device_plugin_values_deep_merge_onto_the_defaults():
+    stack = cdk.Stack(cdk.App(), "PluginValues")
+    overrides = {
+        "config": {"map": {"default": TIME_SLICING}},
+        "tolerations": [{"key": "dedicated", "operator": "Exists"}],  # lists replace, as in Helm
+        "affinity": {"podAntiAffinity": {}},  # maps merge: nodeAffinity stays
+    }
+    plugin = NvidiaDevicePlugin(stack, "Plugin", cluster=cluster_with_kubectl(stack), values=overrides)
+    (chart,) = [r["Properties"] for r in resources(Template.from_stack(stack), "Custom::AWSCDK-EKS-HelmChart").values()]
+    values = json.loads(chart["Values"]) if isinstance(chart["Values"], str) else chart["Values"]
+    assert values == plugin.values
+    assert values["tolerations"] == [{"key": "dedicated", "operator": "Exists"}]
+    assert values["config"] == overrides["config"]
+    assert set(values["affinity"]) == {"nodeAffinity", "podAntiAffinity"}
+    assert values["affinity"]["nodeAffinity"] == device_plugin_values()["affinity"]["nodeAffinity"]
+    other = cdk.Stack(cdk.App(), "PluginRemoves")
+    cluster = cluster_with_kubectl(other)
+    assert (
+        "tolerations" not in NvidiaDevicePlugin(other, "Plugin", cluster=cluster, values={"tolerations": None}).values
+    )
+    with pytest.raises(FastloadConfigError) as err:
+        NvidiaDevicePlugin(other, "Bad", cluster=cluster, values=[("a", 1)])
+    assert err.value.field == "values"

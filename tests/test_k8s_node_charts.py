@@ -19,6 +19,7 @@ from fastload_constructs.core.naming import (
     LOCAL_VOLUMES_HOST_ROOT,
     NODE_CACHE_ROOT,
 )
+from fastload_constructs.core.node_pools import NodePoolOptions
 from fastload_constructs.core.tuning import INSTANCE_STORE_MOUNT
 from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage, bind_mount_script
@@ -126,8 +127,7 @@ def karpenter_docs():
         cluster_name="inference",
         node_role="KarpenterNodeRole",
         instance_types=["g6e", "p5.48xlarge"],
-        capacity_types=["on-demand", "spot"],
-        gpu_limit=32,
+        options=NodePoolOptions(capacity_types=("on-demand", "spot"), gpu_limit=32),
     )
     return cdk8s.Testing.synth(chart)
 
@@ -194,7 +194,12 @@ def test_karpenter_refuses_raid0_without_instance_store_unless_opted_out():
     assert err.value.field == "instance_type"
     docs = cdk8s.Testing.synth(
         KarpenterGpuNodePools(
-            cdk8s.Testing.app(), "k", cluster_name="c", node_role="r", instance_types=["p3"], instance_store=False
+            cdk8s.Testing.app(),
+            "k",
+            cluster_name="c",
+            node_role="r",
+            instance_types=["p3"],
+            options=NodePoolOptions(instance_store=False),
         )
     )
     (nc,) = by_kind(docs, "EC2NodeClass")
@@ -210,10 +215,20 @@ def test_karpenter_refuses_raid0_without_instance_store_unless_opted_out():
         ({"capacity_types": ["capacity-block"]}, "capacity_types"),
         ({"ami_alias": "bottlerocket@latest"}, "ami_alias"),
         ({"gpu_limit": 0}, "gpu_limit"),
+        ({"capacity_types": "spot"}, "capacity_types"),
+        ({"root_volume_gib": 5}, "root_volume_gib"),
+        ({"instance_store": "yes"}, "instance_store"),
     ],
 )
 def test_bad_karpenter_inputs_are_refused(kwargs, field):
-    args = {"cluster_name": "c", "node_role": "r", "instance_types": ["g6e"], **kwargs}
+    instance_types = kwargs.pop("instance_types", ["g6e"])
     with pytest.raises(FastloadConfigError) as err:
-        KarpenterGpuNodePools(cdk8s.Testing.app(), "k", **args)
+        KarpenterGpuNodePools(
+            cdk8s.Testing.app(),
+            "k",
+            cluster_name="c",
+            node_role="r",
+            instance_types=instance_types,
+            options=NodePoolOptions(**kwargs),
+        )
     assert err.value.field == field

@@ -139,38 +139,49 @@ def load(path):
 
 
 def applied_manifests(assembly):
-    """{logical id: (resource, docs)} of the model charts' manifests, AWS::Region read as ${AWS_REGION}
+    """{logical id: (resource, docs)} of every chart the stack applies, AWS::Region read as ${AWS_REGION}
     and the prune label CDK adds for `kubectl apply --prune` removed."""
     template = Template.from_json(assembly.get_stack_by_name("FastloadReference").template)
     out = {}
     for logical_id, resource in template.find_resources("Custom::AWSCDK-EKS-KubernetesResource").items():
-        if not logical_id.startswith("ClusterModelCharts"):
-            continue  # the cluster's own charts (local storage) are not part of the model export
         manifest = resource["Properties"]["Manifest"]
         if isinstance(manifest, dict):
             parts = manifest["Fn::Join"][1]
-            assert all(isinstance(p, str) or p == {"Ref": "AWS::Region"} for p in parts), parts
-            manifest = "".join(p if isinstance(p, str) else "${AWS_REGION}" for p in parts)
+            manifest = "".join(
+                p if isinstance(p, str) else "${AWS_REGION}" if p == {"Ref": "AWS::Region"} else "${DEPLOY_TIME}"
+                for p in parts
+            )
+            if any(d["kind"] == "Deployment" for d in json.loads(manifest)):
+                # A model chart: the region is its only deploy-time value (the KEDA objects carry more).
+                assert all(isinstance(p, str) or p == {"Ref": "AWS::Region"} for p in parts), parts
         docs = json.loads(manifest)
         for doc in docs:
-            labels = doc["metadata"]["labels"]
+            labels = doc["metadata"].get("labels", {})
             for key in [k for k in labels if k.startswith("aws.cdk.eks/prune-")]:
                 del labels[key]
         out[logical_id] = (resource, docs)
     return out
 
 
-def test_reference_stack_applies_namespace_then_model_chart(with_bucket):
+def test_reference_stack_applies_namespace_then_model_charts_after_their_identity(with_bucket):
     assembly = with_bucket
     applied = applied_manifests(assembly)
-    assert len(applied) == 3
+    template = Template.from_json(assembly.get_stack_by_name("FastloadReference").template).to_json()
+    associations = {
+        r["Properties"]["ServiceAccount"]: lid
+        for lid, r in template["Resources"].items()
+        if r["Type"] == "AWS::EKS::PodIdentityAssociation"
+    }
     (ns_id,) = [lid for lid, (_, docs) in applied.items() if [d["kind"] for d in docs] == ["Namespace"]]
     deployments = {}
-    for lid, (resource, docs) in applied.items():
-        if lid != ns_id:
-            assert ns_id in resource["DependsOn"]
-            (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
-            deployments[deployment["metadata"]["name"]] = deployment
+    for resource, docs in applied.values():
+        (deployment,) = [d for d in docs if d["kind"] == "Deployment"] or [None]
+        if deployment is None:
+            continue
+        assert ns_id in resource["DependsOn"]
+        sa = deployment["spec"]["template"]["spec"]["serviceAccountName"]
+        assert associations[sa] in resource["DependsOn"]  # credentials exist before the first pod
+        deployments[deployment["metadata"]["name"]] = deployment
     assert set(deployments) == {MODEL["name"], SECOND_MODEL["name"]}
     big = deployments[SECOND_MODEL["name"]]
     assert big["spec"]["replicas"] == 2
@@ -178,28 +189,84 @@ def test_reference_stack_applies_namespace_then_model_chart(with_bucket):
     assert c["resources"]["limits"]["nvidia.com/gpu"] == 4
 
 
-def test_export_files_are_the_applied_manifests_and_validate(with_bucket):
+def test_export_holds_every_applied_chart_in_apply_order_and_validates(with_bucket):
     assembly = with_bucket
     folder = Path(assembly.directory) / "manifests"
-    files = sorted(p.name for p in folder.glob("*.yaml"))
-    assert files == ["01-namespace.yaml", f"02-{MODEL['name']}.yaml", f"03-{SECOND_MODEL['name']}.yaml"]
-    exported = sorted((load(folder / name) for name in files), key=json.dumps)
-    applied = sorted((docs for _, docs in applied_manifests(assembly).values()), key=json.dumps)
-    assert exported == applied
+    files = sorted(p.name for p in folder.iterdir())
+    assert files == [
+        "01-local-nvme.yaml",
+        "02-namespace.yaml",
+        f"03-{MODEL['name']}.yaml",
+        f"04-{SECOND_MODEL['name']}.yaml",
+    ]
+    applied = applied_manifests(assembly)
+    by_docs = {json.dumps(docs, sort_keys=True): (lid, resource) for lid, (resource, docs) in applied.items()}
+    # Every applied chart is exported, once: the cluster's and the models' here, the Karpenter pools and
+    # KEDA objects (with their own deploy-time placeholders) in manifests-scale-out/.
+    scale_out = list((Path(assembly.directory) / "manifests-scale-out").iterdir())
+    assert len(by_docs) == len(applied) == len(files) + len(scale_out)
+    seen: list[str] = []
     for name in files:
+        lid, resource = by_docs[json.dumps(load(folder / name), sort_keys=True)]
+        # A file's manifest depends only on manifests of earlier files: `kubectl apply -f` order works.
+        assert not ({d for d in resource.get("DependsOn", []) if d in applied} - set(seen)), name
+        seen.append(lid)
         assert "Token[" not in (folder / name).read_text()
         for doc in load(folder / name):
             kubernetes_validate.validate(doc, DEFAULT_KUBERNETES_VERSION, strict=True)
-    model_docs = load(folder / files[1])
+    model_docs = load(folder / files[2])
     assert container(model_docs)["args"][0] == f"s3://fastload-test-models/{MODEL['s3Prefix']}"
     assert env_of(model_docs)["AWS_REGION"] == "${AWS_REGION}"  # the stack is environment-agnostic
 
 
+def test_a_model_removed_from_the_app_leaves_no_file_behind(tmp_path):
+    outdir = tmp_path / "cdk.out"
+    two = {**copy.deepcopy(CDK_JSON), "fastload:modelBucketName": "fastload-test-models"}
+    two["fastload:models"].append(SECOND_MODEL)
+    synth_with_manifests(build_app(context=two, outdir=str(outdir)))
+    assert (outdir / "manifests" / f"04-{SECOND_MODEL['name']}.yaml").exists()
+    one = {**copy.deepcopy(CDK_JSON), "fastload:modelBucketName": "fastload-test-models"}
+    synth_with_manifests(build_app(context=one, outdir=str(outdir)))
+    assert sorted(p.name for p in (outdir / "manifests").iterdir()) == [
+        "01-local-nvme.yaml",
+        "02-namespace.yaml",
+        f"03-{MODEL['name']}.yaml",
+    ]
+    assert not [p for p in outdir.iterdir() if p.name.startswith(".manifests")]  # no temporary folder left
+
+
+def test_a_failed_write_leaves_the_previous_export_intact(plan_8b, tmp_path, monkeypatch):
+    chart = VllmChart(
+        cdk8s.App(),
+        "llama",
+        plan=plan_8b,
+        model_name="llama",
+        model_uri="s3://fastload-test-models/models/llama",
+        region="us-east-1",
+    )
+    export = ManifestExport(cdk.Stack(cdk.App(), "S"), "Export", charts=[chart])
+    previous = tmp_path / "manifests"
+    previous.mkdir()
+    (previous / "01-old.yaml").write_text("kind: Old\n")
+
+    def fail(*_args, **_kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(Path, "write_text", fail)
+    with pytest.raises(OSError, match="disk full"):
+        export.write(tmp_path)
+    monkeypatch.undo()
+    assert [p.name for p in previous.iterdir()] == ["01-old.yaml"]
+    assert [p.name for p in tmp_path.iterdir()] == ["manifests"]
+    export.write(tmp_path)
+    assert [p.name for p in previous.iterdir()] == ["01-llama.yaml"]
+
+
 def test_environment_agnostic_export_uses_placeholders(agnostic):
     folder = Path(agnostic.directory) / "manifests"
-    text = (folder / f"02-{MODEL['name']}.yaml").read_text()
+    text = (folder / f"03-{MODEL['name']}.yaml").read_text()
     assert "Token[" not in text
-    docs = load(folder / f"02-{MODEL['name']}.yaml")
+    docs = load(folder / f"03-{MODEL['name']}.yaml")
     assert env_of(docs)["AWS_REGION"] == "${AWS_REGION}"
     assert container(docs)["args"][0] == f"s3://${{MODEL_BUCKET_NAME}}/{MODEL['s3Prefix']}"
     template = Template.from_json(agnostic.get_stack_by_name("FastloadReference").template)
@@ -208,9 +275,5 @@ def test_environment_agnostic_export_uses_placeholders(agnostic):
         lid for lid in template.find_resources("AWS::S3::Bucket") if lid.startswith("ModelBucket") and "Logs" not in lid
     ]
     manifests = template.find_resources("Custom::AWSCDK-EKS-KubernetesResource")
-    model_manifest = next(
-        r
-        for lid, r in manifests.items()
-        if lid.startswith("ClusterModelCharts") and MODEL["name"].replace("-", "") in lid.replace("-", "")
-    )
+    model_manifest = next(r for r in manifests.values() if "Deployment" in json.dumps(r["Properties"]["Manifest"]))
     assert {"Ref": bucket_id} in model_manifest["Properties"]["Manifest"]["Fn::Join"][1]

@@ -276,7 +276,9 @@ def test_imported_key_warns_that_stagers_need_key_rights_elsewhere():
     stager = iam.Role.from_role_arn(stack, "Stager", STAGER_ARN, mutable=False)
     models = ModelBucket(stack, "ModelBucket", vpc_endpoint=endpoint(stack), kms_key=key, access_logs=False)
     models.grant_stage_models(stager, "models/x")
-    Annotations.from_stack(stack).has_warning("/Models/ModelBucket", Match.string_like_regexp("kms:GenerateDataKey"))
+    Annotations.from_stack(stack).has_warning(
+        "/Models/ModelBucket/Bucket", Match.string_like_regexp("kms:GenerateDataKey")
+    )
 
 
 @pytest.mark.parametrize("name", ["Models", "ab", "my..bucket", "192.168.1.1", "bucket-s3alias", "-bucket"])

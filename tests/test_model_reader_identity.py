@@ -1,17 +1,21 @@
 """ModelReaderIdentity: a Pod Identity role reading exactly one model prefix, bound to the chart's service account."""
 
+import json
+
 import aws_cdk as cdk
 import pytest
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
-from aws_cdk.assertions import Template
+from aws_cdk import aws_s3 as s3
+from aws_cdk.assertions import Annotations, Match, Template
 
 from fastload_constructs.core import naming
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.infra.model_bucket import ModelBucket
+from fastload_constructs.infra.model_bucket import ModelBucket, ModelBucketLock
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
-from tests.iam_eval import applies, resolve
+from tests.iam_eval import DENY, applies, decide, resolve
 
 ENV = cdk.Environment(account="111111111111", region="eu-west-1")
 MODEL = "llama-3-1-8b"
@@ -28,7 +32,7 @@ def build(kms_key: bool = False, **props):
         stack,
         "Reader",
         cluster=cluster,
-        model_bucket=models,
+        bucket=models,
         prefix=props.pop("prefix", PREFIX),
         model_name=props.pop("model_name", MODEL),
         **props,
@@ -162,3 +166,68 @@ def test_bad_input_is_refused_naming_the_field(props, field):
     with pytest.raises(FastloadConfigError) as err:
         build(**props)
     assert err.value.field == field
+
+
+# Bring your own bucket: any s3.IBucket (+ its KMS key) works, its policy is left alone.
+KEY_ARN = "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+
+
+def build_imported(**props):
+    stack = cdk.Stack(cdk.App(), "Imported", env=ENV)
+    cluster = eks.Cluster.from_cluster_attributes(stack, "Cluster", cluster_name="gpu-cluster")
+    key = kms.Key.from_key_arn(stack, "Key", KEY_ARN)
+    bucket = s3.Bucket.from_bucket_attributes(stack, "Models", bucket_name="acme-models", encryption_key=key)
+    reader = ModelReaderIdentity(stack, "Reader", cluster=cluster, bucket=bucket, prefix=PREFIX, model_name=MODEL)
+    return stack, reader, Template.from_stack(stack).to_json()
+
+
+def test_an_imported_bucket_is_read_through_the_roles_own_policy_with_its_key():
+    stack, reader, template = build_imported()
+    role_id = stack.get_logical_id(reader.role.node.default_child)
+    statements = role_statements(template, role_id)
+    bucket_arn = {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":s3:::acme-models"]]}
+    objects = {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, f":s3:::acme-models/{PREFIX}/*"]]}
+    by_action = {s["Action"]: s for s in statements}
+    assert set(by_action) == {"s3:GetObject", "s3:ListBucket", "kms:Decrypt"}
+    assert by_action["s3:GetObject"]["Resource"] == objects
+    assert by_action["s3:ListBucket"]["Resource"] == bucket_arn
+    assert by_action["kms:Decrypt"]["Resource"] == KEY_ARN  # the bucket's encryption_key by default
+    assert not applies(by_action["s3:GetObject"], "s3:PutObject", {}, resource=f"arn:aws:s3:::acme-models/{PREFIX}/x")
+    assert not of_type(template, "AWS::S3::BucketPolicy")  # an imported bucket's policy is its owner's
+    assert reader.model_uri == f"s3://acme-models/{PREFIX}"
+
+
+def test_the_lock_on_an_imported_bucket_goes_into_a_policy_the_app_owns_or_is_printed():
+    stack = cdk.Stack(cdk.App(), "Lock", env=ENV)
+    endpoint = ec2.GatewayVpcEndpoint.from_gateway_vpc_endpoint_id(stack, "Endpoint", "vpce-0123")
+    bucket = s3.Bucket.from_bucket_name(stack, "Models", "acme-models")
+    stager = iam.Role.from_role_arn(stack, "Stager", "arn:aws:iam::111111111111:role/stager", mutable=False)
+    printed = ModelBucketLock(
+        stack, "Printed", bucket=bucket, vpc_endpoint=endpoint, stager_prefixes={"models/llama": [stager]}
+    )
+    policy = s3.BucketPolicy(stack, "OwnedPolicy", bucket=bucket)
+    applied = ModelBucketLock(stack, "Applied", bucket=bucket, vpc_endpoint=endpoint, policy=policy)
+    template = Template.from_stack(stack).to_json()
+    assert (printed.applied, applied.applied) == (False, True)
+    (bucket_policy,) = of_type(template, "AWS::S3::BucketPolicy")
+    statements = resolve(bucket_policy["Properties"]["PolicyDocument"]["Statement"], {})
+    assert {s["Sid"] for s in statements} == {*applied.statements, "DenyInsecureTransport"}
+    obj = "arn:aws:s3:::acme-models/models/llama/model.safetensors"
+    assert decide(statements, "s3:GetObject", {"aws:SourceVpce": "vpce-other"}, resource=obj) == DENY
+    assert decide(statements, "s3:PutObject", {"aws:SourceVpce": "vpce-other"}, resource=obj) == DENY
+    assert decide(statements, "s3:GetObject", {"aws:SourceVpce": "vpce-0123"}, resource=obj) != DENY
+    assert decide(statements, "s3:GetObject", {"aws:SecureTransport": "false"}, resource=obj) == DENY
+    # The printed lock exempts the stager on its own prefix only, outside the endpoint.
+    printed_statements = [stack.resolve(s.to_statement_json()) for s in printed.statements.values()]
+    stager_ctx = {"aws:SourceVpce": "vpce-other", "aws:PrincipalArn": "arn:aws:iam::111111111111:role/stager"}
+    resolved = resolve(printed_statements, {})
+    assert decide(resolved, "s3:PutObject", stager_ctx, resource=obj) != DENY
+    assert decide(resolved, "s3:PutObject", stager_ctx, resource="arn:aws:s3:::acme-models/other/x") == DENY
+    (output,) = [o for k, o in template["Outputs"].items() if k.startswith("Printed")]
+    assert "Fn::Join" in output["Value"] and "stager" in json.dumps(output["Value"])  # resolved at deploy
+    Annotations.from_stack(stack).has_warning("/Lock/Printed", Match.string_like_regexp("endpoint lock is not applied"))
+
+
+def test_a_model_bucket_is_unwrapped_to_its_bucket_and_key(sse_kms):
+    reader, _, _ = sse_kms
+    assert isinstance(reader.bucket, s3.Bucket)

@@ -20,13 +20,16 @@ import kubernetes_validate
 import pytest
 from aws_cdk import Stack, Validations
 from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_secretsmanager as secretsmanager
 from cdk_nag import AwsSolutionsChecks
 from cfnlint.api import lint_all
 
 from app import build_app
+from fastload_constructs.core.node_pools import NodePoolOptions
 from fastload_constructs.core.pod_security import pod_of
 from fastload_constructs.core.pss_exemptions import EXEMPTIONS, unexempted_violations
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
@@ -34,7 +37,7 @@ from fastload_constructs.infra.image_mirror import EcrPullThroughCache
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.infra.karpenter_controller import KarpenterController
 from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
-from fastload_constructs.infra.model_bucket import ModelBucket
+from fastload_constructs.infra.model_bucket import ModelBucket, ModelBucketLock
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.network import FastloadNetwork
 from fastload_constructs.infra.scale_out_metrics import KedaController, ScaleOutMetrics
@@ -89,10 +92,10 @@ def add_construct_variants(app: cdk.App) -> None:
         version="1.36",
         vpc=network.vpc,
         vpc_subnets=network.cluster_subnets,
-        endpoint_access="private",
+        endpoint_access=eks.EndpointAccess.PRIVATE,
         ebs_csi=True,
         admin_role_arns=["arn:aws:iam::123456789012:role/admin"],
-        logging=["api", "audit", "authenticator", "controllerManager", "scheduler"],
+        logging=list(eks.ClusterLoggingTypes),
     ).cluster
     GpuNodeGroup(
         stack,
@@ -100,7 +103,7 @@ def add_construct_variants(app: cdk.App) -> None:
         cluster=cluster,
         instance_type="p3.8xlarge",
         instance_store=False,
-        capacity_type="spot",
+        capacity_type=eks.CapacityType.SPOT,
         max_size=2,
         subnets=network.gpu_subnet_selection,
     )
@@ -110,8 +113,9 @@ def add_construct_variants(app: cdk.App) -> None:
         "Karpenter",
         cluster=inference,
         instance_types=["g6e", "p5.48xlarge"],
-        capacity_types=["reserved", "spot"],
-        capacity_reservation_ids=["cr-0123456789abcdef0"],
+        options=NodePoolOptions(
+            capacity_types=("reserved", "spot"), capacity_reservation_ids=("cr-0123456789abcdef0",)
+        ),
     )
     controller = KarpenterController(
         stack,
@@ -156,11 +160,24 @@ def add_construct_variants(app: cdk.App) -> None:
         stack,
         "Reader",
         cluster=cluster,
-        model_bucket=bucket,
+        bucket=bucket,
         prefix="models/llama",
         model_name="llama",
         compile_cache_prefix="compile-cache",
     )
+    # Bring your own bucket: an imported bucket and key, the lock added to a bucket policy the app owns.
+    key = kms.Key.from_key_arn(
+        stack, "OwnKey", "arn:aws:kms:us-west-2:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+    )
+    own = s3.Bucket.from_bucket_attributes(stack, "OwnBucket", bucket_name="acme-models", encryption_key=key)
+    ModelBucketLock(
+        stack,
+        "OwnLock",
+        bucket=own,
+        vpc_endpoint=network.s3_endpoint,
+        policy=s3.BucketPolicy(stack, "OwnPolicy", bucket=own),
+    )
+    ModelReaderIdentity(stack, "OwnReader", cluster=cluster, bucket=own, prefix="models/qwen", model_name="qwen")
 
 
 def synth_with_nag(app: cdk.App):

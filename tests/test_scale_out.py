@@ -27,7 +27,7 @@ from fastload_constructs.core.catalog import CATALOG
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.metrics import scaling_query, scrape_config
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.node_pools import DO_NOT_DISRUPT, plan_node_pools
+from fastload_constructs.core.node_pools import DO_NOT_DISRUPT, NodePoolOptions, plan_node_pools
 from fastload_constructs.core.scaling import (
     HPA_DEFAULT_SCALE_DOWN_WINDOW_S,
     Autoscaling,
@@ -180,9 +180,12 @@ def test_the_query_sums_one_servers_pods_and_the_scrape_config_writes_those_labe
 # Karpenter node pools ----------------------------------------------------------------------------
 
 
-def node_docs(**kwargs):
-    args = dict(cluster_name="c", node_role="r", instance_types=["g6e.12xlarge", "p5.48xlarge"]) | kwargs
-    return cdk8s.Testing.synth(KarpenterGpuNodePools(cdk8s.Testing.app(), "gpu", **args))
+def node_docs(security_group_ids=(), **options):
+    args = dict(cluster_name="c", node_role="r", instance_types=["g6e.12xlarge", "p5.48xlarge"])
+    chart = KarpenterGpuNodePools(
+        cdk8s.Testing.app(), "gpu", **args, options=NodePoolOptions(**options), security_group_ids=security_group_ids
+    )
+    return cdk8s.Testing.synth(chart)
 
 
 def test_node_pools_never_consolidate_a_busy_node_and_never_expire_one():
@@ -222,7 +225,7 @@ def test_reserved_capacity_selects_its_reservations_or_is_refused():
         assert reqs["karpenter.sh/capacity-type"] == ["reserved"]
     for kwargs in ({"capacity_types": ["reserved"]}, {"capacity_reservation_ids": ["cr-0123456789abcdef0"]}):
         with pytest.raises(FastloadConfigError) as err:
-            plan_node_pools(["p5"], **kwargs)
+            plan_node_pools(["p5"], NodePoolOptions(**kwargs))
         assert err.value.field == "capacity_reservation_ids"
 
 

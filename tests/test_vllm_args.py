@@ -12,6 +12,7 @@ from fastload_constructs.core.streamer_env import streamer_env
 from fastload_constructs.core.tuning import TuningOptions, plan
 from fastload_constructs.core.vllm_args import (
     CACHE_MOUNT_PATH,
+    ServerOptions,
     compile_cache_folder,
     is_token,
     recommended_labels,
@@ -35,11 +36,8 @@ def flag(args, name):
     return args[args.index(name) + 1]
 
 
-def spec(p, **kw):
-    kw.setdefault("model_name", "llama")
-    kw.setdefault("model_uri", URI)
-    kw.setdefault("region", "eu-west-1")
-    return server_spec(p, **kw)
+def spec(p, *, model_name="llama", model_uri=URI, region="eu-west-1", **options):
+    return server_spec(p, model_name=model_name, model_uri=model_uri, region=region, options=ServerOptions(**options))
 
 
 def test_args_carry_the_plan(plan_8b):
@@ -147,8 +145,14 @@ def test_version_label_is_a_valid_label_value_for_digests():
         ({"replicas": 0}, "replicas"),
         ({"compile_cache": "nfs"}, "compile_cache"),
         ({"compile_cache": "pvc", "replicas": 2}, "replicas"),  # one local volume on a 1-GPU node
-        ({"extra_args": ["--model=other"]}, "extra_args"),
-        ({"extra_args": ["-tp", "2"]}, "extra_args"),
+        ({"extra_args": ["--model=other"]}, "extra_args[0]"),
+        ({"extra_args": ["-tp", "2"]}, "extra_args[0]"),
+        ({"extra_args": ["--enforce-eager", "--tensor_parallel_size=2"]}, "extra_args[1]"),
+        ({"extra_args": ["--pipeline-parallel-size", "2"]}, "extra_args[0]"),
+        ({"extra_args": ["-dp=2"]}, "extra_args[0]"),
+        ({"extra_args": ["s3://other/model"]}, "extra_args"),
+        ({"extra_args": "--enforce-eager"}, "extra_args"),
+        ({"extra_args": ["--max-num-seqs", ""]}, "extra_args"),
         ({"model_name": "8b-llama"}, "model_name"),
         ({"namespace": "Inference"}, "namespace"),
         ({"region": ""}, "region"),

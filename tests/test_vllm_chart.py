@@ -10,7 +10,13 @@ from fastload_constructs.core import naming
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.tuning import plan
-from fastload_constructs.core.vllm_args import CACHE_MOUNT_PATH, compile_cache_folder, compile_factors, vllm_env
+from fastload_constructs.core.vllm_args import (
+    CACHE_MOUNT_PATH,
+    ServerOptions,
+    compile_cache_folder,
+    compile_factors,
+    vllm_env,
+)
 from fastload_constructs.k8s.namespace_chart import NamespaceChart
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from stacks.config import DEFAULT_KUBERNETES_VERSION
@@ -37,7 +43,13 @@ def charts(plan_8b, plan_70b):
     return {
         "namespace": NamespaceChart(app, "namespace"),
         "small": VllmChart(
-            app, "small", plan=plan_8b, model_name="llama-8b", model_uri=URI_8B, region="eu-west-1", replicas=2
+            app,
+            "small",
+            plan=plan_8b,
+            model_name="llama-8b",
+            model_uri=URI_8B,
+            region="eu-west-1",
+            options=ServerOptions(replicas=2),
         ),
         "tp4": VllmChart(app, "tp4", plan=plan_70b, model_name="llama-70b", model_uri=URI_70B, region="eu-west-1"),
         "pvc": VllmChart(
@@ -45,11 +57,9 @@ def charts(plan_8b, plan_70b):
             "pvc",
             plan=plan_8b,
             model_name="llama-8b",
-            name="llama-8b-pvc",
             model_uri=URI_8B,
             region="eu-west-1",
-            compile_cache="pvc",
-            pvc_size_gib=20,
+            options=ServerOptions(name="llama-8b-pvc", compile_cache="pvc", pvc_size_gib=20),
         ),
         "ephemeral": VllmChart(
             app,
@@ -58,8 +68,7 @@ def charts(plan_8b, plan_70b):
             model_name="qwen",
             model_uri=URI_8B,
             region="eu-west-1",
-            compile_cache="empty-dir",
-            namespace="other",
+            options=ServerOptions(compile_cache="empty-dir", namespace="other"),
         ),
     }
 
@@ -312,7 +321,15 @@ def test_a_second_chart_with_the_same_name_is_refused(plan_8b):
         VllmChart(app, "b", plan=plan_8b, model_name="llama", model_uri=URI_8B, region="eu-west-1")
     assert err.value.field == "name"
     # Same name in another namespace is a different Deployment.
-    VllmChart(app, "c", plan=plan_8b, model_name="llama", model_uri=URI_8B, region="eu-west-1", namespace="b")
+    VllmChart(
+        app,
+        "c",
+        plan=plan_8b,
+        model_name="llama",
+        model_uri=URI_8B,
+        region="eu-west-1",
+        options=ServerOptions(namespace="b"),
+    )
 
 
 def test_bad_input_fails_at_construction(plan_8b):

@@ -10,6 +10,7 @@ from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.pod_security import baseline_violations, control_of, pod_of, restricted_gaps
 from fastload_constructs.core.pss_exemptions import unexempted_violations
 from fastload_constructs.core.tuning import TuningOptions, plan
+from fastload_constructs.core.vllm_args import ServerOptions
 from fastload_constructs.k8s import vllm_chart
 from tests.emitted_manifests import chart_manifests
 
@@ -58,9 +59,11 @@ def _warm_pod(compile_cache: str) -> dict:
         model_name="llama",
         model_uri="s3://fastload-models/models/llama",
         region="us-east-1",
-        compile_cache=compile_cache,
-        model_cache="node-local",
-        shared_compile_cache=SharedCompileCache("fastload-models"),
+        options=ServerOptions(
+            compile_cache=compile_cache,
+            model_cache="node-local",
+            shared_compile_cache=SharedCompileCache("fastload-models"),
+        ),
     )
     (doc,) = [d for d in cdk8s.Testing.synth(chart) if d["kind"] == "Deployment"]
     return doc

@@ -30,7 +30,7 @@ from fastload_constructs.core.cache_sharing import (
 )
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.tuning import TuningOptions, plan
-from fastload_constructs.core.vllm_args import VllmServerSpec, server_spec
+from fastload_constructs.core.vllm_args import ServerOptions, VllmServerSpec, server_spec
 from fastload_constructs.core.warm_check import WARM_CHECK_SCRIPT, warm_check_script
 from fastload_constructs.core.warm_spares import VLLM_PRIORITY_CLASS, warm_spare_spec
 from fastload_constructs.runtime import cache_sync
@@ -96,10 +96,12 @@ def specs(bucket: str):
         model_name="tiny",
         model_uri=f"s3://{bucket}/{PREFIX}",
         region="us-east-1",
-        model_cache="node-local",
-        shared_compile_cache=SharedCompileCache(bucket, CACHE_PREFIX),
-        priority_class_name=VLLM_PRIORITY_CLASS,
-        warm_check=True,
+        options=ServerOptions(
+            model_cache="node-local",
+            shared_compile_cache=SharedCompileCache(bucket, CACHE_PREFIX),
+            priority_class_name=VLLM_PRIORITY_CLASS,
+            warm_check=True,
+        ),
     )
     return server, warm_spare_spec(serving, server, spares=1)
 

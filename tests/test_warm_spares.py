@@ -22,6 +22,7 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.pss_exemptions import unexempted_violations
 from fastload_constructs.core.tuning import TuningOptions, plan
+from fastload_constructs.core.vllm_args import ServerOptions
 from fastload_constructs.core.warm_check import WARM_CHECK_SCRIPT, warm_check_script
 from fastload_constructs.core.warm_spares import (
     SPARE_PRIORITY_CLASS,
@@ -62,11 +63,13 @@ def build(instance, params, model_cache, shared, compile_cache, spares=2):
         model_name="llama",
         model_uri=URI,
         region="us-east-1",
-        model_cache=model_cache,
-        compile_cache=compile_cache,
-        shared_compile_cache=SharedCompileCache("models-bucket") if shared else None,
-        priority_class_name=classes.vllm_class_name,
-        warm_check=True,
+        options=ServerOptions(
+            model_cache=model_cache,
+            compile_cache=compile_cache,
+            shared_compile_cache=SharedCompileCache("models-bucket") if shared else None,
+            priority_class_name=classes.vllm_class_name,
+            warm_check=True,
+        ),
     )
     spare = WarmSparesChart(app, "llama-spares", plan=serving, server=vllm.spec, spares=spares)
     return serving, vllm, spare, classes

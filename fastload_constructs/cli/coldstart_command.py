@@ -210,8 +210,12 @@ def coldstart_command(
     if not reports:
         raise FastloadConfigError("log", ", ".join(unrecognised), "at least one vLLM log with a start-up line")
     if plot_path is not None:
-        from fastload_constructs.coldstart.plot import write_plot  # matplotlib only when a plot is asked for
-
+        try:  # matplotlib only when a plot is asked for: it is the optional [plot] extra
+            from fastload_constructs.coldstart.plot import write_plot
+        except ModuleNotFoundError as exc:
+            raise click.UsageError(
+                f"--plot needs {exc.name}: pip install 'fastload-constructs[plot]' (make test installs it)"
+            ) from exc
         write_plot(plot_path, reports, estimate)
     if as_json:
         click.echo(json.dumps([report_as_dict(r, estimate) for r in reports], indent=2))

@@ -38,12 +38,19 @@ Karpenter docs v1.14: concepts/disruption ("Consolidation", "Disruption budgets"
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from fastload_constructs.core.catalog import CATALOG, GpuInstance, lookup
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
-from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, ROOT_DEVICE_NAME, GpuNodeSpec, gpu_node_spec
+from fastload_constructs.core.gpu_nodes import (
+    DEFAULT_ROOT_VOLUME_GIB,
+    ROOT_DEVICE_NAME,
+    GpuNodeSpec,
+    check_root_volume,
+    gpu_node_spec,
+)
 from fastload_constructs.core.naming import GPU_RESOURCE
 from fastload_constructs.core.nodeadm import mime_user_data, node_config
 
@@ -222,43 +229,98 @@ def node_pool_spec(
     return spec
 
 
+@dataclass(frozen=True)
+class NodePoolOptions:
+    """How Karpenter's GPU nodes are bought and shaped; checked once, here.
+
+    Shared by `plan_node_pools`, `k8s.KarpenterGpuNodePools` and
+    `infra.KarpenterGpuNodes`, so each option is defined in one place.
+    """
+
+    capacity_types: tuple[str, ...] = ("on-demand",)
+    """Karpenter capacity types: on-demand, spot, reserved (needs capacityReservationSelectorTerms).
+    Default: on-demand."""
+    instance_store: bool = True
+    """RAID0 of the instance-store NVMe (refused for types without it). Default: True."""
+    root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB
+    """Encrypted gp3 root volume size. Default: 200."""
+    ami_alias: str = DEFAULT_AMI_ALIAS
+    """EC2NodeClass AMI alias; pin al2023@v<YYYYMMDD> for production. Default: al2023@latest."""
+    gpu_limit: int | None = None
+    """Most nvidia.com/gpu a NodePool may launch. Default: no limit."""
+    gpu_limits: Mapping[str, int] | None = None
+    """Family -> GPU limit, overriding `gpu_limit` per family (the reference stack's peak, core.scaling).
+    Default: None."""
+    capacity_reservation_ids: tuple[str, ...] = ()
+    """EC2 capacity reservations for `reserved` capacity (required with it, refused without). Default: none."""
+    fast_image_pull: bool = True
+    """nodeadm FastImagePull (parallel pull and unpack) in the node user data. Default: True."""
+
+    def limit_of(self, family: str) -> int | None:
+        """The GPU limit of `family`'s NodePool."""
+        return (self.gpu_limits or {}).get(family, self.gpu_limit)
+
+    def __post_init__(self) -> None:
+        capacity = self.capacity_types
+        require(
+            isinstance(capacity, (list, tuple)),
+            "capacity_types",
+            capacity,
+            "a list of " + ", ".join(KARPENTER_CAPACITY_TYPES),
+        )
+        reservations = self.capacity_reservation_ids
+        require(
+            isinstance(reservations, (list, tuple)),
+            "capacity_reservation_ids",
+            reservations,
+            "a list of EC2 capacity reservation ids",
+        )
+        object.__setattr__(self, "capacity_types", check_capacity(capacity, reservations))
+        object.__setattr__(self, "capacity_reservation_ids", tuple(reservations))
+        require(isinstance(self.fast_image_pull, bool), "fast_image_pull", self.fast_image_pull, "True or False")
+        if self.gpu_limits is not None:
+            require(
+                isinstance(self.gpu_limits, Mapping)
+                and all(isinstance(k, str) and is_whole_number(v) and v > 0 for k, v in self.gpu_limits.items()),
+                "gpu_limits",
+                self.gpu_limits,
+                "family -> a positive whole number of GPUs",
+            )
+        require(isinstance(self.instance_store, bool), "instance_store", self.instance_store, "True or False")
+        check_root_volume(self.root_volume_gib)
+        require(
+            isinstance(self.ami_alias, str) and self.ami_alias.startswith("al2023@") and len(self.ami_alias) > 7,
+            "ami_alias",
+            self.ami_alias,
+            "an AL2023 alias: al2023@latest or al2023@v<YYYYMMDD>",
+        )
+        if self.gpu_limit is not None:
+            require(
+                is_whole_number(self.gpu_limit) and self.gpu_limit > 0,
+                "gpu_limit",
+                self.gpu_limit,
+                "a positive whole number of GPUs, or None",
+            )
+
+
 def plan_node_pools(
-    instance_types: Sequence[str],
-    *,
-    capacity_types: Sequence[str] = ("on-demand",),
-    instance_store: bool = True,
-    root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB,
-    ami_alias: str = DEFAULT_AMI_ALIAS,
-    gpu_limit: int | None = None,
-    capacity_reservation_ids: Sequence[str] = (),
-    gpu_limits: dict[str, int] | None = None,
+    instance_types: Sequence[str], options: NodePoolOptions | None = None
 ) -> dict[str, list[GpuNodeSpec]]:
     """Check every input and decide the node shape per family; RAID0 without instance store is refused."""
+    opts = options if options is not None else NodePoolOptions()
+    require(isinstance(opts, NodePoolOptions), "options", opts, "a NodePoolOptions")
     families = expand_instance_types(instance_types)
-    check_capacity(capacity_types, capacity_reservation_ids)
-    if gpu_limits is not None:
+    if opts.gpu_limits is not None:
         require(
-            isinstance(gpu_limits, dict)
-            and set(gpu_limits) <= set(families)
-            and all(is_whole_number(v) and v > 0 for v in gpu_limits.values()),
+            set(opts.gpu_limits) <= set(families),
             "gpu_limits",
-            gpu_limits,
-            "family -> a positive whole number of GPUs, for families in instance_types (" + ", ".join(families) + ")",
-        )
-    require(
-        isinstance(ami_alias, str) and ami_alias.startswith("al2023@") and len(ami_alias) > 7,
-        "ami_alias",
-        ami_alias,
-        "an AL2023 alias: al2023@latest or al2023@v<YYYYMMDD>",
-    )
-    if gpu_limit is not None:
-        require(
-            is_whole_number(gpu_limit) and gpu_limit > 0,
-            "gpu_limit",
-            gpu_limit,
-            "a positive whole number of GPUs, or None",
+            dict(opts.gpu_limits),
+            "limits for families in instance_types (" + ", ".join(families) + ")",
         )
     return {
-        family: [gpu_node_spec(i.name, instance_store=instance_store, root_volume_gib=root_volume_gib) for i in members]
+        family: [
+            gpu_node_spec(i.name, instance_store=opts.instance_store, root_volume_gib=opts.root_volume_gib)
+            for i in members
+        ]
         for family, members in families.items()
     }

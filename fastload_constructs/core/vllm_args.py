@@ -60,17 +60,27 @@ COMPILE_CACHE_MODES: tuple[str, ...] = ("host-path", "pvc", "empty-dir")
 ModelCache = Literal["s3", "node-local"]
 MODEL_CACHE_MODES: tuple[str, ...] = ("s3", "node-local")
 
-# Flags server_spec owns; user `extra_args` may not set them a second time.
+# Flags server_spec owns; user `extra_args` may not set them a second time. The pipeline- and
+# data-parallel sizes are refused too: the pod asks for TP GPUs, and PP or DP > 1 would need more
+# (vLLM 0.34 vllm/engine/arg_utils.py: -tp, -pp, -dp are the short forms).
 MANAGED_FLAGS = (
     "--model",
     "--load-format",
     "--model-loader-extra-config",
     "--tensor-parallel-size",
     "-tp",
+    "--pipeline-parallel-size",
+    "-pp",
+    "--data-parallel-size",
+    "-dp",
     "--gpu-memory-utilization",
     "--served-model-name",
     "--port",
     "--host",
+    # The plan sizes weights from the checkpoint's dtype; casting or quantising changes that memory.
+    "--dtype",
+    "--quantization",
+    "-q",
 )
 
 _IMAGE = re.compile(r"^[a-z0-9][a-z0-9._/:-]*[a-z0-9](:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[a-f0-9]{64})$")
@@ -190,6 +200,36 @@ def capture_sizes_json(sizes: Sequence[int]) -> str:
     return json.dumps({"cudagraph_capture_sizes": list(sizes)}, separators=(",", ":"))
 
 
+def check_extra_args(extra_args: object, field: str = "extra_args") -> tuple[str, ...]:
+    """Extra `vllm serve` arguments: non-empty strings, none setting a flag the plan owns.
+
+    vLLM's parser reads `--flag_name` as `--flag-name` and `--flag=value` as
+    `--flag value` (vllm/utils/argparse_utils.py FlexibleArgumentParser), so
+    both spellings are refused alike. A bare value first would become a second
+    model argument, so the list must start with a flag.
+    """
+    require(
+        isinstance(extra_args, (list, tuple)) and all(isinstance(a, str) and a.strip() != "" for a in extra_args),
+        field,
+        extra_args,
+        "a list of non-empty strings, e.g. ['--max-num-seqs', '64']",
+    )
+    assert isinstance(extra_args, (list, tuple))
+    args = tuple(extra_args)
+    require(not args or args[0].startswith("-"), field, args[0] if args else None, "a list that starts with a --flag")
+    for i, arg in enumerate(args):
+        flag = arg.split("=", 1)[0]
+        if flag.startswith("--"):
+            flag = "--" + flag[2:].replace("_", "-")
+        require(
+            flag not in MANAGED_FLAGS,
+            f"{field}[{i}]",
+            arg,
+            "flags other than " + ", ".join(MANAGED_FLAGS) + " (those come from the plan)",
+        )
+    return args
+
+
 def vllm_args(
     plan: ServingPlan, *, model_uri: str, served_model_name: str, extra_args: Sequence[str] = ()
 ) -> tuple[str, ...]:
@@ -199,14 +239,7 @@ def vllm_args(
     `--model` is deprecated there and rewrites it to this form
     (vllm/utils/argparse_utils.py).
     """
-    for arg in extra_args:
-        flag = arg.split("=", 1)[0]
-        require(
-            flag not in MANAGED_FLAGS,
-            "extra_args",
-            arg,
-            "flags other than " + ", ".join(MANAGED_FLAGS) + " (those come from the plan)",
-        )
+    extra_args = check_extra_args(extra_args)
     tuned: list[str] = []
     if plan.max_model_len is not None:
         tuned += ["--max-model-len", str(plan.max_model_len)]
@@ -220,6 +253,8 @@ def vllm_args(
         tuned += ["--kv-cache-dtype", plan.kv_cache_dtype]
     for arg in extra_args:
         flag = arg.split("=", 1)[0]
+        if flag.startswith("--"):
+            flag = "--" + flag[2:].replace("_", "-")
         require(
             not (flag == "--max-model-len" and plan.max_model_len is not None)
             and not (flag in ("--compilation-config", "-cc", "-O") and plan.cudagraph_capture_sizes is not None)
@@ -316,48 +351,114 @@ def probes(plan: ServingPlan) -> tuple[HttpProbe, HttpProbe, HttpProbe]:
     return startup, readiness, liveness
 
 
+@dataclass(frozen=True)
+class ServerOptions:
+    """How one model's vLLM server runs, beyond what the plan decides; checked once, here.
+
+    Shared by `server_spec`, `k8s.VllmChart` and `infra.ServedModel`, so each
+    option is defined (and documented) in one place. Checks that need the plan
+    (instance store, replicas per node, the plan's source) run in `server_spec`.
+    """
+
+    namespace: str = naming.DEFAULT_NAMESPACE
+    """Namespace of every object. Default: `inference`."""
+    name: str | None = None
+    """Deployment/Service name. Default: the model name; set it to run one model twice (e.g. on two types)."""
+    image: str = DEFAULT_IMAGE
+    """A pinned vLLM OpenAI server image; `latest` is refused. Default: `vllm/vllm-openai:v0.34.0`."""
+    replicas: int = 1
+    """Pods of the Deployment (an autoscaler may change it later). Default: 1."""
+    compile_cache: CompileCache = "host-path"
+    """Where VLLM_CACHE_ROOT lives: `host-path` (node RAID0), `pvc` (one local-nvme volume), `empty-dir`.
+    Default: `host-path`."""
+    served_model_name: str | None = None
+    """The model name clients send in requests. Default: the model name."""
+    pvc_size_gib: int = DEFAULT_PVC_SIZE_GIB
+    """Size of the compile-cache claim with `compile_cache="pvc"`. Default: 100."""
+    endpoint_url: str | None = None
+    """An S3 endpoint override for the streamer (tests, S3-compatible stores). Default: AWS S3."""
+    extra_args: tuple[str, ...] = ()
+    """More `vllm serve` arguments; flags the plan sets are refused (see MANAGED_FLAGS). Default: none."""
+    shared_compile_cache: SharedCompileCache | None = None
+    """Restore and publish the compile cache through S3. Default: off."""
+    model_cache: ModelCache = "s3"
+    """Stream from `s3` or from a `node-local` NVMe copy (needs a plan with source="local"). Default: `s3`."""
+    verify_staged_model: bool = False
+    """With `node-local`, also check each file's SHA-256 against the staging manifest. Default: False."""
+    priority_class_name: str | None = None
+    """The pods' PriorityClass (warm spares: core/warm_spares.py). Default: none (the cluster default)."""
+    warm_check: bool = False
+    """A first init container verifying what a warm spare left on the node and logging which path the pod
+    takes (warm or cold). Default: False."""
+
+    def __post_init__(self) -> None:
+        check_dns_label(self.namespace, "namespace")
+        if self.name is not None:
+            check_dns1035_label(self.name, "name")
+        image_tag(self.image)
+        served = self.served_model_name
+        require(
+            served is None or (isinstance(served, str) and served != "" and not any(c.isspace() for c in served)),
+            "served_model_name",
+            served,
+            "a non-empty name without spaces",
+        )
+        require(
+            is_whole_number(self.replicas) and self.replicas >= 1, "replicas", self.replicas, "a positive whole number"
+        )
+        one_of("compile_cache", self.compile_cache, COMPILE_CACHE_MODES)
+        require(
+            is_whole_number(self.pvc_size_gib) and self.pvc_size_gib >= 1,
+            "pvc_size_gib",
+            self.pvc_size_gib,
+            "a positive whole number of GiB",
+        )
+        require(
+            self.endpoint_url is None or (isinstance(self.endpoint_url, str) and self.endpoint_url != ""),
+            "endpoint_url",
+            self.endpoint_url,
+            "None or an http(s) URL",
+        )
+        object.__setattr__(self, "extra_args", check_extra_args(self.extra_args))
+        require(
+            self.shared_compile_cache is None or isinstance(self.shared_compile_cache, SharedCompileCache),
+            "shared_compile_cache",
+            self.shared_compile_cache,
+            "None or a SharedCompileCache(bucket, prefix)",
+        )
+        one_of("model_cache", self.model_cache, MODEL_CACHE_MODES)
+        require(isinstance(self.verify_staged_model, bool), "verify_staged_model", self.verify_staged_model, "a bool")
+        if self.priority_class_name is not None:
+            check_dns_subdomain(self.priority_class_name, "priority_class_name")
+        require(isinstance(self.warm_check, bool), "warm_check", self.warm_check, "True or False")
+
+
 def server_spec(
     plan: ServingPlan,
     *,
     model_name: str,
     model_uri: str,
     region: str,
-    namespace: str = naming.DEFAULT_NAMESPACE,
-    name: str | None = None,
-    image: str = DEFAULT_IMAGE,
-    replicas: int = 1,
-    compile_cache: CompileCache = "host-path",
-    served_model_name: str | None = None,
-    pvc_size_gib: int = DEFAULT_PVC_SIZE_GIB,
-    endpoint_url: str | None = None,
-    extra_args: Sequence[str] = (),
-    shared_compile_cache: SharedCompileCache | None = None,
-    model_cache: ModelCache = "s3",
-    verify_staged_model: bool = False,
-    priority_class_name: str | None = None,
-    warm_check: bool = False,
+    options: ServerOptions | None = None,
 ) -> VllmServerSpec:
     """Check every input and decide the pod; raises FastloadConfigError naming the bad field.
 
-    `priority_class_name` and `warm_check` serve warm spares (core/warm_spares.py):
-    the pods' PriorityClass, and a first init container that verifies the node-local
-    model copy and host-path compile cache a spare left and logs which path the pod takes.
+    `options.priority_class_name` and `options.warm_check` serve warm spares (core/warm_spares.py).
     """
     require(isinstance(plan, ServingPlan), "plan", plan, "a ServingPlan from fastload_constructs.tuning.plan")
+    opts = options if options is not None else ServerOptions()
+    require(isinstance(opts, ServerOptions), "options", opts, "a ServerOptions")
     check_dns1035_label(model_name, "model_name")
-    name = check_dns1035_label(name if name is not None else model_name, "name")
-    check_dns_label(namespace, "namespace")
+    name = opts.name if opts.name is not None else check_dns1035_label(model_name, "name")
+    namespace = opts.namespace
+    image = opts.image
+    replicas = opts.replicas
+    compile_cache = opts.compile_cache
+    model_cache = opts.model_cache
+    shared_compile_cache = opts.shared_compile_cache
     tag = image_tag(image)
     uri = check_model_uri(model_uri)
-    served = served_model_name if served_model_name is not None else model_name
-    require(
-        isinstance(served, str) and served != "" and not any(c.isspace() for c in served),
-        "served_model_name",
-        served,
-        "a non-empty name without spaces",
-    )
-    require(is_whole_number(replicas) and replicas >= 1, "replicas", replicas, "a positive whole number")
-    one_of("compile_cache", compile_cache, COMPILE_CACHE_MODES)
+    served = opts.served_model_name if opts.served_model_name is not None else model_name
     instance = plan.instance
     if compile_cache in ("host-path", "pvc") and not instance.has_instance_store:
         raise FastloadConfigError(
@@ -372,23 +473,7 @@ def server_spec(
             f"at most {instance.gpu_count // plan.tensor_parallel_size} with compile_cache='pvc' "
             f"(one local-nvme volume, one {instance.name}); use 'host-path' to spread replicas",
         )
-        require(
-            isinstance(pvc_size_gib, int) and pvc_size_gib >= 1,
-            "pvc_size_gib",
-            pvc_size_gib,
-            "a positive whole number of GiB",
-        )
     require(isinstance(region, str) and region != "", "region", region, "an AWS region such as us-east-1")
-    one_of("model_cache", model_cache, MODEL_CACHE_MODES)
-    if priority_class_name is not None:
-        check_dns_subdomain(priority_class_name, "priority_class_name")
-    require(isinstance(warm_check, bool), "warm_check", warm_check, "True or False")
-    require(
-        shared_compile_cache is None or isinstance(shared_compile_cache, SharedCompileCache),
-        "shared_compile_cache",
-        shared_compile_cache,
-        "None or a SharedCompileCache(bucket, prefix)",
-    )
     # The plan's streamer settings and predictions assume one source; the pod must read that one.
     wanted_source = "local" if model_cache == "node-local" else "s3"
     require(
@@ -407,13 +492,13 @@ def server_spec(
     if compile_cache == "host-path" or model_cache == "node-local":
         node_labels[naming.LABEL_INSTANCE_STORE] = naming.INSTANCE_STORE_RAID0
     model_path = f"{MODEL_MOUNT_PATH}/{node_local_model_dir(uri)}" if model_cache == "node-local" else uri
-    args = vllm_args(plan, model_uri=model_path, served_model_name=served, extra_args=tuple(extra_args))
-    env = vllm_env(plan, region=region, endpoint_url=endpoint_url)
+    args = vllm_args(plan, model_uri=model_path, served_model_name=served, extra_args=opts.extra_args)
+    env = vllm_env(plan, region=region, endpoint_url=opts.endpoint_url)
     key = cache_key_for(plan, image=image, model_uri=uri, factors=compile_factors(args, env))
     startup, readiness, liveness = probes(plan)
     init_containers: list[SyncContainer] = []
     sidecars: list[SyncContainer] = []
-    if warm_check and (model_cache == "node-local" or compile_cache == "host-path"):
+    if opts.warm_check and (model_cache == "node-local" or compile_cache == "host-path"):
         init_containers.append(
             warm_check_container(
                 uri,
@@ -422,7 +507,7 @@ def server_spec(
             )
         )
     if model_cache == "node-local":
-        init_containers.append(stage_model(uri, verify_sha256=verify_staged_model))
+        init_containers.append(stage_model(uri, verify_sha256=opts.verify_staged_model))
     if shared_compile_cache is not None:
         # Each model reads and writes only its own folder of the cache prefix (the role's grant).
         model_cache_folder = shared_compile_cache.for_model(model_name)
@@ -454,7 +539,7 @@ def server_spec(
         compile_cache=compile_cache,
         compile_cache_key=key,
         cache_host_path=f"{naming.COMPILE_CACHE_HOST_ROOT}/{key}" if compile_cache == "host-path" else None,
-        pvc_size_gib=pvc_size_gib if compile_cache == "pvc" else None,
+        pvc_size_gib=opts.pvc_size_gib if compile_cache == "pvc" else None,
         node_labels=node_labels,
         toleration=Toleration(naming.GPU_TAINT_KEY, naming.GPU_TAINT_VALUE, naming.GPU_TAINT_EFFECT),
         service_account_name=naming.service_account_name(model_name),
@@ -465,5 +550,5 @@ def server_spec(
         model_host_path=naming.MODEL_CACHE_HOST_ROOT if model_cache == "node-local" else None,
         init_containers=tuple(init_containers),
         sidecars=tuple(sidecars),
-        priority_class_name=priority_class_name,
+        priority_class_name=opts.priority_class_name,
     )

@@ -1,28 +1,34 @@
 """CDK constructs (aws-cdk-lib v2) that apply the decisions of `fastload_constructs.core`.
 
-from fastload_constructs.infra import FastloadNetwork, ModelBucket, InferenceCluster
+from fastload_constructs.infra import FastloadNetwork, ModelBucket, InferenceCluster, ServedModel
 """
 
 from fastload_constructs.jsii_node import use_packaged_node
 
 use_packaged_node()  # before aws_cdk starts its jsii runtime
 
+from fastload_constructs.infra.applied_chart import AppliedChart  # noqa: E402
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup  # noqa: E402
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache  # noqa: E402
 from fastload_constructs.infra.inference_cluster import InferenceCluster  # noqa: E402
 from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes  # noqa: E402
-from fastload_constructs.infra.model_bucket import ModelBucket  # noqa: E402
+from fastload_constructs.infra.model_bucket import ModelBucket, ModelBucketGrants, ModelBucketLock  # noqa: E402
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity  # noqa: E402
 from fastload_constructs.infra.network import FastloadNetwork  # noqa: E402
 from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin  # noqa: E402
+from fastload_constructs.infra.served_model import ServedModel  # noqa: E402
 
 __all__ = [
+    "AppliedChart",
     "EcrPullThroughCache",
     "FastloadNetwork",
     "GpuNodeGroup",
     "InferenceCluster",
     "KarpenterGpuNodes",
     "ModelBucket",
+    "ModelBucketGrants",
+    "ModelBucketLock",
     "ModelReaderIdentity",
     "NvidiaDevicePlugin",
+    "ServedModel",
 ]

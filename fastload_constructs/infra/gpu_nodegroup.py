@@ -22,10 +22,11 @@ from fastload_constructs.core.nodeadm import mime_user_data, node_config
 from fastload_constructs.infra.cfn import cfn_resource
 from fastload_constructs.infra.nag_findings import EKS_NODE_POLICY_REASONS, acknowledge_managed_policies
 
+# eks.CapacityType -> the name core.gpu_nodes decides with.
 _CAPACITY = {
-    "on-demand": eks.CapacityType.ON_DEMAND,
-    "spot": eks.CapacityType.SPOT,
-    "capacity-block": eks.CapacityType.CAPACITY_BLOCK,
+    eks.CapacityType.ON_DEMAND: "on-demand",
+    eks.CapacityType.SPOT: "spot",
+    eks.CapacityType.CAPACITY_BLOCK: "capacity-block",
 }
 _EFFECT = {
     "NoSchedule": eks.TaintEffect.NO_SCHEDULE,
@@ -51,6 +52,12 @@ def _check_sizes(min_size: object, max_size: object, desired_size: object) -> No
 class GpuNodeGroup(Construct):
     """GPU nodes of `instance_type` for `cluster`, labelled and tainted for vLLM pods.
 
+    Props: `instance_type` an `ec2.InstanceType` (or its name) in the fastload catalog;
+    `capacity_type` an `eks.CapacityType` (default ON_DEMAND; CAPACITY_BLOCK needs
+    `capacity_reservation_id`); sizes default min 0, max 2, desired = min;
+    `instance_store` (default True: RAID0 of the NVMe), `root_volume_gib` (default 200),
+    `fast_image_pull` (default False), `node_role`, `subnets` (default: the cluster's).
+
     Attributes: `nodegroup` (eks.Nodegroup), `launch_template`, `role` (node IAM
     role), `spec` (the GpuNodeSpec decided), `labels`, `user_data` (the MIME text).
     """
@@ -61,11 +68,11 @@ class GpuNodeGroup(Construct):
         id: str,
         *,
         cluster: eks.ICluster,
-        instance_type: str,
+        instance_type: ec2.InstanceType | str,
         min_size: int = 0,
         max_size: int = 2,
         desired_size: int | None = None,
-        capacity_type: str = "on-demand",
+        capacity_type: eks.CapacityType = eks.CapacityType.ON_DEMAND,
         capacity_reservation_id: str | None = None,
         instance_store: bool = True,
         root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB,
@@ -73,15 +80,22 @@ class GpuNodeGroup(Construct):
         node_role: iam.IRole | None = None,
         subnets: ec2.SubnetSelection | None = None,
     ) -> None:
+        require(
+            isinstance(capacity_type, eks.CapacityType) and capacity_type in _CAPACITY,
+            "capacity_type",
+            capacity_type,
+            "an eks.CapacityType: ON_DEMAND, SPOT or CAPACITY_BLOCK",
+        )
+        type_name = instance_type.to_string() if isinstance(instance_type, ec2.InstanceType) else instance_type
         spec = gpu_node_spec(
-            instance_type,
+            type_name,
             instance_store=instance_store,
             root_volume_gib=root_volume_gib,
-            capacity_type=capacity_type,
+            capacity_type=_CAPACITY[capacity_type],
         )
         desired = min_size if desired_size is None else desired_size
         _check_sizes(min_size, max_size, desired)
-        if capacity_type == "capacity-block":
+        if capacity_type == eks.CapacityType.CAPACITY_BLOCK:
             require(
                 isinstance(capacity_reservation_id, str) and bool(_RESERVATION_ID.match(capacity_reservation_id)),
                 "capacity_reservation_id",
@@ -122,7 +136,7 @@ class GpuNodeGroup(Construct):
             require_imdsv2=True,
             http_put_response_hop_limit=1,
         )
-        if capacity_type == "capacity-block":
+        if capacity_type == eks.CapacityType.CAPACITY_BLOCK:
             cfn = cfn_resource(self.launch_template)
             cfn.add_property_override("LaunchTemplateData.InstanceMarketOptions", {"MarketType": "capacity-block"})
             cfn.add_property_override(
@@ -136,7 +150,7 @@ class GpuNodeGroup(Construct):
             "Nodegroup",
             cluster=cluster,
             ami_type=eks.NodegroupAmiType.AL2023_X86_64_NVIDIA,
-            capacity_type=_CAPACITY[capacity_type],
+            capacity_type=capacity_type,
             launch_template_spec=eks.LaunchTemplateSpec(
                 id=launch_template_id,
                 version=self.launch_template.latest_version_number,

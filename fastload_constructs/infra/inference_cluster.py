@@ -26,13 +26,10 @@ from constructs import Construct
 
 from fastload_constructs.core.cluster_settings import (
     CORE_ADDONS,
-    DEFAULT_LOG_TYPES,
     DEFAULT_VERSION,
     EBS_CSI_ADDON,
     addon_names,
     check_admin_role_arns,
-    check_endpoint_access,
-    check_log_types,
     check_version,
     kubectl_layer_module,
 )
@@ -46,18 +43,13 @@ from fastload_constructs.infra.nag_findings import (
     arn_of,
 )
 
-_ENDPOINT = {
-    "public": eks.EndpointAccess.PUBLIC,
-    "private": eks.EndpointAccess.PRIVATE,
-    "public_and_private": eks.EndpointAccess.PUBLIC_AND_PRIVATE,
-}
-_LOGS = {
-    "api": eks.ClusterLoggingTypes.API,
-    "audit": eks.ClusterLoggingTypes.AUDIT,
-    "authenticator": eks.ClusterLoggingTypes.AUTHENTICATOR,
-    "controllerManager": eks.ClusterLoggingTypes.CONTROLLER_MANAGER,
-    "scheduler": eks.ClusterLoggingTypes.SCHEDULER,
-}
+# API calls, audit trail and IAM authentication: who did what to the cluster (fastload's default).
+DEFAULT_LOGGING: tuple[eks.ClusterLoggingTypes, ...] = (
+    eks.ClusterLoggingTypes.API,
+    eks.ClusterLoggingTypes.AUDIT,
+    eks.ClusterLoggingTypes.AUTHENTICATOR,
+)
+DEFAULT_SYSTEM_INSTANCE_TYPE = "m6i.large"
 CLUSTER_ADMIN_POLICY = "AmazonEKSClusterAdminPolicy"
 _CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
 EBS_CSI_SERVICE_ACCOUNT = "ebs-csi-controller-sa"
@@ -66,6 +58,17 @@ EBS_CSI_POLICY = "service-role/AmazonEBSCSIDriverPolicy"
 
 class InferenceCluster(Construct):
     """EKS control plane, add-ons, admin access and a small untainted system node group.
+
+    Props (CDK types; the cdk.json parser turns strings into them):
+    - `version`: "1.33" to "1.36". Default: "1.35".
+    - `vpc`, `vpc_subnets`: where the cluster lives. Default: a new VPC (aws_eks_v2's).
+    - `endpoint_access`: an `eks.EndpointAccess`. Default: `PUBLIC_AND_PRIVATE`.
+    - `admin_role_arns`: role ARNs given cluster-admin access entries (aws_eks_v2's
+      `grant_cluster_admin`; call `cluster.grant_cluster_admin(id, arn)` for more). Default: none.
+    - `logging`: `eks.ClusterLoggingTypes` to send to CloudWatch. Default: API, AUDIT, AUTHENTICATOR.
+    - `ebs_csi`: the aws-ebs-csi-driver add-on with its Pod Identity role. Default: False.
+    - `system_nodes`, `system_instance_type`: untainted nodes for CoreDNS and controllers.
+      Default: 2 x `ec2.InstanceType("m6i.large")`.
 
     Attributes: `cluster` (an `eks.ICluster`, the `eks.Cluster`), `addons`
     (add-on name -> `eks.IAddon`), `system_nodegroup` (or None).
@@ -79,12 +82,12 @@ class InferenceCluster(Construct):
         version: str = DEFAULT_VERSION,
         vpc: ec2.IVpc | None = None,
         vpc_subnets: Sequence[ec2.SubnetSelection] | None = None,
-        endpoint_access: str = "public_and_private",
+        endpoint_access: eks.EndpointAccess = eks.EndpointAccess.PUBLIC_AND_PRIVATE,
         admin_role_arns: Sequence[str] = (),
-        logging: Sequence[str] = DEFAULT_LOG_TYPES,
+        logging: Sequence[eks.ClusterLoggingTypes] = DEFAULT_LOGGING,
         ebs_csi: bool = False,
         system_nodes: int = 2,
-        system_instance_type: str = "m6i.large",
+        system_instance_type: ec2.InstanceType | None = None,
         cluster_name: str | None = None,
     ) -> None:
         """`cluster_name`: a fixed EKS name (CloudFormation names it otherwise); Karpenter needs a literal one."""
@@ -96,8 +99,26 @@ class InferenceCluster(Construct):
                 cluster_name,
                 "1-100 letters, digits, '-' or '_', starting with a letter or digit (EKS CreateCluster)",
             )
-        check_endpoint_access(endpoint_access)
-        log_types = check_log_types(logging)
+        require(
+            isinstance(endpoint_access, eks.EndpointAccess),
+            "endpoint_access",
+            endpoint_access,
+            "an eks.EndpointAccess (PUBLIC, PRIVATE, PUBLIC_AND_PRIVATE, or .only_from(...))",
+        )
+        require(
+            not isinstance(logging, str)
+            and all(isinstance(t, eks.ClusterLoggingTypes) for t in logging)
+            and len(set(logging)) == len(logging),
+            "logging",
+            logging,
+            "a list of distinct eks.ClusterLoggingTypes",
+        )
+        require(
+            system_instance_type is None or isinstance(system_instance_type, ec2.InstanceType),
+            "system_instance_type",
+            system_instance_type,
+            "an ec2.InstanceType",
+        )
         require(not isinstance(admin_role_arns, str), "admin_role_arns", admin_role_arns, "a list of IAM role ARNs")
         check_admin_role_arns([a for a in admin_role_arns if not Token.is_unresolved(a)])
         require(isinstance(ebs_csi, bool), "ebs_csi", ebs_csi, "True or False")
@@ -118,8 +139,8 @@ class InferenceCluster(Construct):
             cluster_name=cluster_name,
             vpc=vpc,
             vpc_subnets=list(vpc_subnets) if vpc_subnets else None,
-            endpoint_access=_ENDPOINT[endpoint_access],
-            cluster_logging=[_LOGS[t] for t in log_types],
+            endpoint_access=endpoint_access,
+            cluster_logging=list(logging),
             # Managed node groups, not Auto Mode: GPU nodes need our launch template.
             default_capacity_type=eks.DefaultCapacityType.NODEGROUP,
             default_capacity=0,
@@ -127,8 +148,10 @@ class InferenceCluster(Construct):
         )
         # aws_eks_v2's Python stubs (2.27x) omit ICluster.kubectl_provider_options on Cluster.
         self.cluster: eks.ICluster = cast(eks.ICluster, self._cluster)
-        for index, arn in enumerate(admin_role_arns):
-            self.grant_cluster_admin(f"Admin{index}", arn)
+        # aws_eks_v2's own grant: an access entry with AmazonEKSClusterAdminPolicy, cluster scope.
+        self.admin_access_entries = [
+            self._cluster.grant_cluster_admin(f"Admin{index}", arn) for index, arn in enumerate(admin_role_arns)
+        ]
 
         # CoreDNS and the controllers of add-ons need nodes without the GPU taint.
         self.system_nodegroup: eks.Nodegroup | None = None
@@ -145,7 +168,7 @@ class InferenceCluster(Construct):
             )
             self.system_nodegroup = self._cluster.add_nodegroup_capacity(
                 "SystemNodes",
-                instance_types=[ec2.InstanceType(system_instance_type)],
+                instance_types=[system_instance_type or ec2.InstanceType(DEFAULT_SYSTEM_INSTANCE_TYPE)],
                 ami_type=eks.NodegroupAmiType.AL2023_X86_64_STANDARD,
                 min_size=system_nodes,
                 desired_size=system_nodes,
@@ -258,23 +281,6 @@ class InferenceCluster(Construct):
     def security_group_id(self) -> str:
         """The EKS cluster security group: what managed nodes get, and what reaches their pods."""
         return self._cluster.cluster_security_group_id
-
-    def grant_cluster_admin(self, id: str, role_arn: str) -> eks.AccessEntry:
-        """An EKS access entry giving `role_arn` AmazonEKSClusterAdminPolicy on the whole cluster."""
-        if not Token.is_unresolved(role_arn):
-            check_admin_role_arns([role_arn])
-        return eks.AccessEntry(
-            self,
-            id,
-            cluster=self.cluster,
-            principal=role_arn,
-            access_policies=[
-                eks.AccessPolicy.from_access_policy_name(
-                    CLUSTER_ADMIN_POLICY,
-                    access_scope_type=eks.AccessScopeType.CLUSTER,
-                )
-            ],
-        )
 
 
 def _construct_id(addon_name: str) -> str:

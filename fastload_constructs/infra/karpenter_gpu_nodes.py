@@ -17,9 +17,9 @@ from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct, IDependable
 
-from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB
-from fastload_constructs.core.node_pools import DEFAULT_AMI_ALIAS, plan_node_pools
+from fastload_constructs.core.node_pools import NodePoolOptions, plan_node_pools
 from fastload_constructs.core.validation import check_dns_label
+from fastload_constructs.infra.applied_chart import AppliedChart
 from fastload_constructs.infra.nag_findings import EKS_NODE_POLICY_REASONS, acknowledge_managed_policies
 from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
 
@@ -34,7 +34,9 @@ NODE_MANAGED_POLICIES = (
 class KarpenterGpuNodes(Construct):
     """Node role + EC2_LINUX access entry + NodePool/EC2NodeClass manifests for `cluster`.
 
-    `name` names the EC2NodeClass; NodePools are `<name>-<family>`.
+    `name` names the EC2NodeClass; NodePools are `<name>-<family>`. `options`
+    (`NodePoolOptions`: capacity types, instance store, root volume, AMI alias,
+    GPU limit, each default documented there) default to `NodePoolOptions()`.
 
     Attributes: `node_role`, `access_entry`, `chart` (KarpenterGpuNodePools), `manifest`.
     """
@@ -47,31 +49,17 @@ class KarpenterGpuNodes(Construct):
         cluster: eks.ICluster,
         instance_types: Sequence[str],
         name: str = "fastload-gpu",
-        capacity_types: Sequence[str] = ("on-demand",),
-        instance_store: bool = True,
-        root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB,
-        ami_alias: str = DEFAULT_AMI_ALIAS,
-        gpu_limit: int | None = None,
-        gpu_limits: dict[str, int] | None = None,
-        fast_image_pull: bool = True,
-        capacity_reservation_ids: Sequence[str] = (),
+        options: NodePoolOptions | None = None,
         security_group_ids: Sequence[str] = (),
         node_role: iam.IRole | None = None,
         cluster_name: str | None = None,
         after: Sequence[IDependable] = (),
     ) -> None:
-        """`cluster_name`: the value the subnets' `karpenter.sh/discovery` tag has (default: the cluster's name)."""
+        """`cluster_name`: the value the subnets' `karpenter.sh/discovery` tag has (default: the cluster's name).
+        `security_group_ids`: the nodes' security groups (default: selected by that discovery tag)."""
         check_dns_label(name, "name")
-        plan_node_pools(
-            instance_types,
-            capacity_types=capacity_types,
-            instance_store=instance_store,
-            root_volume_gib=root_volume_gib,
-            ami_alias=ami_alias,
-            gpu_limit=gpu_limit,
-            capacity_reservation_ids=capacity_reservation_ids,
-            gpu_limits=gpu_limits,
-        )
+        opts = options if options is not None else NodePoolOptions()
+        plan_node_pools(instance_types, opts)
         super().__init__(scope, id)
         self.node_role = node_role or iam.Role(
             self,
@@ -87,14 +75,7 @@ class KarpenterGpuNodes(Construct):
             cluster_name=cluster_name if cluster_name is not None else cluster.cluster_name,
             node_role=self.node_role.role_name,
             instance_types=instance_types,
-            capacity_types=capacity_types,
-            instance_store=instance_store,
-            root_volume_gib=root_volume_gib,
-            ami_alias=ami_alias,
-            gpu_limit=gpu_limit,
-            gpu_limits=gpu_limits,
-            fast_image_pull=fast_image_pull,
-            capacity_reservation_ids=capacity_reservation_ids,
+            options=opts,
             security_group_ids=security_group_ids,
         )
         self.access_entry = eks.AccessEntry(
@@ -105,6 +86,6 @@ class KarpenterGpuNodes(Construct):
             access_entry_type=eks.AccessEntryType.EC2_LINUX,
             access_policies=[],
         )
-        self.manifest = cluster.add_cdk8s_chart(f"{id}Manifests", self.chart)
-        for dependency in after:
-            self.manifest.node.add_dependency(dependency)
+        # An AppliedChart, so a ManifestExport of the stack writes the node pools too.
+        self.applied = AppliedChart(self, "Manifests", cluster=cluster, chart=self.chart, after=after)
+        self.manifest = self.applied.manifest

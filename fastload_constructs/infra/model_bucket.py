@@ -10,10 +10,17 @@ and list what they uploaded, so their ARNs are exempt from the endpoint lock.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from aws_cdk import Annotations, Duration, RemovalPolicy, Stack, Token
+from aws_cdk import (
+    Annotations,
+    CfnOutput,
+    Duration,
+    RemovalPolicy,
+    Stack,
+    Token,
+)
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
@@ -59,6 +66,11 @@ class ModelBucket(Construct):
       `aws:SourceVpce` is `vpc_endpoint`. A `stager_principals` member is exempt
       only under the prefixes `grant_stage_models` gave it (condition on
       `aws:PrincipalArn`); being listed grants nothing by itself.
+
+    For a bucket you already have, skip this construct: `ModelBucketGrants`
+    grants on any `s3.IBucket`, and `ModelBucketLock` adds (or prints) the
+    endpoint lock and the TLS-only deny for that bucket's policy.
+    Attributes: `bucket`, `kms_key`, `grants`, `lock`, `access_logs_bucket`.
     """
 
     def __init__(
@@ -127,10 +139,8 @@ class ModelBucket(Construct):
             ],
             removal_policy=removal_policy,
         )
-        # Stager exemptions from the endpoint lock, per prefix, filled by grant_stage_models.
-        self._stager_prefixes: dict[str, list[str]] = {}
-        self._lock_statements: dict[str, iam.PolicyStatement] = {}
-        self._refresh_endpoint_lock()
+        self.lock = ModelBucketLock(self, "EndpointLock", bucket=self.bucket, vpc_endpoint=vpc_endpoint)
+        self.grants = ModelBucketGrants(self.bucket, kms_key)
 
     @property
     def bucket_name(self) -> str:
@@ -138,137 +148,25 @@ class ModelBucket(Construct):
 
     def s3_uri(self, prefix: str) -> str:
         """`s3://<bucket>/<prefix>`: the `--model` argument vLLM streams from."""
-        return f"s3://{self.bucket.bucket_name}/{check_key_prefix(prefix)}"
+        return model_uri(self.bucket, prefix)
 
     def grant_read_models(self, principal: iam.IGrantable, prefix: str) -> iam.Grant:
-        """Read-only access to the models under `prefix`: GetObject, a prefix-scoped
-        ListBucket and, with SSE-KMS, kms:Decrypt via S3. Reads still have to
-        come through the VPC endpoint unless `principal` is a stager."""
-        grants = [self._grant(principal, spec) for spec in read_models_statements(self.bucket.bucket_arn, prefix)]
-        if self.kms_key is not None:
-            grants.append(self._grant_key(principal, KMS_READ_ACTIONS))
-        return _combine(grants)
+        """See `ModelBucketGrants.read_models`. Reads still have to come through
+        the VPC endpoint unless `principal` is a stager."""
+        return self.grants.read_models(principal, prefix)
 
     def grant_stage_models(self, principal: iam.IGrantable, prefix: str) -> iam.Grant:
-        """Upload access under `prefix` (multipart included), reading back and listing it.
-
-        Granted in the bucket policy, not the principal's: stagers are often
-        SSO permission-set roles or roles in another account, which this stack
-        cannot or should not edit. With SSE-KMS the key use goes into the key
-        policy when this app owns the key; for an imported key it falls back to
-        the principal's policy, with a synth warning (an imported immutable
-        role then needs kms:GenerateDataKey and kms:Decrypt given elsewhere).
-        """
-        grants = [
-            self._grant_on_bucket(principal, spec) for spec in stage_models_statements(self.bucket.bucket_arn, prefix)
-        ]
-        self._exempt_stager(principal, prefix)
-        if self.kms_key is not None:
-            grants.append(self._grant_key_on_key_policy(principal, KMS_STAGE_ACTIONS))
-        return _combine(grants)
+        """See `ModelBucketGrants.stage_models` (granted in this bucket's policy). A `stager_principals`
+        member is also exempted from the endpoint lock under `prefix`, and only there."""
+        grant = self.grants.stage_models(principal, prefix)
+        arn = _principal_arn_or_none(principal)
+        if arn is not None and arn in [_principal_arn(p) for p in self.stager_principals]:
+            self.lock.exempt(arn, prefix)
+        return grant
 
     def grant_compile_cache(self, principal: iam.IGrantable, prefix: str) -> iam.Grant:
-        """Read and publish shared compile-cache archives under `prefix` (the vLLM pods' role).
-
-        Get, put, and delete of the temporary upload key, all confined to
-        `prefix/*`; with SSE-KMS, the key use for reading and writing via S3.
-        """
-        grants = [self._grant(principal, spec) for spec in compile_cache_statements(self.bucket.bucket_arn, prefix)]
-        if self.kms_key is not None:
-            grants.append(self._grant_key(principal, KMS_STAGE_ACTIONS))
-        return _combine(grants)
-
-    def _exempt_stager(self, principal: iam.IGrantable, prefix: str) -> None:
-        """A listed stager staging `prefix` may reach it from outside the VPC endpoint."""
-        arn = _principal_arn_or_none(principal)
-        if arn is None or arn not in [_principal_arn(p) for p in self.stager_principals]:
-            return
-        arns = self._stager_prefixes.setdefault(check_key_prefix(prefix), [])
-        if arn not in arns:
-            arns.append(arn)
-        self._refresh_endpoint_lock()
-
-    def _refresh_endpoint_lock(self) -> None:
-        """Render the lock for the current exemptions, updating statements already in the policy
-        (a PolicyStatement stays mutable until synthesis)."""
-        specs = endpoint_lock_statements(
-            self.bucket.bucket_arn, self.vpc_endpoint.vpc_endpoint_id, self._stager_prefixes
-        )
-        for spec in specs:
-            statement = self._lock_statements.get(spec.sid)
-            if statement is None:
-                statement = _policy_statement(spec, [iam.AnyPrincipal()], with_sid=True)
-                self._lock_statements[spec.sid] = statement
-                self.bucket.add_to_resource_policy(statement)
-                continue
-            missing = [arn for arn in spec.not_resources if arn not in statement.not_resources]
-            if missing:
-                statement.add_not_resources(*missing)
-            for operator, keys in spec.conditions.items():
-                statement.add_condition(operator, dict(keys))
-
-    def _grant(self, principal: iam.IGrantable, spec: StatementSpec) -> iam.Grant:
-        return iam.Grant.add_to_principal_or_resource(
-            grantee=principal,
-            actions=list(spec.actions),
-            resource_arns=list(spec.resources),
-            resource=self.bucket,
-            conditions=_conditions(spec),
-        )
-
-    def _grant_on_bucket(self, principal: iam.IGrantable, spec: StatementSpec) -> iam.Grant:
-        statement = _policy_statement(spec, principals=[principal.grant_principal])
-        return iam.Grant.add_statement_to_resource_policy(
-            statement=statement,
-            resource=self.bucket,
-            grantee=principal,
-            actions=list(spec.actions),
-            resource_arns=list(spec.resources),
-            conditions=_conditions(spec),
-        )
-
-    def _key_spec(self, actions: Sequence[str]) -> StatementSpec:
-        assert self.kms_key is not None
-        stack = Stack.of(self)
-        return kms_statement(self.kms_key.key_arn, actions, f"s3.{stack.region}.{stack.url_suffix}")
-
-    def _grant_key(self, principal: iam.IGrantable, actions: Sequence[str]) -> iam.Grant:
-        assert self.kms_key is not None
-        spec = self._key_spec(actions)
-        return iam.Grant.add_to_principal_or_resource(
-            grantee=principal,
-            actions=list(spec.actions),
-            resource_arns=list(spec.resources),
-            resource=self.kms_key,
-            resource_self_arns=["*"],
-            conditions=_conditions(spec),
-        )
-
-    def _grant_key_on_key_policy(self, principal: iam.IGrantable, actions: Sequence[str]) -> iam.Grant:
-        assert self.kms_key is not None
-        spec = self._key_spec(actions)
-        if isinstance(self.kms_key, kms.Key):  # owned by this app: its key policy can be extended
-            # In a key policy the key is "*" (the policy's own key).
-            statement = _policy_statement(replace(spec, resources=("*",)), principals=[principal.grant_principal])
-            return iam.Grant.add_statement_to_resource_policy(
-                statement=statement,
-                resource=self.kms_key,
-                grantee=principal,
-                actions=list(spec.actions),
-                resource_arns=["*"],
-                conditions=_conditions(spec),
-            )
-        Annotations.of(self).add_warning_v2(
-            "fastload:importedKmsKeyStager",
-            "kms_key is imported, so its key policy cannot be changed here: the stager's own policy "
-            "must allow kms:GenerateDataKey and kms:Decrypt on it",
-        )
-        return iam.Grant.add_to_principal(
-            grantee=principal,
-            actions=list(spec.actions),
-            resource_arns=list(spec.resources),
-            conditions=_conditions(spec),
-        )
+        """See `ModelBucketGrants.compile_cache`."""
+        return self.grants.compile_cache(principal, prefix)
 
     def _create_access_logs_bucket(self, removal_policy: RemovalPolicy) -> s3.Bucket:
         # Server access log targets support SSE-S3 only, not SSE-KMS.
@@ -300,8 +198,11 @@ def _principal_arn_or_none(principal: iam.IGrantable) -> str | None:
 
 
 def _principal_arn(principal: StagerPrincipal) -> str:
-    role_arn = getattr(principal, "role_arn", None)  # jsii interfaces do not support isinstance
-    return str(role_arn if role_arn is not None else principal.user_arn)  # type: ignore[union-attr]
+    # jsii interfaces do not support isinstance: a role has role_arn, a user user_arn.
+    arn = getattr(principal, "role_arn", None) or getattr(principal, "user_arn", None)
+    require(isinstance(arn, str), "stager_principals", principal, "IAM roles or users")
+    assert isinstance(arn, str)
+    return arn
 
 
 def _conditions(spec: StatementSpec) -> dict[str, dict[str, object]] | None:
@@ -328,3 +229,247 @@ def _combine(grants: Sequence[iam.Grant]) -> iam.Grant:
     for grant in grants[1:]:
         combined = combined.combine(grant)
     return combined
+
+
+def model_uri(bucket: s3.IBucket, prefix: str) -> str:
+    """`s3://<bucket>/<prefix>` of any bucket: the model argument vLLM streams from."""
+    return f"s3://{bucket.bucket_name}/{check_key_prefix(prefix)}"
+
+
+class ModelBucketGrants:
+    """Grants on the model prefixes of any `s3.IBucket`, created here or imported.
+
+    Modelled on `s3.BucketGrants.from_bucket`: statements go to the principal's
+    policy when the principal is in the bucket's account and to the bucket's
+    policy otherwise (`iam.Grant.add_to_principal_or_resource`). An imported
+    bucket's policy cannot be changed, so for one a cross-account reader must
+    be allowed in that policy by its owner (`ModelBucketLock.statement` shows
+    the lock to add there too).
+
+    `kms_key` (default: the bucket's own `encryption_key`, set when the bucket
+    was created with one or imported with `encryption_key=`) adds
+    kms:Decrypt (and GenerateDataKey for writers) through S3 only.
+    """
+
+    def __init__(self, bucket: s3.IBucket, kms_key: kms.IKey | None = None) -> None:
+        self.bucket = bucket
+        self.kms_key = kms_key if kms_key is not None else bucket.encryption_key
+
+    @classmethod
+    def from_bucket(cls, bucket: s3.IBucket, kms_key: kms.IKey | None = None) -> ModelBucketGrants:
+        return cls(bucket, kms_key)
+
+    def read_models(self, principal: iam.IGrantable, prefix: str) -> iam.Grant:
+        """Read-only access to the models under `prefix`: GetObject, a prefix-scoped
+        ListBucket and, with SSE-KMS, kms:Decrypt via S3."""
+        grants = [self._grant(principal, spec) for spec in read_models_statements(self.bucket.bucket_arn, prefix)]
+        if self.kms_key is not None:
+            grants.append(self._grant_key(principal, KMS_READ_ACTIONS))
+        return _combine(grants)
+
+    def stage_models(self, principal: iam.IGrantable, prefix: str) -> iam.Grant:
+        """Upload access under `prefix` (multipart included), reading back and listing it.
+
+        Granted in the bucket policy when this app owns the bucket: stagers are
+        often SSO permission-set roles or roles in another account, which this
+        stack cannot or should not edit. For an imported bucket (its policy is
+        not ours) it falls back to the principal's policy, with a synth
+        warning. With SSE-KMS the key use goes into the key policy when this app
+        owns the key, else into the principal's policy, also with a warning.
+        """
+        grants = [
+            self._grant_on_bucket(principal, spec) for spec in stage_models_statements(self.bucket.bucket_arn, prefix)
+        ]
+        if self.kms_key is not None:
+            grants.append(self._grant_key_on_key_policy(principal, KMS_STAGE_ACTIONS))
+        return _combine(grants)
+
+    def compile_cache(self, principal: iam.IGrantable, prefix: str) -> iam.Grant:
+        """Read and publish shared compile-cache archives under `prefix` (the vLLM pods' role).
+
+        Get, put, and delete of the temporary upload key, all confined to
+        `prefix/*`; with SSE-KMS, the key use for reading and writing via S3.
+        """
+        grants = [self._grant(principal, spec) for spec in compile_cache_statements(self.bucket.bucket_arn, prefix)]
+        if self.kms_key is not None:
+            grants.append(self._grant_key(principal, KMS_STAGE_ACTIONS))
+        return _combine(grants)
+
+    def _grant(self, principal: iam.IGrantable, spec: StatementSpec) -> iam.Grant:
+        return iam.Grant.add_to_principal_or_resource(
+            grantee=principal,
+            actions=list(spec.actions),
+            resource_arns=list(spec.resources),
+            resource=self.bucket,
+            conditions=_conditions(spec),
+        )
+
+    def _grant_on_bucket(self, principal: iam.IGrantable, spec: StatementSpec) -> iam.Grant:
+        if isinstance(self.bucket, s3.Bucket):  # owned by this app: its bucket policy can be extended
+            statement = _policy_statement(spec, principals=[principal.grant_principal])
+            return iam.Grant.add_statement_to_resource_policy(
+                statement=statement,
+                resource=self.bucket,
+                grantee=principal,
+                actions=list(spec.actions),
+                resource_arns=list(spec.resources),
+                conditions=_conditions(spec),
+            )
+        Annotations.of(self.bucket).add_warning_v2(
+            "fastload:importedBucketStager",
+            "the model bucket is imported, so its bucket policy cannot be changed here: staging rights go "
+            "into the stager's own policy (an imported immutable role needs them given elsewhere)",
+        )
+        return iam.Grant.add_to_principal(
+            grantee=principal,
+            actions=list(spec.actions),
+            resource_arns=list(spec.resources),
+            conditions=_conditions(spec),
+        )
+
+    def _key_spec(self, actions: Sequence[str]) -> StatementSpec:
+        assert self.kms_key is not None
+        stack = Stack.of(self.bucket)
+        return kms_statement(self.kms_key.key_arn, actions, f"s3.{stack.region}.{stack.url_suffix}")
+
+    def _grant_key(self, principal: iam.IGrantable, actions: Sequence[str]) -> iam.Grant:
+        assert self.kms_key is not None
+        spec = self._key_spec(actions)
+        return iam.Grant.add_to_principal_or_resource(
+            grantee=principal,
+            actions=list(spec.actions),
+            resource_arns=list(spec.resources),
+            resource=self.kms_key,
+            resource_self_arns=["*"],
+            conditions=_conditions(spec),
+        )
+
+    def _grant_key_on_key_policy(self, principal: iam.IGrantable, actions: Sequence[str]) -> iam.Grant:
+        assert self.kms_key is not None
+        spec = self._key_spec(actions)
+        if isinstance(self.kms_key, kms.Key):  # owned by this app: its key policy can be extended
+            # In a key policy the key is "*" (the policy's own key).
+            statement = _policy_statement(replace(spec, resources=("*",)), principals=[principal.grant_principal])
+            return iam.Grant.add_statement_to_resource_policy(
+                statement=statement,
+                resource=self.kms_key,
+                grantee=principal,
+                actions=list(spec.actions),
+                resource_arns=["*"],
+                conditions=_conditions(spec),
+            )
+        Annotations.of(self.bucket).add_warning_v2(
+            "fastload:importedKmsKeyStager",
+            "kms_key is imported, so its key policy cannot be changed here: the stager's own policy "
+            "must allow kms:GenerateDataKey and kms:Decrypt on it",
+        )
+        return iam.Grant.add_to_principal(
+            grantee=principal,
+            actions=list(spec.actions),
+            resource_arns=list(spec.resources),
+            conditions=_conditions(spec),
+        )
+
+
+class ModelBucketLock(Construct):
+    """The endpoint lock on any bucket: deny object reads, writes and listings that do not arrive
+    through `vpc_endpoint` (`core.model_access.endpoint_lock_statements`), each stager exempt only
+    under its own prefixes.
+
+    Exemptions: `stager_prefixes` (prefix -> stager roles or users) and `exempt(arn, prefix)`,
+    which `ModelBucket.grant_stage_models` calls; the statements follow until synthesis.
+    Where they go: the bucket's own policy when this app created the bucket; else `policy`, an
+    `s3.BucketPolicy` of that bucket that this app owns (an S3 bucket has one policy: a new
+    `AWS::S3::BucketPolicy` for an imported bucket would replace whatever policy it has, so none is
+    created here). With neither, nothing is changed: the stack outputs the statements as JSON
+    (`<id>Statement`, resolved at deploy) with a synth warning, for the bucket's owner to add. A
+    policy given or printed also gets the TLS-only deny that `enforce_ssl` puts on a created bucket.
+    Attributes: `statements` (the lock), `tls_statement`, `applied`.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        bucket: s3.IBucket,
+        vpc_endpoint: ec2.IVpcEndpoint,
+        stager_prefixes: Mapping[str, Sequence[StagerPrincipal]] | None = None,
+        policy: s3.BucketPolicy | None = None,
+    ) -> None:
+        super().__init__(scope, id)
+        self._bucket_arn = bucket.bucket_arn
+        self._vpc_endpoint_id = vpc_endpoint.vpc_endpoint_id
+        self._stager_prefixes: dict[str, list[str]] = {}
+        self.statements: dict[str, iam.PolicyStatement] = {}
+        # What ModelBucket's enforce_ssl adds to a bucket it creates; an imported bucket's policy needs it too.
+        self.tls_statement = iam.PolicyStatement(
+            sid="DenyInsecureTransport",
+            effect=iam.Effect.DENY,
+            principals=[iam.AnyPrincipal()],
+            actions=["s3:*"],
+            resources=[bucket.bucket_arn, bucket.arn_for_objects("*")],
+            conditions={"Bool": {"aws:SecureTransport": "false"}},
+        )
+        self.applied = True
+        self._place: Callable[[iam.PolicyStatement], object]
+        if policy is not None:
+            policy.document.add_statements(self.tls_statement)
+            self._place = policy.document.add_statements
+        elif isinstance(bucket, s3.Bucket):  # created by this app: TLS is its enforce_ssl's business
+            self._place = bucket.add_to_resource_policy
+        else:
+            self.applied = False
+            self._place = lambda statement: None  # printed once every exemption is known (below)
+        self._sealed = False
+        self._render()
+        for prefix, principals in (stager_prefixes or {}).items():
+            for principal in principals:
+                self.exempt(_principal_arn(principal), prefix)
+        if not self.applied:
+            statements = [s.to_statement_json() for s in (*self.statements.values(), self.tls_statement)]
+            CfnOutput(
+                self,
+                "Statement",
+                value=Stack.of(self).to_json_string(statements),
+                description="Add these statements to the model bucket's policy: model reads and writes stay "
+                "inside the VPC, and TLS only",
+            )
+            Annotations.of(self).add_warning_v2(
+                "fastload:endpointLockNotApplied",
+                "the model bucket is imported and no bucket policy of it was given: the endpoint lock is not "
+                "applied; add the statements in this stack's output to the bucket's policy, or pass policy=",
+            )
+            self._sealed = True  # the output is written: later exemptions could not reach it
+
+    def exempt(self, principal_arn: str, prefix: str) -> None:
+        """Let `principal_arn` reach `prefix` (and list it) from outside the endpoint; nothing else."""
+        require(
+            not self._sealed,
+            "stager_prefixes",
+            principal_arn,
+            "exemptions given when the lock is made (stager_prefixes=) for a bucket whose lock is printed",
+        )
+        arns = self._stager_prefixes.setdefault(check_key_prefix(prefix), [])
+        if principal_arn not in arns:
+            arns.append(principal_arn)
+        self._render()
+
+    def _render(self) -> None:
+        """Place new statements and widen the ones already placed (a PolicyStatement stays mutable
+        until synthesis)."""
+        for spec in self._specs():
+            statement = self.statements.get(spec.sid)
+            if statement is None:
+                statement = _policy_statement(spec, [iam.AnyPrincipal()], with_sid=True)
+                self.statements[spec.sid] = statement
+                self._place(statement)
+                continue
+            missing = [arn for arn in spec.not_resources if arn not in statement.not_resources]
+            if missing:
+                statement.add_not_resources(*missing)
+            for operator, keys in spec.conditions.items():
+                statement.add_condition(operator, dict(keys))
+
+    def _specs(self) -> list[StatementSpec]:
+        return endpoint_lock_statements(self._bucket_arn, self._vpc_endpoint_id, self._stager_prefixes)

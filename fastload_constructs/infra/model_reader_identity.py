@@ -16,6 +16,8 @@ from __future__ import annotations
 from aws_cdk import Stack
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from fastload_constructs.core.cache_sharing import model_cache_prefix
@@ -28,9 +30,8 @@ from fastload_constructs.core.model_access import (
 )
 from fastload_constructs.core.naming import DEFAULT_NAMESPACE, service_account_name
 from fastload_constructs.core.validation import check_dns_label, check_dns_subdomain, check_key_prefix
-from fastload_constructs.infra.cfn import cfn_resource
-from fastload_constructs.infra.model_bucket import ModelBucket
-from fastload_constructs.infra.nag_findings import acknowledge, arn_of
+from fastload_constructs.infra.model_bucket import ModelBucket, ModelBucketGrants, model_uri
+from fastload_constructs.infra.nag_findings import acknowledge, flatten
 
 
 def trust_conditions(
@@ -50,6 +51,11 @@ def trust_conditions(
 class ModelReaderIdentity(Construct):
     """Pod Identity role + association that lets one model's pods read `prefix` in the model bucket.
 
+    `bucket` is any `s3.IBucket` (a `ModelBucket` is unwrapped to its bucket
+    and key); `kms_key` defaults to the bucket's `encryption_key`. For an
+    imported bucket the grants go into the role's policy (same account);
+    the endpoint lock is the bucket owner's (`ModelBucketLock`).
+
     Exposes `role`, `association`, `namespace`, `service_account`, `prefix`
     and `model_uri` (the `s3://` URI to pass to vLLM's `--model`). With
     `compile_cache_prefix` the role may also read and publish shared
@@ -62,14 +68,19 @@ class ModelReaderIdentity(Construct):
         construct_id: str,
         *,
         cluster: eks.ICluster,
-        model_bucket: ModelBucket,
+        bucket: s3.IBucket | ModelBucket,
         prefix: str,
         model_name: str,
         namespace: str = DEFAULT_NAMESPACE,
         service_account: str | None = None,
         compile_cache_prefix: str | None = None,
+        kms_key: kms.IKey | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
+        if isinstance(bucket, ModelBucket):
+            kms_key = kms_key or bucket.kms_key
+            bucket = bucket.bucket
+        grants = ModelBucketGrants.from_bucket(bucket, kms_key)
         check_dns_label(model_name, "model_name")
         self.prefix = check_key_prefix(prefix)
         self.namespace = check_dns_label(namespace, "namespace")
@@ -92,10 +103,11 @@ class ModelReaderIdentity(Construct):
             description=f"vLLM pods of {model_name} ({self.namespace}/{self.service_account}): "
             f"read-only access to {self.prefix}/ in the model bucket",
         )
-        self.grant = model_bucket.grant_read_models(self.role, self.prefix)
+        self.grant = grants.read_models(self.role, self.prefix)
+        bucket_arn = flatten(Stack.of(self).resolve(bucket.bucket_arn))  # as cdk-nag prints it
         acknowledge(
             self.role,
-            f"AwsSolutions-IAM5[Resource::{arn_of(cfn_resource(model_bucket.bucket))}/{self.prefix}/*]",
+            f"AwsSolutions-IAM5[Resource::{bucket_arn}/{self.prefix}/*]",
             "s3:GetObject on every object under this one model's prefix: the shard and config file names "
             "are not known when the stack is built, and the prefix is the narrowest scope that covers them",
         )
@@ -105,11 +117,10 @@ class ModelReaderIdentity(Construct):
         self.compile_cache_prefix: str | None = None
         if compile_cache_prefix is not None:
             self.compile_cache_prefix = model_cache_prefix(compile_cache_prefix, model_name)
-            self.compile_cache_grant = model_bucket.grant_compile_cache(self.role, self.compile_cache_prefix)
+            self.compile_cache_grant = grants.compile_cache(self.role, self.compile_cache_prefix)
             acknowledge(
                 self.role,
-                f"AwsSolutions-IAM5[Resource::{arn_of(cfn_resource(model_bucket.bucket))}"
-                f"/{self.compile_cache_prefix}/*]",
+                f"AwsSolutions-IAM5[Resource::{bucket_arn}/{self.compile_cache_prefix}/*]",
                 "get, put and delete on this model's compile-cache archives under its own folder of the cache "
                 "prefix: archive names are configuration hashes known only at run time, and the model's folder "
                 "is the narrowest scope",
@@ -126,7 +137,8 @@ class ModelReaderIdentity(Construct):
         self.grant.apply_before(self.association)
         if self.compile_cache_grant is not None:
             self.compile_cache_grant.apply_before(self.association)
-        self.model_uri = model_bucket.s3_uri(self.prefix)
+        self.bucket = bucket
+        self.model_uri = model_uri(bucket, self.prefix)
 
     @property
     def association_arn(self) -> str:

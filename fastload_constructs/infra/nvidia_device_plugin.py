@@ -9,11 +9,13 @@ on fastload's GPU nodes with or without NFD.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct
 
+from fastload_constructs.core.errors import require
 from fastload_constructs.core.naming import GPU_TAINT_EFFECT, GPU_TAINT_KEY, LABEL_GPU_MODEL
 
 CHART_REPOSITORY = "https://nvidia.github.io/k8s-device-plugin"
@@ -44,10 +46,32 @@ def device_plugin_values() -> dict[str, Any]:
     }
 
 
+def merge_values(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """`overrides` deep-merged onto `base`, as Helm merges `-f` value files.
+
+    Maps merge key by key; anything else (lists included) is replaced; a key
+    set to None is removed, as `helm --set key=null` removes a default.
+    """
+    merged: dict[str, Any] = dict(base)
+    for key, value in overrides.items():
+        if value is None:
+            merged.pop(key, None)
+        elif isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = merge_values(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
 class NvidiaDevicePlugin(Construct):
     """Installs the pinned `nvidia-device-plugin` chart into `cluster` (needs its kubectl provider).
 
-    Attribute: `chart` (the eks.HelmChart).
+    `values` are deep-merged onto `device_plugin_values()` (maps merge, lists
+    are replaced, None removes a default), e.g.
+    `values={"config": {"map": {...}}, "resources": {...}}`. Default: none.
+    `namespace` default `nvidia-device-plugin`; `version` default 0.20.0.
+
+    Attribute: `chart` (the eks.HelmChart), `values` (what the release gets).
     """
 
     def __init__(
@@ -58,8 +82,11 @@ class NvidiaDevicePlugin(Construct):
         cluster: eks.ICluster,
         namespace: str = DEFAULT_NAMESPACE,
         version: str = CHART_VERSION,
+        values: Mapping[str, Any] | None = None,
     ) -> None:
+        require(values is None or isinstance(values, Mapping), "values", values, "a mapping of Helm values")
         super().__init__(scope, id)
+        self.values = merge_values(device_plugin_values(), values or {})
         self.chart = eks.HelmChart(
             self,
             "Chart",
@@ -70,5 +97,5 @@ class NvidiaDevicePlugin(Construct):
             release=CHART_NAME,
             namespace=namespace,
             create_namespace=True,
-            values=device_plugin_values(),
+            values=self.values,
         )

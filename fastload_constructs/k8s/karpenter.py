@@ -15,12 +15,11 @@ import cdk8s
 from constructs import Construct
 
 from fastload_constructs.core.errors import require
-from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB
 from fastload_constructs.core.naming import MANAGED_BY, PART_OF
 from fastload_constructs.core.node_pools import (
-    DEFAULT_AMI_ALIAS,
     NODECLASS_API_VERSION,
     NODEPOOL_API_VERSION,
+    NodePoolOptions,
     node_class_spec,
     node_pool_spec,
     plan_node_pools,
@@ -41,28 +40,13 @@ class KarpenterGpuNodePools(cdk8s.Chart):
         cluster_name: str,
         node_role: str,
         instance_types: Sequence[str],
-        capacity_types: Sequence[str] = ("on-demand",),
-        instance_store: bool = True,
-        root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB,
-        ami_alias: str = DEFAULT_AMI_ALIAS,
-        gpu_limit: int | None = None,
-        gpu_limits: dict[str, int] | None = None,
-        fast_image_pull: bool = True,
-        capacity_reservation_ids: Sequence[str] = (),
+        options: NodePoolOptions | None = None,
         security_group_ids: Sequence[str] = (),
     ) -> None:
-        """`gpu_limits` (family -> GPUs) overrides `gpu_limit` (every pool) per family; see core.scaling."""
-        node_specs = plan_node_pools(
-            instance_types,
-            capacity_types=capacity_types,
-            instance_store=instance_store,
-            root_volume_gib=root_volume_gib,
-            ami_alias=ami_alias,
-            gpu_limit=gpu_limit,
-            capacity_reservation_ids=capacity_reservation_ids,
-            gpu_limits=gpu_limits,
-        )
-        require(isinstance(fast_image_pull, bool), "fast_image_pull", fast_image_pull, "True or False")
+        """`options`: capacity, instance store, root volume, AMI, GPU limits, FastImagePull (`NodePoolOptions`).
+        `security_group_ids`: the node security groups (default: selected by the discovery tag)."""
+        opts = options if options is not None else NodePoolOptions()
+        node_specs = plan_node_pools(instance_types, opts)
         require(isinstance(node_role, str) and node_role != "", "node_role", node_role, "the name of the node IAM role")
         require(
             isinstance(cluster_name, str) and cluster_name != "", "cluster_name", cluster_name, "the EKS cluster name"
@@ -92,12 +76,12 @@ class KarpenterGpuNodePools(cdk8s.Chart):
                 node_class_spec(
                     cluster_name=cluster_name,
                     node_role=node_role,
-                    instance_store=instance_store,
-                    root_volume_gib=root_volume_gib,
-                    ami_alias=ami_alias,
+                    instance_store=opts.instance_store,
+                    root_volume_gib=opts.root_volume_gib,
+                    ami_alias=opts.ami_alias,
                     root_volume_throughput_mibps=next(iter(node_specs.values()))[0].root_volume_throughput_mibps,
-                    fast_image_pull=fast_image_pull,
-                    capacity_reservation_ids=capacity_reservation_ids,
+                    fast_image_pull=opts.fast_image_pull,
+                    capacity_reservation_ids=opts.capacity_reservation_ids,
                     security_group_ids=security_group_ids,
                 ),
             )
@@ -118,8 +102,8 @@ class KarpenterGpuNodePools(cdk8s.Chart):
                         specs[0],
                         [s.instance.name for s in specs],
                         node_class=id,
-                        capacity_types=capacity_types,
-                        gpu_limit=(gpu_limits or {}).get(family, gpu_limit),
+                        capacity_types=opts.capacity_types,
+                        gpu_limit=opts.limit_of(family),
                     ),
                 )
             )

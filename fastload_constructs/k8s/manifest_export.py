@@ -6,18 +6,25 @@ deploy time. A YAML file cannot: every token must be mapped to a named
 placeholder such as `${AWS_REGION}` (fill with `envsubst`), and a token left
 unmapped fails `cdk synth` before anything is written.
 
-Layout: `<cdk.out>/manifests/<NN>-<chart id>.yaml`, numbered in the order the
-charts were given, so `kubectl apply -f cdk.out/manifests/` creates the
-namespace before what lives in it.
+Layout: `<cdk.out>/manifests/<NN>-<chart id>.yaml`, numbered in apply order,
+so `kubectl apply -f cdk.out/manifests/` creates the namespace before what
+lives in it. Without `charts=`, the export holds every chart its stack applies
+through `infra.AppliedChart` (and `infra.ServedModel`), ordered by their
+dependencies. The folder is replaced as a whole on every synth: written
+beside it, then renamed into place, so a model removed from the app leaves no
+stale file and a failed write leaves the previous export as it was.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import aws_cdk as cdk
 import cdk8s
@@ -28,6 +35,45 @@ from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.tokens import CDK_TOKEN
 
 DEFAULT_DIRECTORY = "manifests"
+
+
+@runtime_checkable
+class ChartApplication(Protocol):
+    """A construct that applies one cdk8s chart (`infra.AppliedChart`): the chart and its manifest."""
+
+    chart: cdk8s.Chart
+    manifest: IConstruct
+
+
+def applied_charts(scope: IConstruct) -> list[cdk8s.Chart]:
+    """Every chart applied under `scope`, in an order that respects the manifests' dependencies.
+
+    Kahn's algorithm over `node.dependencies` (a dependency on anything inside
+    another application counts as one on it), ties kept in construct order.
+    """
+    found = [c for c in scope.node.find_all() if isinstance(c, ChartApplication) and isinstance(c, Construct)]
+    paths = [c.node.path for c in found]
+
+    def owner(dep: IConstruct) -> int | None:
+        path = dep.node.path
+        for i, prefix in enumerate(paths):
+            if path == prefix or path.startswith(prefix + "/"):
+                return i
+        return None
+
+    needs: list[set[int]] = []
+    for i, app in enumerate(found):
+        deps = [*app.node.dependencies, *app.manifest.node.dependencies]
+        needs.append({o for d in deps if (o := owner(d)) is not None and o != i})
+    order: list[int] = []
+    while len(order) < len(found):
+        ready = [i for i in range(len(found)) if i not in order and needs[i] <= set(order)]
+        if not ready:  # a cycle: CDK refuses it at synth anyway; keep construct order
+            ready = [i for i in range(len(found)) if i not in order]
+        order.append(ready[0])
+    return [found[i].chart for i in order]
+
+
 _PLACEHOLDER = re.compile(r"^\$\{[A-Z][A-Z0-9_]*\}$")
 
 
@@ -88,6 +134,8 @@ class _TokensResolve:
             self._export.render()
         except FastloadConfigError as exc:
             errors.append(f"manifest export: {exc}")
+        if self._export._charts is None:
+            self._export.warn_unexported()
         targets = [t for e in exports_in(self._export.node.root) for t in e.targets()]
         clashes = sorted({t for t in targets if targets.count(t) > 1} & set(self._export.targets()))
         if clashes:
@@ -111,21 +159,44 @@ class ManifestExport(Construct):
         scope: Construct,
         id: str,
         *,
-        charts: Sequence[cdk8s.Chart],
+        charts: Sequence[cdk8s.Chart] | None = None,
         placeholders: Mapping[str, str] | None = None,
         directory: str = DEFAULT_DIRECTORY,
     ) -> None:
+        """`charts`: the charts to write, in this order. Default: every chart the
+        stack applies through an `AppliedChart`, found at synth, in apply order."""
         super().__init__(scope, id)
-        require(len(charts) > 0, "charts", charts, "at least one cdk8s Chart")
-        ids = [c.node.id for c in charts]
-        require(len(set(ids)) == len(ids), "charts", ids, "charts with distinct ids (one file each)")
+        if charts is not None:
+            require(len(charts) > 0, "charts", charts, "at least one cdk8s Chart")
+            _check_distinct(charts)
         require(
             bool(re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", directory)), "directory", directory, "a single folder name"
         )
-        self.charts = tuple(charts)
+        self._charts = tuple(charts) if charts is not None else None
         self.placeholders = dict(placeholders or {})
         self.directory = directory
         self.node.add_validation(_TokensResolve(self))
+
+    @property
+    def charts(self) -> tuple[cdk8s.Chart, ...]:
+        if self._charts is not None:
+            return self._charts
+        found = tuple(applied_charts(cdk.Stack.of(self)))
+        _check_distinct(found)
+        return found
+
+    def warn_unexported(self) -> None:
+        """A synth warning for each manifest of the stack applied without an AppliedChart (not exported)."""
+        stack = cdk.Stack.of(self)
+        applied = [c.manifest.node.path for c in stack.node.find_all() if isinstance(c, ChartApplication)]
+        for c in stack.node.find_all():
+            if c.node.path in applied or type(c).__name__ != "KubernetesManifest":
+                continue
+            cdk.Annotations.of(self).add_warning_v2(
+                "fastload:manifestNotExported",
+                f"{c.node.path} is applied to the cluster but not exported to YAML: apply its chart with "
+                "infra.AppliedChart (or ServedModel.add_chart) to have it in the export",
+            )
 
     def file_names(self) -> list[str]:
         return [f"{i:02d}-{chart.node.id}.yaml" for i, chart in enumerate(self.charts, start=1)]
@@ -139,14 +210,39 @@ class ManifestExport(Construct):
         return {name: render_chart(chart, self.placeholders) for name, chart in zip(names, self.charts, strict=True)}
 
     def write(self, assembly_dir: str | Path) -> list[Path]:
+        """Replace `<assembly_dir>/<directory>` with exactly this export's files.
+
+        Rendered first, written into a temporary folder beside the target, then
+        swapped in by renames: a render or write error leaves the previous
+        folder untouched, and files of charts no longer exported disappear.
+        """
         folder = Path(assembly_dir) / self.directory
-        folder.mkdir(parents=True, exist_ok=True)
-        written = []
-        for name, text in self.render().items():
-            path = folder / name
-            path.write_text(text)
-            written.append(path)
-        return written
+        files = self.render()
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{self.directory}-", dir=folder.parent))
+        old: Path | None = None
+        try:
+            for name, text in files.items():
+                (staging / name).write_text(text)
+            if folder.exists():
+                old = Path(tempfile.mkdtemp(prefix=f".{self.directory}-old-", dir=folder.parent))
+                os.replace(folder, old / self.directory)
+            os.replace(staging, folder)
+        except BaseException:
+            if old is not None and not folder.exists():  # put the previous export back
+                os.replace(old / self.directory, folder)
+            shutil.rmtree(staging, ignore_errors=True)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+            raise
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+        return [folder / name for name in files]
+
+
+def _check_distinct(charts: Sequence[cdk8s.Chart]) -> None:
+    ids = [c.node.id for c in charts]
+    require(len(set(ids)) == len(ids), "charts", ids, "charts with distinct ids (one file each)")
 
 
 def exports_in(root: IConstruct) -> list[ManifestExport]:

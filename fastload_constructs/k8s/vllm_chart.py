@@ -28,7 +28,6 @@ $HOME and /tmp.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import cdk8s
@@ -42,7 +41,6 @@ from fastload_constructs.core.cache_sharing import (
     MODEL_MOUNT_PATH,
     SCRIPT_NAME,
     SCRIPT_VOLUME,
-    SharedCompileCache,
     SyncContainer,
     cache_sync_script,
 )
@@ -51,12 +49,9 @@ from fastload_constructs.core.serving_access import API_KEY_ENV, ServingAccess, 
 from fastload_constructs.core.tuning import ServingPlan
 from fastload_constructs.core.vllm_args import (
     CACHE_MOUNT_PATH,
-    DEFAULT_IMAGE,
-    DEFAULT_PVC_SIZE_GIB,
     SHM_MOUNT_PATH,
-    CompileCache,
     HttpProbe,
-    ModelCache,
+    ServerOptions,
     VllmServerSpec,
     server_spec,
 )
@@ -87,48 +82,18 @@ class VllmChart(cdk8s.Chart):
         model_name: str,
         model_uri: str,
         region: str,
-        namespace: str = naming.DEFAULT_NAMESPACE,
-        name: str | None = None,
-        image: str = DEFAULT_IMAGE,
-        replicas: int = 1,
-        compile_cache: CompileCache = "host-path",
-        served_model_name: str | None = None,
-        pvc_size_gib: int = DEFAULT_PVC_SIZE_GIB,
-        endpoint_url: str | None = None,
-        extra_args: Sequence[str] = (),
-        shared_compile_cache: SharedCompileCache | None = None,
-        model_cache: ModelCache = "s3",
-        verify_staged_model: bool = False,
+        options: ServerOptions | None = None,
         access: ServingAccess | None = None,
-        priority_class_name: str | None = None,
-        warm_check: bool = False,
     ) -> None:
+        """`options` (a `ServerOptions`) holds every serving choice and its default; `access` (a
+        `ServingAccess`) who may reach the server (default: a NetworkPolicy admitting the namespace)."""
         require(
             access is None or isinstance(access, ServingAccess),
             "access",
             access,
             "None or a ServingAccess(network_policy=..., api_key_secret=...)",
         )
-        spec = server_spec(
-            plan,
-            model_name=model_name,
-            model_uri=model_uri,
-            region=region,
-            namespace=namespace,
-            name=name,
-            image=image,
-            replicas=replicas,
-            compile_cache=compile_cache,
-            served_model_name=served_model_name,
-            pvc_size_gib=pvc_size_gib,
-            endpoint_url=endpoint_url,
-            extra_args=extra_args,
-            shared_compile_cache=shared_compile_cache,
-            model_cache=model_cache,
-            verify_staged_model=verify_staged_model,
-            priority_class_name=priority_class_name,
-            warm_check=warm_check,
-        )
+        spec = server_spec(plan, model_name=model_name, model_uri=model_uri, region=region, options=options)
         siblings = _sibling_specs(scope)
         _refuse_duplicate(siblings, spec)
         super().__init__(scope, id, namespace=spec.namespace, labels=dict(spec.labels))

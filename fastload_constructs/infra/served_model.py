@@ -1,0 +1,181 @@
+"""One served model on an EKS cluster: its read-only identity, its vLLM server and the order between them.
+
+`ServedModel` is what serving one model in an existing CDK app takes: a
+Pod Identity role that reads only the model's prefix of any `s3.IBucket`,
+the tuned `VllmChart` applied through the cluster's kubectl provider, and the
+ordering that makes it work (the association and its grants exist before a
+pod asks for credentials). More charts for the same model (the KEDA
+ScaledObject, warm spares) plug in with `add_chart`, which applies them after
+the server; every chart applied here is found by `ManifestExport`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cdk8s
+from aws_cdk import Stack, Token
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
+from constructs import Construct, IDependable
+
+from fastload_constructs.core.errors import FastloadConfigError, require
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.tuning import ServingPlan, TuningOptions, plan
+from fastload_constructs.core.validation import check_dns_label, check_key_prefix
+from fastload_constructs.core.vllm_args import ServerOptions, server_spec
+from fastload_constructs.infra.applied_chart import AppliedChart
+from fastload_constructs.infra.model_bucket import ModelBucket
+from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
+from fastload_constructs.k8s.vllm_chart import VllmChart
+
+
+class ServedModel(Construct):
+    """A model served by vLLM on `cluster`, streaming from `prefix` of `bucket`.
+
+    Props:
+    - `cluster`: an `eks.ICluster` with a kubectl provider (an imported one needs `kubectl_provider=`).
+    - `bucket`: any `s3.IBucket` (a `ModelBucket` is unwrapped); `kms_key` default: the bucket's `encryption_key`.
+    - `prefix`, `model_name`: where the model is staged, and the DNS label naming its objects.
+    - `plan`: a `ServingPlan`; or `profile` + `instance_type` (+ `tuning`, default `TuningOptions()`) to make one.
+    - `server`: `ServerOptions` (namespace, image, replicas, caches, extra args...). Default: `ServerOptions()`.
+      With `server.shared_compile_cache` (in this bucket) the role may also publish under its prefix.
+    - `after`: what must exist before the server is applied (the namespace's chart, the device plugin...).
+
+    Attributes: `plan`, `reader` (`ModelReaderIdentity`: `role`, `association`), `chart` (`VllmChart`),
+    `server` (`AppliedChart` of the chart; `.manifest`), `applied` (every `AppliedChart`, in apply order),
+    `model_uri`, `service_url`.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        cluster: eks.ICluster,
+        bucket: s3.IBucket | ModelBucket,
+        prefix: str,
+        model_name: str,
+        plan: ServingPlan | None = None,
+        profile: ModelProfile | None = None,
+        instance_type: str | None = None,
+        tuning: TuningOptions | None = None,
+        server: ServerOptions | None = None,
+        kms_key: kms.IKey | None = None,
+        after: Sequence[IDependable] = (),
+    ) -> None:
+        serving_plan = _serving_plan(plan, profile, instance_type, tuning)
+        options = server if server is not None else ServerOptions()
+        require(isinstance(options, ServerOptions), "server", options, "a ServerOptions")
+        prefix = check_key_prefix(prefix)
+        check_dns_label(model_name, "model_name")
+        if isinstance(bucket, ModelBucket):
+            kms_key = kms_key or bucket.kms_key
+            bucket = bucket.bucket
+        cache = options.shared_compile_cache
+        if cache is not None:
+            require(
+                cache.bucket in (bucket.bucket_name, _literal_bucket_name(bucket)),
+                "server.shared_compile_cache.bucket",
+                cache.bucket,
+                "the served model's bucket (its bucket_name)",
+            )
+        # A literal bucket name keeps the exported YAML free of placeholders.
+        model_uri = f"s3://{_literal_bucket_name(bucket)}/{prefix}"
+        # Every check of the server (those needing the plan too) before anything joins the tree.
+        spec = server_spec(serving_plan, model_name=model_name, model_uri=model_uri, region="-", options=options)
+        _refuse_clash(scope, cluster, spec.namespace, spec.name, spec.service_account_name)
+        super().__init__(scope, id)
+        self.namespace, self.name, self.service_account = spec.namespace, spec.name, spec.service_account_name
+        self.plan = serving_plan
+        self.reader = ModelReaderIdentity(
+            self,
+            "Reader",
+            cluster=cluster,
+            bucket=bucket,
+            kms_key=kms_key,
+            prefix=prefix,
+            model_name=model_name,
+            namespace=options.namespace,
+            compile_cache_prefix=cache.prefix if cache is not None else None,
+        )
+        self.model_uri = model_uri
+        self.chart = VllmChart(
+            cdk8s.App(),
+            options.name or model_name,
+            plan=serving_plan,
+            model_name=model_name,
+            model_uri=self.model_uri,
+            region=Stack.of(self).region,
+            options=options,
+        )
+        # Pod Identity hands out credentials when a pod is created: the association (and the
+        # grants it waits for) must exist before the Deployment.
+        self.server = AppliedChart(
+            self, "Server", cluster=cluster, chart=self.chart, after=[self.reader.association, *after]
+        )
+        self._cluster = cluster
+        self.applied: list[AppliedChart] = [self.server]
+
+    @property
+    def service_url(self) -> str:
+        """In-cluster URL of the OpenAI-compatible API."""
+        return self.chart.service_url
+
+    def add_chart(self, id: str, chart: cdk8s.Chart, *, after: Sequence[IDependable] = ()) -> AppliedChart:
+        """Apply another chart of this model (a ScaledObject, warm spares) once the server is applied."""
+        applied = AppliedChart(self, id, cluster=self._cluster, chart=chart, after=[self.server, *after])
+        self.applied.append(applied)
+        return applied
+
+
+def _serving_plan(
+    serving_plan: ServingPlan | None,
+    profile: ModelProfile | None,
+    instance_type: str | None,
+    tuning: TuningOptions | None,
+) -> ServingPlan:
+    if serving_plan is not None:
+        require(isinstance(serving_plan, ServingPlan), "plan", serving_plan, "a ServingPlan")
+        if profile is not None or instance_type is not None or tuning is not None:
+            raise FastloadConfigError("plan", "plan with profile/instance_type/tuning", "a plan, or the inputs to one")
+        return serving_plan
+    require(
+        isinstance(profile, ModelProfile) and instance_type is not None,
+        "profile",
+        profile,
+        "a ModelProfile with instance_type (or pass plan=)",
+    )
+    assert profile is not None and instance_type is not None
+    return plan(profile, instance_type, tuning)
+
+
+def _refuse_clash(scope: Construct, cluster: eks.ICluster, namespace: str, name: str, service_account: str) -> None:
+    """Two servers of one name would overwrite each other's Deployment; two associations for one
+    service account are refused by EKS at deploy. Catch both at synth, within the stack."""
+    for other in Stack.of(scope).node.find_all():
+        if not isinstance(other, ServedModel) or other._cluster is not cluster or other.namespace != namespace:
+            continue
+        require(
+            other.name != name,
+            "server.name",
+            name,
+            f"a name not yet served in namespace {namespace!r} on this cluster (pass ServerOptions(name=...))",
+        )
+        require(
+            other.service_account != service_account,
+            "model_name",
+            service_account,
+            f"one ServedModel per model and namespace ({other.node.path} already binds this service account)",
+        )
+
+
+def _literal_bucket_name(bucket: s3.IBucket) -> str:
+    """The bucket's name as a literal when one is known at synth (created with bucket_name=, or imported)."""
+    if not Token.is_unresolved(bucket.bucket_name):
+        return bucket.bucket_name
+    cfn = bucket.node.default_child
+    if isinstance(cfn, s3.CfnBucket) and isinstance(cfn.bucket_name, str) and not Token.is_unresolved(cfn.bucket_name):
+        return cfn.bucket_name
+    return bucket.bucket_name
