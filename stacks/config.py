@@ -349,7 +349,7 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
             kv_cache_dtype=v["kvCacheDtype"],
             node_local_model_cache=v["nodeLocalModelCache"],
             shared_compile_cache=v["sharedCompileCache"],
-            **({"assumptions": assumptions} if assumptions is not None else {}),
+            assumptions=assumptions if assumptions is not None else LoadAssumptions(),
         )
     autoscaling = parse_model_scaling(raw, where, v["replicas"])
     return ModelSpec(

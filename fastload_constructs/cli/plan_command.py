@@ -150,7 +150,7 @@ def plan_from_options(
         tensor_parallel_size=tensor_parallel_size,
         source=source,  # type: ignore[arg-type]
         compile_cache_warm=warm_compile_cache,
-        **({"assumptions": assumptions} if assumptions is not None else {}),
+        assumptions=assumptions if assumptions is not None else LoadAssumptions(),
         **{k: v for k, v in tuning.items() if v is not None},
     )
     return plan(profile, instance_type, options)
