@@ -11,6 +11,8 @@ from aws_cdk.assertions import Template
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
 import existing_cluster
 
+from tests.cfn_template import resources
+
 # As `cdk synth -c key=value` passes them: every value a string, lists comma-separated or JSON.
 CONTEXT = {
     "clusterName": "prod-gpu",
@@ -50,23 +52,19 @@ def test_context_is_read_as_the_docstring_says(tmp_path_factory):
     assert (defaults.account, defaults.region) == ("123456789012", "us-west-2")
 
 
-def of_type(template, kind):
-    return {k: r for k, r in template["Resources"].items() if r["Type"] == kind}
-
-
 def test_nothing_of_the_existing_cluster_or_vpc_is_recreated(template):
-    assert not of_type(template, "AWS::EKS::Cluster") and not of_type(template, "AWS::EC2::VPC")
+    assert not resources(template, "AWS::EKS::Cluster") and not resources(template, "AWS::EC2::VPC")
 
 
 def test_s3_gateway_endpoint_joins_the_existing_private_route_tables(template):
-    (endpoint,) = of_type(template, "AWS::EC2::VPCEndpoint").values()
+    (endpoint,) = resources(template, "AWS::EC2::VPCEndpoint").values()
     props = endpoint["Properties"]
     assert props["VpcId"] == EXISTING.vpc_id and props["VpcEndpointType"] == "Gateway"
     assert sorted(props["RouteTableIds"]) == sorted(EXISTING.private_route_table_ids)
 
 
 def test_gpu_node_group_joins_the_existing_cluster(template):
-    (nodegroup,) = of_type(template, "AWS::EKS::Nodegroup").values()
+    (nodegroup,) = resources(template, "AWS::EKS::Nodegroup").values()
     props = nodegroup["Properties"]
     assert props["ClusterName"] == EXISTING.cluster_name
     assert props["InstanceTypes"] == ["g6e.2xlarge"] and props["AmiType"] == "AL2023_x86_64_NVIDIA"
@@ -74,14 +72,14 @@ def test_gpu_node_group_joins_the_existing_cluster(template):
 
 
 def test_model_pods_get_read_access_and_their_chart_waits_for_it(template):
-    ((association_id, association),) = of_type(template, "AWS::EKS::PodIdentityAssociation").items()
+    ((association_id, association),) = resources(template, "AWS::EKS::PodIdentityAssociation").items()
     props = association["Properties"]
     assert (props["ClusterName"], props["Namespace"], props["ServiceAccount"]) == (
         EXISTING.cluster_name,
         "inference",
         "llama-3-1-8b-vllm",
     )
-    manifests = of_type(template, "Custom::AWSCDK-EKS-KubernetesResource")
+    manifests = resources(template, "Custom::AWSCDK-EKS-KubernetesResource")
     assert len(manifests) == 2
     server = next(r for r in manifests.values() if "Deployment" in json.dumps(r["Properties"]["Manifest"]))
     assert server["Properties"]["ClusterName"] == EXISTING.cluster_name
@@ -92,7 +90,7 @@ def test_model_pods_get_read_access_and_their_chart_waits_for_it(template):
 
 def test_an_own_bucket_is_read_not_recreated_and_its_lock_is_printed(tmp_path_factory):
     stack, template = synth(tmp_path_factory, {**CONTEXT, "bucketName": "acme-models"})
-    assert not of_type(template, "AWS::S3::Bucket") and not of_type(template, "AWS::S3::BucketPolicy")
+    assert not resources(template, "AWS::S3::Bucket") and not resources(template, "AWS::S3::BucketPolicy")
     (lock,) = [k for k in template["Outputs"] if k.startswith("ModelBucketLock")]
     assert "DenyObjectAccessOutsideVpcEndpoint" in json.dumps(template["Outputs"][lock])
     assert stack.llama.model_uri == "s3://acme-models/models/llama-3-1-8b"

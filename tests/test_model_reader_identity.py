@@ -15,6 +15,7 @@ from fastload_constructs.core import naming
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.infra.model_bucket import ModelBucket, ModelBucketLock
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
+from tests.cfn_template import resources
 from tests.iam_eval import DENY, applies, decide, resolve
 
 ENV = cdk.Environment(account="111111111111", region="eu-west-1")
@@ -46,14 +47,10 @@ def build(kms_key: bool = False, **props):
     return reader, Template.from_stack(stack).to_json(), ids
 
 
-def of_type(template, cfn_type):
-    return [r for r in template["Resources"].values() if r["Type"] == cfn_type]
-
-
 def role_statements(template, role_id):
     return [
         s
-        for p in of_type(template, "AWS::IAM::Policy")
+        for p in list(resources(template, "AWS::IAM::Policy").values())
         if {"Ref": role_id} in p["Properties"]["Roles"]
         for s in p["Properties"]["PolicyDocument"]["Statement"]
     ]
@@ -71,7 +68,7 @@ def sse_kms():
 
 def test_association_names_the_charts_namespace_and_service_account(sse_s3):
     reader, template, ids = sse_s3
-    (association,) = of_type(template, "AWS::EKS::PodIdentityAssociation")
+    (association,) = list(resources(template, "AWS::EKS::PodIdentityAssociation").values())
     assert association["Properties"] == {
         "ClusterName": "gpu-cluster",
         "Namespace": naming.DEFAULT_NAMESPACE,
@@ -146,7 +143,7 @@ def test_with_kms_the_role_may_decrypt_only_with_that_key_and_only_through_s3(ss
 
 def test_namespace_and_service_account_can_be_overridden():
     reader, template, _ = build(namespace="serving", service_account="shared-reader")
-    (association,) = of_type(template, "AWS::EKS::PodIdentityAssociation")
+    (association,) = list(resources(template, "AWS::EKS::PodIdentityAssociation").values())
     assert association["Properties"]["Namespace"] == "serving"
     assert association["Properties"]["ServiceAccount"] == "shared-reader"
     assert reader.model_uri.endswith(f"/{PREFIX}")
@@ -193,7 +190,7 @@ def test_an_imported_bucket_is_read_through_the_roles_own_policy_with_its_key():
     assert by_action["s3:ListBucket"]["Resource"] == bucket_arn
     assert by_action["kms:Decrypt"]["Resource"] == KEY_ARN  # the bucket's encryption_key by default
     assert not applies(by_action["s3:GetObject"], "s3:PutObject", {}, resource=f"arn:aws:s3:::acme-models/{PREFIX}/x")
-    assert not of_type(template, "AWS::S3::BucketPolicy")  # an imported bucket's policy is its owner's
+    assert not list(resources(template, "AWS::S3::BucketPolicy").values())  # an imported bucket's policy is its owner's
     assert reader.model_uri == f"s3://acme-models/{PREFIX}"
 
 
@@ -209,7 +206,7 @@ def test_the_lock_on_an_imported_bucket_goes_into_a_policy_the_app_owns_or_is_pr
     applied = ModelBucketLock(stack, "Applied", bucket=bucket, vpc_endpoint=endpoint, policy=policy)
     template = Template.from_stack(stack).to_json()
     assert (printed.applied, applied.applied) == (False, True)
-    (bucket_policy,) = of_type(template, "AWS::S3::BucketPolicy")
+    (bucket_policy,) = list(resources(template, "AWS::S3::BucketPolicy").values())
     statements = resolve(bucket_policy["Properties"]["PolicyDocument"]["Statement"], {})
     assert {s["Sid"] for s in statements} == {*applied.statements, "DenyInsecureTransport"}
     obj = "arn:aws:s3:::acme-models/models/llama/model.safetensors"

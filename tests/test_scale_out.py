@@ -43,6 +43,7 @@ from fastload_constructs.core.scaling import (
 from fastload_constructs.core.tuning import TuningOptions, plan, tensor_parallel_candidates
 from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
 from fastload_constructs.k8s.keda import VllmAutoscalingChart
+from tests.cfn_template import resources
 from tests.crd_schemas import chart_values, crd_schema, unknown_value_paths, validate_custom_resource
 from tests.emitted_manifests import template_manifests
 from tests.iam_eval import allowed
@@ -314,7 +315,8 @@ def reference(tmp_path_factory):
 
 
 def of_type(template, kind):
-    return {k: r["Properties"] for k, r in template["Resources"].items() if r["Type"] == kind}
+    """Logical id -> Properties of every resource of `kind`."""
+    return {k: r["Properties"] for k, r in resources(template, kind).items()}
 
 
 def logical_id(stack, construct):
