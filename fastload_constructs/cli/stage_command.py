@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
-from tqdm import tqdm
 
 from fastload_constructs.cli.s3_options import s3_options
 from fastload_constructs.core.s3_uri import parse_s3_uri
-from fastload_constructs.s3.client import s3_client
-from fastload_constructs.s3.staging import UploadPlan, validate_model_folder
-from fastload_constructs.s3.uploader import stage_model, transfer_config
+
+if TYPE_CHECKING:
+    from fastload_constructs.s3.staging import UploadPlan
 
 
 @click.command("stage")
@@ -29,6 +30,11 @@ from fastload_constructs.s3.uploader import stage_model, transfer_config
     is_flag=True,
     help="Delete objects under the prefix that are not in LOCAL_DIR (vLLM would load old shards).",
 )
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Re-hash every local file instead of trusting the local record of sizes, mtimes and hashes.",
+)
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress bars.")
 @s3_options
 def stage_command(
@@ -38,6 +44,7 @@ def stage_command(
     concurrency: int,
     chunk_size_mib: int,
     delete_stale: bool,
+    verify: bool,
     progress: bool,
     endpoint_url: str | None,
     region: str | None,
@@ -45,17 +52,26 @@ def stage_command(
     """Stage LOCAL_DIR (a Hugging Face model folder) to S3_URI (s3://bucket/prefix).
 
     Checks config.json, the safetensors headers and the index before anything is
-    uploaded; skips objects already there with the same size and SHA-256; writes
-    fastload-manifest.json only after every upload succeeded. Re-run to resume.
+    uploaded; hashes each file while it uploads; skips objects already there with
+    the same size and SHA-256 (without reading files a local record already
+    hashed, unless --verify); writes fastload-manifest.json only after every
+    upload succeeded. Re-run to resume.
     """
+    from tqdm import tqdm
+
+    from fastload_constructs.s3.client import s3_client
+    from fastload_constructs.s3.staging import validate_model_folder
+    from fastload_constructs.s3.uploader import stage_model, transfer_config
+
     location = parse_s3_uri(s3_uri)
     config = transfer_config(concurrency=concurrency, chunk_size_mib=chunk_size_mib)
-    with tqdm(desc="hashing", unit="B", unit_scale=True, disable=not progress, leave=False) as bar:
-        model = validate_model_folder(local_dir, allow_bin=allow_bin, on_hash_bytes=bar.update)
+    model = validate_model_folder(local_dir, allow_bin=allow_bin)
     client = s3_client(endpoint_url=endpoint_url, region=region, max_connections=concurrency)
+    hashing = tqdm(desc="hashing", unit="B", unit_scale=True, disable=not progress, leave=False)
     bar = tqdm(desc="uploading", unit="B", unit_scale=True, disable=not progress)
 
     def show_plan(plan: UploadPlan) -> None:
+        hashing.close()
         bar.reset(total=plan.upload_bytes)
         for name in plan.stale:
             if delete_stale:
@@ -69,7 +85,15 @@ def stage_command(
 
     with bar:
         result = stage_model(
-            client, model, location, config=config, on_bytes=bar.update, on_plan=show_plan, delete_stale=delete_stale
+            client,
+            model,
+            location,
+            config=config,
+            on_bytes=bar.update,
+            on_plan=show_plan,
+            on_hash_bytes=hashing.update,
+            delete_stale=delete_stale,
+            verify=verify,
         )
     plan = result.plan
     click.echo(

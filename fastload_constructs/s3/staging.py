@@ -1,9 +1,11 @@
 """Decide what staging a Hugging Face model folder to S3 means, before any upload.
 
 Validation runs first and in full (config, shards, headers, index, no pickles),
-so a folder that vLLM could not load never reaches the bucket. The upload plan
-and the manifest are pure functions of the local files and what S3 already
-holds, which is what makes a re-run resume instead of starting over.
+so a folder that vLLM could not load never reaches the bucket. It reads only
+headers: file contents are hashed later, while they upload, or not at all when
+a local record already knows a file's hash. The upload plan and the manifest
+are pure functions of the local files and what S3 already holds, which is what
+makes a re-run resume instead of starting over.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 import os
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fastload_constructs.core.errors import FastloadConfigError, require
@@ -29,12 +31,21 @@ _HASH_BLOCK = 8 * 1024 * 1024
 
 @dataclass(frozen=True)
 class LocalFile:
-    """One file to stage: its key name relative to the prefix, where it is, its size and SHA-256."""
+    """One file to stage: its key name relative to the prefix, where it is, its size, and its SHA-256.
+
+    `sha256` is None until known (read from the local record, hashed, or computed while
+    uploading); `mtime_ns` and `inode` tell whether a recorded hash still describes the file.
+    """
 
     name: str
     path: Path
     size: int
-    sha256: str
+    sha256: str | None = None
+    mtime_ns: int = 0
+    inode: int = 0
+
+    def with_sha256(self, sha256: str) -> LocalFile:
+        return replace(self, sha256=sha256)
 
 
 @dataclass(frozen=True)
@@ -48,6 +59,9 @@ class LocalModel:
     @property
     def total_bytes(self) -> int:
         return sum(f.size for f in self.files)
+
+    def with_files(self, files: tuple[LocalFile, ...]) -> LocalModel:
+        return replace(self, files=files)
 
 
 def sha256_of(path: Path, on_bytes: Callable[[int], None] | None = None) -> str:
@@ -125,8 +139,13 @@ def validate_model_folder(
     *,
     allow_bin: bool = False,
     on_hash_bytes: Callable[[int], None] | None = None,
+    hash_files: bool = False,
 ) -> LocalModel:
-    """Check a Hugging Face style folder and hash its files; raises FastloadConfigError on the first problem."""
+    """Check a Hugging Face style folder; raises FastloadConfigError on the first problem.
+
+    Only headers, config.json and the index are read. `hash_files` also hashes every file
+    (reporting progress through `on_hash_bytes`); `fastload stage` does not, it hashes while uploading.
+    """
     root = Path(path)
     require(root.is_dir(), "model_dir", str(path), "an existing directory")
     config = root / "config.json"
@@ -152,16 +171,21 @@ def validate_model_folder(
     for index in indexes:
         check_index(index, shards)
 
-    files = tuple(LocalFile(name, p, p.stat().st_size, sha256_of(p, on_hash_bytes)) for name, p in entries)
-    return LocalModel(root=root, files=files, profile=profile)
+    files = []
+    for name, p in entries:
+        st = p.stat()
+        sha = sha256_of(p, on_hash_bytes) if hash_files else None
+        files.append(LocalFile(name, p, st.st_size, sha, st.st_mtime_ns, st.st_ino))
+    return LocalModel(root=root, files=tuple(files), profile=profile)
 
 
 @dataclass(frozen=True)
 class RemoteState:
-    """An object already under the prefix: its size and the SHA-256 fastload recorded (None if absent)."""
+    """An object already under the prefix: its size, the SHA-256 fastload recorded (None if unknown), its ETag."""
 
     size: int
     sha256: str | None
+    etag: str = ""
 
 
 @dataclass(frozen=True)
@@ -182,15 +206,23 @@ def plan_upload(model: LocalModel, remote: dict[str, RemoteState]) -> UploadPlan
     upload, skip = [], []
     for f in model.files:
         there = remote.get(f.name)
-        same = there is not None and there.size == f.size and there.sha256 == f.sha256
+        same = there is not None and f.sha256 is not None and there.size == f.size and there.sha256 == f.sha256
         (skip if same else upload).append(f)
     local = {f.name for f in model.files} | {STAGE_MANIFEST_NAME}
     stale = tuple(sorted(name for name in remote if name not in local))
     return UploadPlan(tuple(upload), tuple(skip), stale)
 
 
-def build_manifest(model: LocalModel, uri: str) -> dict[str, object]:
-    """The manifest object: what was staged, so readers can check it without touching the weights."""
+def build_manifest(model: LocalModel, uri: str, etags: dict[str, str] | None = None) -> dict[str, object]:
+    """The manifest object: what was staged, so readers can check it without touching the weights.
+
+    Each file carries its SHA-256 and, when known, the ETag S3 gave the object: a re-run
+    whose listing shows the same ETag knows the object's hash without reading anything.
+    """
+    missing = [f.name for f in model.files if f.sha256 is None]
+    if missing:
+        raise ValueError(f"manifest needs every file's sha256; unknown for {missing[:5]}")
+    etags = etags or {}
     p = model.profile
     return {
         "fastload_manifest_version": MANIFEST_VERSION,
@@ -201,5 +233,8 @@ def build_manifest(model: LocalModel, uri: str) -> dict[str, object]:
         "weights_bytes": p.total_bytes,
         "largest_tensor_bytes": p.largest_tensor_bytes,
         "shards": [s.name for s in p.shards],
-        "files": [{"name": f.name, "size": f.size, "sha256": f.sha256} for f in model.files],
+        "files": [
+            {"name": f.name, "size": f.size, "sha256": f.sha256, **({"etag": etags[f.name]} if f.name in etags else {})}
+            for f in model.files
+        ],
     }
