@@ -91,6 +91,7 @@ def test_hostile_archive_starts_cold(case, s3, bucket, tmp_path):
     root = tmp_path / "cache"
     outcome = restore_compile_cache(s3, bucket=bucket, prefix="cc", cache_key=case, cache_root=root)
     _assert_cold(outcome, root, tmp_path)
+    assert "ArchiveRefused" in outcome.detail  # refused by the vetting, before a byte of the member was written
     assert not Path("/tmp/fastload-owned").exists()
 
 
@@ -123,6 +124,7 @@ def test_limits_refuse_the_archive(limits, members, s3, bucket, tmp_path):
     root = tmp_path / "cache"
     outcome = restore_compile_cache(s3, bucket=bucket, prefix="cc", cache_key="limits", cache_root=root, limits=limits)
     _assert_cold(outcome, root, tmp_path)
+    assert "ArchiveRefused" in outcome.detail
 
 
 def test_trailing_garbage_or_a_swapped_body_fails_the_checksum(s3, bucket, tmp_path):
