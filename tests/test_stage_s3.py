@@ -2,10 +2,12 @@
 
 import hashlib
 import json
+import os
 
 import pytest
 
 from fastload_constructs.cli.main import main
+from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.naming import SHA256_METADATA_KEY, STAGE_MANIFEST_NAME
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.s3.client import metadata_value, s3_client
@@ -237,3 +239,104 @@ def test_access_denied(moto_server, model_dir, monkeypatch, capsys):
     assert stage_error.startswith(f"fastload: s3://{bucket}/m: access denied")
     assert inspect_error.startswith(f"fastload: s3://{bucket}/m: access denied (ListObjectsV2)")
     assert _keys(moto_server.client(), bucket, "m") == {}
+
+
+# Re-runs read nothing they need not: the local record and the manifest's ETags.
+
+
+class Calls:
+    """Every S3 operation the client sends, by name."""
+
+    def __init__(self, client):
+        self.names = []
+        client.meta.events.register("before-call.s3.*", lambda model, **_: self.names.append(model.name))
+
+
+def _staged_once(s3_server, model_dir, uri):
+    client = s3_client(endpoint_url=s3_server.url)
+    stage_model(client, validate_model_folder(model_dir), parse_s3_uri(uri), config=transfer_config(chunk_size_mib=5))
+    return client
+
+
+def test_a_fresh_stage_reads_each_byte_once_and_hashes_nothing_up_front(s3_server, model_dir):
+    bucket = s3_server.new_bucket()
+    client = s3_client(endpoint_url=s3_server.url)
+    model = validate_model_folder(model_dir)
+    assert all(f.sha256 is None for f in model.files)  # validation read headers only
+    result = stage_model(client, model, parse_s3_uri(f"s3://{bucket}/m"), config=transfer_config(chunk_size_mib=5))
+    assert result.hashed_bytes == 0  # no pass before the upload: hashes were taken from the bytes sent
+    listed = {f["name"]: f["sha256"] for f in result.manifest["files"]}
+    assert listed == {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in model_dir.iterdir()}
+
+
+def test_a_no_op_rerun_reads_no_file_and_heads_no_object(s3_server, model_dir):
+    bucket = s3_server.new_bucket()
+    uri = f"s3://{bucket}/m"
+    client = _staged_once(s3_server, model_dir, uri)
+    calls = Calls(client)
+    result = stage_model(client, validate_model_folder(model_dir), parse_s3_uri(uri))
+    assert result.hashed_bytes == 0 and result.plan.upload == ()
+    assert "HeadObject" not in calls.names and "UploadPart" not in calls.names
+    assert calls.names.count("PutObject") == 1  # the manifest, rewritten
+
+
+def test_a_rerun_from_another_machine_hashes_locally_but_uploads_nothing(s3_server, model_dir, monkeypatch, tmp_path):
+    bucket = s3_server.new_bucket()
+    uri = f"s3://{bucket}/m"
+    client = _staged_once(s3_server, model_dir, uri)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-machine"))  # no local record
+    calls = Calls(client)
+    result = stage_model(client, validate_model_folder(model_dir), parse_s3_uri(uri))
+    total = sum(p.stat().st_size for p in model_dir.iterdir())
+    assert result.plan.upload == () and result.hashed_bytes == total
+    assert "HeadObject" not in calls.names  # the manifest's ETags said which hash each object has
+
+
+def test_verify_rehashes_every_file_and_a_touched_file_is_rehashed_alone(s3_server, model_dir):
+    bucket = s3_server.new_bucket()
+    uri = f"s3://{bucket}/m"
+    client = _staged_once(s3_server, model_dir, uri)
+    total = sum(p.stat().st_size for p in model_dir.iterdir())
+    verified = stage_model(client, validate_model_folder(model_dir), parse_s3_uri(uri), verify=True)
+    assert verified.hashed_bytes == total and verified.plan.upload == ()
+
+    touched = model_dir / "tokenizer.json"
+    os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))
+    again = stage_model(client, validate_model_folder(model_dir), parse_s3_uri(uri))
+    assert again.hashed_bytes == touched.stat().st_size and again.plan.upload == ()
+
+
+def test_cli_verify_flag(s3_server, model_dir, capsys):
+    bucket = s3_server.new_bucket()
+    uri = f"s3://{bucket}/m"
+    assert _stage(s3_server, model_dir, uri) == 0
+    assert _stage(s3_server, model_dir, uri, "--verify") == 0
+    assert "uploaded 0 files (0 bytes); skipped 5" in capsys.readouterr().out
+
+
+def test_a_file_changed_while_it_uploads_fails_the_stage_without_a_manifest(s3_server, model_dir):
+    bucket = s3_server.new_bucket()
+    location = parse_s3_uri(f"s3://{bucket}/m")
+    client = s3_client(endpoint_url=s3_server.url)
+    shard = model_dir / SHARD_1
+
+    def touch_the_shard(_n):
+        os.utime(shard, ns=(shard.stat().st_atime_ns, shard.stat().st_mtime_ns + 10**9))
+
+    with pytest.raises(FastloadConfigError) as err:
+        stage_model(
+            client,
+            validate_model_folder(model_dir),
+            location,
+            config=transfer_config(concurrency=1, chunk_size_mib=5),
+            on_bytes=touch_the_shard,
+        )
+    assert err.value.value == SHARD_1 and "change" in err.value.accepted
+    assert STAGE_MANIFEST_NAME not in _keys(client, bucket, "m")
+    assert client.list_multipart_uploads(Bucket=bucket).get("Uploads", []) == []
+
+
+def test_metadata_is_read_whatever_the_case_the_server_sends():
+    assert metadata_value({"Fastload-Sha256": "ab"}, SHA256_METADATA_KEY) == "ab"  # rclone, Go servers
+    assert metadata_value({"fastload-sha256": "cd"}, SHA256_METADATA_KEY) == "cd"  # AWS
+    assert metadata_value({}, SHA256_METADATA_KEY) is None and metadata_value(None, SHA256_METADATA_KEY) is None
