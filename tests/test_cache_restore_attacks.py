@@ -149,11 +149,11 @@ SLOW_RESTORE = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
 from fastload_constructs.runtime import cache_sync
-read = cache_sync._HashingReader.read
+read = cache_sync._InflatingPipe.read
 def slow(self, n=-1):
     time.sleep(0.05)
     return read(self, n)
-cache_sync._HashingReader.read = slow
+cache_sync._InflatingPipe.read = slow
 sys.exit(cache_sync.main(sys.argv[2:]))
 """
 

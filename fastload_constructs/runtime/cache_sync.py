@@ -118,25 +118,91 @@ class ArchiveRefused(Exception):
     """The archive breaks a rule (member type, path, size, count, time): nothing of it is used."""
 
 
-class _HashingReader:
-    """A byte stream that hashes and counts what is read through it, and enforces a deadline."""
+class _InflatingPipe:
+    """GET body -> SHA-256 -> gunzip in a thread, read as a stream of tar bytes by the extracting thread.
 
-    def __init__(self, raw: Any, deadline: float) -> None:
-        self.raw, self.deadline = raw, deadline
+    Hashing and inflating (both release the GIL) overlap with parsing and writing the
+    members, as `curl | tar -xz` overlaps its processes. At most `depth` chunks of at most
+    `chunk` bytes wait in memory; a deadline and a cap on inflated bytes stop a bomb early.
+    """
+
+    def __init__(self, body: Any, *, deadline: float, max_inflated: int, chunk: int = 4 << 20, depth: int = 8) -> None:
+        import queue
+
+        self.body, self.deadline, self.max_inflated, self.chunk = body, deadline, max_inflated, chunk
         self.sha = hashlib.sha256()
         self.count = 0
+        self._queue: queue.Queue[bytes | BaseException | None] = queue.Queue(maxsize=depth)
+        self._full = queue.Full
+        self._stop = threading.Event()
+        self._buffer = b""
+        self._pos = 0
+        self._done = False
+        self._thread = threading.Thread(target=self._produce, name="fastload-restore-inflate", daemon=True)
+        self._thread.start()
 
-    def read(self, n: int | None = -1) -> bytes:
-        if time.monotonic() > self.deadline:
-            raise ArchiveRefused("restore ran past its time limit")
-        data: bytes = self.raw.read() if n is None or n < 0 else self.raw.read(n)
-        self.sha.update(data)
-        self.count += len(data)
+    def _put(self, item: bytes | BaseException | None) -> None:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.2)
+                return
+            except self._full:
+                continue
+
+    def _produce(self) -> None:
+        inflated = 0
+        try:
+            inflater = zlib.decompressobj(wbits=31)  # gzip: checks the trailer's CRC-32 and length at the end
+            while not self._stop.is_set():
+                if time.monotonic() > self.deadline:
+                    raise ArchiveRefused("restore ran past its time limit")
+                data = self.body.read(_COPY_BLOCK)
+                if not data:
+                    break
+                self.sha.update(data)
+                self.count += len(data)
+                while data and not self._stop.is_set():
+                    if inflater.eof:  # a second gzip member (what `cat a.gz b.gz` makes) or trailing junk
+                        data, inflater = inflater.unused_data + data, zlib.decompressobj(wbits=31)
+                        if not data.startswith(b"\x1f\x8b"):
+                            raise ArchiveRefused("data after the end of the gzip stream")
+                    out = inflater.decompress(data, self.chunk)
+                    data = inflater.unconsumed_tail
+                    inflated += len(out)
+                    if inflated > self.max_inflated:
+                        raise ArchiveRefused(f"more than {self.max_inflated} bytes inflated")
+                    if out:
+                        self._put(out)
+            if not self._stop.is_set() and not inflater.eof:
+                raise EOFError("the gzip stream ended early (truncated archive)")
+            self._put(None)
+        except BaseException as exc:
+            self._put(exc)
+
+    def read(self, n: int = -1) -> bytes:
+        # An offset into the current chunk, so a 512-byte header read copies 512 bytes, not the chunk.
+        while not self._done and (n < 0 or len(self._buffer) - self._pos < n):
+            item = self._queue.get()
+            if item is None:
+                self._done = True
+            elif isinstance(item, BaseException):
+                self._done = True
+                raise item
+            else:
+                self._buffer, self._pos = self._buffer[self._pos :] + item, 0
+        end = len(self._buffer) if n < 0 else self._pos + n
+        data = self._buffer[self._pos : end]
+        self._pos = min(end, len(self._buffer))
         return data
 
     def drain(self) -> None:
+        """Read to the end, so every byte of the object is hashed and the gzip trailer checked."""
         while self.read(_COPY_BLOCK):
             pass
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 class _HashingWriter:
@@ -184,13 +250,22 @@ def _safe_mode(member: tarfile.TarInfo) -> int:
     return mode | (0o700 if member.isdir() else 0o600)
 
 
-def _extract_vetted(archive: tarfile.TarFile, into: Path, limits: _Limits) -> int:
+def _extract_vetted(archive: tarfile.TarFile, into: Path, limits: _Limits, deadline: float) -> int:
     """Extract a streamed archive member by member, each vetted before a byte of it is written."""
     count, unpacked = 0, 0
     files: set[tuple[str, ...]] = set()
+    dirs: set[Path] = {into}
     dir_modes: list[tuple[Path, int]] = []
+
+    def make_dir(path: Path) -> None:
+        if path not in dirs:
+            path.mkdir(parents=True, exist_ok=True)
+            dirs.update([path, *path.parents])
+
     for member in archive:
         count += 1
+        if time.monotonic() > deadline:
+            raise ArchiveRefused("restore ran past its time limit")
         if count > limits.members:
             raise ArchiveRefused(f"more than {limits.members} members")
         parts = _vetted_path(member)
@@ -198,16 +273,16 @@ def _extract_vetted(archive: tarfile.TarFile, into: Path, limits: _Limits) -> in
         if member.isdir():
             if parts in files:
                 raise ArchiveRefused(f"directory over a file: {member.name!r}")
-            target.mkdir(parents=True, exist_ok=True)
+            make_dir(target)
             dir_modes.append((target, _safe_mode(member)))
             continue
-        if parts in files or target.is_dir():
+        if parts in files or target in dirs:
             raise ArchiveRefused(f"duplicate member: {member.name!r}")
         files.add(parts)
         unpacked += member.size
         if unpacked > limits.unpacked_bytes:
             raise ArchiveRefused(f"more than {limits.unpacked_bytes} bytes unpacked")
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_dir(target.parent)
         source = archive.extractfile(member)
         if source is None:
             raise ArchiveRefused(f"unreadable member: {member.name!r}")
@@ -218,7 +293,7 @@ def _extract_vetted(archive: tarfile.TarFile, into: Path, limits: _Limits) -> in
                 if written > member.size:
                     raise ArchiveRefused(f"member longer than declared: {member.name!r}")
                 out.write(block)
-        os.chmod(target, _safe_mode(member))
+            os.fchmod(out.fileno(), _safe_mode(member))
         os.utime(target, (member.mtime, member.mtime))
     for directory, mode in reversed(dir_modes):  # deepest first, so a read-only dir never blocks its children
         os.chmod(directory, mode)
@@ -332,13 +407,17 @@ def restore_compile_cache(
             try:
                 conditional = {"IfMatch": head["ETag"]} if head.get("ETag") else {}
                 body = s3.get_object(Bucket=bucket, Key=key, **conditional)["Body"]
-                stream = _HashingReader(body, time.monotonic() + limits.seconds)
-                with gzip.GzipFile(fileobj=stream, mode="rb") as inflated:
-                    with tarfile.open(fileobj=inflated, mode="r|") as archive:
-                        members = _extract_vetted(archive, tmp, limits)
-                    while inflated.read(_COPY_BLOCK):  # the rest: tar padding, then gzip's CRC and length
-                        pass
-                stream.drain()
+                stream = _InflatingPipe(
+                    body,
+                    deadline=time.monotonic() + limits.seconds,
+                    max_inflated=limits.unpacked_bytes + 512 * (2 * limits.members + 2) + (1 << 20),
+                )
+                try:
+                    with tarfile.open(fileobj=stream, mode="r|") as archive:  # type: ignore[call-overload]
+                        members = _extract_vetted(archive, tmp, limits, stream.deadline)
+                    stream.drain()  # the rest: tar padding, then gzip's CRC and length
+                finally:
+                    stream.close()
                 actual = stream.sha.hexdigest()
                 if actual != expected:
                     return Outcome("corrupt", f"checksum {actual} != recorded {expected}; starting cold")
