@@ -95,9 +95,8 @@ def levels(root: Path) -> None:
         start = time.perf_counter()
         zlib.decompress(packed)
         inflate = time.perf_counter() - start
-        print(
-            f"{level:>5} {len(raw) / deflate / 2**20:>14.0f} {len(raw) / len(packed):>6.2f} {len(raw) / inflate / 2**20:>14.0f}"
-        )
+        ratio = len(raw) / len(packed)
+        print(f"{level:>5} {len(raw) / deflate / 2**20:>14.0f} {ratio:>6.2f} {len(raw) / inflate / 2**20:>14.0f}")
 
 
 def timed(step) -> float:
