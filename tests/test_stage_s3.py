@@ -177,7 +177,12 @@ def test_stale_objects_under_the_prefix_are_reported(s3_server, model_dir, capsy
     assert "warning: models/tiny/old.safetensors is under the prefix" in capsys.readouterr().err
     assert "old.safetensors" in _keys(s3_server.client(), bucket, "models/tiny")
 
-    assert _stage(s3_server, model_dir, f"s3://{bucket}/models/tiny", "--delete-stale") == 0
+    assert _stage(s3_server, model_dir, f"s3://{bucket}/models/tiny", "--delete-stale") == 2  # shows, asks for --yes
+    err = capsys.readouterr().err
+    assert "would delete models/tiny/old.safetensors" in err and "--yes" in err.splitlines()[-1]
+    assert "old.safetensors" in _keys(s3_server.client(), bucket, "models/tiny")
+
+    assert _stage(s3_server, model_dir, f"s3://{bucket}/models/tiny", "--delete-stale", "--yes") == 0
     assert "deleting models/tiny/old.safetensors" in capsys.readouterr().err
     remaining = _keys(s3_server.client(), bucket, "models/tiny")
     assert set(remaining) == {p.name for p in model_dir.iterdir()} | {STAGE_MANIFEST_NAME}
@@ -340,3 +345,110 @@ def test_metadata_is_read_whatever_the_case_the_server_sends():
     assert metadata_value({"Fastload-Sha256": "ab"}, SHA256_METADATA_KEY) == "ab"  # rclone, Go servers
     assert metadata_value({"fastload-sha256": "cd"}, SHA256_METADATA_KEY) == "cd"  # AWS
     assert metadata_value({}, SHA256_METADATA_KEY) is None and metadata_value(None, SHA256_METADATA_KEY) is None
+
+
+# Staging consistency: sub-models, names, symlinks, concurrent stagers.
+
+
+def test_delete_stale_never_touches_a_sub_prefix_with_its_own_manifest(s3_server, model_dir, capsys):
+    bucket = s3_server.new_bucket()
+    client = s3_server.client()
+    for key in ("models/tiny/v2/model.safetensors", "models/tiny/v2/fastload-manifest.json", "models/tiny/junk.txt"):
+        client.put_object(Bucket=bucket, Key=key, Body=b"{}")
+    assert _stage(s3_server, model_dir, f"s3://{bucket}/models/tiny", "--delete-stale", "--yes") == 0
+    remaining = _keys(client, bucket, "models/tiny")
+    assert "junk.txt" not in remaining
+    assert {"v2/model.safetensors", "v2/fastload-manifest.json"} <= set(remaining)
+
+
+@pytest.mark.parametrize(
+    "name, accepted",
+    [("tab\tname.json", "control characters"), ("back\\slash.json", "backslashes"), (b"caf\xe9.json", "UTF-8")],
+    ids=["control-char", "backslash", "not-utf8"],
+)
+def test_names_s3_or_the_node_copy_cannot_round_trip_are_refused_before_any_request(
+    s3_server, model_dir, capsys, name, accepted
+):
+    bucket = s3_server.new_bucket()
+    uri = f"s3://{bucket}/m"
+    assert _stage(s3_server, model_dir, uri) == 0
+    manifest_before = _keys(s3_server.client(), bucket, "m")[STAGE_MANIFEST_NAME]["ETag"]
+    path = os.path.join(os.fsencode(model_dir), name if isinstance(name, bytes) else name.encode())
+    with open(path, "wb") as handle:
+        handle.write(b"{}")
+    capsys.readouterr()
+    assert _stage(s3_server, model_dir, uri) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("fastload: model_dir: got ") and accepted in err and len(err.splitlines()) == 1
+    assert _keys(s3_server.client(), bucket, "m")[STAGE_MANIFEST_NAME]["ETag"] == manifest_before  # untouched
+
+
+def test_symlinks_out_of_the_folder_need_follow_symlinks(s3_server, model_dir, tmp_path, capsys):
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text('{"x": 1}')
+    (model_dir / "generation_config.json").symlink_to(outside)
+    (model_dir / "alias.json").symlink_to("tokenizer.json")  # inside: fine
+    bucket = s3_server.new_bucket()
+    assert _stage(s3_server, model_dir, f"s3://{bucket}/m") == 2
+    assert "--follow-symlinks" in capsys.readouterr().err
+    assert _stage(s3_server, model_dir, f"s3://{bucket}/m", "--follow-symlinks") == 0
+    body = s3_server.client().get_object(Bucket=bucket, Key="m/generation_config.json")["Body"].read()
+    assert body == b'{"x": 1}'
+
+
+def test_a_hugging_face_cache_snapshot_stages_through_its_blob_links(s3_server, tmp_path):
+    repo = tmp_path / "hub" / "models--org--tiny"
+    snapshot = repo / "snapshots" / "0123abcd"
+    write_hf_model(tmp_path / "plain")
+    (repo / "blobs").mkdir(parents=True)
+    snapshot.mkdir(parents=True)
+    for path in (tmp_path / "plain").iterdir():  # the cache's layout: snapshots/<rev>/<file> -> ../../blobs/<hash>
+        blob = repo / "blobs" / hashlib.sha256(path.read_bytes()).hexdigest()
+        blob.write_bytes(path.read_bytes())
+        (snapshot / path.name).symlink_to(os.path.relpath(blob, snapshot))
+    bucket = s3_server.new_bucket()
+    assert _stage(s3_server, snapshot, f"s3://{bucket}/m") == 0
+    staged = _keys(s3_server.client(), bucket, "m")
+    assert set(staged) == {p.name for p in (tmp_path / "plain").iterdir()} | {STAGE_MANIFEST_NAME}
+
+
+def test_two_concurrent_stagers_never_leave_a_manifest_that_disagrees_with_the_objects(s3_server, tmp_path):
+    import threading
+
+    bucket = s3_server.new_bucket()
+    location = parse_s3_uri(f"s3://{bucket}/m")
+    folders = []
+    for i in range(2):
+        write_hf_model(tmp_path / f"v{i}")
+        (tmp_path / f"v{i}" / "tokenizer.json").write_text(json.dumps({"version": i}))
+        data = bytearray((tmp_path / f"v{i}" / SHARD_1).read_bytes())
+        data[-1] = i  # other weights, same size
+        (tmp_path / f"v{i}" / SHARD_1).write_bytes(bytes(data))
+        folders.append(tmp_path / f"v{i}")
+    for _ in range(3):
+        barrier = threading.Barrier(2)
+        outcomes = []
+
+        def run(folder, barrier=barrier, outcomes=outcomes):
+            client = s3_client(endpoint_url=s3_server.url)
+            model = validate_model_folder(folder)
+            barrier.wait()
+            try:
+                stage_model(client, model, location, config=transfer_config(chunk_size_mib=5), verify=True)
+                outcomes.append("ok")
+            except Exception as exc:
+                outcomes.append(type(exc).__name__)
+
+        threads = [threading.Thread(target=run, args=(f,)) for f in folders]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        client = s3_server.client()
+        objects = _keys(client, bucket, "m")
+        if STAGE_MANIFEST_NAME in objects:
+            manifest = json.loads(client.get_object(Bucket=bucket, Key=f"m/{STAGE_MANIFEST_NAME}")["Body"].read())
+            for entry in manifest["files"]:
+                body = client.get_object(Bucket=bucket, Key=f"m/{entry['name']}")["Body"].read()
+                assert hashlib.sha256(body).hexdigest() == entry["sha256"], (entry["name"], outcomes)
+        assert "ok" in outcomes or STAGE_MANIFEST_NAME not in objects

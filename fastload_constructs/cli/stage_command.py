@@ -30,6 +30,12 @@ if TYPE_CHECKING:
     is_flag=True,
     help="Delete objects under the prefix that are not in LOCAL_DIR (vLLM would load old shards).",
 )
+@click.option("--yes", is_flag=True, help="Confirm --delete-stale deletions without asking.")
+@click.option(
+    "--follow-symlinks",
+    is_flag=True,
+    help="Stage files behind symlinks that leave LOCAL_DIR (links into a Hugging Face cache's blobs/ need not).",
+)
 @click.option(
     "--verify",
     is_flag=True,
@@ -44,6 +50,8 @@ def stage_command(
     concurrency: int,
     chunk_size_mib: int,
     delete_stale: bool,
+    yes: bool,
+    follow_symlinks: bool,
     verify: bool,
     progress: bool,
     endpoint_url: str | None,
@@ -65,7 +73,7 @@ def stage_command(
 
     location = parse_s3_uri(s3_uri)
     config = transfer_config(concurrency=concurrency, chunk_size_mib=chunk_size_mib)
-    model = validate_model_folder(local_dir, allow_bin=allow_bin)
+    model = validate_model_folder(local_dir, allow_bin=allow_bin, follow_symlinks=follow_symlinks)
     client = s3_client(endpoint_url=endpoint_url, region=region, max_connections=concurrency)
     hashing = tqdm(desc="hashing", unit="B", unit_scale=True, disable=not progress, leave=False)
     bar = tqdm(desc="uploading", unit="B", unit_scale=True, disable=not progress)
@@ -75,7 +83,8 @@ def stage_command(
         bar.reset(total=plan.upload_bytes)
         for name in plan.stale:
             if delete_stale:
-                click.echo(f"deleting {location.key(name)}: not in {local_dir}", err=True)
+                verb = "deleting" if yes else "would delete"
+                click.echo(f"{verb} {location.key(name)}: not in {local_dir}", err=True)
             else:
                 click.echo(
                     f"warning: {location.key(name)} is under the prefix but not in {local_dir} "
@@ -94,6 +103,7 @@ def stage_command(
             on_hash_bytes=hashing.update,
             delete_stale=delete_stale,
             verify=verify,
+            confirm_delete=lambda _names: yes,
         )
     plan = result.plan
     click.echo(

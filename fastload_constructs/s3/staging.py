@@ -75,16 +75,90 @@ def sha256_of(path: Path, on_bytes: Callable[[int], None] | None = None) -> str:
     return digest.hexdigest()
 
 
-def _files_to_stage(root: Path) -> list[tuple[str, Path]]:
-    """Every regular file under `root` by relative POSIX name, skipping hidden entries and old manifests."""
+# S3 keys are UTF-8 up to 1024 bytes; the node copy and vLLM need names a POSIX path round-trips.
+MAX_KEY_BYTES = 1024
+
+
+def check_name(relative: str, prefix_bytes: int = 0) -> None:
+    """Refuse a file name that S3 or the node-local copy cannot round-trip, before anything is uploaded."""
+    try:
+        encoded = relative.encode("utf-8")
+    except UnicodeEncodeError:  # os.walk hands undecodable bytes back as lone surrogates
+        raise FastloadConfigError(
+            "model_dir", relative.encode("utf-8", "surrogateescape"), "file names that are valid UTF-8"
+        ) from None
+    bad = sorted({c for c in relative if ord(c) < 32 or ord(c) == 127 or c == "\\"})
+    require(not bad, "model_dir", relative, "file names without control characters or backslashes")
+    require(
+        len(encoded) + prefix_bytes <= MAX_KEY_BYTES,
+        "model_dir",
+        relative,
+        f"file names whose S3 key (prefix included) is at most {MAX_KEY_BYTES} bytes",
+    )
+
+
+def _hf_blobs(root: Path) -> Path | None:
+    """The Hugging Face cache's blobs/ folder when `root` is one of its snapshots/<revision> folders."""
+    resolved = root.resolve()
+    if resolved.parent.name == "snapshots" and (resolved.parent.parent / "blobs").is_dir():
+        return resolved.parent.parent / "blobs"
+    return None
+
+
+def _link_target(root: Path, path: Path, follow_symlinks: bool, blobs: Path | None) -> None:
+    """A symlink is staged as the file it points at if that stays inside the model (or its HF blobs)."""
+    target = path.resolve()
+    relative = path.relative_to(root).as_posix()
+    require(target.exists(), "model_dir", relative, "symlinks that point at an existing file (this one dangles)")
+    inside = target.is_relative_to(root.resolve()) or (blobs is not None and target.is_relative_to(blobs))
+    require(
+        inside or follow_symlinks,
+        "model_dir",
+        f"{relative} -> {target}",
+        "symlinks inside the model folder or into the Hugging Face cache's blobs/ (or pass --follow-symlinks)",
+    )
+
+
+def _files_to_stage(root: Path, follow_symlinks: bool = False) -> list[tuple[str, Path]]:
+    """Every regular file under `root` by relative POSIX name, skipping hidden entries and old manifests.
+
+    Symlinks are read through when they stay in the folder, or point into the Hugging Face
+    cache's `blobs/` from a `snapshots/<revision>` folder (its normal layout); anything else
+    needs `follow_symlinks`. A linked directory is descended only with `follow_symlinks`.
+    """
     found = []
-    for directory, subdirs, names in os.walk(root):
-        subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
+    blobs = _hf_blobs(root)
+    seen_dirs: set[Path] = set()
+    for directory, subdirs, names in os.walk(root, followlinks=follow_symlinks):
+        real = Path(directory).resolve()
+        if real in seen_dirs:  # a link loop, followed
+            subdirs[:] = []
+            continue
+        seen_dirs.add(real)
+        kept = []
+        for d in sorted(subdirs):
+            if d.startswith("."):
+                continue
+            link = Path(directory, d)
+            if link.is_symlink():
+                require(
+                    follow_symlinks,
+                    "model_dir",
+                    f"{link.relative_to(root).as_posix()} -> {link.resolve()}",
+                    "real directories (a linked directory needs --follow-symlinks)",
+                )
+            kept.append(d)
+        subdirs[:] = kept
         for name in sorted(names):
             path = Path(directory, name)
             relative = path.relative_to(root).as_posix()
-            if name.startswith(".") or relative == STAGE_MANIFEST_NAME or not path.is_file():
+            if name.startswith(".") or relative == STAGE_MANIFEST_NAME:
                 continue
+            if path.is_symlink():
+                _link_target(root, path, follow_symlinks, blobs)
+            if not path.is_file():
+                continue
+            check_name(relative)
             found.append((relative, path))
     return found
 
@@ -140,6 +214,7 @@ def validate_model_folder(
     allow_bin: bool = False,
     on_hash_bytes: Callable[[int], None] | None = None,
     hash_files: bool = False,
+    follow_symlinks: bool = False,
 ) -> LocalModel:
     """Check a Hugging Face style folder; raises FastloadConfigError on the first problem.
 
@@ -156,7 +231,7 @@ def validate_model_folder(
         raise FastloadConfigError("model.config.json", str(exc), "a JSON object") from exc
     require(isinstance(parsed, dict), "model.config.json", type(parsed).__name__, "a JSON object")
 
-    entries = _files_to_stage(root)
+    entries = _files_to_stage(root, follow_symlinks)
     pickled = [name for name, _ in entries if name.endswith(PICKLED_SUFFIXES)]
     require(
         allow_bin or not pickled,
@@ -209,7 +284,9 @@ def plan_upload(model: LocalModel, remote: dict[str, RemoteState]) -> UploadPlan
         same = there is not None and f.sha256 is not None and there.size == f.size and there.sha256 == f.sha256
         (skip if same else upload).append(f)
     local = {f.name for f in model.files} | {STAGE_MANIFEST_NAME}
-    stale = tuple(sorted(name for name in remote if name not in local))
+    # A sub-prefix with a manifest of its own is another staged model (models/x/v2/...): never stale.
+    nested = {n[: -len(STAGE_MANIFEST_NAME)] for n in remote if n.endswith("/" + STAGE_MANIFEST_NAME)}
+    stale = tuple(sorted(name for name in remote if name not in local and not any(name.startswith(d) for d in nested)))
     return UploadPlan(tuple(upload), tuple(skip), stale)
 
 

@@ -41,6 +41,7 @@ from fastload_constructs.s3.errors import S3AccessError, explained
 from fastload_constructs.s3.headers import RemoteObject, list_prefix
 from fastload_constructs.s3.stage_record import StageRecord
 from fastload_constructs.s3.staging import (
+    MAX_KEY_BYTES,
     LocalFile,
     LocalModel,
     RemoteState,
@@ -163,14 +164,25 @@ def stage_model(
     delete_stale: bool = False,
     verify: bool = False,
     record: StageRecord | None = None,
+    confirm_delete: Callable[[tuple[str, ...]], bool] | None = None,
 ) -> StageResult:
     """Upload what is missing or changed, then write the manifest; safe to re-run after any failure.
 
     `delete_stale` removes objects under the prefix that no local file explains (an old shard
     would otherwise be streamed by vLLM with the new ones), after the uploads and before the manifest.
-    `verify` re-hashes every local file instead of trusting the local record.
+    `verify` re-hashes every local file instead of trusting the local record. `confirm_delete`
+    sees the stale names first and may refuse (nothing has changed then). Before the manifest is
+    written the prefix is listed again: an object whose ETag is not the one this run uploaded or
+    skipped means another stage ran at the same time, and no manifest is written.
     """
     config = config or transfer_config()
+    for f in model.files:  # before any request: a key S3 refuses must not cost the old manifest
+        require(
+            len(location.key(f.name).encode()) <= MAX_KEY_BYTES,
+            "model_dir",
+            f.name,
+            f"file names whose S3 key (prefix included) is at most {MAX_KEY_BYTES} bytes",
+        )
     record = record if record is not None else StageRecord.load(model.root)
     with explained(location.uri):
         client.head_bucket(Bucket=location.bucket)
@@ -187,6 +199,10 @@ def stage_model(
     plan = plan_upload(model, state)
     if on_plan:
         on_plan(plan)
+    if delete_stale and plan.stale and confirm_delete is not None and not confirm_delete(plan.stale):
+        raise FastloadConfigError(
+            "--delete-stale", f"{len(plan.stale)} objects", "--yes as well, to delete the objects listed above"
+        )
     manifest_key = location.key(STAGE_MANIFEST_NAME)
     etags = {name: s.etag for name, s in state.items() if s.etag}
     try:
@@ -201,12 +217,19 @@ def stage_model(
                 )
             if delete_stale:
                 _delete(client, location, plan.stale)
+            _check_no_concurrent_stage(client, location, model, etags)
             manifest = build_manifest(model, location.uri, etags)
+            # Conditional: create only if absent (we deleted it, or there was none), else replace only the
+            # one we listed. A stager racing us makes S3 answer 412 instead of two manifests mixing.
+            manifest_etag = state[STAGE_MANIFEST_NAME].etag if STAGE_MANIFEST_NAME in state else ""
+            deleted = bool(plan.upload or (delete_stale and plan.stale))
+            condition = {"IfMatch": f'"{manifest_etag}"'} if manifest_etag and not deleted else {"IfNoneMatch": "*"}
             client.put_object(
                 Bucket=location.bucket,
                 Key=manifest_key,
                 ContentType="application/json",
                 Body=json.dumps(manifest, indent=2).encode(),
+                **condition,
             )
     finally:
         record.save()
@@ -408,6 +431,18 @@ def _upload_all(
     if pipeline.first_error is not None:
         raise pipeline.first_error
     return results
+
+
+def _check_no_concurrent_stage(client: Any, location: S3Location, model: LocalModel, etags: dict[str, str]) -> None:
+    listed = {o.name: o for o in list_prefix(client, location)}
+    for f in model.files:
+        there = listed.get(f.name)
+        expected = etags.get(f.name)
+        if there is None or there.size != f.size or (expected and there.etag and there.etag != expected):
+            raise S3AccessError(
+                f"{location.uri}: {f.name} changed in S3 while this stage ran (another stage to the same "
+                "prefix?); no manifest written. Run one stage at a time, then again to finish."
+            )
 
 
 def _delete(client: Any, location: S3Location, names: tuple[str, ...]) -> None:
