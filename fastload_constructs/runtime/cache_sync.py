@@ -484,7 +484,7 @@ def publish_compile_cache(
         def produce() -> None:
             try:
                 with (
-                    gzip.GzipFile(fileobj=hashing, mode="wb", compresslevel=level, mtime=0) as deflated,  # type: ignore[arg-type]
+                    gzip.GzipFile(fileobj=hashing, mode="wb", compresslevel=level, mtime=0) as deflated,
                     tarfile.open(fileobj=deflated, mode="w|", format=tarfile.PAX_FORMAT) as archive,
                 ):
                     for path, name in _cache_entries(source):

@@ -34,7 +34,8 @@ class S3RangeReader:
         if end < offset:
             return b""
         response = self.client.get_object(Bucket=self.bucket, Key=self.key, Range=f"bytes={offset}-{end}")
-        return response["Body"].read()
+        data: bytes = response["Body"].read()
+        return data
 
     def __call__(self, offset: int, length: int) -> bytes:
         cached_end = self._start + len(self._buffer)

@@ -278,7 +278,8 @@ class UploadPlan:
 
 def plan_upload(model: LocalModel, remote: dict[str, RemoteState]) -> UploadPlan:
     """Skip a file only when S3 holds the same size and the same recorded SHA-256."""
-    upload, skip = [], []
+    upload: list[LocalFile] = []
+    skip: list[LocalFile] = []
     for f in model.files:
         there = remote.get(f.name)
         same = there is not None and f.sha256 is not None and there.size == f.size and there.sha256 == f.sha256
