@@ -121,7 +121,7 @@ def main() -> int:
     parser.add_argument("--sample", type=Path, help="a compile cache folder to replicate (default: compile one)")
     args = parser.parse_args()
     os.environ.update(TEST_ENV)
-    server = RcloneS3Server()
+    server = RcloneS3Server(etag_hash="xxh3")  # see RcloneS3Server: no hash pass S3 would not make
     server.start()
     try:
         with tempfile.TemporaryDirectory(prefix="fastload-bench-cache-") as tmp:

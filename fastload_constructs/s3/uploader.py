@@ -205,6 +205,7 @@ def stage_model(
         )
     manifest_key = location.key(STAGE_MANIFEST_NAME)
     etags = {name: s.etag for name, s in state.items() if s.etag}
+    uploaded: dict[str, Uploaded] = {}
     try:
         with explained(location.uri):
             if (plan.upload or (delete_stale and plan.stale)) and STAGE_MANIFEST_NAME in state:
@@ -217,7 +218,11 @@ def stage_model(
                 )
             if delete_stale:
                 _delete(client, location, plan.stale)
-            _check_no_concurrent_stage(client, location, model, etags)
+            listed = _check_no_concurrent_stage(client, location, model, etags, uploaded)
+            for f in plan.upload:  # the ETags a listing shows, for the manifest and the next run
+                if listed.get(f.name) and f.name in uploaded and listed[f.name] != etags.get(f.name):
+                    etags[f.name] = listed[f.name]
+                    record.remember_upload(location.uri, f.name, listed[f.name], uploaded[f.name].sha256, f.size)
             manifest = build_manifest(model, location.uri, etags)
             # Conditional: create only if absent (we deleted it, or there was none), else replace only the
             # one we listed. A stager racing us makes S3 answer 412 instead of two manifests mixing.
@@ -352,7 +357,7 @@ class _Pipeline:
                     )
             _check_unchanged(f, read)
             parts = [future.result() for future in futures]
-            self.client.complete_multipart_upload(
+            completed = self.client.complete_multipart_upload(
                 Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}
             )
         except BaseException as exc:
@@ -365,10 +370,9 @@ class _Pipeline:
             with contextlib.suppress(Exception):  # the failure that got us here is the one to report
                 self.client.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id)
             raise
-        # Servers disagree on a multipart ETag (AWS: md5-of-md5s-N; rclone: md5 of the object) but
-        # each lists what HEAD reports, which is what the next run compares.
-        etag = str(self.client.head_object(Bucket=bucket, Key=key).get("ETag", "")).strip('"')
-        return self._done(f, digest.hexdigest(), etag)
+        # Servers disagree on a multipart ETag (AWS: md5-of-md5s-N; rclone lists the object's md5): the
+        # listing before the manifest replaces this with what the next run's listing will show.
+        return self._done(f, digest.hexdigest(), str(completed.get("ETag", "")).strip('"'))
 
     def _done(self, f: LocalFile, sha: str, etag: str) -> Uploaded:
         self.record.remember_hash(f, sha)
@@ -433,16 +437,34 @@ def _upload_all(
     return results
 
 
-def _check_no_concurrent_stage(client: Any, location: S3Location, model: LocalModel, etags: dict[str, str]) -> None:
+def _check_no_concurrent_stage(
+    client: Any, location: S3Location, model: LocalModel, etags: dict[str, str], uploaded: dict[str, Uploaded]
+) -> dict[str, str]:
+    """List the prefix again: every file must still be the object this run uploaded or skipped. Returns listed ETags.
+
+    A skipped file must list the ETag it listed before. An uploaded file must list the ETag its
+    PUT returned; where a server lists another form (rclone lists an md5, or the hash it was told
+    to use, where S3 returns `...-N` for multipart), the object is HEADed and its `fastload-sha256`
+    must be ours. A multipart object, which has no such metadata, is then checked by size only;
+    the node copy verifies every file's SHA-256 in any case.
+    """
     listed = {o.name: o for o in list_prefix(client, location)}
     for f in model.files:
         there = listed.get(f.name)
-        expected = etags.get(f.name)
-        if there is None or there.size != f.size or (expected and there.etag and there.etag != expected):
+        expected = etags.get(f.name, "")
+        same = there is not None and there.size == f.size and (not expected or not there.etag or there.etag == expected)
+        if not same and there is not None and there.size == f.size and f.name in uploaded:
+            key = location.key(f.name)
+            with explained(f"s3://{location.bucket}/{key}"):
+                head = client.head_object(Bucket=location.bucket, Key=key)
+            recorded = metadata_value(head.get("Metadata"), SHA256_METADATA_KEY)
+            same = recorded == uploaded[f.name].sha256 if recorded else "-" in expected
+        if not same:
             raise S3AccessError(
                 f"{location.uri}: {f.name} changed in S3 while this stage ran (another stage to the same "
                 "prefix?); no manifest written. Run one stage at a time, then again to finish."
             )
+    return {name: o.etag for name, o in listed.items() if o.etag}
 
 
 def _delete(client: Any, location: S3Location, names: tuple[str, ...]) -> None:
