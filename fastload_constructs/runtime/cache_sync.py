@@ -72,6 +72,7 @@ DEFAULT_LEASE_GRACE_S = 3600.0
 DEFAULT_BUDGET_FRACTION = 0.8
 DOWNLOAD_PART = 16 * 1024 * 1024
 DOWNLOAD_WORKERS = 8
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(frozen=True)
@@ -253,6 +254,8 @@ def _safe_mode(member: tarfile.TarInfo) -> int:
 def _extract_vetted(archive: tarfile.TarFile, into: Path, limits: _Limits, deadline: float) -> int:
     """Extract a streamed archive member by member, each vetted before a byte of it is written."""
     count, unpacked = 0, 0
+    umask = os.umask(0o22)
+    os.umask(umask)
     files: set[tuple[str, ...]] = set()
     dirs: set[Path] = {into}
     dir_modes: list[tuple[Path, int]] = []
@@ -262,6 +265,7 @@ def _extract_vetted(archive: tarfile.TarFile, into: Path, limits: _Limits, deadl
             path.mkdir(parents=True, exist_ok=True)
             dirs.update([path, *path.parents])
 
+    parent: tuple[Path | None, int] = (None, -1)  # the folder files are being written into, and its fd
     for member in archive:
         count += 1
         if time.monotonic() > deadline:
@@ -286,15 +290,29 @@ def _extract_vetted(archive: tarfile.TarFile, into: Path, limits: _Limits, deadl
         source = archive.extractfile(member)
         if source is None:
             raise ArchiveRefused(f"unreadable member: {member.name!r}")
-        written = 0
-        with open(target, "xb") as out:  # exclusive: never through something that already exists
+        mode = _safe_mode(member)
+        if parent[0] != target.parent:  # open files relative to their folder: no path walk per file
+            if parent[1] >= 0:
+                os.close(parent[1])
+            parent = (target.parent, os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY))
+        # Exclusive and not through a link: never writes through something that already exists.
+        fd = os.open(parts[-1], _CREATE_FLAGS, mode, dir_fd=parent[1])
+        try:
+            written = 0
             while block := source.read(_COPY_BLOCK):
                 written += len(block)
                 if written > member.size:
                     raise ArchiveRefused(f"member longer than declared: {member.name!r}")
-                out.write(block)
-            os.fchmod(out.fileno(), _safe_mode(member))
-        os.utime(target, (member.mtime, member.mtime))
+                view = memoryview(block)
+                while view:
+                    view = view[os.write(fd, view) :]
+            if mode & umask:  # the umask took bits the archive's (safe) mode asks for
+                os.fchmod(fd, mode)
+            os.utime(fd, (member.mtime, member.mtime))
+        finally:
+            os.close(fd)
+    if parent[1] >= 0:
+        os.close(parent[1])
     for directory, mode in reversed(dir_modes):  # deepest first, so a read-only dir never blocks its children
         os.chmod(directory, mode)
     return count

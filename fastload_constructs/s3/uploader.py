@@ -92,19 +92,25 @@ def transfer_config(*, concurrency: int = 16, chunk_size_mib: int = 64) -> Trans
     return TransferSettings(concurrency=concurrency, chunk_bytes=chunk_size_mib * MIB)
 
 
-def _read_manifest(client: Any, location: S3Location) -> dict[str, dict[str, Any]]:
-    """The files of the manifest under the prefix, by name; empty if absent or unreadable."""
+def _read_manifest(client: Any, location: S3Location) -> tuple[bytes, dict[str, dict[str, Any]]]:
+    """The manifest under the prefix (its bytes, and its files by name); empty if absent or unreadable."""
     try:
-        body = client.get_object(Bucket=location.bucket, Key=location.key(STAGE_MANIFEST_NAME))["Body"].read()
+        body: bytes = client.get_object(Bucket=location.bucket, Key=location.key(STAGE_MANIFEST_NAME))["Body"].read()
         files = json.loads(body).get("files", [])
     except Exception:  # absent, racing a delete, or not ours: it only saves work
-        return {}
-    return {f["name"]: f for f in files if isinstance(f, dict) and isinstance(f.get("name"), str)}
+        return b"", {}
+    return body, {f["name"]: f for f in files if isinstance(f, dict) and isinstance(f.get("name"), str)}
 
 
 def remote_state(
     client: Any, location: S3Location, model: LocalModel, record: StageRecord | None = None
 ) -> dict[str, RemoteState]:
+    return _remote_state(client, location, model, record)[0]
+
+
+def _remote_state(
+    client: Any, location: S3Location, model: LocalModel, record: StageRecord | None
+) -> tuple[dict[str, RemoteState], bytes]:
     """What S3 holds under the prefix, with each object's SHA-256 where it can be known without reading it.
 
     An object's hash comes from the local record or the manifest when its listed ETag is the
@@ -113,7 +119,9 @@ def remote_state(
     """
     sizes = {f.name: f.size for f in model.files}
     objects: list[RemoteObject] = list_prefix(client, location)
-    manifest = _read_manifest(client, location) if any(o.name == STAGE_MANIFEST_NAME for o in objects) else {}
+    manifest_body, manifest = (
+        _read_manifest(client, location) if any(o.name == STAGE_MANIFEST_NAME for o in objects) else (b"", {})
+    )
     state: dict[str, RemoteState] = {}
     for obj in objects:
         sha = record.uploaded(location.uri, obj.name, obj.etag) if record else None
@@ -126,7 +134,7 @@ def remote_state(
                 head = client.head_object(Bucket=location.bucket, Key=key)
             sha = metadata_value(head.get("Metadata"), SHA256_METADATA_KEY)
         state[obj.name] = RemoteState(obj.size, sha, obj.etag)
-    return state
+    return state, manifest_body
 
 
 def _known_hashes(
@@ -186,7 +194,7 @@ def stage_model(
     record = record if record is not None else StageRecord.load(model.root)
     with explained(location.uri):
         client.head_bucket(Bucket=location.bucket)
-    state = remote_state(client, location, model, record)
+    state, old_manifest = _remote_state(client, location, model, record)
     hashed = 0
 
     def count_hash(n: int) -> None:
@@ -224,18 +232,20 @@ def stage_model(
                     etags[f.name] = listed[f.name]
                     record.remember_upload(location.uri, f.name, listed[f.name], uploaded[f.name].sha256, f.size)
             manifest = build_manifest(model, location.uri, etags)
+            body = json.dumps(manifest, indent=2).encode()
             # Conditional: create only if absent (we deleted it, or there was none), else replace only the
             # one we listed. A stager racing us makes S3 answer 412 instead of two manifests mixing.
             manifest_etag = state[STAGE_MANIFEST_NAME].etag if STAGE_MANIFEST_NAME in state else ""
             deleted = bool(plan.upload or (delete_stale and plan.stale))
             condition = {"IfMatch": f'"{manifest_etag}"'} if manifest_etag and not deleted else {"IfNoneMatch": "*"}
-            client.put_object(
-                Bucket=location.bucket,
-                Key=manifest_key,
-                ContentType="application/json",
-                Body=json.dumps(manifest, indent=2).encode(),
-                **condition,
-            )
+            if deleted or body != old_manifest:  # a no-op re-run leaves the manifest as it is
+                client.put_object(
+                    Bucket=location.bucket,
+                    Key=manifest_key,
+                    ContentType="application/json",
+                    Body=body,
+                    **condition,
+                )
     finally:
         record.save()
     return StageResult(plan, f"s3://{location.bucket}/{manifest_key}", manifest, hashed)
