@@ -425,7 +425,7 @@ def test_two_concurrent_stagers_never_leave_a_manifest_that_disagrees_with_the_o
         data[-1] = i  # other weights, same size
         (tmp_path / f"v{i}" / SHARD_1).write_bytes(bytes(data))
         folders.append(tmp_path / f"v{i}")
-    for _ in range(3):
+    for _ in range(4):
         barrier = threading.Barrier(2)
         outcomes = []
 

@@ -28,6 +28,7 @@ import contextlib
 import hashlib
 import json
 import threading
+import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -58,6 +59,9 @@ MAX_CHUNK_MIB = 5 * 1024
 MAX_PARTS = 10_000
 # S3 checks every part with this additional checksum (botocore computes it with zlib).
 PART_CHECKSUM = "CRC32"
+# Metadata naming the stage run that wrote an object: known before the first byte, so a multipart
+# object carries it too, and a run can tell its objects from a concurrent run's.
+STAGE_ID_METADATA_KEY = "fastload-stage-id"
 
 
 @dataclass(frozen=True)
@@ -214,19 +218,20 @@ def stage_model(
     manifest_key = location.key(STAGE_MANIFEST_NAME)
     etags = {name: s.etag for name, s in state.items() if s.etag}
     uploaded: dict[str, Uploaded] = {}
+    stage_id = uuid.uuid4().hex
     try:
         with explained(location.uri):
             if (plan.upload or (delete_stale and plan.stale)) and STAGE_MANIFEST_NAME in state:
                 client.delete_object(Bucket=location.bucket, Key=manifest_key)
             if plan.upload:
-                uploaded = _upload_all(client, plan.upload, location, config, on_bytes, record)
+                uploaded = _upload_all(client, plan.upload, location, config, on_bytes, record, stage_id)
                 etags.update({name: u.etag for name, u in uploaded.items()})
                 model = model.with_files(
                     tuple(f.with_sha256(uploaded[f.name].sha256) if f.name in uploaded else f for f in model.files)
                 )
             if delete_stale:
                 _delete(client, location, plan.stale)
-            listed = _check_no_concurrent_stage(client, location, model, etags, uploaded)
+            listed = _check_no_concurrent_stage(client, location, model, etags, uploaded, stage_id)
             for f in plan.upload:  # the ETags a listing shows, for the manifest and the next run
                 if listed.get(f.name) and f.name in uploaded and listed[f.name] != etags.get(f.name):
                     etags[f.name] = listed[f.name]
@@ -273,8 +278,10 @@ class _Pipeline:
         settings: TransferSettings,
         on_bytes: Callable[[int], None] | None,
         record: StageRecord,
+        stage_id: str,
     ) -> None:
         self.client, self.location, self.settings, self.record = client, location, settings, record
+        self.stage_id = stage_id
         self.on_bytes = on_bytes
         self.slots = threading.BoundedSemaphore(settings.concurrency)
         self.parts = ThreadPoolExecutor(settings.concurrency, thread_name_prefix="fastload-part")
@@ -335,15 +342,15 @@ class _Pipeline:
                     Bucket=bucket,
                     Key=key,
                     Body=data,
-                    Metadata={SHA256_METADATA_KEY: sha},
+                    Metadata={SHA256_METADATA_KEY: sha, STAGE_ID_METADATA_KEY: self.stage_id},
                     ChecksumAlgorithm=PART_CHECKSUM,
                 ),
                 len(data),
             ).result()
             return self._done(f, sha, str(response.get("ETag", "")).strip('"'))
-        upload_id = self.client.create_multipart_upload(Bucket=bucket, Key=key, ChecksumAlgorithm=PART_CHECKSUM)[
-            "UploadId"
-        ]
+        upload_id = self.client.create_multipart_upload(
+            Bucket=bucket, Key=key, ChecksumAlgorithm=PART_CHECKSUM, Metadata={STAGE_ID_METADATA_KEY: self.stage_id}
+        )["UploadId"]
         futures: list[Future[Any]] = []
         try:
             part_size, read = self.settings.part_size(f.size), 0
@@ -425,9 +432,10 @@ def _upload_all(
     config: TransferSettings,
     on_bytes: Callable[[int], None] | None,
     record: StageRecord,
+    stage_id: str,
 ) -> dict[str, Uploaded]:
     """Upload `files`, a few read at once, every part through one bounded pool; the first failure stops all."""
-    pipeline = _Pipeline(client, location, config, on_bytes, record)
+    pipeline = _Pipeline(client, location, config, on_bytes, record, stage_id)
     readers = max(1, min(len(files), config.concurrency // 4 or 1))
     results: dict[str, Uploaded] = {}
     try:
@@ -448,15 +456,20 @@ def _upload_all(
 
 
 def _check_no_concurrent_stage(
-    client: Any, location: S3Location, model: LocalModel, etags: dict[str, str], uploaded: dict[str, Uploaded]
+    client: Any,
+    location: S3Location,
+    model: LocalModel,
+    etags: dict[str, str],
+    uploaded: dict[str, Uploaded],
+    stage_id: str,
 ) -> dict[str, str]:
     """List the prefix again: every file must still be the object this run uploaded or skipped. Returns listed ETags.
 
     A skipped file must list the ETag it listed before. An uploaded file must list the ETag its
     PUT returned; where a server lists another form (rclone lists an md5, or the hash it was told
-    to use, where S3 returns `...-N` for multipart), the object is HEADed and its `fastload-sha256`
-    must be ours. A multipart object, which has no such metadata, is then checked by size only;
-    the node copy verifies every file's SHA-256 in any case.
+    to use, where S3 returns `...-N` for multipart), the object is HEADed and its
+    `fastload-stage-id` must be this run's. On a conflict the manifest is removed too: another
+    run may have written one for objects this run has since replaced.
     """
     listed = {o.name: o for o in list_prefix(client, location)}
     for f in model.files:
@@ -467,9 +480,10 @@ def _check_no_concurrent_stage(
             key = location.key(f.name)
             with explained(f"s3://{location.bucket}/{key}"):
                 head = client.head_object(Bucket=location.bucket, Key=key)
-            recorded = metadata_value(head.get("Metadata"), SHA256_METADATA_KEY)
-            same = recorded == uploaded[f.name].sha256 if recorded else "-" in expected
+            same = metadata_value(head.get("Metadata"), STAGE_ID_METADATA_KEY) == stage_id
         if not same:
+            with contextlib.suppress(Exception):
+                client.delete_object(Bucket=location.bucket, Key=location.key(STAGE_MANIFEST_NAME))
             raise S3AccessError(
                 f"{location.uri}: {f.name} changed in S3 while this stage ran (another stage to the same "
                 "prefix?); no manifest written. Run one stage at a time, then again to finish."
