@@ -42,7 +42,7 @@ def main() -> int:
         for _ in range(args.repeat):
             start = time.perf_counter()
             done = subprocess.run(
-                [sys.executable, "-c", PROBE, *argv], env=env, capture_output=True, text=True, check=True
+                [sys.executable, "-c", PROBE, *argv], env=env, cwd=args.tree, capture_output=True, text=True, check=True
             )
             times.append(time.perf_counter() - start)
         loaded = json.loads(done.stderr.strip().splitlines()[-1])
