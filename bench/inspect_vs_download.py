@@ -3,12 +3,10 @@
 
 `fastload inspect` sizes a model with one ranged GET per shard; the
 alternative is fetching the shards. This stages a synthetic sharded model into
-a local S3-compatible server (moto, on 127.0.0.1 only) and prints, for each
-model size, the bytes and wall time of both, as ratios. The bytes ratio is
-the result: header reads stay flat (64 KiB per shard) while a download grows
-with the model. Wall times on a local Python server say little about S3: moto
-loads the whole object to answer a ranged GET, so its header reads slow down
-with object size where S3's do not, and the time ratio understates the gain.
+a local `rclone serve s3` (a Go server that answers a ranged GET by seeking,
+as S3 does; 127.0.0.1 only) and prints, for each model size, the bytes and
+wall time of both, as ratios. Header reads stay flat (64 KiB per shard) while
+a download grows with the model.
 
 Run: .venv/bin/python bench/inspect_vs_download.py [--shards 4] [--mib 16 64 256]
 """
@@ -16,9 +14,7 @@ Run: .venv/bin/python bench/inspect_vs_download.py [--shards 4] [--mib 16 64 256
 from __future__ import annotations
 
 import argparse
-import logging
 import os
-import socket
 import sys
 import tempfile
 import time
@@ -27,18 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import boto3  # noqa: E402
-from moto.server import ThreadedMotoServer  # noqa: E402
-
 from fastload_constructs.core.s3_uri import parse_s3_uri  # noqa: E402
+from fastload_constructs.s3.client import s3_client  # noqa: E402
 from fastload_constructs.s3.headers import inspect_s3, list_prefix, shard_objects  # noqa: E402
+from tests.s3_server import TEST_ENV, RcloneS3Server  # noqa: E402
 from tests.safetensors_factory import write_safetensors  # noqa: E402
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class ByteCounter:
@@ -63,6 +52,9 @@ def stage(client, bucket: str, prefix: str, shards: int, mib: int, folder: Path)
 
 def measure(client, uri: str) -> tuple[float, int, float, int]:
     location = parse_s3_uri(uri)
+    for shard in shard_objects(list_prefix(client, location), location):
+        # rclone computes an object's ETag on its first read after an upload; S3 has it already. Warm it.
+        client.head_object(Bucket=location.bucket, Key=location.key(shard.name))
     counter = ByteCounter(client)
     start = time.perf_counter()
     inspect_s3(client, location)
@@ -79,18 +71,11 @@ def main() -> int:
     parser.add_argument("--shards", type=int, default=4)
     parser.add_argument("--mib", type=int, nargs="+", default=[16, 64, 256], help="MiB per shard")
     args = parser.parse_args()
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "bench",
-        "AWS_SECRET_ACCESS_KEY": "bench",
-        "AWS_EC2_METADATA_DISABLED": "true",
-    }.items():
-        os.environ[name] = value
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # the server's per-request access log
-    port = _free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    os.environ.update(TEST_ENV)
+    server = RcloneS3Server(etag_hash="xxh3")  # see RcloneS3Server: no hash pass S3 would not make
     server.start()
     try:
-        client = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1")
+        client = s3_client(endpoint_url=server.url)
         client.create_bucket(Bucket="bench")
         print(
             f"{'model MiB':>10} {'header KiB':>11} {'download MiB':>13} {'bytes ratio':>12} "

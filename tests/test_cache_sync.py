@@ -59,7 +59,10 @@ def _fake_compile_cache(root: Path) -> dict[str, bytes]:
 
 
 def _read_tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    """Every file under root but the restore's own lock file."""
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file() and p.name != ".restore.lock"
+    }
 
 
 def test_publish_then_restore_round_trip(s3, tmp_path):
@@ -120,7 +123,7 @@ def test_truncated_archive_is_ignored(s3, tmp_path):
     _fake_compile_cache(tmp_path / "a")
     publish_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="k2", cache_root=tmp_path / "a")
     whole = s3.get_object(Bucket=BUCKET, Key="cc/k2.tar.gz")["Body"].read()
-    sha = s3.head_object(Bucket=BUCKET, Key="cc/k2.tar.gz")["Metadata"][SHA256_METADATA]
+    sha = cache_sync.metadata_value(s3.head_object(Bucket=BUCKET, Key="cc/k2.tar.gz")["Metadata"], SHA256_METADATA)
     _put_archive(s3, "cc/k2.tar.gz", whole[: len(whole) // 2], sha=sha)  # partial upload, old checksum
     outcome = restore_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="k2", cache_root=tmp_path / "b")
     assert outcome.status == "corrupt"

@@ -2,13 +2,15 @@
 
 import hashlib
 import json
+import os
 
 import pytest
 
 from fastload_constructs.cli.main import main
+from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.naming import SHA256_METADATA_KEY, STAGE_MANIFEST_NAME
 from fastload_constructs.core.s3_uri import parse_s3_uri
-from fastload_constructs.s3.client import s3_client
+from fastload_constructs.s3.client import metadata_value, s3_client
 from fastload_constructs.s3.staging import validate_model_folder
 from fastload_constructs.s3.uploader import stage_model, transfer_config
 from tests.hf_model_factory import SHARD_1, SHARD_2, write_hf_model
@@ -74,9 +76,10 @@ def test_stage_uploads_every_file_with_its_sha256_then_the_manifest(s3_server, m
     for name, path in local.items():
         body = client.get_object(Bucket=bucket, Key=f"models/tiny/{name}")
         assert body["Body"].read() == path.read_bytes()
-        assert body["Metadata"][SHA256_METADATA_KEY] == hashlib.sha256(path.read_bytes()).hexdigest()
-    # The 6 MiB shard went up in 5 MiB parts: S3 marks multipart ETags with "-<parts>".
-    assert objects[SHARD_1]["ETag"].strip('"').endswith("-2")
+        if path.stat().st_size <= 5 * 1024 * 1024:  # one PUT: the hash travels as metadata too
+            assert (
+                metadata_value(body["Metadata"], SHA256_METADATA_KEY) == hashlib.sha256(path.read_bytes()).hexdigest()
+            )
 
     manifest = json.loads(client.get_object(Bucket=bucket, Key=f"models/tiny/{STAGE_MANIFEST_NAME}")["Body"].read())
     assert manifest["model_uri"] == f"s3://{bucket}/models/tiny"
@@ -174,7 +177,12 @@ def test_stale_objects_under_the_prefix_are_reported(s3_server, model_dir, capsy
     assert "warning: models/tiny/old.safetensors is under the prefix" in capsys.readouterr().err
     assert "old.safetensors" in _keys(s3_server.client(), bucket, "models/tiny")
 
-    assert _stage(s3_server, model_dir, f"s3://{bucket}/models/tiny", "--delete-stale") == 0
+    assert _stage(s3_server, model_dir, f"s3://{bucket}/models/tiny", "--delete-stale") == 2  # shows, asks for --yes
+    err = capsys.readouterr().err
+    assert "would delete models/tiny/old.safetensors" in err and "--yes" in err.splitlines()[-1]
+    assert "old.safetensors" in _keys(s3_server.client(), bucket, "models/tiny")
+
+    assert _stage(s3_server, model_dir, f"s3://{bucket}/models/tiny", "--delete-stale", "--yes") == 0
     assert "deleting models/tiny/old.safetensors" in capsys.readouterr().err
     remaining = _keys(s3_server.client(), bucket, "models/tiny")
     assert set(remaining) == {p.name for p in model_dir.iterdir()} | {STAGE_MANIFEST_NAME}
@@ -224,15 +232,223 @@ def test_no_such_bucket(s3_server, model_dir, capsys):
     )
 
 
-def test_access_denied(s3_server, model_dir, monkeypatch, capsys):
-    bucket = s3_server.new_bucket()
-    with s3_server.principal_without_permissions() as credentials:
+def test_access_denied(moto_server, model_dir, monkeypatch, capsys):
+    bucket = moto_server.new_bucket()
+    with moto_server.principal_without_permissions() as credentials:
         for name, value in credentials.items():
             monkeypatch.setenv(name, value)
-        assert _stage(s3_server, model_dir, f"s3://{bucket}/m") == 1
+        assert _stage(moto_server, model_dir, f"s3://{bucket}/m") == 1
         stage_error = _one_line_error(capsys)
-        assert main(["inspect", f"s3://{bucket}/m", "--endpoint-url", s3_server.url]) == 1
+        assert main(["inspect", f"s3://{bucket}/m", "--endpoint-url", moto_server.url]) == 1
         inspect_error = _one_line_error(capsys)
     assert stage_error.startswith(f"fastload: s3://{bucket}/m: access denied")
     assert inspect_error.startswith(f"fastload: s3://{bucket}/m: access denied (ListObjectsV2)")
-    assert _keys(s3_server.client(), bucket, "m") == {}
+    assert _keys(moto_server.client(), bucket, "m") == {}
+
+
+# Re-runs read nothing they need not: the local record and the manifest's ETags.
+
+
+class Calls:
+    """Every S3 operation the client sends, by name."""
+
+    def __init__(self, client):
+        self.names = []
+        client.meta.events.register("before-call.s3.*", lambda model, **_: self.names.append(model.name))
+
+
+def _staged_once(s3_server, model_dir, uri):
+    client = s3_client(endpoint_url=s3_server.url)
+    stage_model(client, validate_model_folder(model_dir), parse_s3_uri(uri), config=transfer_config(chunk_size_mib=5))
+    return client
+
+
+def test_a_fresh_stage_reads_each_byte_once_and_hashes_nothing_up_front(s3_server, model_dir):
+    bucket = s3_server.new_bucket()
+    client = s3_client(endpoint_url=s3_server.url)
+    model = validate_model_folder(model_dir)
+    assert all(f.sha256 is None for f in model.files)  # validation read headers only
+    result = stage_model(client, model, parse_s3_uri(f"s3://{bucket}/m"), config=transfer_config(chunk_size_mib=5))
+    assert result.hashed_bytes == 0  # no pass before the upload: hashes were taken from the bytes sent
+    listed = {f["name"]: f["sha256"] for f in result.manifest["files"]}
+    assert listed == {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in model_dir.iterdir()}
+
+
+def test_a_no_op_rerun_reads_no_file_and_heads_no_object(s3_server, model_dir):
+    bucket = s3_server.new_bucket()
+    uri = f"s3://{bucket}/m"
+    client = _staged_once(s3_server, model_dir, uri)
+    calls = Calls(client)
+    result = stage_model(client, validate_model_folder(model_dir), parse_s3_uri(uri))
+    assert result.hashed_bytes == 0 and result.plan.upload == ()
+    assert "HeadObject" not in calls.names and "UploadPart" not in calls.names
+    assert calls.names.count("PutObject") == 0  # the manifest is unchanged, so not rewritten
+
+
+def test_a_rerun_from_another_machine_hashes_locally_but_uploads_nothing(s3_server, model_dir, monkeypatch, tmp_path):
+    bucket = s3_server.new_bucket()
+    uri = f"s3://{bucket}/m"
+    client = _staged_once(s3_server, model_dir, uri)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-machine"))  # no local record
+    calls = Calls(client)
+    result = stage_model(client, validate_model_folder(model_dir), parse_s3_uri(uri))
+    total = sum(p.stat().st_size for p in model_dir.iterdir())
+    assert result.plan.upload == () and result.hashed_bytes == total
+    assert "HeadObject" not in calls.names  # the manifest's ETags said which hash each object has
+
+
+def test_verify_rehashes_every_file_and_a_touched_file_is_rehashed_alone(s3_server, model_dir):
+    bucket = s3_server.new_bucket()
+    uri = f"s3://{bucket}/m"
+    client = _staged_once(s3_server, model_dir, uri)
+    total = sum(p.stat().st_size for p in model_dir.iterdir())
+    verified = stage_model(client, validate_model_folder(model_dir), parse_s3_uri(uri), verify=True)
+    assert verified.hashed_bytes == total and verified.plan.upload == ()
+
+    touched = model_dir / "tokenizer.json"
+    os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))
+    again = stage_model(client, validate_model_folder(model_dir), parse_s3_uri(uri))
+    assert again.hashed_bytes == touched.stat().st_size and again.plan.upload == ()
+
+
+def test_cli_verify_flag(s3_server, model_dir, capsys):
+    bucket = s3_server.new_bucket()
+    uri = f"s3://{bucket}/m"
+    assert _stage(s3_server, model_dir, uri) == 0
+    assert _stage(s3_server, model_dir, uri, "--verify") == 0
+    assert "uploaded 0 files (0 bytes); skipped 5" in capsys.readouterr().out
+
+
+def test_a_file_changed_while_it_uploads_fails_the_stage_without_a_manifest(s3_server, model_dir):
+    bucket = s3_server.new_bucket()
+    location = parse_s3_uri(f"s3://{bucket}/m")
+    client = s3_client(endpoint_url=s3_server.url)
+    shard = model_dir / SHARD_1
+
+    def touch_the_shard(_n):
+        os.utime(shard, ns=(shard.stat().st_atime_ns, shard.stat().st_mtime_ns + 10**9))
+
+    with pytest.raises(FastloadConfigError) as err:
+        stage_model(
+            client,
+            validate_model_folder(model_dir),
+            location,
+            config=transfer_config(concurrency=1, chunk_size_mib=5),
+            on_bytes=touch_the_shard,
+        )
+    assert err.value.value == SHARD_1 and "change" in err.value.accepted
+    assert STAGE_MANIFEST_NAME not in _keys(client, bucket, "m")
+    assert client.list_multipart_uploads(Bucket=bucket).get("Uploads", []) == []
+
+
+def test_metadata_is_read_whatever_the_case_the_server_sends():
+    assert metadata_value({"Fastload-Sha256": "ab"}, SHA256_METADATA_KEY) == "ab"  # rclone, Go servers
+    assert metadata_value({"fastload-sha256": "cd"}, SHA256_METADATA_KEY) == "cd"  # AWS
+    assert metadata_value({}, SHA256_METADATA_KEY) is None and metadata_value(None, SHA256_METADATA_KEY) is None
+
+
+# Staging consistency: sub-models, names, symlinks, concurrent stagers.
+
+
+def test_delete_stale_never_touches_a_sub_prefix_with_its_own_manifest(s3_server, model_dir, capsys):
+    bucket = s3_server.new_bucket()
+    client = s3_server.client()
+    for key in ("models/tiny/v2/model.safetensors", "models/tiny/v2/fastload-manifest.json", "models/tiny/junk.txt"):
+        client.put_object(Bucket=bucket, Key=key, Body=b"{}")
+    assert _stage(s3_server, model_dir, f"s3://{bucket}/models/tiny", "--delete-stale", "--yes") == 0
+    remaining = _keys(client, bucket, "models/tiny")
+    assert "junk.txt" not in remaining
+    assert {"v2/model.safetensors", "v2/fastload-manifest.json"} <= set(remaining)
+
+
+@pytest.mark.parametrize(
+    "name, accepted",
+    [("tab\tname.json", "control characters"), ("back\\slash.json", "backslashes"), (b"caf\xe9.json", "UTF-8")],
+    ids=["control-char", "backslash", "not-utf8"],
+)
+def test_names_s3_or_the_node_copy_cannot_round_trip_are_refused_before_any_request(
+    s3_server, model_dir, capsys, name, accepted
+):
+    bucket = s3_server.new_bucket()
+    uri = f"s3://{bucket}/m"
+    assert _stage(s3_server, model_dir, uri) == 0
+    manifest_before = _keys(s3_server.client(), bucket, "m")[STAGE_MANIFEST_NAME]["ETag"]
+    path = os.path.join(os.fsencode(model_dir), name if isinstance(name, bytes) else name.encode())
+    with open(path, "wb") as handle:
+        handle.write(b"{}")
+    capsys.readouterr()
+    assert _stage(s3_server, model_dir, uri) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("fastload: model_dir: got ") and accepted in err and len(err.splitlines()) == 1
+    assert _keys(s3_server.client(), bucket, "m")[STAGE_MANIFEST_NAME]["ETag"] == manifest_before  # untouched
+
+
+def test_symlinks_out_of_the_folder_need_follow_symlinks(s3_server, model_dir, tmp_path, capsys):
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text('{"x": 1}')
+    (model_dir / "generation_config.json").symlink_to(outside)
+    (model_dir / "alias.json").symlink_to("tokenizer.json")  # inside: fine
+    bucket = s3_server.new_bucket()
+    assert _stage(s3_server, model_dir, f"s3://{bucket}/m") == 2
+    assert "--follow-symlinks" in capsys.readouterr().err
+    assert _stage(s3_server, model_dir, f"s3://{bucket}/m", "--follow-symlinks") == 0
+    body = s3_server.client().get_object(Bucket=bucket, Key="m/generation_config.json")["Body"].read()
+    assert body == b'{"x": 1}'
+
+
+def test_a_hugging_face_cache_snapshot_stages_through_its_blob_links(s3_server, tmp_path):
+    repo = tmp_path / "hub" / "models--org--tiny"
+    snapshot = repo / "snapshots" / "0123abcd"
+    write_hf_model(tmp_path / "plain")
+    (repo / "blobs").mkdir(parents=True)
+    snapshot.mkdir(parents=True)
+    for path in (tmp_path / "plain").iterdir():  # the cache's layout: snapshots/<rev>/<file> -> ../../blobs/<hash>
+        blob = repo / "blobs" / hashlib.sha256(path.read_bytes()).hexdigest()
+        blob.write_bytes(path.read_bytes())
+        (snapshot / path.name).symlink_to(os.path.relpath(blob, snapshot))
+    bucket = s3_server.new_bucket()
+    assert _stage(s3_server, snapshot, f"s3://{bucket}/m") == 0
+    staged = _keys(s3_server.client(), bucket, "m")
+    assert set(staged) == {p.name for p in (tmp_path / "plain").iterdir()} | {STAGE_MANIFEST_NAME}
+
+
+def test_two_concurrent_stagers_never_leave_a_manifest_that_disagrees_with_the_objects(s3_server, tmp_path):
+    import threading
+
+    bucket = s3_server.new_bucket()
+    location = parse_s3_uri(f"s3://{bucket}/m")
+    folders = []
+    for i in range(2):
+        write_hf_model(tmp_path / f"v{i}")
+        (tmp_path / f"v{i}" / "tokenizer.json").write_text(json.dumps({"version": i}))
+        data = bytearray((tmp_path / f"v{i}" / SHARD_1).read_bytes())
+        data[-1] = i  # other weights, same size
+        (tmp_path / f"v{i}" / SHARD_1).write_bytes(bytes(data))
+        folders.append(tmp_path / f"v{i}")
+    for _ in range(4):
+        barrier = threading.Barrier(2)
+        outcomes = []
+
+        def run(folder, barrier=barrier, outcomes=outcomes):
+            client = s3_client(endpoint_url=s3_server.url)
+            model = validate_model_folder(folder)
+            barrier.wait()
+            try:
+                stage_model(client, model, location, config=transfer_config(chunk_size_mib=5), verify=True)
+                outcomes.append("ok")
+            except Exception as exc:
+                outcomes.append(type(exc).__name__)
+
+        threads = [threading.Thread(target=run, args=(f,)) for f in folders]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        client = s3_server.client()
+        objects = _keys(client, bucket, "m")
+        if STAGE_MANIFEST_NAME in objects:
+            manifest = json.loads(client.get_object(Bucket=bucket, Key=f"m/{STAGE_MANIFEST_NAME}")["Body"].read())
+            for entry in manifest["files"]:
+                body = client.get_object(Bucket=bucket, Key=f"m/{entry['name']}")["Body"].read()
+                assert hashlib.sha256(body).hexdigest() == entry["sha256"], (entry["name"], outcomes)
+        assert "ok" in outcomes or STAGE_MANIFEST_NAME not in objects

@@ -28,7 +28,8 @@ def test_valid_folder_lists_every_file_with_its_sha256(model_dir):
     (model_dir / ".cache").mkdir()
     (model_dir / ".cache" / "junk").write_text("x")
     (model_dir / "fastload-manifest.json").write_text("{}")  # a stale copy is never uploaded
-    model = validate_model_folder(model_dir)
+    assert all(f.sha256 is None for f in validate_model_folder(model_dir).files)  # headers only, no hashing
+    model = validate_model_folder(model_dir, hash_files=True)
     names = [f.name for f in model.files]
     assert names == sorted(["config.json", SHARD_1, SHARD_2, INDEX, "tokenizer.json"])
     for f in model.files:
@@ -103,7 +104,7 @@ def test_shard_missing_from_index_is_refused(model_dir):
 
 
 def test_plan_skips_only_same_size_and_sha(model_dir):
-    model = validate_model_folder(model_dir)
+    model = validate_model_folder(model_dir, hash_files=True)
     by_name = {f.name: f for f in model.files}
     remote = {
         SHARD_1: RemoteState(by_name[SHARD_1].size, by_name[SHARD_1].sha256),  # identical: skip
@@ -120,7 +121,7 @@ def test_plan_skips_only_same_size_and_sha(model_dir):
 
 
 def test_manifest_describes_the_weights(model_dir):
-    model = validate_model_folder(model_dir)
+    model = validate_model_folder(model_dir, hash_files=True)
     manifest = build_manifest(model, "s3://bucket/models/tiny")
     assert manifest["parameter_count"] == 1536 * 2048 + 64 * 32 * 2 + 32
     assert manifest["dtype"] == "BF16"

@@ -13,8 +13,6 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.tuning import plan
-from fastload_constructs.s3.client import s3_client
-from fastload_constructs.s3.headers import inspect_s3
 
 
 class DoesNotFit(click.ClickException):
@@ -69,6 +67,9 @@ def inspect_command(
     Exits 3 when --instance is given and the model does not fit on it.
     """
     if source.startswith("s3://"):
+        from fastload_constructs.s3.client import s3_client
+        from fastload_constructs.s3.headers import inspect_s3
+
         found = inspect_s3(s3_client(endpoint_url=endpoint_url, region=region), parse_s3_uri(source))
         view: dict[str, object] = {
             "source": source,

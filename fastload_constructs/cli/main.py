@@ -1,31 +1,69 @@
-"""`fastload`: the command line entry point; each command lives in its own module."""
+"""`fastload`: the command line entry point; each command lives in its own module, imported when run.
+
+`fastload --help` and `fastload plan` import neither boto3 nor the log
+analysis: a command's module (and what it needs) is imported only when that
+command runs or its own help is asked for. The one-line summaries in
+`--help` come from `COMMANDS`, so listing them imports nothing.
+"""
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
 import click
 
-from fastload_constructs.cli.calibrate_command import calibrate_command
-from fastload_constructs.cli.coldstart_command import coldstart_command
-from fastload_constructs.cli.inspect_command import inspect_command
-from fastload_constructs.cli.plan_command import plan_command
-from fastload_constructs.cli.stage_command import stage_command
 from fastload_constructs.core.errors import FastloadConfigError
 
+# name -> (module:attribute, one-line summary for `fastload --help`)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "plan": (
+        "fastload_constructs.cli.plan_command:plan_command",
+        "Decide TP, streamer settings and probe budget; predict the fresh-node, warm-node and warm-spare starts.",
+    ),
+    "stage": (
+        "fastload_constructs.cli.stage_command:stage_command",
+        "Stage LOCAL_DIR (a Hugging Face model folder) to S3_URI (s3://bucket/prefix).",
+    ),
+    "inspect": (
+        "fastload_constructs.cli.inspect_command:inspect_command",
+        "Profile SOURCE (s3://bucket/prefix or a local folder) from its safetensors headers only.",
+    ),
+    "coldstart": (
+        "fastload_constructs.cli.coldstart_command:coldstart_command",
+        "Phase-by-phase start-up times from vLLM server logs (several logs compare side by side).",
+    ),
+    "calibrate": (
+        "fastload_constructs.cli.calibrate_command:calibrate_command",
+        "Fit stream throughput and fixed costs to LOGS of your own launches; write an assumptions file.",
+    ),
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class LazyGroup(click.Group):
+    """A click group that imports a command's module only when the command is used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module_name, _, attribute = COMMANDS[cmd_name][0].partition(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, summary) for name, (_, summary) in COMMANDS.items()])
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="fastload-constructs")
 def cli() -> None:
     """Fast cold starts for vLLM on Amazon EKS: plan, stage, inspect, report and calibrate."""
-
-
-cli.add_command(plan_command)
-cli.add_command(stage_command)
-cli.add_command(inspect_command)
-cli.add_command(coldstart_command)
-cli.add_command(calibrate_command)
 
 
 def main(argv: list[str] | None = None) -> int:

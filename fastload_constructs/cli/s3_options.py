@@ -8,7 +8,7 @@ from typing import IO, Any
 
 import click
 
-from fastload_constructs.s3.errors import S3AccessError
+from fastload_constructs.s3.errors import S3AccessError  # boto3-free: botocore is imported where errors are mapped
 
 
 class S3Failure(click.ClickException):

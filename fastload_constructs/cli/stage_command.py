@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import os
 import stat
+from typing import TYPE_CHECKING
 
 import click
-from tqdm import tqdm
 
 from fastload_constructs.cli.s3_options import s3_options
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.s3_uri import parse_s3_uri
-from fastload_constructs.s3.client import s3_client
-from fastload_constructs.s3.staging import UploadPlan, validate_model_folder
-from fastload_constructs.s3.uploader import stage_model, transfer_config
+
+if TYPE_CHECKING:
+    from fastload_constructs.s3.staging import UploadPlan
 
 
 @click.command("stage")
@@ -33,6 +33,17 @@ from fastload_constructs.s3.uploader import stage_model, transfer_config
     is_flag=True,
     help="Delete objects under the prefix that are not in LOCAL_DIR (vLLM would load old shards).",
 )
+@click.option("--yes", is_flag=True, help="Confirm --delete-stale deletions without asking.")
+@click.option(
+    "--follow-symlinks",
+    is_flag=True,
+    help="Stage files behind symlinks that leave LOCAL_DIR (links into a Hugging Face cache's blobs/ need not).",
+)
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Re-hash every local file instead of trusting the local record of sizes, mtimes and hashes.",
+)
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress bars.")
 @s3_options
 def stage_command(
@@ -42,6 +53,9 @@ def stage_command(
     concurrency: int,
     chunk_size_mib: int,
     delete_stale: bool,
+    yes: bool,
+    follow_symlinks: bool,
+    verify: bool,
     progress: bool,
     endpoint_url: str | None,
     region: str | None,
@@ -49,23 +63,33 @@ def stage_command(
     """Stage LOCAL_DIR (a Hugging Face model folder) to S3_URI (s3://bucket/prefix).
 
     Checks config.json, the safetensors headers and the index before anything is
-    uploaded; skips objects already there with the same size and SHA-256; writes
-    fastload-manifest.json only after every upload succeeded. Re-run to resume.
+    uploaded; hashes each file while it uploads; skips objects already there with
+    the same size and SHA-256 (without reading files a local record already
+    hashed, unless --verify); writes fastload-manifest.json only after every
+    upload succeeded. Re-run to resume.
     """
+    from tqdm import tqdm
+
+    from fastload_constructs.s3.client import s3_client
+    from fastload_constructs.s3.staging import validate_model_folder
+    from fastload_constructs.s3.uploader import stage_model, transfer_config
+
     location = parse_s3_uri(s3_uri)
     _require_directory(local_dir)
     config = transfer_config(concurrency=concurrency, chunk_size_mib=chunk_size_mib)
-    # disable=None: bars only on a terminal, so piped stderr carries the one-line error alone.
-    with tqdm(desc="hashing", unit="B", unit_scale=True, disable=None if progress else True, leave=False) as bar:
-        model = validate_model_folder(local_dir, allow_bin=allow_bin, on_hash_bytes=bar.update)
+    model = validate_model_folder(local_dir, allow_bin=allow_bin, follow_symlinks=follow_symlinks)
     client = s3_client(endpoint_url=endpoint_url, region=region, max_connections=concurrency)
+    # disable=None: bars only on a terminal, so piped stderr carries the one-line error alone.
+    hashing = tqdm(desc="hashing", unit="B", unit_scale=True, disable=None if progress else True, leave=False)
     bar = tqdm(desc="uploading", unit="B", unit_scale=True, disable=None if progress else True)
 
     def show_plan(plan: UploadPlan) -> None:
+        hashing.close()
         bar.reset(total=plan.upload_bytes)
         for name in plan.stale:
             if delete_stale:
-                click.echo(f"deleting {location.key(name)}: not in {local_dir}", err=True)
+                verb = "deleting" if yes else "would delete"
+                click.echo(f"{verb} {location.key(name)}: not in {local_dir}", err=True)
             else:
                 click.echo(
                     f"warning: {location.key(name)} is under the prefix but not in {local_dir} "
@@ -75,7 +99,16 @@ def stage_command(
 
     with bar:
         result = stage_model(
-            client, model, location, config=config, on_bytes=bar.update, on_plan=show_plan, delete_stale=delete_stale
+            client,
+            model,
+            location,
+            config=config,
+            on_bytes=bar.update,
+            on_plan=show_plan,
+            on_hash_bytes=hashing.update,
+            delete_stale=delete_stale,
+            verify=verify,
+            confirm_delete=lambda _names: yes,
         )
     plan = result.plan
     click.echo(

@@ -3,39 +3,46 @@
 This file runs inside the vLLM pod (init container and sidecar, from the vLLM
 image, which ships Python and boto3), mounted from a ConfigMap. It therefore
 imports nothing but the standard library and boto3, and never raises on a
-cache problem: a missing, partial or corrupt cache means "start cold", logged
-as a warning, never a pod that cannot start.
+cache problem: a missing, partial, corrupt or hostile cache, or a cache folder
+it may not write, means "start cold", logged as a warning, never a pod that
+cannot start.
 
 Commands:
-  restore-compile-cache  fetch <prefix>/<key>.tar.gz, verify, unpack into the cache dir
-  publish-compile-cache  after vLLM reports ready, upload the cache once if the key is absent
-  stage-model            copy a staged model (s3://bucket/prefix) to NVMe once per node
+  restore-compile-cache  stream <prefix>/<key>.tar.gz from S3, hashing, vetting and extracting in one pass
+  publish-compile-cache  after vLLM reports ready, stream the cache to S3 once if the key is absent
+  stage-model            copy a staged model (s3://bucket/prefix) to NVMe once per node and manifest
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
+import contextlib
 import fcntl
+import gzip
 import hashlib
 import json
 import logging
 import os
 import shutil
+import stat
 import sys
 import tarfile
-import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 LOG = logging.getLogger("fastload.cache_sync")
 
-# Object metadata key holding the archive's SHA-256, checked before unpacking.
+# Object metadata key holding the archive's SHA-256, checked before the cache is used.
 SHA256_METADATA = "fastload-sha256"
 # Marker written last into a node-local model copy: its presence means complete.
 COMPLETE_MARKER = ".fastload-complete"
@@ -68,6 +75,30 @@ def _is_refused(cache_root: Path, head: dict[str, Any]) -> bool:
         return False
 
 
+# gzip level for published archives. Measured by bench/cache_sync_vs_tar.py on
+# a real torch.compile cache and on synthetic ones: level 1 compresses 3-4x
+# faster than level 6 (9 is slower still) for an archive 10-15% larger, and
+# inflating costs the same at every level. A pod publishes once and restores
+# over a network far faster than zlib deflates, so the fastest level wins.
+GZIP_LEVEL = 1
+
+# Restore limits: an archive over any of them is refused (start cold).
+MAX_MEMBERS = 200_000
+MAX_UNPACKED_BYTES = 64 * 1024**3
+MAX_RESTORE_SECONDS = 900.0
+_COPY_BLOCK = 1 << 20
+
+# Node-local model copies live under <models root>/.copies/<name>-<content hash>;
+# <models root>/<name> is a relative symlink to the current one.
+COPIES_DIR = ".copies"
+LEASES_DIR = ".fastload-leases"
+DEFAULT_LEASE_GRACE_S = 3600.0
+DEFAULT_BUDGET_FRACTION = 0.8
+DOWNLOAD_PART = 16 * 1024 * 1024
+DOWNLOAD_WORKERS = 8
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What a sync step did, for the log line and the tests."""
@@ -80,15 +111,15 @@ def archive_key(prefix: str, cache_key: str) -> str:
     return f"{prefix.strip('/')}/{cache_key}.tar.gz" if prefix.strip("/") else f"{cache_key}.tar.gz"
 
 
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+def metadata_value(metadata: dict[str, str] | None, key: str) -> str | None:
+    """A user-metadata value whatever case the server returned its key in (Go servers send `Fastload-Sha256`)."""
+    for name, value in (metadata or {}).items():
+        if name.lower() == key.lower():
+            return value
+    return None
 
 
-def _error_code(exc: Exception) -> str:
+def _error_code(exc: BaseException) -> str:
     response = getattr(exc, "response", None) or {}
     return str(response.get("Error", {}).get("Code", ""))
 
@@ -101,107 +132,488 @@ def _head(s3: Any, bucket: str, key: str) -> dict[str, Any] | None:
     here is read as "absent". A real denial then surfaces on the GET or PUT.
     """
     try:
-        return s3.head_object(Bucket=bucket, Key=key)
+        return s3.head_object(Bucket=bucket, Key=key)  # type: ignore[no-any-return]
     except Exception as exc:  # botocore ClientError; not imported so the file stays light
         if _error_code(exc) in ("404", "NoSuchKey", "NotFound", "403", "AccessDenied", "Forbidden"):
             return None
         raise
 
 
-def _safe_members(archive: tarfile.TarFile, dest: Path) -> list[tarfile.TarInfo]:
-    """Refuse members that would land outside `dest` or are links/devices."""
-    members = []
-    root = dest.resolve()
-    for member in archive.getmembers():
-        if not (member.isfile() or member.isdir()):
-            raise tarfile.TarError(f"unsupported member type: {member.name}")
-        target = (dest / member.name).resolve()
-        if target != root and root not in target.parents:
-            raise tarfile.TarError(f"member escapes the cache dir: {member.name}")
-        members.append(member)
-    return members
+class ArchiveRefused(Exception):
+    """The archive breaks a rule (member type, path, size, count, time): nothing of it is used."""
 
 
-def restore_compile_cache(s3: Any, *, bucket: str, prefix: str, cache_key: str, cache_root: Path) -> Outcome:
-    """Restore `<cache_root>/torch_compile_cache` from S3 unless it is already there."""
+class _InflatingPipe:
+    """GET body -> SHA-256 -> gunzip in a thread, read as a stream of tar bytes by the extracting thread.
+
+    Hashing and inflating (both release the GIL) overlap with parsing and writing the
+    members, as `curl | tar -xz` overlaps its processes. At most `depth` chunks of at most
+    `chunk` bytes wait in memory; a deadline and a cap on inflated bytes stop a bomb early.
+    """
+
+    def __init__(self, body: Any, *, deadline: float, max_inflated: int, chunk: int = 4 << 20, depth: int = 8) -> None:
+        import queue
+
+        self.body, self.deadline, self.max_inflated, self.chunk = body, deadline, max_inflated, chunk
+        self.sha = hashlib.sha256()
+        self.count = 0
+        self._queue: queue.Queue[bytes | BaseException | None] = queue.Queue(maxsize=depth)
+        self._full = queue.Full
+        self._stop = threading.Event()
+        self._buffer = b""
+        self._pos = 0
+        self._done = False
+        self._thread = threading.Thread(target=self._produce, name="fastload-restore-inflate", daemon=True)
+        self._thread.start()
+
+    def _put(self, item: bytes | BaseException | None) -> None:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.2)
+                return
+            except self._full:
+                continue
+
+    def _produce(self) -> None:
+        inflated = 0
+        try:
+            inflater = zlib.decompressobj(wbits=31)  # gzip: checks the trailer's CRC-32 and length at the end
+            while not self._stop.is_set():
+                if time.monotonic() > self.deadline:
+                    raise ArchiveRefused("restore ran past its time limit")
+                data = self.body.read(_COPY_BLOCK)
+                if not data:
+                    break
+                self.sha.update(data)
+                self.count += len(data)
+                while data and not self._stop.is_set():
+                    if inflater.eof:  # a second gzip member (what `cat a.gz b.gz` makes) or trailing junk
+                        data, inflater = inflater.unused_data + data, zlib.decompressobj(wbits=31)
+                        if not data.startswith(b"\x1f\x8b"):
+                            raise ArchiveRefused("data after the end of the gzip stream")
+                    out = inflater.decompress(data, self.chunk)
+                    data = inflater.unconsumed_tail
+                    inflated += len(out)
+                    if inflated > self.max_inflated:
+                        raise ArchiveRefused(f"more than {self.max_inflated} bytes inflated")
+                    if out:
+                        self._put(out)
+            if not self._stop.is_set() and not inflater.eof:
+                raise EOFError("the gzip stream ended early (truncated archive)")
+            self._put(None)
+        except BaseException as exc:
+            self._put(exc)
+
+    def read(self, n: int = -1) -> bytes:
+        # An offset into the current chunk, so a 512-byte header read copies 512 bytes, not the chunk.
+        while not self._done and (n < 0 or len(self._buffer) - self._pos < n):
+            item = self._queue.get()
+            if item is None:
+                self._done = True
+            elif isinstance(item, BaseException):
+                self._done = True
+                raise item
+            else:
+                self._buffer, self._pos = self._buffer[self._pos :] + item, 0
+        end = len(self._buffer) if n < 0 else self._pos + n
+        data = self._buffer[self._pos : end]
+        self._pos = min(end, len(self._buffer))
+        return data
+
+    def drain(self) -> None:
+        """Read to the end, so every byte of the object is hashed and the gzip trailer checked."""
+        while self.read(_COPY_BLOCK):
+            pass
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+class _HashingWriter:
+    """Writes through to `raw`, hashing and counting every byte."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw = raw
+        self.sha = hashlib.sha256()
+        self.count = 0
+
+    def write(self, data: bytes) -> int:
+        self.raw.write(data)
+        self.sha.update(data)
+        self.count += len(data)
+        return len(data)
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+
+@dataclass
+class _Limits:
+    members: int = MAX_MEMBERS
+    unpacked_bytes: int = MAX_UNPACKED_BYTES
+    seconds: float = MAX_RESTORE_SECONDS
+
+
+def _vetted_path(member: tarfile.TarInfo) -> tuple[str, ...]:
+    """The member's path parts under COMPILE_SUBDIR, or ArchiveRefused (tar `data` filter rules, stricter)."""
+    name = member.name
+    if "\x00" in name or name.startswith("/") or "\\" in name:
+        raise ArchiveRefused(f"unsafe member name: {name!r}")
+    parts = tuple(p for p in name.split("/") if p not in ("", "."))
+    if not parts or ".." in parts or parts[0] != COMPILE_SUBDIR:
+        raise ArchiveRefused(f"member outside {COMPILE_SUBDIR}/: {name!r}")
+    if not (member.isreg() or member.isdir()):
+        # Links, devices, FIFOs: the data filter refuses devices and links out; a cache needs none of them.
+        raise ArchiveRefused(f"unsupported member type {member.type!r}: {name!r}")
+    return parts
+
+
+def _safe_mode(member: tarfile.TarInfo) -> int:
+    """The `data` filter's modes: no setuid/setgid/sticky, no group/other write; the owner can read and write."""
+    mode = member.mode & 0o755
+    return mode | (0o700 if member.isdir() else 0o600)
+
+
+def _write_file(target: Path, data: bytes, mode: int, mtime: float, umask: int) -> None:
+    # Exclusive and not through a link: never writes through something that already exists.
+    fd = os.open(target, _CREATE_FLAGS, mode)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        if mode & umask:  # the umask took bits the archive's (safe) mode asks for
+            os.fchmod(fd, mode)
+        os.utime(fd, (mtime, mtime))
+    finally:
+        os.close(fd)
+
+
+SMALL_MEMBER = 4 << 20
+WRITERS = 4
+
+
+def _extract_vetted(archive: tarfile.TarFile, into: Path, limits: _Limits, deadline: float) -> int:
+    """Extract a streamed archive member by member, each vetted before a byte of it is written.
+
+    Members are parsed and vetted in order on this thread; small files are then written by a
+    few threads (`open`, `write` and `close` release the GIL), as many in flight as `WRITERS` x 8.
+    """
+    count, unpacked = 0, 0
+    umask = os.umask(0o22)
+    os.umask(umask)
+    files: set[tuple[str, ...]] = set()
+    dirs: set[Path] = {into}
+    dir_modes: list[tuple[Path, int]] = []
+    slots = threading.BoundedSemaphore(WRITERS * 8)
+    pending: list[Future[None]] = []
+
+    def make_dir(path: Path) -> None:
+        if path not in dirs:
+            path.mkdir(parents=True, exist_ok=True)
+            dirs.update([path, *path.parents])
+
+    def write(target: Path, data: bytes, mode: int, mtime: float) -> None:
+        try:
+            _write_file(target, data, mode, mtime, umask)
+        finally:
+            slots.release()
+
+    with ThreadPoolExecutor(WRITERS, thread_name_prefix="fastload-restore-write") as writers:
+        for member in archive:
+            count += 1
+            if time.monotonic() > deadline:
+                raise ArchiveRefused("restore ran past its time limit")
+            if count > limits.members:
+                raise ArchiveRefused(f"more than {limits.members} members")
+            parts = _vetted_path(member)
+            target = into.joinpath(*parts)
+            if member.isdir():
+                if parts in files:
+                    raise ArchiveRefused(f"directory over a file: {member.name!r}")
+                make_dir(target)
+                dir_modes.append((target, _safe_mode(member)))
+                continue
+            if parts in files or target in dirs:
+                raise ArchiveRefused(f"duplicate member: {member.name!r}")
+            files.add(parts)
+            unpacked += member.size
+            if unpacked > limits.unpacked_bytes:
+                raise ArchiveRefused(f"more than {limits.unpacked_bytes} bytes unpacked")
+            make_dir(target.parent)
+            source = archive.extractfile(member)
+            if source is None:
+                raise ArchiveRefused(f"unreadable member: {member.name!r}")
+            mode = _safe_mode(member)
+            if member.size <= SMALL_MEMBER:
+                data = source.read(member.size + 1)
+                if len(data) > member.size:
+                    raise ArchiveRefused(f"member longer than declared: {member.name!r}")
+                slots.acquire()
+                pending.append(writers.submit(write, target, data, mode, member.mtime))
+                if len(pending) > 1024:
+                    done = [f for f in pending if f.done()]
+                    for future in done:
+                        future.result()
+                    pending = [f for f in pending if not f.done()]
+                continue
+            fd = os.open(target, _CREATE_FLAGS, mode)
+            try:
+                written = 0
+                while block := source.read(_COPY_BLOCK):
+                    written += len(block)
+                    if written > member.size:
+                        raise ArchiveRefused(f"member longer than declared: {member.name!r}")
+                    view = memoryview(block)
+                    while view:
+                        view = view[os.write(fd, view) :]
+                if mode & umask:
+                    os.fchmod(fd, mode)
+                os.utime(fd, (member.mtime, member.mtime))
+            finally:
+                os.close(fd)
+        for future in pending:
+            future.result()
+    for directory, mode in reversed(dir_modes):  # deepest first, so a read-only dir never blocks its children
+        os.chmod(directory, mode)
+    return count
+
+
+def _repair_permissions(path: Path) -> list[str]:
+    """Give the owner rwx on directories and rw on files we own under `path`; return what could not be fixed."""
+    problems: list[str] = []
+    if not path.exists():
+        return problems
+    for directory, dirs, names in os.walk(path, onerror=lambda e: problems.append(str(e))):
+        for name in [*dirs, *names]:
+            entry = Path(directory, name)
+            try:
+                info = entry.lstat()
+                if stat.S_ISLNK(info.st_mode):
+                    continue
+                want = 0o700 if stat.S_ISDIR(info.st_mode) else 0o600
+                if info.st_mode & want != want:
+                    os.chmod(entry, stat.S_IMODE(info.st_mode) | want)
+            except OSError as exc:
+                problems.append(f"{entry}: {exc.strerror or exc}")
+    return problems
+
+
+def _remove_tree(path: Path) -> list[str]:
+    """rmtree that first repairs what it can and reports what it could not remove."""
+    problems: list[str] = []
+    if not path.exists() and not path.is_symlink():
+        return problems
+    if path.is_symlink() or path.is_file():
+        try:
+            path.unlink()
+        except OSError as exc:
+            problems.append(f"{path}: {exc.strerror or exc}")
+        return problems
+    with contextlib.suppress(OSError):
+        os.chmod(path, stat.S_IMODE(path.stat().st_mode) | 0o700)
+    problems += _repair_permissions(path)
+    shutil.rmtree(path, onerror=lambda _f, p, e: problems.append(f"{p}: {getattr(e[1], 'strerror', e[1])}"))
+    return problems
+
+
+class _FileLock:
+    """An exclusive flock taken by polling until a deadline (a hung holder must not hang the pod)."""
+
+    def __init__(self, path: Path, timeout_s: float) -> None:
+        self.path, self.timeout_s = path, timeout_s
+        self.handle: IO[str] | None = None
+
+    def __enter__(self) -> _FileLock:
+        self.handle = open(self.path, "a")  # held until __exit__
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            try:
+                fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return self
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    self.handle.close()
+                    raise TimeoutError(f"{self.path} held by another process for over {self.timeout_s:.0f} s") from None
+                time.sleep(0.2)
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.handle is not None
+        self.handle.close()
+
+
+def restore_compile_cache(
+    s3: Any,
+    *,
+    bucket: str,
+    prefix: str,
+    cache_key: str,
+    cache_root: Path,
+    limits: _Limits | None = None,
+) -> Outcome:
+    """Restore `<cache_root>/torch_compile_cache` from S3 unless it is already there.
+
+    One pass: the GET body is hashed, inflated, vetted and extracted member by member into a
+    temporary folder, then the archive's SHA-256 is compared with the recorded one; only a
+    match is moved into place, in one rename. Leftovers of a killed restore are removed first.
+    """
+    limits = limits or _Limits()
     target = cache_root / COMPILE_SUBDIR
-    if target.is_dir() and any(target.iterdir()):
-        return Outcome("present", str(target))
     key = archive_key(prefix, cache_key)
     head: dict[str, Any] | None = None
     try:
-        head = _head(s3, bucket, key)
-        if head is None:
-            return Outcome("miss", f"s3://{bucket}/{key} not found; starting cold")
-        expected = head.get("Metadata", {}).get(SHA256_METADATA)
         cache_root.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=cache_root, prefix=".restore-") as tmp:
-            local = Path(tmp) / "cache.tar.gz"
-            s3.download_file(bucket, key, str(local))
-            actual = _sha256_file(local)
-            if not expected or actual != expected:
+        problems = _repair_permissions(target)
+        if problems:
+            return Outcome("error", f"cannot use {target}: {problems[0]}; starting cold")
+        if target.is_dir() and any(target.iterdir()):
+            return Outcome("present", str(target))
+    except OSError as exc:
+        return Outcome("error", f"cannot use {cache_root}: {exc.strerror or exc}; starting cold")
+    try:
+        with _FileLock(cache_root / ".restore.lock", timeout_s=limits.seconds):
+            for leftover in cache_root.glob(".restore-*"):  # we hold the lock: whoever made these is dead
+                _remove_tree(leftover)
+            if target.is_dir() and any(target.iterdir()):
+                return Outcome("present", f"{target} (restored by another pod meanwhile)")
+            head = _head(s3, bucket, key)
+            if head is None:
+                return Outcome("miss", f"s3://{bucket}/{key} not found; starting cold")
+            expected = metadata_value(head.get("Metadata"), SHA256_METADATA)
+            if not expected:
                 _remember_refused(cache_root, head)
-                return Outcome("corrupt", f"checksum {actual} != recorded {expected}; starting cold")
-            unpacked = Path(tmp) / "unpacked"
-            unpacked.mkdir()
-            with tarfile.open(local, "r:gz") as archive:
-                archive.extractall(unpacked, members=_safe_members(archive, unpacked))
-            source = unpacked / COMPILE_SUBDIR
-            if not source.is_dir():
-                _remember_refused(cache_root, head)
-                return Outcome("corrupt", f"archive has no {COMPILE_SUBDIR}/; starting cold")
-            if target.exists():
-                shutil.rmtree(target)
-            os.replace(source, target)  # same filesystem: the cache appears whole or not at all
-        return Outcome("restored", f"s3://{bucket}/{key} -> {target}")
-    except (tarfile.TarError, EOFError, OSError) as exc:
+                return Outcome("corrupt", f"s3://{bucket}/{key} has no {SHA256_METADATA} metadata; starting cold")
+            tmp = cache_root / f".restore-{uuid.uuid4().hex[:12]}"
+            tmp.mkdir()
+            try:
+                conditional = {"IfMatch": head["ETag"]} if head.get("ETag") else {}
+                body = s3.get_object(Bucket=bucket, Key=key, **conditional)["Body"]
+                stream = _InflatingPipe(
+                    body,
+                    deadline=time.monotonic() + limits.seconds,
+                    max_inflated=limits.unpacked_bytes + 512 * (2 * limits.members + 2) + (1 << 20),
+                )
+                try:
+                    with tarfile.open(fileobj=stream, mode="r|") as archive:  # type: ignore[call-overload]
+                        members = _extract_vetted(archive, tmp, limits, stream.deadline)
+                    stream.drain()  # the rest: tar padding, then gzip's CRC and length
+                finally:
+                    stream.close()
+                actual = stream.sha.hexdigest()
+                if actual != expected:
+                    _remember_refused(cache_root, head)
+                    return Outcome("corrupt", f"checksum {actual} != recorded {expected}; starting cold")
+                source = tmp / COMPILE_SUBDIR
+                if not source.is_dir():
+                    _remember_refused(cache_root, head)
+                    return Outcome("corrupt", f"archive has no {COMPILE_SUBDIR}/; starting cold")
+                if target.exists() or target.is_symlink():
+                    left = _remove_tree(target)
+                    if left:
+                        return Outcome("error", f"cannot replace {target}: {left[0]}; starting cold")
+                os.replace(source, target)  # same filesystem: the cache appears whole or not at all
+            finally:
+                _remove_tree(tmp)
+        return Outcome("restored", f"s3://{bucket}/{key} -> {target} ({members} members, {stream.count} bytes)")
+    except (ArchiveRefused, tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        # A refused archive heals: this pod's publisher replaces exactly that one once it is ready.
         _remember_refused(cache_root, head)
         return Outcome("corrupt", f"{type(exc).__name__}: {exc}; starting cold")
-    except Exception as exc:  # network or permission trouble must not stop the pod
+    except PermissionError as exc:
+        return Outcome("error", f"permission denied: {exc.filename or exc}; starting cold")
+    except Exception as exc:  # network, disk or anything else must not stop the pod
         return Outcome("error", f"{type(exc).__name__}: {exc}; starting cold")
 
 
-def publish_compile_cache(s3: Any, *, bucket: str, prefix: str, cache_key: str, cache_root: Path) -> Outcome:
-    """Upload the compile cache once: to a temporary key, then copied into place.
+def _cache_entries(source: Path) -> Iterator[tuple[Path, str]]:
+    """Directories and regular files under `source`, sorted, as (path, archive name); links and devices skipped."""
+    yield source, COMPILE_SUBDIR
+    for directory, dirs, names in os.walk(source):
+        dirs.sort()
+        base = Path(directory)
+        rel = base.relative_to(source)
+        for name in dirs:
+            if not (base / name).is_symlink():
+                yield base / name, str(Path(COMPILE_SUBDIR, rel, name))
+        for name in sorted(names):
+            path = base / name
+            if path.is_file() and not path.is_symlink():
+                yield path, str(Path(COMPILE_SUBDIR, rel, name))
 
-    Readers only ever see the final key, which is created by a single server-side
-    copy of a complete, checksummed upload. Two pods publishing at once each copy
-    a complete archive of the same configuration, so whichever lands last is as
-    valid as the first; a pod that sees the key already present does nothing.
+
+def publish_compile_cache(
+    s3: Any, *, bucket: str, prefix: str, cache_key: str, cache_root: Path, level: int = GZIP_LEVEL
+) -> Outcome:
+    """Upload the compile cache once: streamed to a temporary key, then copied into place with its SHA-256.
+
+    The archive is written by a thread into a pipe that the upload reads, hashing as it
+    goes: no copy on disk, no whole archive in memory. Readers only ever see the final key,
+    created by one server-side copy of a complete upload, carrying the hash as metadata. Two
+    pods publishing at once each copy a complete archive of the same configuration; a pod
+    that sees the key already present does nothing.
     """
     source = cache_root / COMPILE_SUBDIR
     if not source.is_dir() or not any(source.rglob("*")):
         return Outcome("miss", f"nothing to publish under {source}")
     key = archive_key(prefix, cache_key)
+    temporary = f"{key}.tmp-{uuid.uuid4().hex}"
+    uploaded = False
     try:
         existing = _head(s3, bucket, key)
         if existing is not None and not _is_refused(cache_root, existing):
             return Outcome("exists", f"s3://{bucket}/{key}")
-        with tempfile.TemporaryDirectory(prefix="fastload-publish-") as tmp:
-            local = Path(tmp) / "cache.tar.gz"
-            with tarfile.open(local, "w:gz") as archive:
-                archive.add(source, arcname=COMPILE_SUBDIR)
-            digest = _sha256_file(local)
-            temporary = f"{key}.tmp-{uuid.uuid4().hex}"
-            s3.upload_file(str(local), bucket, temporary, ExtraArgs={"Metadata": {SHA256_METADATA: digest}})
+        read_fd, write_fd = os.pipe()
+        reader, writer = os.fdopen(read_fd, "rb"), os.fdopen(write_fd, "wb")
+        hashing = _HashingWriter(writer)
+        failures: list[BaseException] = []
+
+        def produce() -> None:
             try:
-                current = _head(s3, bucket, key)
-                if current is not None and not _is_refused(cache_root, current):
-                    return Outcome("exists", f"s3://{bucket}/{key} (published by another pod meanwhile)")
-                s3.copy_object(
-                    Bucket=bucket,
-                    Key=key,
-                    CopySource={"Bucket": bucket, "Key": temporary},
-                    MetadataDirective="COPY",
-                )
+                with (
+                    gzip.GzipFile(fileobj=hashing, mode="wb", compresslevel=level, mtime=0) as deflated,
+                    tarfile.open(fileobj=deflated, mode="w|", format=tarfile.PAX_FORMAT) as archive,
+                ):
+                    for path, name in _cache_entries(source):
+                        archive.add(path, arcname=name, recursive=False)
+            except BaseException as exc:
+                failures.append(exc)
             finally:
-                s3.delete_object(Bucket=bucket, Key=temporary)
+                with contextlib.suppress(OSError):
+                    writer.close()
+
+        producer = threading.Thread(target=produce, name="fastload-publish-tar", daemon=True)
+        producer.start()
+        try:
+            s3.upload_fileobj(reader, bucket, temporary, ExtraArgs={"ContentType": "application/gzip"})
+            uploaded = True
+        finally:
+            reader.close()  # an upload that failed early makes the producer's next write fail and stop
+            producer.join()
+        if failures:
+            raise failures[0]
+        current = _head(s3, bucket, key)
+        if current is not None and not _is_refused(cache_root, current):
+            return Outcome("exists", f"s3://{bucket}/{key} (published by another pod meanwhile)")
+        digest = hashing.sha.hexdigest()
+        s3.copy_object(
+            Bucket=bucket,
+            Key=key,
+            CopySource={"Bucket": bucket, "Key": temporary},
+            MetadataDirective="REPLACE",
+            Metadata={SHA256_METADATA: digest},
+            ContentType="application/gzip",
+        )
         (cache_root / REFUSED_MARKER).unlink(missing_ok=True)
-        if existing is not None:
-            return Outcome("published", f"s3://{bucket}/{key} sha256={digest} (replaced a refused archive)")
-        return Outcome("published", f"s3://{bucket}/{key} sha256={digest}")
+        healed = " (replaced a refused archive)" if existing is not None else ""
+        return Outcome("published", f"s3://{bucket}/{key} sha256={digest} bytes={hashing.count} level={level}{healed}")
     except Exception as exc:
         return Outcome("error", f"{type(exc).__name__}: {exc}")
+    finally:
+        if uploaded:
+            try:
+                s3.delete_object(Bucket=bucket, Key=temporary)
+            except Exception:
+                LOG.warning("could not delete s3://%s/%s", bucket, temporary)
 
 
 def wait_until_ready(
@@ -220,79 +632,330 @@ def wait_until_ready(
     return False
 
 
+# Node-local model copies
+
+
 def _manifest_path(name: object) -> Path | None:
     """A manifest entry's relative path, or None if it could escape the model folder."""
-    if not isinstance(name, str) or name == "" or name.startswith("/") or "\\" in name:
+    if not isinstance(name, str) or name == "" or name.startswith("/") or "\\" in name or "\x00" in name:
         return None
     parts = name.split("/")
-    if any(p in ("", ".", "..") for p in parts) or parts[0].startswith(".fastload"):
+    if any(p in ("", ".", "..") for p in parts) or parts[0].startswith(".fastload") or parts[0] == MANIFEST_NAME:
         return None
     return Path(*parts)
 
 
-def stage_model(s3: Any, *, bucket: str, prefix: str, dest: Path, verify_sha256: bool = False) -> Outcome:
-    """Copy a staged model to `dest` once per node, under a lock, complete-marker last.
+class Restaged(Exception):
+    """The model changed in S3 while it was being copied."""
 
-    Only a model staged by `fastload stage` (it has a manifest) is copied, and
-    every file's size (and with `verify_sha256` its SHA-256) is checked against
-    the manifest, so a partial copy is never mistaken for a model. Other pods
-    on the node wait on the lock.
+
+def _manifest_files(body: bytes) -> list[tuple[Path, str, int, str]]:
+    """(relative path, key name, size, sha256) per file, or ValueError for anything a stager would not write."""
+    manifest = json.loads(body)
+    files = manifest.get("files") if isinstance(manifest, dict) else None
+    if not isinstance(files, list) or not files:
+        raise ValueError("manifest has no files")
+    out = []
+    for entry in files:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        relative = _manifest_path(name)
+        if relative is None:
+            raise ValueError(f"unexpected file name in manifest: {name!r}")
+        size, sha = entry.get("size"), entry.get("sha256")
+        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+            raise ValueError(f"{name}: bad size {size!r}")
+        if not isinstance(sha, str) or len(sha) != 64:
+            raise ValueError(f"{name}: bad sha256 {sha!r}")
+        out.append((relative, str(name), size, sha))
+    return out
+
+
+def _download_verified(
+    s3: Any, bucket: str, key: str, path: Path, size: int, sha256: str, part: int, workers: int
+) -> None:
+    """Ranged GETs in parallel, written and hashed in order as they arrive: one pass, bounded memory.
+
+    Every range after the first is conditional on the first's ETag, so an object replaced
+    mid-copy fails the copy (S3 answers 412); the hash catches what a server without
+    conditional reads lets through.
     """
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    with open(dest.parent / f".{dest.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if (dest / COMPLETE_MARKER).exists():
-            return Outcome("present", str(dest))
-        try:
-            body = s3.get_object(Bucket=bucket, Key=f"{prefix.strip('/')}/{MANIFEST_NAME}")["Body"].read()
-            manifest = json.loads(body)
-            files = manifest["files"]
-            partial = dest.with_name(f".{dest.name}.partial")
-            if partial.exists():
-                shutil.rmtree(partial)
-            partial.mkdir()
-            for entry in files:
-                name = entry["name"]
-                relative = _manifest_path(name)
-                if relative is None:
-                    shutil.rmtree(partial)
-                    return Outcome("error", f"unexpected file name in manifest: {name!r}")
-                local = partial / relative
-                local.parent.mkdir(parents=True, exist_ok=True)
-                s3.download_file(bucket, f"{prefix.strip('/')}/{name}", str(local))
-                problem = None
-                if local.stat().st_size != int(entry["size"]):
-                    problem = f"{name}: size {local.stat().st_size} != manifest {entry['size']}"
-                elif verify_sha256 and _sha256_file(local) != entry.get("sha256"):
-                    problem = f"{name}: sha256 differs from the manifest"
-                if problem:
-                    shutil.rmtree(partial)
-                    return Outcome("error", problem)
-            (partial / MANIFEST_NAME).write_bytes(body)
-            (partial / COMPLETE_MARKER).write_text(json.dumps({"source": f"s3://{bucket}/{prefix}"}))
-            if dest.exists():
-                shutil.rmtree(dest)
-            os.replace(partial, dest)
-            return Outcome("staged", f"s3://{bucket}/{prefix} -> {dest}")
-        except Exception as exc:
-            return Outcome("error", f"{type(exc).__name__}: {exc}")
+    digest = hashlib.sha256()
+    with open(path, "xb") as out:
+        if size == 0:
+            data = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+            ranges: list[tuple[int, int]] = []
+        else:
+            ranges = [(start, min(start + part, size) - 1) for start in range(0, size, part)]
+            first = s3.get_object(Bucket=bucket, Key=key, Range=f"bytes=0-{ranges[0][1]}")
+            total = str(first.get("ContentRange", "")).rpartition("/")[2]
+            if total and total != "*" and int(total) != size:
+                raise Restaged(f"{key}: {total} bytes in S3, {size} in the manifest")
+            data = first["Body"].read()
+            etag = first.get("ETag")
+        if len(data) != (ranges[0][1] + 1 if ranges else len(data)):
+            raise Restaged(f"{key}: short read")
+        digest.update(data)
+        out.write(data)
+        if len(ranges) > 1:
+            extra = {"IfMatch": etag} if etag else {}
+
+            def fetch(r: tuple[int, int]) -> bytes:
+                body: bytes = s3.get_object(Bucket=bucket, Key=key, Range=f"bytes={r[0]}-{r[1]}", **extra)[
+                    "Body"
+                ].read()
+                if len(body) != r[1] - r[0] + 1:
+                    raise Restaged(f"{key}: short read at {r[0]}")
+                return body
+
+            rest = iter(ranges[1:])
+            with ThreadPoolExecutor(workers, thread_name_prefix="fastload-get") as pool:
+                pending: collections.deque[Future[bytes]] = collections.deque(
+                    pool.submit(fetch, r) for _, r in zip(range(workers * 2), rest, strict=False)
+                )
+                try:
+                    while pending:
+                        block = pending.popleft().result()
+                        digest.update(block)
+                        out.write(block)
+                        following = next(rest, None)
+                        if following is not None:
+                            pending.append(pool.submit(fetch, following))
+                except BaseException:
+                    for future in pending:
+                        future.cancel()
+                    raise
+    if digest.hexdigest() != sha256:
+        raise Restaged(f"{key}: sha256 differs from the manifest")
+
+
+def _lease(copy: Path) -> None:
+    """Record that a pod on this node is about to read `copy` (its last lease keeps it from removal)."""
+    leases = copy / LEASES_DIR
+    leases.mkdir(exist_ok=True)
+    (leases / (os.environ.get("HOSTNAME") or "pod")).write_text(str(time.time()))
+
+
+def _last_used(copy: Path) -> float:
+    leases = copy / LEASES_DIR
+    try:
+        return max((p.stat().st_mtime for p in leases.iterdir()), default=copy.stat().st_mtime)
+    except OSError:
+        return 0.0
+
+
+def _tree_bytes(path: Path) -> int:
+    total = 0
+    for directory, _, names in os.walk(path):
+        for name in names:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(directory, name)).st_size
+    return total
+
+
+def _current_copies(root: Path) -> set[str]:
+    """Names of the copies some model folder symlink points at now."""
+    current = set()
+    for entry in root.iterdir():
+        if entry.is_symlink():
+            target = os.readlink(entry)
+            if target.startswith(f"{COPIES_DIR}/"):
+                current.add(target[len(COPIES_DIR) + 1 :])
+    return current
+
+
+def collect_copies(root: Path, *, lease_grace_s: float, budget_bytes: int, need_bytes: int = 0) -> tuple[bool, str]:
+    """Remove copies no model folder points at and no pod leased within the grace; say whether `need_bytes` fit.
+
+    Fits means: the copies left plus `need_bytes` stay within `budget_bytes`, and the disk has
+    `need_bytes` free. A copy in use (current, or leased recently) is never removed.
+    """
+    copies = root / COPIES_DIR
+    current = _current_copies(root)
+    now = time.time()
+    kept = 0
+    for copy in sorted(copies.iterdir()) if copies.is_dir() else []:
+        if copy.name.startswith("."):
+            kept += _tree_bytes(copy)  # a partial copy of another model, owned by its lock holder
+            continue
+        if copy.name in current or now - _last_used(copy) < lease_grace_s:
+            kept += _tree_bytes(copy)
+            continue
+        left = _remove_tree(copy)
+        if left:
+            LOG.warning("could not remove old model copy %s: %s", copy, left[0])
+            kept += _tree_bytes(copy)
+        else:
+            LOG.info("removed old model copy %s", copy)
+    free = shutil.disk_usage(root).free
+    if kept + need_bytes > budget_bytes:
+        return False, f"copies in use take {kept} bytes; {need_bytes} more exceed the budget of {budget_bytes}"
+    if need_bytes > free:
+        return False, f"{need_bytes} bytes needed, {free} free on {root}"
+    return True, ""
+
+
+def _point(dest: Path, copy: Path) -> None:
+    """Make `dest` a relative symlink to `copy`, atomically (a reader sees the old or the new copy)."""
+    link = dest.with_name(f".{dest.name}.link-{uuid.uuid4().hex[:8]}")
+    os.symlink(f"{COPIES_DIR}/{copy.name}", link)
+    os.replace(link, dest)
+
+
+def _adopt_legacy(dest: Path, copies: Path) -> None:
+    """A real folder at `dest` (the layout before content-keyed copies) becomes an old copy, leased now."""
+    if dest.is_dir() and not dest.is_symlink():
+        moved = copies / f"{dest.name}-legacy-{uuid.uuid4().hex[:8]}"
+        os.replace(dest, moved)
+        _lease(moved)
+
+
+def stage_model(
+    s3: Any,
+    *,
+    bucket: str,
+    prefix: str,
+    dest: Path,
+    verify_sha256: bool = True,
+    budget_bytes: int | None = None,
+    lease_grace_s: float = DEFAULT_LEASE_GRACE_S,
+    attempts: int = 3,
+    part_size: int = DOWNLOAD_PART,
+    workers: int = DOWNLOAD_WORKERS,
+) -> Outcome:
+    """Make `dest` the node-local copy of the model staged at s3://bucket/prefix, copying it once per content.
+
+    Copies are keyed by the SHA-256 of the manifest, which lists every file's hash: a restage
+    makes a new copy (files whose hash did not change are hard-linked from the old one). Each
+    file is verified while it downloads (always: `verify_sha256` is kept for old callers), and
+    the manifest is read again at the end; a copy that met a restage is thrown away and retried,
+    never marked complete. `dest` is a symlink switched atomically to the complete copy. Old
+    copies go once nothing points at them and no pod leased them for `lease_grace_s`, and copies
+    stay within `budget_bytes` (default 80% of the filesystem).
+    """
+    del verify_sha256
+    root = dest.parent
+    copies = root / COPIES_DIR
+    try:
+        copies.mkdir(parents=True, exist_ok=True)
+        budget = (
+            budget_bytes if budget_bytes is not None else int(shutil.disk_usage(root).total * DEFAULT_BUDGET_FRACTION)
+        )
+        with _FileLock(root / f".{dest.name}.lock", timeout_s=24 * 3600):
+            _adopt_legacy(dest, copies)
+            last = ""
+            for _ in range(attempts):
+                try:
+                    return _stage_once(s3, bucket, prefix, dest, budget, lease_grace_s, part_size, workers)
+                except Restaged as exc:
+                    last = str(exc)
+                    LOG.warning("stage-model: %s; copying again", exc)
+            return Outcome("error", f"the model changed in S3 during {attempts} copies ({last}); not marked complete")
+    except Exception as exc:
+        return Outcome("error", f"{type(exc).__name__}: {exc}")
+
+
+def _stage_once(
+    s3: Any, bucket: str, prefix: str, dest: Path, budget: int, grace: float, part: int, workers: int
+) -> Outcome:
+    base = prefix.strip("/")
+    manifest_key = f"{base}/{MANIFEST_NAME}"
+    before = s3.get_object(Bucket=bucket, Key=manifest_key)["Body"].read()
+    try:
+        files = _manifest_files(before)
+    except ValueError as exc:
+        return Outcome("error", str(exc))
+    content = hashlib.sha256(before).hexdigest()[:16]
+    copies = dest.parent / COPIES_DIR
+    copy = copies / f"{dest.name}-{content}"
+    if (copy / COMPLETE_MARKER).exists():
+        _lease(copy)
+        _point(dest, copy)
+        collect_copies(dest.parent, lease_grace_s=grace, budget_bytes=budget)
+        return Outcome("present", f"{dest} -> {copy.name}")
+    for leftover in copies.glob(f".{dest.name}-*.partial-*"):  # we hold this model's lock: a killed copy's
+        _remove_tree(leftover)
+    if copy.exists():
+        _remove_tree(copy)
+    previous = _previous_files(dest)
+    need = sum(size for _, name, size, sha in files if previous.get(name) != sha)
+    fits, why = collect_copies(dest.parent, lease_grace_s=grace, budget_bytes=budget, need_bytes=need)
+    if not fits:
+        return Outcome("error", f"no room for the model copy: {why}")
+    partial = copies / f".{dest.name}-{content}.partial-{uuid.uuid4().hex[:8]}"
+    partial.mkdir()
+    try:
+        for relative, name, size, sha in files:
+            local = partial / relative
+            local.parent.mkdir(parents=True, exist_ok=True)
+            if previous.get(name) == sha and _link(dest / relative, local, size):
+                continue
+            try:
+                _download_verified(s3, bucket, f"{base}/{name}", local, size, sha, part, workers)
+            except Exception as exc:
+                if isinstance(exc, Restaged) or _error_code(exc) in ("412", "PreconditionFailed", "NoSuchKey"):
+                    if s3.get_object(Bucket=bucket, Key=manifest_key)["Body"].read() != before:
+                        raise Restaged(f"the model was restaged while {name} was copied") from exc
+                    return Outcome(
+                        "error", f"{exc}; the manifest is unchanged, so the object is corrupt or was replaced"
+                    )
+                raise
+        after = s3.get_object(Bucket=bucket, Key=manifest_key)["Body"].read()
+        if after != before:
+            raise Restaged("the manifest changed while the files were copied")
+        (partial / MANIFEST_NAME).write_bytes(before)
+        (partial / COMPLETE_MARKER).write_text(json.dumps({"source": f"s3://{bucket}/{base}", "content": content}))
+        os.replace(partial, copy)
+    finally:
+        if partial.exists():
+            _remove_tree(partial)
+    _lease(copy)
+    _point(dest, copy)
+    collect_copies(dest.parent, lease_grace_s=grace, budget_bytes=budget)
+    return Outcome("staged", f"s3://{bucket}/{base} -> {dest} -> {copy.name}")
+
+
+def _previous_files(dest: Path) -> dict[str, str]:
+    """name -> sha256 of the complete copy `dest` points at now (for hard-linking unchanged files)."""
+    try:
+        if not (dest / COMPLETE_MARKER).exists():
+            return {}
+        return {name: sha for _, name, _, sha in _manifest_files((dest / MANIFEST_NAME).read_bytes())}
+    except (OSError, ValueError):
+        return {}
+
+
+def _link(existing: Path, new: Path, size: int) -> bool:
+    try:
+        if existing.stat().st_size != size:
+            return False
+        os.link(existing, new)
+        return True
+    except OSError:
+        return False
 
 
 def _client(endpoint_url: str | None) -> Any:
     import boto3  # deferred: --help must work without it
+    from botocore.config import Config
 
-    return boto3.client("s3", endpoint_url=endpoint_url or None)
+    # Checksums are ours (SHA-256); a server's whole-object checksum header on a ranged GET must not fail it.
+    config = Config(response_checksum_validation="when_required", retries={"mode": "standard", "max_attempts": 5})
+    return boto3.client("s3", endpoint_url=endpoint_url or None, config=config)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="cache_sync", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="cache_sync", description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("command", choices=["restore-compile-cache", "publish-compile-cache", "stage-model"])
     parser.add_argument("--bucket", required=True)
     parser.add_argument("--prefix", required=True)
     parser.add_argument("--cache-key", help="compile cache key (restore/publish)")
     parser.add_argument("--cache-root", type=Path, help="VLLM_CACHE_ROOT (restore/publish)")
     parser.add_argument("--dest", type=Path, help="node-local model folder (stage-model)")
-    parser.add_argument("--verify-sha256", action="store_true", help="hash every staged file (stage-model)")
+    parser.add_argument("--verify-sha256", action="store_true", help="kept for old manifests: every copy is verified")
+    parser.add_argument("--budget-gib", type=float, help="model copies on this node stay within this (stage-model)")
+    parser.add_argument(
+        "--lease-grace-s", type=float, default=DEFAULT_LEASE_GRACE_S, help="keep a used old copy this long"
+    )
     parser.add_argument("--wait-url", help="publish only after this URL answers 200")
     parser.add_argument("--wait-timeout", type=float, default=3600.0)
     parser.add_argument("--then-sleep", action="store_true", help="sleep forever afterwards (sidecar)")
@@ -300,26 +963,35 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s fastload-cache %(message)s")
 
-    s3 = _client(args.endpoint_url)
-    if args.command == "stage-model":
-        if args.dest is None:
-            parser.error("--dest is required for stage-model")
-        outcome = stage_model(
-            s3, bucket=args.bucket, prefix=args.prefix, dest=args.dest, verify_sha256=args.verify_sha256
-        )
-    else:
-        if not args.cache_key or args.cache_root is None:
-            parser.error("--cache-key and --cache-root are required")
-        if args.command == "restore-compile-cache":
-            outcome = restore_compile_cache(
-                s3, bucket=args.bucket, prefix=args.prefix, cache_key=args.cache_key, cache_root=args.cache_root
+    try:
+        s3 = _client(args.endpoint_url)
+        if args.command == "stage-model":
+            if args.dest is None:
+                parser.error("--dest is required for stage-model")
+            budget = int(args.budget_gib * 1024**3) if args.budget_gib else None
+            outcome = stage_model(
+                s3,
+                bucket=args.bucket,
+                prefix=args.prefix,
+                dest=args.dest,
+                budget_bytes=budget,
+                lease_grace_s=args.lease_grace_s,
             )
-        elif args.wait_url and not wait_until_ready(args.wait_url, timeout_s=args.wait_timeout):
-            outcome = Outcome("error", f"{args.wait_url} never became ready; not publishing")
         else:
-            outcome = publish_compile_cache(
-                s3, bucket=args.bucket, prefix=args.prefix, cache_key=args.cache_key, cache_root=args.cache_root
-            )
+            if not args.cache_key or args.cache_root is None:
+                parser.error("--cache-key and --cache-root are required")
+            if args.command == "restore-compile-cache":
+                outcome = restore_compile_cache(
+                    s3, bucket=args.bucket, prefix=args.prefix, cache_key=args.cache_key, cache_root=args.cache_root
+                )
+            elif args.wait_url and not wait_until_ready(args.wait_url, timeout_s=args.wait_timeout):
+                outcome = Outcome("error", f"{args.wait_url} never became ready; not publishing")
+            else:
+                outcome = publish_compile_cache(
+                    s3, bucket=args.bucket, prefix=args.prefix, cache_key=args.cache_key, cache_root=args.cache_root
+                )
+    except Exception as exc:  # e.g. no boto3, no region: a cache step must still not crash the pod
+        outcome = Outcome("error", f"{type(exc).__name__}: {exc}")
     level = logging.WARNING if outcome.status in ("corrupt", "error", "miss") else logging.INFO
     LOG.log(level, "%s %s: %s", args.command, outcome.status, outcome.detail)
     if args.then_sleep:

@@ -10,16 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from boto3.exceptions import S3UploadFailedError
-from botocore.exceptions import (
-    BotoCoreError,
-    ClientError,
-    EndpointConnectionError,
-    NoCredentialsError,
-    NoRegionError,
-    PartialCredentialsError,
-)
-
 _DENIED = {"AccessDenied", "403", "Forbidden", "AllAccessDisabled", "AccountProblem"}
 _BAD_KEYS = {"InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken", "InvalidToken", "TokenRefreshRequired"}
 _NO_BUCKET = {"NoSuchBucket"}
@@ -31,6 +21,16 @@ class S3AccessError(Exception):
 
 def explain(exc: BaseException, where: str) -> S3AccessError | None:
     """The S3AccessError describing `exc` at `where` (an s3:// URI), or None if it is not an S3 failure."""
+    from boto3.exceptions import S3UploadFailedError
+    from botocore.exceptions import (
+        BotoCoreError,
+        ClientError,
+        EndpointConnectionError,
+        NoCredentialsError,
+        NoRegionError,
+        PartialCredentialsError,
+    )
+
     if isinstance(exc, S3UploadFailedError) and isinstance(exc.__context__, ClientError):
         exc = exc.__context__
     if isinstance(exc, (NoCredentialsError, PartialCredentialsError)):
@@ -65,6 +65,9 @@ def explain(exc: BaseException, where: str) -> S3AccessError | None:
 @contextmanager
 def explained(where: str) -> Iterator[None]:
     """Re-raise S3 failures inside the block as S3AccessError; let everything else through."""
+    from boto3.exceptions import S3UploadFailedError
+    from botocore.exceptions import BotoCoreError, ClientError
+
     try:
         yield
     except (BotoCoreError, ClientError, S3UploadFailedError) as exc:

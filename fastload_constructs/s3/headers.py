@@ -34,7 +34,8 @@ class S3RangeReader:
         if end < offset:
             return b""
         response = self.client.get_object(Bucket=self.bucket, Key=self.key, Range=f"bytes={offset}-{end}")
-        return response["Body"].read()
+        data: bytes = response["Body"].read()
+        return data
 
     def __call__(self, offset: int, length: int) -> bytes:
         cached_end = self._start + len(self._buffer)
@@ -49,10 +50,11 @@ class S3RangeReader:
 
 @dataclass(frozen=True)
 class RemoteObject:
-    """One object under a model prefix: its name relative to the prefix, and size."""
+    """One object under a model prefix: its name relative to the prefix, size and ETag (unquoted)."""
 
     name: str
     size: int
+    etag: str = ""
 
 
 def list_prefix(client: Any, location: S3Location) -> list[RemoteObject]:
@@ -62,7 +64,9 @@ def list_prefix(client: Any, location: S3Location) -> list[RemoteObject]:
     with explained(location.uri):
         for page in client.get_paginator("list_objects_v2").paginate(Bucket=location.bucket, Prefix=base):
             for item in page.get("Contents", []):
-                found.append(RemoteObject(item["Key"][len(base) :], int(item["Size"])))
+                found.append(
+                    RemoteObject(item["Key"][len(base) :], int(item["Size"]), str(item.get("ETag", "")).strip('"'))
+                )
     return found
 
 

@@ -1,9 +1,11 @@
 """Decide what staging a Hugging Face model folder to S3 means, before any upload.
 
 Validation runs first and in full (config, shards, headers, index, no pickles),
-so a folder that vLLM could not load never reaches the bucket. The upload plan
-and the manifest are pure functions of the local files and what S3 already
-holds, which is what makes a re-run resume instead of starting over.
+so a folder that vLLM could not load never reaches the bucket. It reads only
+headers: file contents are hashed later, while they upload, or not at all when
+a local record already knows a file's hash. The upload plan and the manifest
+are pure functions of the local files and what S3 already holds, which is what
+makes a re-run resume instead of starting over.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 import os
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fastload_constructs.core.errors import FastloadConfigError, require
@@ -29,12 +31,21 @@ _HASH_BLOCK = 8 * 1024 * 1024
 
 @dataclass(frozen=True)
 class LocalFile:
-    """One file to stage: its key name relative to the prefix, where it is, its size and SHA-256."""
+    """One file to stage: its key name relative to the prefix, where it is, its size, and its SHA-256.
+
+    `sha256` is None until known (read from the local record, hashed, or computed while
+    uploading); `mtime_ns` and `inode` tell whether a recorded hash still describes the file.
+    """
 
     name: str
     path: Path
     size: int
-    sha256: str
+    sha256: str | None = None
+    mtime_ns: int = 0
+    inode: int = 0
+
+    def with_sha256(self, sha256: str) -> LocalFile:
+        return replace(self, sha256=sha256)
 
 
 @dataclass(frozen=True)
@@ -49,6 +60,9 @@ class LocalModel:
     def total_bytes(self) -> int:
         return sum(f.size for f in self.files)
 
+    def with_files(self, files: tuple[LocalFile, ...]) -> LocalModel:
+        return replace(self, files=files)
+
 
 def sha256_of(path: Path, on_bytes: Callable[[int], None] | None = None) -> str:
     """Hex SHA-256 of a file, read in blocks (reports progress through `on_bytes`)."""
@@ -61,16 +75,90 @@ def sha256_of(path: Path, on_bytes: Callable[[int], None] | None = None) -> str:
     return digest.hexdigest()
 
 
-def _files_to_stage(root: Path) -> list[tuple[str, Path]]:
-    """Every regular file under `root` by relative POSIX name, skipping hidden entries and old manifests."""
+# S3 keys are UTF-8 up to 1024 bytes; the node copy and vLLM need names a POSIX path round-trips.
+MAX_KEY_BYTES = 1024
+
+
+def check_name(relative: str, prefix_bytes: int = 0) -> None:
+    """Refuse a file name that S3 or the node-local copy cannot round-trip, before anything is uploaded."""
+    try:
+        encoded = relative.encode("utf-8")
+    except UnicodeEncodeError:  # os.walk hands undecodable bytes back as lone surrogates
+        raise FastloadConfigError(
+            "model_dir", relative.encode("utf-8", "surrogateescape"), "file names that are valid UTF-8"
+        ) from None
+    bad = sorted({c for c in relative if ord(c) < 32 or ord(c) == 127 or c == "\\"})
+    require(not bad, "model_dir", relative, "file names without control characters or backslashes")
+    require(
+        len(encoded) + prefix_bytes <= MAX_KEY_BYTES,
+        "model_dir",
+        relative,
+        f"file names whose S3 key (prefix included) is at most {MAX_KEY_BYTES} bytes",
+    )
+
+
+def _hf_blobs(root: Path) -> Path | None:
+    """The Hugging Face cache's blobs/ folder when `root` is one of its snapshots/<revision> folders."""
+    resolved = root.resolve()
+    if resolved.parent.name == "snapshots" and (resolved.parent.parent / "blobs").is_dir():
+        return resolved.parent.parent / "blobs"
+    return None
+
+
+def _link_target(root: Path, path: Path, follow_symlinks: bool, blobs: Path | None) -> None:
+    """A symlink is staged as the file it points at if that stays inside the model (or its HF blobs)."""
+    target = path.resolve()
+    relative = path.relative_to(root).as_posix()
+    require(target.exists(), "model_dir", relative, "symlinks that point at an existing file (this one dangles)")
+    inside = target.is_relative_to(root.resolve()) or (blobs is not None and target.is_relative_to(blobs))
+    require(
+        inside or follow_symlinks,
+        "model_dir",
+        f"{relative} -> {target}",
+        "symlinks inside the model folder or into the Hugging Face cache's blobs/ (or pass --follow-symlinks)",
+    )
+
+
+def _files_to_stage(root: Path, follow_symlinks: bool = False) -> list[tuple[str, Path]]:
+    """Every regular file under `root` by relative POSIX name, skipping hidden entries and old manifests.
+
+    Symlinks are read through when they stay in the folder, or point into the Hugging Face
+    cache's `blobs/` from a `snapshots/<revision>` folder (its normal layout); anything else
+    needs `follow_symlinks`. A linked directory is descended only with `follow_symlinks`.
+    """
     found = []
-    for directory, subdirs, names in os.walk(root):
-        subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
+    blobs = _hf_blobs(root)
+    seen_dirs: set[Path] = set()
+    for directory, subdirs, names in os.walk(root, followlinks=follow_symlinks):
+        real = Path(directory).resolve()
+        if real in seen_dirs:  # a link loop, followed
+            subdirs[:] = []
+            continue
+        seen_dirs.add(real)
+        kept = []
+        for d in sorted(subdirs):
+            if d.startswith("."):
+                continue
+            link = Path(directory, d)
+            if link.is_symlink():
+                require(
+                    follow_symlinks,
+                    "model_dir",
+                    f"{link.relative_to(root).as_posix()} -> {link.resolve()}",
+                    "real directories (a linked directory needs --follow-symlinks)",
+                )
+            kept.append(d)
+        subdirs[:] = kept
         for name in sorted(names):
             path = Path(directory, name)
             relative = path.relative_to(root).as_posix()
-            if name.startswith(".") or relative == STAGE_MANIFEST_NAME or not path.is_file():
+            if name.startswith(".") or relative == STAGE_MANIFEST_NAME:
                 continue
+            if path.is_symlink():
+                _link_target(root, path, follow_symlinks, blobs)
+            if not path.is_file():
+                continue
+            check_name(relative)
             found.append((relative, path))
     return found
 
@@ -125,8 +213,14 @@ def validate_model_folder(
     *,
     allow_bin: bool = False,
     on_hash_bytes: Callable[[int], None] | None = None,
+    hash_files: bool = False,
+    follow_symlinks: bool = False,
 ) -> LocalModel:
-    """Check a Hugging Face style folder and hash its files; raises FastloadConfigError on the first problem."""
+    """Check a Hugging Face style folder; raises FastloadConfigError on the first problem.
+
+    Only headers, config.json and the index are read. `hash_files` also hashes every file
+    (reporting progress through `on_hash_bytes`); `fastload stage` does not, it hashes while uploading.
+    """
     root = Path(path)
     require(root.is_dir(), "model_dir", str(path), "an existing directory")
     config = root / "config.json"
@@ -137,7 +231,7 @@ def validate_model_folder(
         raise FastloadConfigError("model.config.json", str(exc), "a JSON object") from exc
     require(isinstance(parsed, dict), "model.config.json", type(parsed).__name__, "a JSON object")
 
-    entries = _files_to_stage(root)
+    entries = _files_to_stage(root, follow_symlinks)
     pickled = [name for name, _ in entries if name.endswith(PICKLED_SUFFIXES)]
     require(
         allow_bin or not pickled,
@@ -152,16 +246,21 @@ def validate_model_folder(
     for index in indexes:
         check_index(index, shards)
 
-    files = tuple(LocalFile(name, p, p.stat().st_size, sha256_of(p, on_hash_bytes)) for name, p in entries)
-    return LocalModel(root=root, files=files, profile=profile)
+    files = []
+    for name, p in entries:
+        st = p.stat()
+        sha = sha256_of(p, on_hash_bytes) if hash_files else None
+        files.append(LocalFile(name, p, st.st_size, sha, st.st_mtime_ns, st.st_ino))
+    return LocalModel(root=root, files=tuple(files), profile=profile)
 
 
 @dataclass(frozen=True)
 class RemoteState:
-    """An object already under the prefix: its size and the SHA-256 fastload recorded (None if absent)."""
+    """An object already under the prefix: its size, the SHA-256 fastload recorded (None if unknown), its ETag."""
 
     size: int
     sha256: str | None
+    etag: str = ""
 
 
 @dataclass(frozen=True)
@@ -183,15 +282,25 @@ def plan_upload(model: LocalModel, remote: dict[str, RemoteState]) -> UploadPlan
     skip: list[LocalFile] = []
     for f in model.files:
         there = remote.get(f.name)
-        same = there is not None and there.size == f.size and there.sha256 == f.sha256
+        same = there is not None and f.sha256 is not None and there.size == f.size and there.sha256 == f.sha256
         (skip if same else upload).append(f)
     local = {f.name for f in model.files} | {STAGE_MANIFEST_NAME}
-    stale = tuple(sorted(name for name in remote if name not in local))
+    # A sub-prefix with a manifest of its own is another staged model (models/x/v2/...): never stale.
+    nested = {n[: -len(STAGE_MANIFEST_NAME)] for n in remote if n.endswith("/" + STAGE_MANIFEST_NAME)}
+    stale = tuple(sorted(name for name in remote if name not in local and not any(name.startswith(d) for d in nested)))
     return UploadPlan(tuple(upload), tuple(skip), stale)
 
 
-def build_manifest(model: LocalModel, uri: str) -> dict[str, object]:
-    """The manifest object: what was staged, so readers can check it without touching the weights."""
+def build_manifest(model: LocalModel, uri: str, etags: dict[str, str] | None = None) -> dict[str, object]:
+    """The manifest object: what was staged, so readers can check it without touching the weights.
+
+    Each file carries its SHA-256 and, when known, the ETag S3 gave the object: a re-run
+    whose listing shows the same ETag knows the object's hash without reading anything.
+    """
+    missing = [f.name for f in model.files if f.sha256 is None]
+    if missing:
+        raise ValueError(f"manifest needs every file's sha256; unknown for {missing[:5]}")
+    etags = etags or {}
     p = model.profile
     return {
         "fastload_manifest_version": MANIFEST_VERSION,
@@ -202,5 +311,8 @@ def build_manifest(model: LocalModel, uri: str) -> dict[str, object]:
         "weights_bytes": p.total_bytes,
         "largest_tensor_bytes": p.largest_tensor_bytes,
         "shards": [s.name for s in p.shards],
-        "files": [{"name": f.name, "size": f.size, "sha256": f.sha256} for f in model.files],
+        "files": [
+            {"name": f.name, "size": f.size, "sha256": f.sha256, **({"etag": etags[f.name]} if f.name in etags else {})}
+            for f in model.files
+        ],
     }

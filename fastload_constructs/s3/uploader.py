@@ -1,41 +1,85 @@
-"""Stage a validated model folder to S3 with boto3's managed transfers.
+"""Stage a validated model folder to S3, reading every byte once.
 
 Order is what makes a stage safe to interrupt: an existing manifest is deleted
-before the first byte changes, every file is uploaded (multipart, in parallel,
-each part checksummed by S3), and only then is the manifest written. So a
-prefix with a manifest is always complete, and running `stage` again skips
-what is already there and uploads the rest.
+before the first byte changes, every file is uploaded, and only then is the
+manifest written. So a prefix with a manifest is always complete, and running
+`stage` again skips what is already there and uploads the rest.
 
-Skip decisions use a whole-file SHA-256 stored in user metadata rather than
-S3's own checksums: for multipart objects S3 reports a checksum of part
-checksums that depends on the part size, so it cannot be compared with a
-local file hash, while user metadata works the same on AWS and on
-S3-compatible servers.
+One pass per byte. Reader threads read each file in part-sized chunks, feed
+the chunk to the file's SHA-256 and hand it to the upload pool; at most
+`concurrency` chunks are in memory at a time. S3 checks each part with a CRC32
+(cheap, computed by botocore on the bytes in memory) instead of a second
+SHA-256; the whole-file SHA-256 is what fastload promises, in the manifest
+(and, for objects small enough for one PUT, in the `fastload-sha256`
+metadata, which must be sent before the first byte and so cannot be for a
+multipart upload). S3's multipart checksums are per part or depend on the part
+size, so they are not what a re-run compares.
+
+A re-run reads nothing it does not have to: a file whose size, mtime and inode
+match the local record (`stage_record`) has the recorded hash, and an object
+whose listed ETag is the one recorded at upload (in the local record or the
+manifest) has the recorded hash too, so a no-op re-run is one LIST, one GET of
+the manifest and a stat per file. `verify=True` re-hashes every local file.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import threading
+import uuid
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from boto3.s3.transfer import ProgressCallbackInvoker, TransferConfig, create_transfer_manager
-
-from fastload_constructs.core.errors import require
+from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.naming import SHA256_METADATA_KEY, STAGE_MANIFEST_NAME
 from fastload_constructs.core.s3_uri import S3Location
+from fastload_constructs.s3.client import metadata_value
 from fastload_constructs.s3.errors import S3AccessError, explained
-from fastload_constructs.s3.headers import list_prefix
-from fastload_constructs.s3.staging import LocalModel, RemoteState, UploadPlan, build_manifest, plan_upload
+from fastload_constructs.s3.headers import RemoteObject, list_prefix
+from fastload_constructs.s3.stage_record import StageRecord
+from fastload_constructs.s3.staging import (
+    MAX_KEY_BYTES,
+    LocalFile,
+    LocalModel,
+    RemoteState,
+    UploadPlan,
+    build_manifest,
+    plan_upload,
+    sha256_of,
+)
 
 MIB = 1024 * 1024
 # S3 refuses parts under 5 MiB (except the last) and more than 10,000 parts per object.
 MIN_CHUNK_MIB = 5
 MAX_CHUNK_MIB = 5 * 1024
+MAX_PARTS = 10_000
+# S3 checks every part with this additional checksum (botocore computes it with zlib).
+PART_CHECKSUM = "CRC32"
+# Metadata naming the stage run that wrote an object: known before the first byte, so a multipart
+# object carries it too, and a run can tell its objects from a concurrent run's.
+STAGE_ID_METADATA_KEY = "fastload-stage-id"
 
 
-def transfer_config(*, concurrency: int = 16, chunk_size_mib: int = 64) -> TransferConfig:
+@dataclass(frozen=True)
+class TransferSettings:
+    """Parts in flight (and so chunks in memory) at a time, and the part size."""
+
+    concurrency: int
+    chunk_bytes: int
+
+    def part_size(self, size: int) -> int:
+        """The part size for a file of `size` bytes: the chunk, grown if the file would need over 10,000 parts."""
+        part = self.chunk_bytes
+        while size > part * MAX_PARTS:
+            part *= 2
+        return part
+
+
+def transfer_config(*, concurrency: int = 16, chunk_size_mib: int = 64) -> TransferSettings:
     """Multipart above one chunk, `concurrency` parts in flight at a time."""
     require(
         isinstance(concurrency, int) and 1 <= concurrency <= 128,
@@ -49,27 +93,67 @@ def transfer_config(*, concurrency: int = 16, chunk_size_mib: int = 64) -> Trans
         chunk_size_mib,
         f"a whole number of MiB from {MIN_CHUNK_MIB} to {MAX_CHUNK_MIB}",
     )
-    return TransferConfig(
-        multipart_threshold=chunk_size_mib * MIB,
-        multipart_chunksize=chunk_size_mib * MIB,
-        max_concurrency=concurrency,
-        use_threads=True,
-    )
+    return TransferSettings(concurrency=concurrency, chunk_bytes=chunk_size_mib * MIB)
 
 
-def remote_state(client: Any, location: S3Location, model: LocalModel) -> dict[str, RemoteState]:
-    """What S3 holds under the prefix; the recorded SHA-256 is fetched only where the size matches."""
+def _read_manifest(client: Any, location: S3Location) -> tuple[bytes, dict[str, dict[str, Any]]]:
+    """The manifest under the prefix (its bytes, and its files by name); empty if absent or unreadable."""
+    try:
+        body: bytes = client.get_object(Bucket=location.bucket, Key=location.key(STAGE_MANIFEST_NAME))["Body"].read()
+        files = json.loads(body).get("files", [])
+    except Exception:  # absent, racing a delete, or not ours: it only saves work
+        return b"", {}
+    return body, {f["name"]: f for f in files if isinstance(f, dict) and isinstance(f.get("name"), str)}
+
+
+def remote_state(
+    client: Any, location: S3Location, model: LocalModel, record: StageRecord | None = None
+) -> dict[str, RemoteState]:
+    return _remote_state(client, location, model, record)[0]
+
+
+def _remote_state(
+    client: Any, location: S3Location, model: LocalModel, record: StageRecord | None
+) -> tuple[dict[str, RemoteState], bytes]:
+    """What S3 holds under the prefix, with each object's SHA-256 where it can be known without reading it.
+
+    An object's hash comes from the local record or the manifest when its listed ETag is the
+    one recorded there; only where neither knows it and the size matches a local file is the
+    object HEADed for its `fastload-sha256` metadata (read case-insensitively).
+    """
     sizes = {f.name: f.size for f in model.files}
+    objects: list[RemoteObject] = list_prefix(client, location)
+    manifest_body, manifest = (
+        _read_manifest(client, location) if any(o.name == STAGE_MANIFEST_NAME for o in objects) else (b"", {})
+    )
     state: dict[str, RemoteState] = {}
-    for obj in list_prefix(client, location):
-        sha = None
-        if sizes.get(obj.name) == obj.size:
+    for obj in objects:
+        sha = record.uploaded(location.uri, obj.name, obj.etag) if record else None
+        entry = manifest.get(obj.name)
+        if sha is None and entry and obj.etag and str(entry.get("etag", "")).strip('"') == obj.etag:
+            sha = entry.get("sha256") if entry.get("size") == obj.size else None
+        if sha is None and sizes.get(obj.name) == obj.size:
             key = location.key(obj.name)
             with explained(f"s3://{location.bucket}/{key}"):
                 head = client.head_object(Bucket=location.bucket, Key=key)
-            sha = head.get("Metadata", {}).get(SHA256_METADATA_KEY)
-        state[obj.name] = RemoteState(obj.size, sha)
-    return state
+            sha = metadata_value(head.get("Metadata"), SHA256_METADATA_KEY)
+        state[obj.name] = RemoteState(obj.size, sha, obj.etag)
+    return state, manifest_body
+
+
+def _known_hashes(
+    model: LocalModel, state: dict[str, RemoteState], record: StageRecord, verify: bool, on_hash: Callable[[int], None]
+) -> LocalModel:
+    """Fill in local hashes without reading where the record allows; read only files S3 might already hold."""
+    files = []
+    for f in model.files:
+        sha = None if verify else record.known_sha256(f)
+        there = state.get(f.name)
+        if sha is None and (verify or (there is not None and there.size == f.size and there.sha256)):
+            sha = sha256_of(f.path, on_hash)  # S3 may hold this exact file: one read decides
+            record.remember_hash(f, sha)
+        files.append(f.with_sha256(sha) if sha else f)
+    return model.with_files(tuple(files))
 
 
 @dataclass(frozen=True)
@@ -77,6 +161,7 @@ class StageResult:
     plan: UploadPlan
     manifest_uri: str
     manifest: dict[str, object]
+    hashed_bytes: int = 0
 
 
 def stage_model(
@@ -84,62 +169,326 @@ def stage_model(
     model: LocalModel,
     location: S3Location,
     *,
-    config: TransferConfig | None = None,
+    config: TransferSettings | None = None,
     on_bytes: Callable[[int], None] | None = None,
     on_plan: Callable[[UploadPlan], None] | None = None,
+    on_hash_bytes: Callable[[int], None] | None = None,
     delete_stale: bool = False,
+    verify: bool = False,
+    record: StageRecord | None = None,
+    confirm_delete: Callable[[tuple[str, ...]], bool] | None = None,
 ) -> StageResult:
     """Upload what is missing or changed, then write the manifest; safe to re-run after any failure.
 
     `delete_stale` removes objects under the prefix that no local file explains (an old shard
     would otherwise be streamed by vLLM with the new ones), after the uploads and before the manifest.
+    `verify` re-hashes every local file instead of trusting the local record. `confirm_delete`
+    sees the stale names first and may refuse (nothing has changed then). Before the manifest is
+    written the prefix is listed again: an object whose ETag is not the one this run uploaded or
+    skipped means another stage ran at the same time, and no manifest is written.
     """
     config = config or transfer_config()
+    for f in model.files:  # before any request: a key S3 refuses must not cost the old manifest
+        require(
+            len(location.key(f.name).encode()) <= MAX_KEY_BYTES,
+            "model_dir",
+            f.name,
+            f"file names whose S3 key (prefix included) is at most {MAX_KEY_BYTES} bytes",
+        )
+    record = record if record is not None else StageRecord.load(model.root)
     with explained(location.uri):
         client.head_bucket(Bucket=location.bucket)
-    state = remote_state(client, location, model)
+    state, old_manifest = _remote_state(client, location, model, record)
+    hashed = 0
+
+    def count_hash(n: int) -> None:
+        nonlocal hashed
+        hashed += n
+        if on_hash_bytes:
+            on_hash_bytes(n)
+
+    model = _known_hashes(model, state, record, verify, count_hash)
     plan = plan_upload(model, state)
     if on_plan:
         on_plan(plan)
-    manifest_key = location.key(STAGE_MANIFEST_NAME)
-    with explained(location.uri):
-        if (plan.upload or (delete_stale and plan.stale)) and STAGE_MANIFEST_NAME in state:
-            client.delete_object(Bucket=location.bucket, Key=manifest_key)
-        if plan.upload:
-            _upload_all(client, plan, location, config, on_bytes)
-        if delete_stale:
-            _delete(client, location, plan.stale)
-        manifest = build_manifest(model, location.uri)
-        client.put_object(
-            Bucket=location.bucket,
-            Key=manifest_key,
-            ContentType="application/json",
-            Body=json.dumps(manifest, indent=2).encode(),
+    if delete_stale and plan.stale and confirm_delete is not None and not confirm_delete(plan.stale):
+        raise FastloadConfigError(
+            "--delete-stale", f"{len(plan.stale)} objects", "--yes as well, to delete the objects listed above"
         )
-    return StageResult(plan, f"s3://{location.bucket}/{manifest_key}", manifest)
+    manifest_key = location.key(STAGE_MANIFEST_NAME)
+    etags = {name: s.etag for name, s in state.items() if s.etag}
+    uploaded: dict[str, Uploaded] = {}
+    stage_id = uuid.uuid4().hex
+    try:
+        with explained(location.uri):
+            if (plan.upload or (delete_stale and plan.stale)) and STAGE_MANIFEST_NAME in state:
+                client.delete_object(Bucket=location.bucket, Key=manifest_key)
+            if plan.upload:
+                uploaded = _upload_all(client, plan.upload, location, config, on_bytes, record, stage_id)
+                etags.update({name: u.etag for name, u in uploaded.items()})
+                model = model.with_files(
+                    tuple(f.with_sha256(uploaded[f.name].sha256) if f.name in uploaded else f for f in model.files)
+                )
+            if delete_stale:
+                _delete(client, location, plan.stale)
+            listed = _check_no_concurrent_stage(client, location, model, etags, uploaded, stage_id)
+            for f in plan.upload:  # the ETags a listing shows, for the manifest and the next run
+                if listed.get(f.name) and f.name in uploaded and listed[f.name] != etags.get(f.name):
+                    etags[f.name] = listed[f.name]
+                    record.remember_upload(location.uri, f.name, listed[f.name], uploaded[f.name].sha256, f.size)
+            manifest = build_manifest(model, location.uri, etags)
+            body = json.dumps(manifest, indent=2).encode()
+            # Conditional: create only if absent (we deleted it, or there was none), else replace only the
+            # one we listed. A stager racing us makes S3 answer 412 instead of two manifests mixing.
+            manifest_etag = state[STAGE_MANIFEST_NAME].etag if STAGE_MANIFEST_NAME in state else ""
+            deleted = bool(plan.upload or (delete_stale and plan.stale))
+            condition = {"IfMatch": f'"{manifest_etag}"'} if manifest_etag and not deleted else {"IfNoneMatch": "*"}
+            if deleted or body != old_manifest:  # a no-op re-run leaves the manifest as it is
+                client.put_object(
+                    Bucket=location.bucket,
+                    Key=manifest_key,
+                    ContentType="application/json",
+                    Body=body,
+                    **condition,
+                )
+    finally:
+        record.save()
+    return StageResult(plan, f"s3://{location.bucket}/{manifest_key}", manifest, hashed)
+
+
+@dataclass(frozen=True)
+class Uploaded:
+    """One object written: the SHA-256 of the bytes read for it and the ETag S3 lists for it."""
+
+    sha256: str
+    etag: str
+
+
+class _Stop(Exception):
+    """Another upload failed: stop reading."""
+
+
+class _Pipeline:
+    """Readers hash chunks and hand them to an upload pool; `slots` bounds the chunks in memory."""
+
+    def __init__(
+        self,
+        client: Any,
+        location: S3Location,
+        settings: TransferSettings,
+        on_bytes: Callable[[int], None] | None,
+        record: StageRecord,
+        stage_id: str,
+    ) -> None:
+        self.client, self.location, self.settings, self.record = client, location, settings, record
+        self.stage_id = stage_id
+        self.on_bytes = on_bytes
+        self.slots = threading.BoundedSemaphore(settings.concurrency)
+        self.parts = ThreadPoolExecutor(settings.concurrency, thread_name_prefix="fastload-part")
+        self.failed = threading.Event()
+        self.first_error: BaseException | None = None
+        self._progress_lock = threading.Lock()
+
+    def fail(self, exc: BaseException) -> None:
+        with self._progress_lock:
+            if self.first_error is None and not isinstance(exc, _Stop):
+                self.first_error = exc
+        self.failed.set()
+
+    def _sent(self, n: int) -> None:
+        if self.on_bytes:
+            with self._progress_lock:
+                self.on_bytes(n)
+
+    def _submit(self, call: Callable[[], Any], size: int) -> Future[Any]:
+        """Run `call` in the pool; its slot is freed when it finishes."""
+
+        def run() -> Any:
+            try:
+                result = call()
+                self._sent(size)
+                return result
+            except BaseException as exc:
+                self.fail(exc)
+                raise
+            finally:
+                self.slots.release()
+
+        return self.parts.submit(run)
+
+    def _acquire(self) -> None:
+        while not self.slots.acquire(timeout=0.2):
+            if self.failed.is_set():
+                raise _Stop()
+        if self.failed.is_set():
+            self.slots.release()
+            raise _Stop()
+
+    def upload(self, f: LocalFile) -> Uploaded:
+        bucket, key = self.location.bucket, self.location.key(f.name)
+        digest = hashlib.sha256()
+        if f.size <= self.settings.chunk_bytes:
+            self._acquire()
+            try:
+                data = f.path.read_bytes()
+                _check_unchanged(f, len(data))
+                digest.update(data)
+                sha = digest.hexdigest()
+            except BaseException:
+                self.slots.release()
+                raise
+            response = self._submit(
+                lambda: self.client.put_object(
+                    Bucket=bucket,
+                    Key=key,
+                    Body=data,
+                    Metadata={SHA256_METADATA_KEY: sha, STAGE_ID_METADATA_KEY: self.stage_id},
+                    ChecksumAlgorithm=PART_CHECKSUM,
+                ),
+                len(data),
+            ).result()
+            return self._done(f, sha, str(response.get("ETag", "")).strip('"'))
+        upload_id = self.client.create_multipart_upload(
+            Bucket=bucket, Key=key, ChecksumAlgorithm=PART_CHECKSUM, Metadata={STAGE_ID_METADATA_KEY: self.stage_id}
+        )["UploadId"]
+        futures: list[Future[Any]] = []
+        try:
+            part_size, read = self.settings.part_size(f.size), 0
+            with f.path.open("rb") as handle:
+                number = 0
+                while True:
+                    self._acquire()
+                    try:
+                        chunk = handle.read(part_size)
+                    except BaseException:
+                        self.slots.release()
+                        raise
+                    if not chunk:
+                        self.slots.release()
+                        break
+                    number += 1
+                    read += len(chunk)
+                    digest.update(chunk)
+                    futures.append(
+                        self._submit(_part_call(self.client, bucket, key, upload_id, number, chunk), len(chunk))
+                    )
+            _check_unchanged(f, read)
+            parts = [future.result() for future in futures]
+            completed = self.client.complete_multipart_upload(
+                Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}
+            )
+        except BaseException as exc:
+            self.fail(exc)
+            for future in futures:
+                future.cancel()
+            for future in futures:
+                if not future.cancelled():
+                    future.exception()  # wait: an abort while parts still upload would leave them behind
+            with contextlib.suppress(Exception):  # the failure that got us here is the one to report
+                self.client.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id)
+            raise
+        # Servers disagree on a multipart ETag (AWS: md5-of-md5s-N; rclone lists the object's md5): the
+        # listing before the manifest replaces this with what the next run's listing will show.
+        return self._done(f, digest.hexdigest(), str(completed.get("ETag", "")).strip('"'))
+
+    def _done(self, f: LocalFile, sha: str, etag: str) -> Uploaded:
+        self.record.remember_hash(f, sha)
+        self.record.remember_upload(self.location.uri, f.name, etag, sha, f.size)
+        self.record.save()
+        return Uploaded(sha, etag)
+
+
+def _part_call(client: Any, bucket: str, key: str, upload_id: str, number: int, chunk: bytes) -> Callable[[], Any]:
+    def call() -> dict[str, Any]:
+        response = client.upload_part(
+            Bucket=bucket,
+            Key=key,
+            UploadId=upload_id,
+            PartNumber=number,
+            Body=chunk,
+            ChecksumAlgorithm=PART_CHECKSUM,
+        )
+        part = {"PartNumber": number, "ETag": response["ETag"]}
+        if response.get("ChecksumCRC32"):
+            part["ChecksumCRC32"] = response["ChecksumCRC32"]
+        return part
+
+    return call
+
+
+def _check_unchanged(f: LocalFile, read: int) -> None:
+    """The bytes just read must be the file that was validated: same size, not modified since."""
+    st = f.path.stat()
+    if read != f.size or st.st_size != f.size or st.st_mtime_ns != f.mtime_ns:
+        raise FastloadConfigError(
+            "model_dir", f.name, "files that do not change while they are staged (this one changed; run stage again)"
+        )
 
 
 def _upload_all(
     client: Any,
-    plan: UploadPlan,
+    files: tuple[LocalFile, ...],
     location: S3Location,
-    config: TransferConfig,
+    config: TransferSettings,
     on_bytes: Callable[[int], None] | None,
-) -> None:
-    subscribers = [ProgressCallbackInvoker(on_bytes)] if on_bytes else None
-    with create_transfer_manager(client, config) as manager:
-        futures = [
-            manager.upload(
-                str(f.path),
-                location.bucket,
-                location.key(f.name),
-                extra_args={"Metadata": {SHA256_METADATA_KEY: f.sha256}, "ChecksumAlgorithm": "SHA256"},
-                subscribers=subscribers,
+    record: StageRecord,
+    stage_id: str,
+) -> dict[str, Uploaded]:
+    """Upload `files`, a few read at once, every part through one bounded pool; the first failure stops all."""
+    pipeline = _Pipeline(client, location, config, on_bytes, record, stage_id)
+    readers = max(1, min(len(files), config.concurrency // 4 or 1))
+    results: dict[str, Uploaded] = {}
+    try:
+        with ThreadPoolExecutor(readers, thread_name_prefix="fastload-read") as pool:
+            futures = {f.name: pool.submit(pipeline.upload, f) for f in files}
+            for name, future in futures.items():
+                try:
+                    results[name] = future.result()
+                except _Stop:
+                    pass
+                except BaseException as exc:
+                    pipeline.fail(exc)
+    finally:
+        pipeline.parts.shutdown(wait=True)
+    if pipeline.first_error is not None:
+        raise pipeline.first_error
+    return results
+
+
+def _check_no_concurrent_stage(
+    client: Any,
+    location: S3Location,
+    model: LocalModel,
+    etags: dict[str, str],
+    uploaded: dict[str, Uploaded],
+    stage_id: str,
+) -> dict[str, str]:
+    """List the prefix again: every file must still be the object this run uploaded or skipped. Returns listed ETags.
+
+    A skipped file must list the ETag it listed before. An uploaded file must list the ETag its
+    PUT returned; where a server lists another form (rclone lists an md5, or the hash it was told
+    to use, where S3 returns `...-N` for multipart), the object is HEADed and its
+    `fastload-stage-id` must be this run's. On a conflict the manifest is removed too: another
+    run may have written one for objects this run has since replaced.
+    """
+    listed = {o.name: o for o in list_prefix(client, location)}
+    for f in model.files:
+        there = listed.get(f.name)
+        expected = etags.get(f.name, "")
+        same = there is not None and there.size == f.size and (not expected or not there.etag or there.etag == expected)
+        if not same and there is not None and there.size == f.size and f.name in uploaded:
+            key = location.key(f.name)
+            with explained(f"s3://{location.bucket}/{key}"):
+                head = client.head_object(Bucket=location.bucket, Key=key)
+            same = metadata_value(head.get("Metadata"), STAGE_ID_METADATA_KEY) == stage_id
+        if not same:
+            with contextlib.suppress(Exception):
+                client.delete_object(Bucket=location.bucket, Key=location.key(STAGE_MANIFEST_NAME))
+            raise S3AccessError(
+                f"{location.uri}: {f.name} changed in S3 while this stage ran (another stage to the same "
+                "prefix?); no manifest written. Run one stage at a time, then again to finish."
             )
-            for f in plan.upload
-        ]
-        for future in futures:
-            future.result()
+    return {name: o.etag for name, o in listed.items() if o.etag}
 
 
 def _delete(client: Any, location: S3Location, names: tuple[str, ...]) -> None:
