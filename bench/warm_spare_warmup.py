@@ -72,7 +72,10 @@ def pod_steps(s3: Any, *, prefix: str, node: Path, cache_key: str) -> None:
     """warm-check, stage-model, restore-compile-cache: the init containers of a spare and of a vLLM pod."""
     model_dir, cache_root = node / "models" / "m", node / "vllm-cache" / cache_key
     warm_check.check(s3, bucket=BUCKET, prefix=prefix, model_dir=model_dir, cache_root=cache_root)
-    assert cache_sync.stage_model(s3, bucket=BUCKET, prefix=prefix, dest=model_dir).status in ("staged", "present")
+    assert cache_sync.copy_model_to_node(s3, bucket=BUCKET, prefix=prefix, dest=model_dir).status in (
+        "staged",
+        "present",
+    )
     restored = cache_sync.restore_compile_cache(
         s3, bucket=BUCKET, prefix="compile-cache", cache_key=cache_key, cache_root=cache_root
     )

@@ -18,9 +18,9 @@ from fastload_constructs.runtime.cache_sync import (
     COMPILE_SUBDIR,
     SHA256_METADATA,
     archive_key,
+    copy_model_to_node,
     publish_compile_cache,
     restore_compile_cache,
-    stage_model,
 )
 
 BUCKET = "fastload-test-models"
@@ -199,18 +199,18 @@ def _stage_fake_model(s3, prefix: str, corrupt: str | None = None) -> dict[str, 
 def test_stage_model_copies_once_and_marks_complete(s3, tmp_path):
     files = _stage_fake_model(s3, "models/tiny")
     dest = tmp_path / "models" / "tiny"
-    assert stage_model(s3, bucket=BUCKET, prefix="models/tiny", dest=dest).status == "staged"
+    assert copy_model_to_node(s3, bucket=BUCKET, prefix="models/tiny", dest=dest).status == "staged"
     for name, data in files.items():
         assert (dest / name).read_bytes() == data
     assert (dest / cache_sync.COMPLETE_MARKER).exists()
-    assert stage_model(s3, bucket=BUCKET, prefix="models/tiny", dest=dest).status == "present"
+    assert copy_model_to_node(s3, bucket=BUCKET, prefix="models/tiny", dest=dest).status == "present"
 
 
 def test_stage_model_verifies_checksums_when_asked(s3, tmp_path):
     _stage_fake_model(s3, "models/bitrot", corrupt="model.safetensors")
     dest = tmp_path / "models" / "bitrot"
     # Sizes match, so only the SHA-256 check can tell.
-    outcome = stage_model(s3, bucket=BUCKET, prefix="models/bitrot", dest=dest, verify_sha256=True)
+    outcome = copy_model_to_node(s3, bucket=BUCKET, prefix="models/bitrot", dest=dest, verify_sha256=True)
     assert outcome.status == "error" and "sha256" in outcome.detail
     assert not dest.exists() and not list(dest.parent.glob(".bitrot.partial"))
 
@@ -222,7 +222,7 @@ def test_stage_model_refuses_manifest_paths_that_escape(s3, tmp_path, bad_name):
         Key="models/evil/fastload-manifest.json",
         Body=json.dumps({"files": [{"name": bad_name, "size": 1}]}).encode(),
     )
-    outcome = stage_model(s3, bucket=BUCKET, prefix="models/evil", dest=tmp_path / "m" / "evil")
+    outcome = copy_model_to_node(s3, bucket=BUCKET, prefix="models/evil", dest=tmp_path / "m" / "evil")
     assert outcome.status == "error"
     assert not (tmp_path / "escape").exists() and not (tmp_path / "m" / "evil").exists()
 
@@ -241,7 +241,7 @@ def test_head_treats_forbidden_as_absent():
 def test_stage_model_without_manifest_fails_and_leaves_nothing(s3, tmp_path):
     s3.put_object(Bucket=BUCKET, Key="models/half/model.safetensors", Body=b"x" * 10)
     dest = tmp_path / "models" / "half"
-    outcome = stage_model(s3, bucket=BUCKET, prefix="models/half", dest=dest)
+    outcome = copy_model_to_node(s3, bucket=BUCKET, prefix="models/half", dest=dest)
     assert outcome.status == "error"
     assert not dest.exists()
 
@@ -252,7 +252,9 @@ def test_concurrent_stagers_on_one_node_copy_once(s3, tmp_path):
     results: list[str] = []
     threads = [
         threading.Thread(
-            target=lambda: results.append(stage_model(s3, bucket=BUCKET, prefix="models/shared", dest=dest).status)
+            target=lambda: results.append(
+                copy_model_to_node(s3, bucket=BUCKET, prefix="models/shared", dest=dest).status
+            )
         )
         for _ in range(3)
     ]

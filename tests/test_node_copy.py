@@ -13,7 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from fastload_constructs.runtime.cache_sync import COMPLETE_MARKER, COPIES_DIR, LEASES_DIR, collect_copies, stage_model
+from fastload_constructs.runtime.cache_sync import (
+    COMPLETE_MARKER,
+    COPIES_DIR,
+    LEASES_DIR,
+    collect_copies,
+    copy_model_to_node,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PART = 64 * 1024  # small ranges, so one file takes several GETs
@@ -49,7 +55,9 @@ def _model(seed: int) -> dict[str, bytes]:
 
 
 def _copy(dest: Path, **kwargs):
-    return stage_model(kwargs.pop("s3"), bucket=kwargs.pop("bucket"), prefix="m", dest=dest, part_size=PART, **kwargs)
+    return copy_model_to_node(
+        kwargs.pop("s3"), bucket=kwargs.pop("bucket"), prefix="m", dest=dest, part_size=PART, **kwargs
+    )
 
 
 def test_copies_are_keyed_by_content_and_a_restage_makes_a_new_one(s3, bucket, tmp_path):

@@ -12,7 +12,7 @@ from fastload_constructs.core.naming import SHA256_METADATA_KEY, STAGE_MANIFEST_
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.s3.client import metadata_value, s3_client
 from fastload_constructs.s3.staging import validate_model_folder
-from fastload_constructs.s3.uploader import stage_model, transfer_config
+from fastload_constructs.s3.uploader import transfer_config, upload_model
 from tests.hf_model_factory import SHARD_1, SHARD_2, write_hf_model
 
 
@@ -101,7 +101,7 @@ def test_restage_skips_what_is_there_and_uploads_what_changed(s3_server, model_d
     client = s3_client(endpoint_url=s3_server.url)
     recorder = WriteRecorder(client)
     model = validate_model_folder(model_dir)
-    result = stage_model(client, model, parse_s3_uri(uri), config=transfer_config(chunk_size_mib=5))
+    result = upload_model(client, model, parse_s3_uri(uri), config=transfer_config(chunk_size_mib=5))
     assert [f.name for f in result.plan.upload] == ["tokenizer.json"]
     assert recorder.keys("PutObject") == ["models/tiny/tokenizer.json", f"models/tiny/{STAGE_MANIFEST_NAME}"]
 
@@ -127,7 +127,7 @@ def test_interrupted_stage_leaves_no_manifest_and_a_rerun_uploads_only_the_rest(
 
     client = s3_client(endpoint_url=s3_server.url)
     with pytest.raises(Interrupted):
-        stage_model(
+        upload_model(
             client,
             model,
             location,
@@ -141,7 +141,7 @@ def test_interrupted_stage_leaves_no_manifest_and_a_rerun_uploads_only_the_rest(
     missing = {f.name for f in model.files} - present
 
     recorder = WriteRecorder(client)
-    result = stage_model(client, model, location, config=transfer_config(chunk_size_mib=5))
+    result = upload_model(client, model, location, config=transfer_config(chunk_size_mib=5))
     assert {f.name for f in result.plan.upload} == missing
     assert {f.name for f in result.plan.skip} == present
     uploaded = set(recorder.keys("CreateMultipartUpload")) | set(recorder.keys("PutObject"))
@@ -154,7 +154,7 @@ def test_restaging_changed_weights_removes_the_old_manifest_first(s3_server, mod
     bucket = s3_server.new_bucket()
     location = parse_s3_uri(f"s3://{bucket}/models/tiny")
     client = s3_client(endpoint_url=s3_server.url)
-    stage_model(client, validate_model_folder(model_dir), location, config=transfer_config(chunk_size_mib=5))
+    upload_model(client, validate_model_folder(model_dir), location, config=transfer_config(chunk_size_mib=5))
 
     data = bytearray((model_dir / SHARD_2).read_bytes())
     data[-1] ^= 0xFF  # new weights, same size
@@ -164,7 +164,7 @@ def test_restaging_changed_weights_removes_the_old_manifest_first(s3_server, mod
         raise Interrupted()
 
     with pytest.raises(Interrupted):
-        stage_model(
+        upload_model(
             client, validate_model_folder(model_dir), location, config=transfer_config(chunk_size_mib=5), on_bytes=fail
         )
     assert STAGE_MANIFEST_NAME not in _keys(client, bucket, location.prefix)
@@ -259,7 +259,7 @@ class Calls:
 
 def _staged_once(s3_server, model_dir, uri):
     client = s3_client(endpoint_url=s3_server.url)
-    stage_model(client, validate_model_folder(model_dir), parse_s3_uri(uri), config=transfer_config(chunk_size_mib=5))
+    upload_model(client, validate_model_folder(model_dir), parse_s3_uri(uri), config=transfer_config(chunk_size_mib=5))
     return client
 
 
@@ -268,7 +268,7 @@ def test_a_fresh_stage_reads_each_byte_once_and_hashes_nothing_up_front(s3_serve
     client = s3_client(endpoint_url=s3_server.url)
     model = validate_model_folder(model_dir)
     assert all(f.sha256 is None for f in model.files)  # validation read headers only
-    result = stage_model(client, model, parse_s3_uri(f"s3://{bucket}/m"), config=transfer_config(chunk_size_mib=5))
+    result = upload_model(client, model, parse_s3_uri(f"s3://{bucket}/m"), config=transfer_config(chunk_size_mib=5))
     assert result.hashed_bytes == 0  # no pass before the upload: hashes were taken from the bytes sent
     listed = {f["name"]: f["sha256"] for f in result.manifest["files"]}
     assert listed == {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in model_dir.iterdir()}
@@ -279,7 +279,7 @@ def test_a_no_op_rerun_reads_no_file_and_heads_no_object(s3_server, model_dir):
     uri = f"s3://{bucket}/m"
     client = _staged_once(s3_server, model_dir, uri)
     calls = Calls(client)
-    result = stage_model(client, validate_model_folder(model_dir), parse_s3_uri(uri))
+    result = upload_model(client, validate_model_folder(model_dir), parse_s3_uri(uri))
     assert result.hashed_bytes == 0 and result.plan.upload == ()
     assert "HeadObject" not in calls.names and "UploadPart" not in calls.names
     assert calls.names.count("PutObject") == 0  # the manifest is unchanged, so not rewritten
@@ -291,7 +291,7 @@ def test_a_rerun_from_another_machine_hashes_locally_but_uploads_nothing(s3_serv
     client = _staged_once(s3_server, model_dir, uri)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-machine"))  # no local record
     calls = Calls(client)
-    result = stage_model(client, validate_model_folder(model_dir), parse_s3_uri(uri))
+    result = upload_model(client, validate_model_folder(model_dir), parse_s3_uri(uri))
     total = sum(p.stat().st_size for p in model_dir.iterdir())
     assert result.plan.upload == () and result.hashed_bytes == total
     assert "HeadObject" not in calls.names  # the manifest's ETags said which hash each object has
@@ -302,12 +302,12 @@ def test_verify_rehashes_every_file_and_a_touched_file_is_rehashed_alone(s3_serv
     uri = f"s3://{bucket}/m"
     client = _staged_once(s3_server, model_dir, uri)
     total = sum(p.stat().st_size for p in model_dir.iterdir())
-    verified = stage_model(client, validate_model_folder(model_dir), parse_s3_uri(uri), verify=True)
+    verified = upload_model(client, validate_model_folder(model_dir), parse_s3_uri(uri), verify=True)
     assert verified.hashed_bytes == total and verified.plan.upload == ()
 
     touched = model_dir / "tokenizer.json"
     os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))
-    again = stage_model(client, validate_model_folder(model_dir), parse_s3_uri(uri))
+    again = upload_model(client, validate_model_folder(model_dir), parse_s3_uri(uri))
     assert again.hashed_bytes == touched.stat().st_size and again.plan.upload == ()
 
 
@@ -329,7 +329,7 @@ def test_a_file_changed_while_it_uploads_fails_the_stage_without_a_manifest(s3_s
         os.utime(shard, ns=(shard.stat().st_atime_ns, shard.stat().st_mtime_ns + 10**9))
 
     with pytest.raises(FastloadConfigError) as err:
-        stage_model(
+        upload_model(
             client,
             validate_model_folder(model_dir),
             location,
@@ -434,7 +434,7 @@ def test_two_concurrent_stagers_never_leave_a_manifest_that_disagrees_with_the_o
             model = validate_model_folder(folder)
             barrier.wait()
             try:
-                stage_model(client, model, location, config=transfer_config(chunk_size_mib=5), verify=True)
+                upload_model(client, model, location, config=transfer_config(chunk_size_mib=5), verify=True)
                 outcomes.append("ok")
             except Exception as exc:
                 outcomes.append(type(exc).__name__)

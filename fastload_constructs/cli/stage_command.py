@@ -72,7 +72,7 @@ def stage_command(
 
     from fastload_constructs.s3.client import s3_client
     from fastload_constructs.s3.staging import validate_model_folder
-    from fastload_constructs.s3.uploader import stage_model, transfer_config
+    from fastload_constructs.s3.uploader import transfer_config, upload_model
 
     location = parse_s3_uri(s3_uri)
     _require_directory(local_dir)
@@ -98,7 +98,7 @@ def stage_command(
                 )
 
     with bar:
-        result = stage_model(
+        result = upload_model(
             client,
             model,
             location,

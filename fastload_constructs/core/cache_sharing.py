@@ -152,7 +152,7 @@ def node_local_model_dir(model_uri: str) -> str:
     return hashlib.sha256(stable(model_uri).encode()).hexdigest()[:16]
 
 
-def stage_model(model_uri: str, *, verify_sha256: bool) -> SyncContainer:
+def copy_model_container(model_uri: str, *, verify_sha256: bool) -> SyncContainer:
     """An init container that copies the staged model to NVMe once per node."""
     require(model_uri.startswith("s3://"), "model_uri", model_uri, "an s3://bucket/prefix URI")
     bucket, _, prefix = model_uri[len("s3://") :].partition("/")

@@ -23,10 +23,10 @@ from fastload_constructs.core.cache_sharing import (
     MODEL_MOUNT_PATH,
     SharedCompileCache,
     SyncContainer,
+    copy_model_container,
     node_local_model_dir,
     publish_compile_cache,
     restore_compile_cache,
-    stage_model,
 )
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
 from fastload_constructs.core.s3_uri import parse_s3_uri
@@ -507,7 +507,7 @@ def server_spec(
             )
         )
     if model_cache == "node-local":
-        init_containers.append(stage_model(uri, verify_sha256=opts.verify_staged_model))
+        init_containers.append(copy_model_container(uri, verify_sha256=opts.verify_staged_model))
     if shared_compile_cache is not None:
         # Each model reads and writes only its own folder of the cache prefix (the role's grant).
         model_cache_folder = shared_compile_cache.for_model(model_name)

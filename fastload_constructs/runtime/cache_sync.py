@@ -809,7 +809,7 @@ def _adopt_legacy(dest: Path, copies: Path) -> None:
         _lease(moved)
 
 
-def stage_model(
+def copy_model_to_node(
     s3: Any,
     *,
     bucket: str,
@@ -969,7 +969,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.dest is None:
                 parser.error("--dest is required for stage-model")
             budget = int(args.budget_gib * 1024**3) if args.budget_gib else None
-            outcome = stage_model(
+            outcome = copy_model_to_node(
                 s3,
                 bucket=args.bucket,
                 prefix=args.prefix,

@@ -65,7 +65,7 @@ class WarmReport:
 
 
 def lock_path(dest: Path) -> Path:
-    """The lock stage-model holds while it copies `dest` (cache_sync.stage_model)."""
+    """The lock stage-model holds while it copies `dest` (cache_sync.copy_model_to_node)."""
     return dest.parent / f".{dest.name}.lock"
 
 

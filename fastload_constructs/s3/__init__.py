@@ -1,6 +1,6 @@
 """S3 tooling (boto3): stage a model folder (manifest last), read safetensors headers by range.
 
-from fastload_constructs.s3 import s3_client, inspect_s3, stage_model
+from fastload_constructs.s3 import s3_client, inspect_s3, upload_model
 
 Names are imported on first use (PEP 562), so importing one light submodule
 (`s3.errors`) does not pull in boto3.
@@ -23,7 +23,7 @@ _WHERE = {
     "validate_model_folder": "staging",
     "StageRecord": "stage_record",
     "StageResult": "uploader",
-    "stage_model": "uploader",
+    "upload_model": "uploader",
     "transfer_config": "uploader",
 }
 

@@ -164,7 +164,7 @@ class StageResult:
     hashed_bytes: int = 0
 
 
-def stage_model(
+def upload_model(
     client: Any,
     model: LocalModel,
     location: S3Location,
