@@ -40,6 +40,7 @@ synth: setup
 check: setup $(TEST_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 test: setup $(TEST_STAMP) check
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest
