@@ -56,14 +56,10 @@ from fastload_constructs.core.vllm_args import (
     server_spec,
 )
 from fastload_constructs.core.warm_check import WARM_CHECK_SCRIPT, WarmCheckContainer, warm_check_script
+from fastload_constructs.k8s.pod_parts import TAINT_EFFECTS
 
 MIB = 1024**2
 VLLM_CONTAINER = "vllm"
-_TAINT_EFFECTS = {
-    "NoSchedule": kplus.TaintEffect.NO_SCHEDULE,
-    "PreferNoSchedule": kplus.TaintEffect.PREFER_NO_SCHEDULE,
-    "NoExecute": kplus.TaintEffect.NO_EXECUTE,
-}
 
 
 class VllmChart(cdk8s.Chart):
@@ -238,7 +234,7 @@ class VllmChart(cdk8s.Chart):
                 kplus.NodeTaintQuery.is_(
                     spec.toleration.key,
                     spec.toleration.value,
-                    effect=_TAINT_EFFECTS[spec.toleration.effect],
+                    effect=TAINT_EFFECTS[spec.toleration.effect],
                 )
             )
         )

@@ -46,14 +46,10 @@ from fastload_constructs.core.warm_spares import (
     priority_classes,
     warm_spare_spec,
 )
+from fastload_constructs.k8s.pod_parts import TAINT_EFFECTS
 
 MIB = 1024**2
 SPARE_CONTAINER = "reserve"
-_TAINT_EFFECTS = {
-    "NoSchedule": kplus.TaintEffect.NO_SCHEDULE,
-    "PreferNoSchedule": kplus.TaintEffect.PREFER_NO_SCHEDULE,
-    "NoExecute": kplus.TaintEffect.NO_EXECUTE,
-}
 
 
 class PriorityClassesChart(cdk8s.Chart):
@@ -155,7 +151,7 @@ class WarmSparesChart(cdk8s.Chart):
         deployment.scheduling.tolerate(
             kplus.Node.tainted(
                 kplus.NodeTaintQuery.is_(
-                    spec.toleration.key, spec.toleration.value, effect=_TAINT_EFFECTS[spec.toleration.effect]
+                    spec.toleration.key, spec.toleration.value, effect=TAINT_EFFECTS[spec.toleration.effect]
                 )
             )
         )
