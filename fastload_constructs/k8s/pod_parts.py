@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import cdk8s
 import cdk8s_plus_28 as kplus
+
+from fastload_constructs.core.cache_sharing import SyncContainer
 
 # core.vllm_args.Toleration.effect -> cdk8s-plus.
 TAINT_EFFECTS = {
@@ -10,3 +15,37 @@ TAINT_EFFECTS = {
     "PreferNoSchedule": kplus.TaintEffect.PREFER_NO_SCHEDULE,
     "NoExecute": kplus.TaintEffect.NO_EXECUTE,
 }
+
+
+def container_security() -> kplus.ContainerSecurityContextProps:
+    """No privilege escalation, no capabilities, RuntimeDefault seccomp; root allowed (see the vLLM chart's doc)."""
+    return kplus.ContainerSecurityContextProps(
+        allow_privilege_escalation=False,
+        privileged=False,
+        ensure_non_root=False,
+        read_only_root_filesystem=False,
+        capabilities=kplus.ContainerSecutiryContextCapabilities(drop=[kplus.Capability.ALL]),
+        seccomp_profile=kplus.SeccompProfile(type=kplus.SeccompProfileType.RUNTIME_DEFAULT),
+    )
+
+
+def sync_container_props(image: str, step: SyncContainer, env: dict[str, kplus.EnvValue]) -> dict[str, Any]:
+    """A cache step (restore, publish, copy, warm check) as container props, with its own requests."""
+    memory = cdk8s.Size.mebibytes(step.memory_mib)
+    return dict(
+        name=step.name,
+        image=image,
+        image_pull_policy=kplus.ImagePullPolicy.IF_NOT_PRESENT,
+        command=list(step.command),
+        env_variables=env,
+        resources=kplus.ContainerResources(
+            cpu=kplus.CpuResources(request=kplus.Cpu.millis(step.cpu_millis)),
+            memory=kplus.MemoryResources(request=memory, limit=memory),
+        ),
+        security_context=container_security(),
+    )
+
+
+def mount_all(container: kplus.Container, step: SyncContainer, volumes: dict[str, kplus.Volume]) -> None:
+    for volume, path in step.mounts:
+        container.mount(path, volumes[volume])

@@ -28,8 +28,6 @@ $HOME and /tmp.
 
 from __future__ import annotations
 
-from typing import Any
-
 import cdk8s
 import cdk8s_plus_28 as kplus
 from constructs import Construct
@@ -41,7 +39,6 @@ from fastload_constructs.core.cache_sharing import (
     MODEL_MOUNT_PATH,
     SCRIPT_NAME,
     SCRIPT_VOLUME,
-    SyncContainer,
     cache_sync_script,
 )
 from fastload_constructs.core.errors import FastloadConfigError, require
@@ -56,7 +53,7 @@ from fastload_constructs.core.vllm_args import (
     server_spec,
 )
 from fastload_constructs.core.warm_check import WARM_CHECK_SCRIPT, WarmCheckContainer, warm_check_script
-from fastload_constructs.k8s.pod_parts import TAINT_EFFECTS
+from fastload_constructs.k8s.pod_parts import TAINT_EFFECTS, container_security, mount_all, sync_container_props
 
 MIB = 1024**2
 VLLM_CONTAINER = "vllm"
@@ -201,7 +198,7 @@ class VllmChart(cdk8s.Chart):
             startup=_probe(spec.startup_probe, spec.port),
             readiness=_probe(readiness_probe(self.access, spec.readiness_probe), spec.port),
             liveness=_probe(spec.liveness_probe, spec.port),
-            security_context=_container_security(),
+            security_context=container_security(),
         )
         if self.access.api_key_secret is not None:
             # vLLM reads VLLM_API_KEY as --api-key; an env var, not an argument `ps` would show.
@@ -277,11 +274,11 @@ class VllmChart(cdk8s.Chart):
         volumes[SCRIPT_VOLUME] = kplus.Volume.from_config_map(self, "CacheSyncVolume", script, name=SCRIPT_VOLUME)
         env = {k: kplus.EnvValue.from_value(v) for k, v in spec.env.items() if k.startswith("AWS_")}
         for step in spec.init_containers:
-            init = deployment.add_init_container(**_sync_container_props(spec, step, env))
-            _mount_all(init, step, volumes)
+            init = deployment.add_init_container(**sync_container_props(spec.image, step, env))
+            mount_all(init, step, volumes)
         for step in spec.sidecars:
-            sidecar = deployment.add_container(**_sync_container_props(spec, step, env))
-            _mount_all(sidecar, step, volumes)
+            sidecar = deployment.add_container(**sync_container_props(spec.image, step, env))
+            mount_all(sidecar, step, volumes)
 
     def _compile_cache_volume(self, spec: VllmServerSpec) -> kplus.Volume:
         if spec.compile_cache == "host-path":
@@ -337,39 +334,6 @@ class VllmChart(cdk8s.Chart):
             )
         )
         return pdb
-
-
-def _container_security() -> kplus.ContainerSecurityContextProps:
-    """No privilege escalation, no capabilities, RuntimeDefault seccomp; root allowed (see module doc)."""
-    return kplus.ContainerSecurityContextProps(
-        allow_privilege_escalation=False,
-        privileged=False,
-        ensure_non_root=False,
-        read_only_root_filesystem=False,
-        capabilities=kplus.ContainerSecutiryContextCapabilities(drop=[kplus.Capability.ALL]),
-        seccomp_profile=kplus.SeccompProfile(type=kplus.SeccompProfileType.RUNTIME_DEFAULT),
-    )
-
-
-def _sync_container_props(spec: VllmServerSpec, step: SyncContainer, env: dict[str, kplus.EnvValue]) -> dict[str, Any]:
-    memory = cdk8s.Size.mebibytes(step.memory_mib)
-    return dict(
-        name=step.name,
-        image=spec.image,
-        image_pull_policy=kplus.ImagePullPolicy.IF_NOT_PRESENT,
-        command=list(step.command),
-        env_variables=env,
-        resources=kplus.ContainerResources(
-            cpu=kplus.CpuResources(request=kplus.Cpu.millis(step.cpu_millis)),
-            memory=kplus.MemoryResources(request=memory, limit=memory),
-        ),
-        security_context=_container_security(),
-    )
-
-
-def _mount_all(container: kplus.Container, step: SyncContainer, volumes: dict[str, kplus.Volume]) -> None:
-    for volume, path in step.mounts:
-        container.mount(path, volumes[volume])
 
 
 def _probe(probe: HttpProbe, port: int) -> kplus.Probe:

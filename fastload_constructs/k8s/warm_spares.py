@@ -33,7 +33,6 @@ from fastload_constructs.core.cache_sharing import (
     MODEL_CACHE_VOLUME,
     SCRIPT_NAME,
     SCRIPT_VOLUME,
-    SyncContainer,
     cache_sync_script,
 )
 from fastload_constructs.core.tuning import ServingPlan
@@ -46,7 +45,7 @@ from fastload_constructs.core.warm_spares import (
     priority_classes,
     warm_spare_spec,
 )
-from fastload_constructs.k8s.pod_parts import TAINT_EFFECTS
+from fastload_constructs.k8s.pod_parts import TAINT_EFFECTS, container_security, mount_all, sync_container_props
 
 MIB = 1024**2
 SPARE_CONTAINER = "reserve"
@@ -137,14 +136,13 @@ class WarmSparesChart(cdk8s.Chart):
                 cpu=kplus.CpuResources(request=kplus.Cpu.millis(spec.requests.cpu_millis)),
                 memory=kplus.MemoryResources(request=memory, limit=memory),
             ),
-            security_context=_container_security(),
+            security_context=container_security(),
         )
         volumes = self._volumes(spec)
         env = {k: kplus.EnvValue.from_value(v) for k, v in spec.env.items()}
         for step in spec.init_containers:
-            init = _add_step(deployment, spec, step, env)
-            for volume, path in step.mounts:
-                init.mount(path, volumes[volume])
+            # One of the vLLM pod's cache steps, with the same requests.
+            mount_all(deployment.add_init_container(**sync_container_props(spec.image, step, env)), step, volumes)
         deployment.scheduling.attract(
             kplus.Node.labeled(*(kplus.NodeLabelQuery.is_(key, value) for key, value in spec.node_labels.items()))
         )
@@ -193,34 +191,3 @@ class WarmSparesChart(cdk8s.Chart):
                 type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE,
             )
         return volumes
-
-
-def _container_security() -> kplus.ContainerSecurityContextProps:
-    """As the vLLM pod's: no privilege escalation, no capabilities, RuntimeDefault seccomp."""
-    return kplus.ContainerSecurityContextProps(
-        allow_privilege_escalation=False,
-        privileged=False,
-        ensure_non_root=False,
-        read_only_root_filesystem=False,
-        capabilities=kplus.ContainerSecutiryContextCapabilities(drop=[kplus.Capability.ALL]),
-        seccomp_profile=kplus.SeccompProfile(type=kplus.SeccompProfileType.RUNTIME_DEFAULT),
-    )
-
-
-def _add_step(
-    deployment: kplus.Deployment, spec: WarmSpareSpec, step: SyncContainer, env: dict[str, kplus.EnvValue]
-) -> kplus.Container:
-    """One of the vLLM pod's cache steps as an init container of the spare, with the same requests."""
-    memory = cdk8s.Size.mebibytes(step.memory_mib)
-    return deployment.add_init_container(
-        name=step.name,
-        image=spec.image,
-        image_pull_policy=kplus.ImagePullPolicy.IF_NOT_PRESENT,
-        command=list(step.command),
-        env_variables=env,
-        resources=kplus.ContainerResources(
-            cpu=kplus.CpuResources(request=kplus.Cpu.millis(step.cpu_millis)),
-            memory=kplus.MemoryResources(request=memory, limit=memory),
-        ),
-        security_context=_container_security(),
-    )
