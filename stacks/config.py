@@ -453,12 +453,6 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
     )
 
 
-def parse_stager_role_arns(raw: object) -> tuple[str, ...]:
-    """`fastload:stagerRoleArns` alone (a list, or its JSON text)."""
-    field = f"{PREFIX}stagerRoleArns"
-    return _role_arns(field, decode(raw, field, list))
-
-
 def _nested(a: str, b: str) -> bool:
     """True when key prefix `a` equals `b` or one contains the other."""
     return a == b or a.startswith(b + "/") or b.startswith(a + "/")
