@@ -81,6 +81,10 @@ HOSTILE = {
     "outside-subdir": [*GOOD, _member("assets/config.json", data=b"{}")],
     "duplicate-file": [*GOOD, _member(f"{S}/a/graph.py", data=b"evil = 1\n")],
     "dir-over-file": [*GOOD, _member(f"{S}/a/graph.py", tarfile.DIRTYPE)],
+    # A file as a later member's parent: its folder would have to replace the file.
+    "file-as-parent": [*GOOD, _member(f"{S}/a/graph.py/inner.py", data=b"x")],
+    # A file where an earlier member's parent folder was made (no directory member for it).
+    "file-over-implicit-dir": [*GOOD, _member(f"{S}/a", data=b"x")],
     "nul-in-name": [*GOOD, _member(f"{S}/a\x00b", data=b"x")],
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import json
@@ -86,6 +87,22 @@ def test_publish_then_restore_round_trip(s3, tmp_path):
         s3, bucket=BUCKET, prefix="compile-cache", cache_key=key, cache_root=tmp_path / "node-b"
     )
     assert again.status == "present"
+
+
+def test_published_members_carry_one_header_each_and_no_owner(s3, tmp_path):
+    """Whole-second mtimes and no owners: a member with a short name needs no pax header (restore parses one)."""
+    written = _fake_compile_cache(tmp_path / "a")
+    os.utime(tmp_path / "a" / next(iter(written)), (1.5e9 + 0.25, 1.5e9 + 0.25))
+    assert publish_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="fmt", cache_root=tmp_path / "a").status == (
+        "published"
+    )
+    body = s3.get_object(Bucket=BUCKET, Key="cc/fmt.tar.gz")["Body"].read()
+    with tarfile.open(fileobj=io.BytesIO(gzip.decompress(body)), mode="r:") as archive:
+        members = archive.getmembers()
+    assert {m.name for m in members if m.isfile()} == set(written)
+    assert all(m.pax_headers == {} for m in members if len(m.name.encode()) <= 100)
+    assert all(isinstance(m.mtime, int) and (m.uid, m.gid, m.uname, m.gname) == (0, 0, "", "") for m in members)
+    assert 1_500_000_000 in {m.mtime for m in members}
 
 
 def test_publish_is_skipped_when_the_key_exists(s3, tmp_path):
