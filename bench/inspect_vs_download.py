@@ -46,7 +46,7 @@ def stage(client, bucket: str, prefix: str, shards: int, mib: int, folder: Path)
     for i in range(shards):
         path = folder / f"model-{i + 1:05d}-of-{shards:05d}.safetensors"
         write_safetensors(path, {f"layer.{i}.weight": ("BF16", [side, side]), f"layer.{i}.bias": ("BF16", [side])})
-        client.upload_file(str(path), bucket, f"{prefix}/{path.name}")
+        client.put_object(Bucket=bucket, Key=f"{prefix}/{path.name}", Body=path.read_bytes())
         path.unlink()
 
 

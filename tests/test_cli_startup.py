@@ -51,3 +51,12 @@ def test_every_listed_command_resolves_and_its_summary_is_its_own():
         command = cli.get_command(None, name)  # type: ignore[arg-type]
         assert command is not None and command.name == name
         assert command.get_short_help_str(limit=300) == summary, name
+
+
+def test_stage_loads_botocore_but_neither_boto3_nor_a_progress_bar_off_a_terminal(s3_server, tmp_path):
+    from tests.hf_model_factory import write_hf_model
+
+    write_hf_model(tmp_path / "tiny")
+    bucket = s3_server.new_bucket()
+    argv = ("stage", str(tmp_path / "tiny"), f"s3://{bucket}/m", "--endpoint-url", s3_server.url)
+    assert _loaded(*argv) == ["botocore"]  # stderr is a pipe here: no bar drawn, tqdm never imported

@@ -10,7 +10,7 @@ from fastload_constructs.cli.main import main
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.naming import SHA256_METADATA_KEY, STAGE_MANIFEST_NAME
 from fastload_constructs.core.s3_uri import parse_s3_uri
-from fastload_constructs.s3.client import metadata_value, s3_client
+from fastload_constructs.s3.client import metadata_value, s3_client, upload_clients
 from fastload_constructs.s3.staging import validate_model_folder
 from fastload_constructs.s3.uploader import transfer_config, upload_model
 from tests.hf_model_factory import SHARD_1, SHARD_2, write_hf_model
@@ -452,3 +452,53 @@ def test_two_concurrent_stagers_never_leave_a_manifest_that_disagrees_with_the_o
                 body = client.get_object(Bucket=bucket, Key=f"m/{entry['name']}")["Body"].read()
                 assert hashlib.sha256(body).hexdigest() == entry["sha256"], (entry["name"], outcomes)
         assert "ok" in outcomes or STAGE_MANIFEST_NAME not in objects
+
+
+class SignatureRecorder:
+    """Every request's operation, key and `x-amz-content-sha256` / `x-amz-checksum-crc32` headers, as sent."""
+
+    def __init__(self, client):
+        self.sent = []
+        client.meta.events.register("before-send.s3", self._record)
+
+    def _record(self, request, event_name, **_):
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        value = headers.get("x-amz-content-sha256")
+        self.sent.append(
+            (
+                event_name.rsplit(".", 1)[-1],
+                request.url.split("?")[0].rsplit("/", 1)[-1],
+                value.decode() if isinstance(value, bytes) else value,
+                "x-amz-checksum-crc32" in headers,
+            )
+        )
+
+
+def test_file_bytes_go_unsigned_with_a_crc32_and_the_manifest_signed(s3_server, model_dir):
+    """Over plain HTTP botocore would SHA-256 every part for the signature, a second pass over bytes
+    the uploader hashes already; the body client sends them as it does over HTTPS."""
+    bucket = s3_server.new_bucket()
+    control, bodies = upload_clients(endpoint_url=s3_server.url)
+    on_control, on_bodies = SignatureRecorder(control), SignatureRecorder(bodies)
+    model = validate_model_folder(model_dir)
+    upload_model(
+        control, model, parse_s3_uri(f"s3://{bucket}/m"), body_client=bodies, config=transfer_config(chunk_size_mib=5)
+    )
+    file_writes = [s for s in on_bodies.sent if s[0] in ("PutObject", "UploadPart")]
+    assert {name for _, name, *_ in file_writes} == {f.name for f in model.files}
+    assert sum(op == "UploadPart" for op, *_ in file_writes) >= 2  # the 6 MiB shard went in parts
+    assert all(sha == "UNSIGNED-PAYLOAD" and crc for _, _, sha, crc in file_writes)
+    manifest = [s for s in on_control.sent if s[0] == "PutObject"]
+    assert [name for _, name, *_ in manifest] == [STAGE_MANIFEST_NAME]
+    stored = control.get_object(Bucket=bucket, Key=f"m/{STAGE_MANIFEST_NAME}")["Body"].read()
+    assert manifest[0][2] == hashlib.sha256(stored).hexdigest()  # signed over its bytes
+
+
+def test_a_no_op_rerun_never_makes_the_body_client(s3_server, model_dir):
+    bucket = s3_server.new_bucket()
+    location = parse_s3_uri(f"s3://{bucket}/m")
+    control, bodies = upload_clients(endpoint_url=s3_server.url)
+    upload_model(control, validate_model_folder(model_dir), location, body_client=bodies)
+    control, bodies = upload_clients(endpoint_url=s3_server.url)
+    result = upload_model(control, validate_model_folder(model_dir), location, body_client=bodies)
+    assert result.plan.upload == () and bodies._client is None

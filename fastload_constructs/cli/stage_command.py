@@ -68,9 +68,8 @@ def stage_command(
     hashed, unless --verify); writes fastload-manifest.json only after every
     upload succeeded. Re-run to resume.
     """
-    from tqdm import tqdm
-
-    from fastload_constructs.s3.client import s3_client
+    from fastload_constructs.cli.progress import progress_bar
+    from fastload_constructs.s3.client import upload_clients
     from fastload_constructs.s3.staging import validate_model_folder
     from fastload_constructs.s3.uploader import transfer_config, upload_model
 
@@ -78,10 +77,9 @@ def stage_command(
     _require_directory(local_dir)
     config = transfer_config(concurrency=concurrency, chunk_size_mib=chunk_size_mib)
     model = validate_model_folder(local_dir, allow_bin=allow_bin, follow_symlinks=follow_symlinks)
-    client = s3_client(endpoint_url=endpoint_url, region=region, max_connections=concurrency)
-    # disable=None: bars only on a terminal, so piped stderr carries the one-line error alone.
-    hashing = tqdm(desc="hashing", unit="B", unit_scale=True, disable=None if progress else True, leave=False)
-    bar = tqdm(desc="uploading", unit="B", unit_scale=True, disable=None if progress else True)
+    client, bodies = upload_clients(endpoint_url=endpoint_url, region=region, max_connections=concurrency)
+    hashing = progress_bar("hashing", enabled=progress, leave=False)
+    bar = progress_bar("uploading", enabled=progress)
 
     def show_plan(plan: UploadPlan) -> None:
         hashing.close()
@@ -102,6 +100,7 @@ def stage_command(
             client,
             model,
             location,
+            body_client=bodies,
             config=config,
             on_bytes=bar.update,
             on_plan=show_plan,

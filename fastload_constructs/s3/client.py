@@ -9,22 +9,73 @@ server may send an object's whole-object checksum header on a ranged GET
 (rclone's S3 server does), which botocore would then compare with the bytes of
 the range and fail. Whole-file integrity is fastload's own SHA-256, checked
 where it matters (staging, the node copy, cache restore).
+
+Clients come from one botocore session, not boto3's: nothing here uses boto3's
+resources or transfer manager, and importing boto3 (which imports s3transfer)
+costs about a tenth of a second that every `fastload` S3 command would pay at
+start-up. A second client reuses the first one's loaded service model.
+
+`sign_payload=False` sends request bodies as UNSIGNED-PAYLOAD with their
+checksum (CRC32) in a signed header, which is what botocore does by default
+over HTTPS. Over plain HTTP botocore otherwise hashes every body with SHA-256
+for the signature: a second pass over each byte the uploader already hashes.
 """
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from typing import Any
 
-import boto3
+import botocore.loaders
+import botocore.session
 from botocore.config import Config
 
 from fastload_constructs.core.errors import require
 
 
-def s3_client(*, endpoint_url: str | None = None, region: str | None = None, max_connections: int = 10) -> Any:
-    """A boto3 S3 client with standard retries and a pool sized for `max_connections` threads."""
+class _S3Loader(botocore.loaders.Loader):
+    """botocore's loader, without listing every service folder to check that S3's exists.
+
+    Before loading a model botocore lists all 400-odd service folders it ships (about 45 ms,
+    measured here, of a no-op `fastload stage`); fastload only ever asks for S3.
+    """
+
+    def list_available_services(self, type_name: str) -> list[str]:
+        return ["s3"]
+
+
+@functools.cache
+def _loader() -> botocore.loaders.Loader:
+    """One loader for every client: it keeps the parsed service model, the costly part of a new client."""
+    data_path = os.environ.get("AWS_DATA_PATH")  # as botocore.loaders.create_loader reads it
+    extra = [os.path.expanduser(p) for p in data_path.split(os.pathsep)] if data_path else []
+    return _S3Loader(extra_search_paths=extra)
+
+
+def _session() -> botocore.session.Session:
+    """A fresh session per client (credentials are looked up anew), sharing the loaded models."""
+    session = botocore.session.get_session()
+    session.register_component("data_loader", _loader())
+    return session
+
+
+def s3_client(
+    *,
+    endpoint_url: str | None = None,
+    region: str | None = None,
+    max_connections: int = 10,
+    sign_payload: bool | None = None,
+    session: botocore.session.Session | None = None,
+) -> Any:
+    """An S3 client with standard retries and a pool sized for `max_connections` threads.
+
+    `sign_payload`: None keeps botocore's choice (signed over HTTP, unsigned with a checksum over
+    HTTPS); False never hashes bodies for the signature (for bulk uploads whose parts carry a CRC32).
+    `session`: default a new one (credentials looked up anew); `upload_clients` shares one.
+    """
     endpoint = endpoint_url or os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
     if endpoint:
         require(endpoint.startswith(("http://", "https://")), "endpoint_url", endpoint, "an http:// or https:// URL")
@@ -34,14 +85,40 @@ def s3_client(*, endpoint_url: str | None = None, region: str | None = None, max
         max_connections,
         "a positive whole number",
     )
+    s3_settings: Any = {"addressing_style": "path"} if endpoint else {}
+    if sign_payload is not None:
+        s3_settings["payload_signing_enabled"] = sign_payload
     config = Config(
         retries={"mode": "standard", "max_attempts": 5},
         max_pool_connections=max(10, max_connections),
-        s3={"addressing_style": "path"} if endpoint else None,
+        s3=s3_settings or None,
         response_checksum_validation="when_required",
     )
-    session = boto3.session.Session(region_name=region)
-    return session.client("s3", endpoint_url=endpoint, config=config)
+    return (session or _session()).create_client("s3", region_name=region, endpoint_url=endpoint, config=config)
+
+
+class _OnFirstUse:
+    """A client made when first used: a no-op re-run, which sends no file, never pays for it (~25 ms)."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make, self._client, self._lock = make, None, threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        with self._lock:  # the upload threads reach it together
+            if self._client is None:
+                self._client = self._make()
+        return getattr(self._client, name)
+
+
+def upload_clients(
+    *, endpoint_url: str | None = None, region: str | None = None, max_connections: int = 10
+) -> tuple[Any, Any]:
+    """(control, bodies) for `upload_model`, from one session: listing and the manifest signed as
+    botocore chooses, file bytes with `sign_payload=False` (made on first use)."""
+    session = _session()
+    settings: dict[str, Any] = {"endpoint_url": endpoint_url, "region": region, "max_connections": max_connections}
+    control = s3_client(**settings, session=session)
+    return control, _OnFirstUse(lambda: s3_client(**settings, session=session, sign_payload=False))
 
 
 def metadata_value(metadata: Mapping[str, str] | None, key: str) -> str | None:

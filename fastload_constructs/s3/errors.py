@@ -1,12 +1,13 @@
 """Turn botocore failures into one clear line a user can act on.
 
-boto3 reports a missing bucket, a refused request and absent credentials as
+botocore reports a missing bucket, a refused request and absent credentials as
 different exception types (and HeadBucket only as a bare '404' or '403'), so
 the CLI maps them here once instead of printing tracebacks.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -21,7 +22,6 @@ class S3AccessError(Exception):
 
 def explain(exc: BaseException, where: str) -> S3AccessError | None:
     """The S3AccessError describing `exc` at `where` (an s3:// URI), or None if it is not an S3 failure."""
-    from boto3.exceptions import S3UploadFailedError
     from botocore.exceptions import (
         BotoCoreError,
         ClientError,
@@ -31,7 +31,7 @@ def explain(exc: BaseException, where: str) -> S3AccessError | None:
         PartialCredentialsError,
     )
 
-    if isinstance(exc, S3UploadFailedError) and isinstance(exc.__context__, ClientError):
+    if _is_boto3_upload_failure(exc) and isinstance(exc.__context__, ClientError):
         exc = exc.__context__
     if isinstance(exc, (NoCredentialsError, PartialCredentialsError)):
         return S3AccessError(
@@ -62,16 +62,29 @@ def explain(exc: BaseException, where: str) -> S3AccessError | None:
     return None
 
 
+def _is_boto3_upload_failure(exc: BaseException) -> bool:
+    """boto3's transfer manager wraps a refused upload; only a caller that imported boto3 can meet one."""
+    boto3_errors = sys.modules.get("boto3.exceptions")
+    return boto3_errors is not None and isinstance(exc, boto3_errors.S3UploadFailedError)
+
+
 @contextmanager
 def explained(where: str) -> Iterator[None]:
-    """Re-raise S3 failures inside the block as S3AccessError; let everything else through."""
-    from boto3.exceptions import S3UploadFailedError
+    """Re-raise S3 failures inside the block as S3AccessError; let everything else through.
+
+    boto3 is not imported for this (fastload's S3 commands run on botocore alone).
+    """
     from botocore.exceptions import BotoCoreError, ClientError
 
     try:
         yield
-    except (BotoCoreError, ClientError, S3UploadFailedError) as exc:
+    except (BotoCoreError, ClientError) as exc:
         mapped = explain(exc, where)
+        if mapped is None:
+            raise
+        raise mapped from exc
+    except Exception as exc:
+        mapped = explain(exc, where) if _is_boto3_upload_failure(exc) else None
         if mapped is None:
             raise
         raise mapped from exc

@@ -169,6 +169,7 @@ def upload_model(
     model: LocalModel,
     location: S3Location,
     *,
+    body_client: Any | None = None,
     config: TransferSettings | None = None,
     on_bytes: Callable[[int], None] | None = None,
     on_plan: Callable[[UploadPlan], None] | None = None,
@@ -182,6 +183,9 @@ def upload_model(
 
     `delete_stale` removes objects under the prefix that no local file explains (an old shard
     would otherwise be streamed by vLLM with the new ones), after the uploads and before the manifest.
+    `body_client` (default `client`) sends the files' bytes: the CLI gives one with
+    `sign_payload=False`, as each part already carries a CRC32 and its file's SHA-256 goes into the
+    manifest, which `client` writes (signed).
     `verify` re-hashes every local file instead of trusting the local record. `confirm_delete`
     sees the stale names first and may refuse (nothing has changed then). Before the manifest is
     written the prefix is listed again: an object whose ETag is not the one this run uploaded or
@@ -224,7 +228,7 @@ def upload_model(
             if (plan.upload or (delete_stale and plan.stale)) and STAGE_MANIFEST_NAME in state:
                 client.delete_object(Bucket=location.bucket, Key=manifest_key)
             if plan.upload:
-                uploaded = _upload_all(client, plan.upload, location, config, on_bytes, record, stage_id)
+                uploaded = _upload_all(body_client or client, plan.upload, location, config, on_bytes, record, stage_id)
                 etags.update({name: u.etag for name, u in uploaded.items()})
                 model = model.with_files(
                     tuple(f.with_sha256(uploaded[f.name].sha256) if f.name in uploaded else f for f in model.files)
