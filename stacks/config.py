@@ -75,17 +75,20 @@ class ModelSpec:
         *,
         image: str | None = None,
         priority_class_name: str | None = None,
+        do_not_disrupt: bool = False,
     ) -> ServerOptions:
-        """The vLLM server options of this model (the bucket's cache location, a mirrored image and the
-        PriorityClass come from the stack)."""
+        """The vLLM server options of this model (the bucket's cache location, a mirrored image, the
+        PriorityClass and Karpenter's do-not-disrupt come from the stack). An autoscaled model has no
+        replica count: KEDA's HPA owns it."""
         return ServerOptions(
             image=image if image is not None else self.image,
             extra_args=self.extra_args,
-            replicas=self.replicas,
+            replicas=None if self.autoscaled else self.replicas,
             shared_compile_cache=shared_compile_cache,
             model_cache="node-local" if self.node_local_model_cache else "s3",
             priority_class_name=priority_class_name,
             warm_check=self.warm_spares > 0,
+            do_not_disrupt=do_not_disrupt,
         )
 
 
