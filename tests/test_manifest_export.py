@@ -171,7 +171,7 @@ def applied_manifests(assembly):
     return out
 
 
-def test_reference_stack_applies_namespace_then_model_charts_after_their_identity(with_bucket):
+def test_reference_stack_applies_namespace_then_model_servers_after_their_identity(with_bucket):
     assembly = with_bucket
     applied = applied_manifests(assembly)
     template = Template.from_json(assembly.get_stack_by_name("FastloadReference").template).to_json()
