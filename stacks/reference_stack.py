@@ -178,8 +178,6 @@ class FastloadReferenceStack(Stack):
         if self.karpenter_nodes is not None:
             placeholders[self.karpenter_nodes.node_role.role_name] = "${KARPENTER_NODE_ROLE}"
             placeholders[self.inference_cluster.security_group_id] = "${CLUSTER_SECURITY_GROUP_ID}"
-            CfnOutput(self, "KarpenterNodeRoleName", value=self.karpenter_nodes.node_role.role_name)
-            CfnOutput(self, "ClusterSecurityGroupId", value=self.inference_cluster.security_group_id)
         if self.metrics is not None:
             placeholders[self.metrics.query_endpoint] = "${PROMETHEUS_QUERY_URL}"
         if self.image_mirror is not None:  # an ECR mirror in an environment-agnostic stack
@@ -248,6 +246,9 @@ class FastloadReferenceStack(Stack):
         )
         # NodePool and EC2NodeClass are Karpenter's CRDs: its Helm chart first.
         self.karpenter_nodes.applied.apply_after(self.karpenter.chart)
+        # What the exported EC2NodeClass names as ${KARPENTER_NODE_ROLE} and ${CLUSTER_SECURITY_GROUP_ID}.
+        CfnOutput(self, "KarpenterNodeRoleName", value=self.karpenter_nodes.node_role.role_name)
+        CfnOutput(self, "ClusterSecurityGroupId", value=cluster_sg)
 
     def _add_pod_autoscaling(self, config: ReferenceConfig) -> None:
         """KEDA on vLLM's queue for every model with maxReplicas > minReplicas, metrics through AMP (each
