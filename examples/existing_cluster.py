@@ -2,9 +2,11 @@
 """Bring your own VPC, EKS cluster and (optionally) model bucket: add fast-starting vLLM with fastload.
 
 What this adds to an existing cluster: an S3 gateway endpoint on the VPC's
-private route tables, a GPU node group with instance-store RAID0, and one
-`ServedModel` (a read-only Pod Identity for the model's prefix, the tuned
-vLLM chart, applied after the identity). The model bucket is created (locked
+private route tables, a GPU node group with instance-store RAID0, the
+PriorityClasses, and one `ServedModel` (a read-only Pod Identity for the
+model's prefix, the tuned vLLM chart applied after the identity, reachable
+from the VPC's CIDR as a load balancer with IP targets needs, and one warm
+spare that keeps a GPU node with the image pulled for the next scale-out). The model bucket is created (locked
 to the endpoint) unless `bucketName` names one you have: then its lock is
 printed as a stack output for you to add to that bucket's policy.
 
@@ -47,7 +49,9 @@ from aws_cdk.lambda_layer_kubectl_v35 import KubectlV35Layer  # noqa: E402
 from constructs import Construct  # noqa: E402
 
 from fastload_constructs.core.model import ModelProfile  # noqa: E402
+from fastload_constructs.core.serving_access import ServingAccess  # noqa: E402
 from fastload_constructs.core.vllm_args import ServerOptions  # noqa: E402
+from fastload_constructs.core.warm_spares import VLLM_PRIORITY_CLASS  # noqa: E402
 from fastload_constructs.infra import (  # noqa: E402
     AppliedChart,
     FastloadNetwork,
@@ -57,7 +61,7 @@ from fastload_constructs.infra import (  # noqa: E402
     NvidiaDevicePlugin,
     ServedModel,
 )
-from fastload_constructs.k8s import NamespaceChart  # noqa: E402
+from fastload_constructs.k8s import NamespaceChart, PriorityClassesChart  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -145,6 +149,10 @@ class FastVllmOnExistingCluster(cdk.Stack):
         else:
             bucket = ModelBucket(self, "Models", vpc_endpoint=network.s3_endpoint).bucket
         namespace = AppliedChart(self, "Namespace", cluster=cluster, chart=NamespaceChart(cdk8s.App(), "namespace"))
+        # Once per cluster: the vLLM pods' class above the warm spares' (a pod preempts a spare for its GPU).
+        classes = AppliedChart(
+            self, "PriorityClasses", cluster=cluster, chart=PriorityClassesChart(cdk8s.App(), "priority-classes")
+        )
         self.llama = ServedModel(
             self,
             "Llama",
@@ -154,8 +162,12 @@ class FastVllmOnExistingCluster(cdk.Stack):
             model_name="llama-3-1-8b",
             profile=ModelProfile.from_numbers(parameter_count=8_030_261_248),
             instance_type="g6e.2xlarge",
-            server=ServerOptions(replicas=2),
-            after=[namespace],
+            # 2 replicas + 1 spare + 1 surge pod of a rolling update: the node group's 4 GPUs.
+            server=ServerOptions(replicas=2, priority_class_name=VLLM_PRIORITY_CLASS, warm_check=True),
+            warm_spares=1,
+            # Besides the namespace's pods: a load balancer with IP targets, from its VPC addresses.
+            access=ServingAccess(allow_from_cidrs=(existing.vpc_cidr,)),
+            after=[namespace, classes],
         )
         cdk.CfnOutput(self, "ModelBucketName", value=bucket.bucket_name)
 

@@ -75,17 +75,20 @@ class ModelSpec:
         *,
         image: str | None = None,
         priority_class_name: str | None = None,
+        do_not_disrupt: bool = False,
     ) -> ServerOptions:
-        """The vLLM server options of this model (the bucket's cache location, a mirrored image and the
-        PriorityClass come from the stack)."""
+        """The vLLM server options of this model (the bucket's cache location, a mirrored image, the
+        PriorityClass and Karpenter's do-not-disrupt come from the stack). An autoscaled model has no
+        replica count: KEDA's HPA owns it."""
         return ServerOptions(
             image=image if image is not None else self.image,
             extra_args=self.extra_args,
-            replicas=self.replicas,
+            replicas=None if self.autoscaled else self.replicas,
             shared_compile_cache=shared_compile_cache,
             model_cache="node-local" if self.node_local_model_cache else "s3",
             priority_class_name=priority_class_name,
             warm_check=self.warm_spares > 0,
+            do_not_disrupt=do_not_disrupt,
         )
 
 
@@ -150,12 +153,23 @@ def _positive_int(field: str, value: object) -> int:
     return value
 
 
-def _scoped(where: str, check: Callable[[], Any]) -> Any:
-    """Run a library check, naming the context field in its error instead of the library's parameter."""
+@contextmanager
+def _context_key(where: str, keys: Mapping[str, str] | None = None) -> Iterator[None]:
+    """Re-raise a library check's FastloadConfigError under the cdk.json key it came from.
+
+    The library names its own parameters (`image`, `model.dtype`, ...). With `keys` (library field ->
+    key under `where`), a field listed there becomes `<where>.<key>` and any other passes unchanged;
+    without `keys`, the error is named `where` unless it already names a field under it.
+    """
     try:
-        return check()
+        yield
     except FastloadConfigError as exc:
-        field = exc.field if exc.field.startswith(where) else where
+        if keys is None:
+            field = exc.field if exc.field.startswith(where) else where
+        elif exc.field in keys:
+            field = f"{where}.{keys[exc.field]}"
+        else:
+            raise
         raise FastloadConfigError(field, exc.value, exc.accepted) from None
 
 
@@ -172,7 +186,8 @@ def _role_arns(field: str, raw: object) -> tuple[str, ...]:
 def _image(field: str, raw: object) -> str:
     if raw is None:
         return DEFAULT_IMAGE
-    _scoped(field, lambda: image_tag(raw))
+    with _context_key(field):
+        image_tag(raw)
     assert isinstance(raw, str)
     return raw
 
@@ -226,7 +241,7 @@ def load_assumptions_file(path: object) -> LoadAssumptions:
     return assumptions_from_dict(raw, field=field)
 
 
-# The decision modules name their own fields; a user of cdk.json should read the context key.
+# The decision modules name their own fields; a user of cdk.json should read the context key (_context_key).
 _CONTEXT_KEY_OF = {
     "model.total_bytes": "totalBytes",
     "model.parameter_count": "parameterCount",
@@ -234,18 +249,6 @@ _CONTEXT_KEY_OF = {
     "tensor_parallel_size": "tensorParallelSize",
     "gpu_memory_utilization": "gpuMemoryUtilization",
 }
-
-
-@contextmanager
-def _context_field_names(where: str) -> Iterator[None]:
-    """Re-raise a decision's FastloadConfigError under the cdk.json key it came from."""
-    try:
-        yield
-    except FastloadConfigError as exc:
-        key = _CONTEXT_KEY_OF.get(exc.field)
-        if key is None:
-            raise
-        raise FastloadConfigError(f"{where}.{key}", exc.value, exc.accepted) from exc
 
 
 def _fraction(field: str, value: object) -> float:
@@ -282,7 +285,10 @@ MODEL_KEYS: dict[str, Key] = {
     "nodeLocalModelCache": Key(bool, lambda f, v: _flag(f, False if v is None else v), "stream an NVMe copy"),
     "image": Key(str, lambda f, v: _image(f, v), "a pinned vLLM image (not latest)"),
     "extraArgs": Key(
-        list, lambda f, v: () if v is None else _scoped(f, lambda: check_extra_args(v, f)), "more vllm serve args"
+        # check_extra_args names `f` (or `f[i]`) itself.
+        list,
+        lambda f, v: () if v is None else check_extra_args(v, f),
+        "more vllm serve args",
     ),
     "maxModelLen": Key(int, lambda f, v: None if v is None else _positive_int(f, v), "vLLM --max-model-len"),
     "cudaGraphCaptureSizes": Key(
@@ -332,13 +338,13 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         None,
         "parameterCount or totalBytes",
     )
-    with _context_field_names(where):
+    with _context_key(where, _CONTEXT_KEY_OF):
         profile = ModelProfile.from_numbers(
             total_bytes=v["totalBytes"], parameter_count=v["parameterCount"], dtype=dtype, name=name
         )
     if v["architecture"] is not None:
         profile = profile.with_architecture(v["architecture"])
-    with _context_field_names(where):
+    with _context_key(where, _CONTEXT_KEY_OF):
         options = TuningOptions(
             tensor_parallel_size=v["tensorParallelSize"],
             gpu_memory_utilization=v["gpuMemoryUtilization"],

@@ -6,6 +6,12 @@ with EKS access entries instead of the aws-auth ConfigMap, and makes the
 kubectl provider optional. Those are the defaults AWS recommends for new
 clusters, and they leave fewer moving parts in a stack that must be imported
 into other apps.
+
+Every Kubernetes chart goes on through `infra.AppliedChart` or
+`infra.ServedModel`, so one `ManifestExport` writes them all into
+`cdk.out/manifests/`, in apply order: local-nvme, namespace, PriorityClasses
+(with warm spares), Karpenter's NodePools and EC2NodeClass, then per model its
+server, its warm spares and its KEDA objects.
 """
 
 from __future__ import annotations
@@ -17,12 +23,13 @@ from aws_cdk import CfnOutput, Stack, Token
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_secretsmanager as secretsmanager
-from constructs import Construct
+from constructs import Construct, IDependable
 
-from fastload_constructs.core import naming
-from fastload_constructs.core.node_pools import DO_NOT_DISRUPT, NodePoolOptions
-from fastload_constructs.core.scaling import Workload, family_gpu_limits, node_capacity, scaling_behavior
+from fastload_constructs.core.cache_sharing import SharedCompileCache
+from fastload_constructs.core.node_pools import NodePoolOptions
+from fastload_constructs.core.scaling import Workload, family_gpu_limits, node_capacity
 from fastload_constructs.core.serving_access import ServingAccess
+from fastload_constructs.infra.applied_chart import AppliedChart
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache
 from fastload_constructs.infra.inference_cluster import InferenceCluster
@@ -32,13 +39,13 @@ from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.network import FastloadNetwork
 from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin
-from fastload_constructs.infra.scale_out_metrics import KedaController, ScaleOutMetrics
-from fastload_constructs.k8s.keda import VllmAutoscalingChart
+from fastload_constructs.infra.scale_out_metrics import KedaController, KedaScaling, ScaleOutMetrics
+from fastload_constructs.infra.served_model import ServedModel
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage
 from fastload_constructs.k8s.manifest_export import ManifestExport
-from fastload_constructs.k8s.vllm_chart import VllmChart
+from fastload_constructs.k8s.namespace_chart import NamespaceChart
+from fastload_constructs.k8s.warm_spares import PriorityClassesChart
 from stacks.config import ModelSpec, ReferenceConfig
-from stacks.model_charts import ModelCharts
 
 
 class FastloadReferenceStack(Stack):
@@ -66,6 +73,7 @@ class FastloadReferenceStack(Stack):
             admin_role_arns=config.admin_role_arns,
         )
         self.cluster: eks.ICluster = self.inference_cluster.cluster
+        self._add_cluster_charts(config)
         self.node_capacity = node_capacity(
             Workload(
                 name=f"fastload:models[{i}]",
@@ -91,52 +99,93 @@ class FastloadReferenceStack(Stack):
             for role in roles:
                 self.image_mirror.grant_pull(role)
         self.device_plugin = NvidiaDevicePlugin(self, "NvidiaDevicePlugin", cluster=self.cluster)
-        self.local_storage = LocalNvmeStorage(cdk8s.App(), "local-nvme")
-        local_storage_manifest = self.cluster.add_cdk8s_chart("LocalNvmeStorage", self.local_storage)
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name)
         self._add_model_bucket(config)
-        # A literal bucket name (fastload:modelBucketName) keeps the YAML export free of placeholders.
-        self.model_charts = ModelCharts(
-            self,
-            "ModelCharts",
-            cluster=self.cluster,
-            models=config.models,
-            bucket_name=config.model_bucket_name or self.model_bucket.bucket_name,
-            compile_cache_prefix=config.compile_cache_prefix,
-            customize=self._customize_vllm,
-            access=self._serving_access(config),
-            image_for=self.image_mirror.image if self.image_mirror is not None else None,
-            # The local-nvme storage class before any claim of it; exported first.
-            applied_before=[(self.local_storage, local_storage_manifest)],
-        )
-        for name, manifest in self.model_charts.manifests.items():
-            # Pod Identity injects credentials when a pod is created: the association must exist first.
-            manifest.node.add_dependency(self.model_readers[name].association)
-        for name, manifest in self.model_charts.spare_manifests.items():
-            manifest.node.add_dependency(self.model_readers[name].association)
         self._add_pod_autoscaling(config)
-        self._export_scale_out_manifests()
+        self._add_models(config)
+        self._export_manifests()
 
-    def _export_scale_out_manifests(self) -> None:
-        """NodePools/EC2NodeClass and KEDA objects as YAML in `cdk.out/manifests-scale-out/`, deploy-time values
-        as placeholders (fill with envsubst from the stack's outputs)."""
-        charts: list[cdk8s.Chart] = []
+    def _add_cluster_charts(self, config: ReferenceConfig) -> None:
+        """What every model's pods need, applied once: the local-nvme storage class (a compile-cache claim
+        names it), the namespace, and with warm spares anywhere the PriorityClasses (admission refuses a pod
+        whose class does not exist yet)."""
+        self.local_storage = AppliedChart(
+            self, "LocalNvmeStorage", cluster=self.cluster, chart=LocalNvmeStorage(cdk8s.App(), "local-nvme")
+        )
+        self.namespace = AppliedChart(
+            self, "Namespace", cluster=self.cluster, chart=NamespaceChart(cdk8s.App(), "namespace")
+        )
+        self.priority_classes: AppliedChart | None = None
+        self.priority_chart: PriorityClassesChart | None = None
+        if any(m.warm_spares for m in config.models):
+            self.priority_chart = PriorityClassesChart(cdk8s.App(), "priority-classes")
+            self.priority_classes = AppliedChart(
+                self, "PriorityClasses", cluster=self.cluster, chart=self.priority_chart
+            )
+
+    def _add_models(self, config: ReferenceConfig) -> None:
+        """One ServedModel per configured model: reader identity, server, warm spares, ScaledObject."""
+        # A literal bucket name (fastload:modelBucketName) keeps the YAML export free of placeholders.
+        bucket_name = config.model_bucket_name or self.model_bucket.bucket_name
+        # Warm spares anywhere: every vLLM pod gets the class above the spares' (one spare may serve any model).
+        vllm_class = self.priority_chart.vllm_class_name if self.priority_chart is not None else None
+        access = self._serving_access(config)
+        after: list[IDependable] = [self.local_storage, self.namespace]
+        if self.priority_classes is not None:
+            after.append(self.priority_classes)
+        if self.karpenter_nodes is not None:
+            # The pods' nodes come from these pools; also puts the pools before the models in the export.
+            after.append(self.karpenter_nodes.applied)
+        self.served_models: dict[str, ServedModel] = {}
+        for model in config.models:
+            cache = SharedCompileCache(bucket_name, config.compile_cache_prefix) if model.shared_compile_cache else None
+            self.served_models[model.name] = ServedModel(
+                self,
+                f"Model-{model.name}",
+                cluster=self.cluster,
+                bucket=self.model_bucket,
+                prefix=model.s3_prefix,
+                model_name=model.name,
+                plan=self.plans[model.name],
+                server=model.server_options(
+                    cache,
+                    image=self.image_mirror.image(model.image) if self.image_mirror is not None else model.image,
+                    priority_class_name=vllm_class,
+                    # Karpenter leaves a node alone while a vLLM pod loads or serves on it (core.node_pools).
+                    do_not_disrupt=self.karpenter is not None,
+                ),
+                access=access,
+                warm_spares=model.warm_spares,
+                autoscaling=self._autoscaling(model),
+                after=after,
+            )
+        self.model_readers: dict[str, ModelReaderIdentity] = {n: m.reader for n, m in self.served_models.items()}
+
+    def _autoscaling(self, model: ModelSpec) -> KedaScaling | None:
+        if not model.autoscaled:
+            return None
+        assert self.keda is not None  # _add_pod_autoscaling made it for every autoscaled model
+        return KedaScaling(controller=self.keda, settings=model.autoscaling)
+
+    def _export_manifests(self) -> None:
+        """Every chart the stack applies as YAML in `cdk.out/manifests/`, in apply order, deploy-time values as
+        placeholders (fill them with envsubst from the stack's outputs)."""
         placeholders: dict[str, str] = {}
         if Token.is_unresolved(self.region):
             placeholders[self.region] = "${AWS_REGION}"
+        if Token.is_unresolved(self.model_bucket.bucket_name) and self.config.model_bucket_name is None:
+            placeholders[self.model_bucket.bucket_name] = "${MODEL_BUCKET_NAME}"
         if self.karpenter_nodes is not None:
-            charts.append(self.karpenter_nodes.chart)
             placeholders[self.karpenter_nodes.node_role.role_name] = "${KARPENTER_NODE_ROLE}"
             placeholders[self.inference_cluster.security_group_id] = "${CLUSTER_SECURITY_GROUP_ID}"
-            CfnOutput(self, "KarpenterNodeRoleName", value=self.karpenter_nodes.node_role.role_name)
-            CfnOutput(self, "ClusterSecurityGroupId", value=self.inference_cluster.security_group_id)
         if self.metrics is not None:
-            charts += self.autoscaling_charts.values()
             placeholders[self.metrics.query_endpoint] = "${PROMETHEUS_QUERY_URL}"
-        if charts:
-            ManifestExport(
-                self, "ScaleOutExport", charts=charts, placeholders=placeholders, directory="manifests-scale-out"
-            )
+        if self.image_mirror is not None:  # an ECR mirror in an environment-agnostic stack
+            images = [m.chart.spec.image for m in self.served_models.values()]
+            for token, placeholder in ((self.account, "${AWS_ACCOUNT_ID}"), (self.url_suffix, "${AWS_URL_SUFFIX}")):
+                if Token.is_unresolved(token) and any(token in image for image in images):
+                    placeholders[token] = placeholder
+        self.manifest_export = ManifestExport(self, "ManifestExport", placeholders=placeholders)
 
     def _serving_access(self, config: ReferenceConfig) -> ServingAccess | None:
         """With pod autoscaling, the managed Prometheus scraper must reach vLLM's /metrics on the server port.
@@ -151,15 +200,6 @@ class FastloadReferenceStack(Stack):
         if any(Token.is_unresolved(c) for c in cidrs):
             return None  # an imported VPC without literal subnet CIDRs: left to the user's access settings
         return ServingAccess(allow_from_cidrs=tuple(dict.fromkeys(cidrs)))
-
-    def _customize_vllm(self, model: ModelSpec, chart: VllmChart) -> None:
-        """Scale-out changes to a model's vLLM chart, made before it is applied."""
-        if self.karpenter is not None:
-            # Karpenter leaves a node alone while a vLLM pod loads or serves on it (core.node_pools).
-            chart.deployment.pod_metadata.add_annotation(DO_NOT_DISRUPT, "true")
-        if model.autoscaled:
-            # KEDA's HPA owns the replica count: a re-applied manifest must not reset it.
-            cdk8s.ApiObject.of(chart.deployment).add_json_patch(cdk8s.JsonPatch.remove("/spec/replicas"))
 
     def _add_managed_gpu_nodes(self, config: ReferenceConfig) -> None:
         """Fixed node groups holding every model's maxReplicas plus one surge pod each (core.scaling).
@@ -204,15 +244,18 @@ class FastloadReferenceStack(Stack):
             subnets=self.network.gpu_subnets.subnets,
             system_nodegroup=self.inference_cluster.system_nodegroup,
         )
-        self.karpenter_nodes.manifest.node.add_dependency(self.karpenter.chart)
+        # NodePool and EC2NodeClass are Karpenter's CRDs: its Helm chart first.
+        self.karpenter_nodes.applied.apply_after(self.karpenter.chart)
+        # What the exported EC2NodeClass names as ${KARPENTER_NODE_ROLE} and ${CLUSTER_SECURITY_GROUP_ID}.
+        CfnOutput(self, "KarpenterNodeRoleName", value=self.karpenter_nodes.node_role.role_name)
+        CfnOutput(self, "ClusterSecurityGroupId", value=cluster_sg)
 
     def _add_pod_autoscaling(self, config: ReferenceConfig) -> None:
-        """KEDA on vLLM's queue for every model with maxReplicas > minReplicas, metrics through AMP."""
-        scaled = [m for m in config.models if m.autoscaled]
+        """KEDA on vLLM's queue for every model with maxReplicas > minReplicas, metrics through AMP (each
+        model's ScaledObject comes with its ServedModel)."""
         self.metrics: ScaleOutMetrics | None = None
         self.keda: KedaController | None = None
-        self.autoscaling_charts: dict[str, VllmAutoscalingChart] = {}
-        if not scaled:
+        if not any(m.autoscaled for m in config.models):
             return
         cluster_sg = self.inference_cluster.security_group_id
         self.metrics = ScaleOutMetrics(
@@ -232,22 +275,6 @@ class FastloadReferenceStack(Stack):
             system_nodegroup=self.inference_cluster.system_nodegroup,
         )
         CfnOutput(self, "PrometheusQueryUrl", value=self.metrics.query_endpoint)
-        for model in scaled:
-            vllm = self.model_charts.charts[model.name]
-            chart = VllmAutoscalingChart(
-                self.model_charts.cdk8s_app,
-                f"{model.name}-autoscaling",
-                server=vllm.spec.name,
-                autoscaling=model.autoscaling,
-                behavior=scaling_behavior(self.plans[model.name]),
-                server_address=self.metrics.query_endpoint,
-                region=self.region,
-                namespace=vllm.spec.namespace,
-            )
-            manifest = self.cluster.add_cdk8s_chart(f"Autoscaling-{model.name}", chart)
-            manifest.node.add_dependency(self.keda.chart)
-            manifest.node.add_dependency(self.model_charts.manifests[model.name])
-            self.autoscaling_charts[model.name] = chart
 
     def _add_image_mirror(self, config: ReferenceConfig) -> EcrPullThroughCache | None:
         """`fastload:vllmImageMirror`: a pull-through cache rule the GPU nodes pull the vLLM image through."""
@@ -265,8 +292,8 @@ class FastloadReferenceStack(Stack):
         )
 
     def _add_model_bucket(self, config: ReferenceConfig) -> None:
-        """The model bucket, locked to the network's S3 endpoint (stagers upload their models' prefixes), and one
-        read-only identity per model."""
+        """The model bucket, locked to the network's S3 endpoint (stagers upload their models' prefixes); each
+        model's read-only identity comes with its ServedModel."""
         stagers = [
             iam.Role.from_role_arn(self, f"Stager{i}", arn, mutable=False)
             for i, arn in enumerate(config.stager_role_arns)
@@ -278,18 +305,7 @@ class FastloadReferenceStack(Stack):
             stager_principals=stagers,
             bucket_name=config.model_bucket_name,
         )
-        self.model_readers: dict[str, ModelReaderIdentity] = {}
         for model in config.models:
             for stager in stagers:
                 self.model_bucket.grant_stage_models(stager, model.s3_prefix)
-            self.model_readers[model.name] = ModelReaderIdentity(
-                self,
-                f"ModelReader-{model.name}",
-                cluster=self.cluster,
-                bucket=self.model_bucket,
-                prefix=model.s3_prefix,
-                model_name=model.name,
-                namespace=naming.DEFAULT_NAMESPACE,
-                compile_cache_prefix=config.compile_cache_prefix if model.shared_compile_cache else None,
-            )
         CfnOutput(self, "ModelBucketName", value=self.model_bucket.bucket_name)

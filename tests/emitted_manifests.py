@@ -74,7 +74,7 @@ def _vllm_plan(instance_type: str = "g6e.12xlarge"):
     return plan(ModelProfile.from_numbers(parameter_count=70_000_000_000, dtype="BF16"), instance_type)
 
 
-def _vllm(compile_cache: str) -> dict[str, Any]:
+def _vllm(compile_cache: str, **options: Any) -> dict[str, Any]:
     from fastload_constructs.core.vllm_args import ServerOptions
 
     return dict(
@@ -82,7 +82,7 @@ def _vllm(compile_cache: str) -> dict[str, Any]:
         model_name="llama-70b",
         model_uri="s3://models-bucket/models/llama-70b",
         region="us-east-1",
-        options=ServerOptions(compile_cache=compile_cache),
+        options=ServerOptions(compile_cache=compile_cache, **options),  # type: ignore[arg-type]
     )
 
 
@@ -166,7 +166,11 @@ CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
         ("waiting", lambda: _autoscaling("num_requests_waiting", 4)),
         ("kv-cache", lambda: _autoscaling("kv_cache_usage", 0.8)),
     ],
-    "VllmChart": [(mode, lambda mode=mode: _vllm(mode)) for mode in ("host-path", "pvc", "empty-dir")],
+    "VllmChart": [
+        *((mode, lambda mode=mode: _vllm(mode)) for mode in ("host-path", "pvc", "empty-dir")),
+        # KEDA owns the replica count; Karpenter leaves the node alone.
+        ("autoscaled-on-karpenter", lambda: _vllm("host-path", replicas=None, do_not_disrupt=True)),
+    ],
     "PriorityClassesChart": [("default", dict)],
     "WarmSparesChart": [(mode, lambda mode=mode: _warm_spares(mode)) for mode in ("node-local", "s3")],
 }

@@ -26,7 +26,7 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile, ShardInfo
 from fastload_constructs.core.node_pools import NodePoolOptions
 from fastload_constructs.core.s3_uri import parse_s3_uri
-from fastload_constructs.core.scaling import Workload, node_capacity
+from fastload_constructs.core.scaling import Autoscaling, Workload, node_capacity
 from fastload_constructs.core.tuning import TuningOptions, plan
 from fastload_constructs.core.validation import check_bucket_name
 from fastload_constructs.core.vllm_args import ServerOptions, server_spec
@@ -237,6 +237,27 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         "capacity_types",
     ),
     ("served-model-without-plan", lambda w: served_model(w), "profile"),
+    ("server-options-do-not-disrupt-text", lambda w: ServerOptions(do_not_disrupt="true"), "do_not_disrupt"),
+    (
+        "served-model-negative-warm-spares",
+        lambda w: served_model(w, plan=plan(MODEL_8B, "g6e.2xlarge"), warm_spares=-1),
+        "warm_spares",
+    ),
+    (
+        "served-model-spares-without-the-vllm-class",
+        lambda w: served_model(w, plan=plan(MODEL_8B, "g6e.2xlarge"), warm_spares=1),
+        "server.priority_class_name",
+    ),
+    (
+        "served-model-access-as-a-dict",
+        lambda w: served_model(w, plan=plan(MODEL_8B, "g6e.2xlarge"), access={"allow_from_cidrs": ["10.0.0.0/16"]}),
+        "access",
+    ),
+    (
+        "served-model-autoscaling-as-bounds",
+        lambda w: served_model(w, plan=plan(MODEL_8B, "g6e.2xlarge"), autoscaling=Autoscaling(1, 3)),
+        "autoscaling",
+    ),
     (
         "app-raid0-on-p3-without-instance-store",
         lambda w: build_app(context(instanceType="p3.2xlarge", parameterCount=1_000_000_000), str(w.out)),

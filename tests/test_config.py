@@ -202,3 +202,37 @@ def test_bad_admin_role_arns_are_refused():
     with pytest.raises(FastloadConfigError) as err:
         parse_reference_config(context(adminRoleArns=["arn:aws:iam::123456789012:user/alice"]))
     assert err.value.field == "fastload:adminRoleArns[0]"
+
+
+@pytest.mark.parametrize(
+    "raised, keys, field",
+    [
+        ("image", None, "fastload:models[0].image"),  # the library's name replaced by the context key
+        ("fastload:models[0].image.tag", None, "fastload:models[0].image.tag"),  # already under it: kept
+        ("model.dtype", {"model.dtype": "dtype"}, "fastload:models[0].dtype"),
+        ("kv_cache_dtype", {"model.dtype": "dtype"}, "kv_cache_dtype"),  # not mapped: passes unchanged
+    ],
+)
+def test_library_errors_are_renamed_to_the_context_key_they_came_from(raised, keys, field):
+    from stacks.config import _context_key
+
+    with (
+        pytest.raises(FastloadConfigError) as err,
+        _context_key("fastload:models[0]" + ("" if keys else ".image"), keys),
+    ):
+        raise FastloadConfigError(raised, "v", "what is accepted")
+    assert (err.value.field, err.value.value, err.value.accepted) == (field, "v", "what is accepted")
+
+
+@pytest.mark.parametrize(
+    "model, field",
+    [
+        ({"image": "vllm/vllm-openai"}, "fastload:models[0].image"),
+        ({"extraArgs": ["--max-num-seqs", "4", "--port=9"]}, "fastload:models[0].extraArgs[2]"),
+        ({"extraArgs": "--max-num-seqs"}, "fastload:models[0].extraArgs"),
+    ],
+)
+def test_image_and_extra_args_errors_name_the_context_key(model, field):
+    with pytest.raises(FastloadConfigError) as err:
+        parse_reference_config(context(model=model))
+    assert err.value.field == field

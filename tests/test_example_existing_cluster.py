@@ -80,12 +80,26 @@ def test_model_pods_get_read_access_and_their_chart_waits_for_it(template):
         "llama-3-1-8b-vllm",
     )
     manifests = resources(template, "Custom::AWSCDK-EKS-KubernetesResource")
-    assert len(manifests) == 2
-    server = next(r for r in manifests.values() if "Deployment" in json.dumps(r["Properties"]["Manifest"]))
+    assert len(manifests) == 4  # namespace, PriorityClasses, the server, its warm spare
+    server = next(r for r in manifests.values() if "inference-server" in json.dumps(r["Properties"]["Manifest"]))
     assert server["Properties"]["ClusterName"] == EXISTING.cluster_name
     assert association_id in server["DependsOn"]
-    (namespace,) = [lid for lid, r in manifests.items() if "Deployment" not in json.dumps(r["Properties"]["Manifest"])]
-    assert namespace in server["DependsOn"]
+    others = [lid for lid, r in manifests.items() if "Deployment" not in json.dumps(r["Properties"]["Manifest"])]
+    assert len(others) == 2 and set(others) <= set(server["DependsOn"])  # namespace and classes first
+
+
+def test_the_warm_spare_follows_the_server_and_the_vpc_may_reach_it(tmp_path_factory):
+    stack, template = synth(tmp_path_factory, CONTEXT)
+    llama = stack.llama
+    server_id = stack.get_logical_id(llama.server.manifest.node.default_child)
+    spare_id = stack.get_logical_id(llama.spares.manifest.node.default_child)
+    assert template["Resources"][spare_id]["DependsOn"] == [server_id]
+    spare = next(d for d in llama.spare_chart.to_json() if d["kind"] == "Deployment")
+    assert spare["spec"]["replicas"] == 1
+    assert spare["spec"]["template"]["spec"]["serviceAccountName"] == llama.reader.service_account
+    policy = next(d for d in llama.chart.to_json() if d["kind"] == "NetworkPolicy")
+    cidrs = [p["ipBlock"]["cidr"] for r in policy["spec"]["ingress"] for p in r["from"] if "ipBlock" in p]
+    assert cidrs == [CONTEXT["vpcCidr"]]
 
 
 def test_an_own_bucket_is_read_not_recreated_and_its_lock_is_printed(tmp_path_factory):

@@ -177,10 +177,15 @@ def test_reference_stack_pulls_the_vllm_image_through_the_rule(tmp_path):
     ]
     actions = json.dumps([p["Properties"]["PolicyDocument"] for p in policies])
     assert "ecr:BatchImportUpstreamImage" in actions
-    (chart,) = stack.model_charts.charts.values()
-    (deployment,) = [d for d in cdk8s.Testing.synth(chart) if d["kind"] == "Deployment"]
+    (served,) = stack.served_models.values()
+    (deployment,) = [d for d in cdk8s.Testing.synth(served.chart) if d["kind"] == "Deployment"]
     image = deployment["spec"]["template"]["spec"]["containers"][0]["image"]
     assert image.endswith("/docker-hub/vllm/vllm-openai:v0.34.0") and image != DEFAULT_IMAGE
+    # The environment-agnostic export names the mirror's account and URL suffix as placeholders.
+    exported = stack.manifest_export.render()[f"04-{served.chart.node.id}.yaml"]
+    assert "image: ${AWS_ACCOUNT_ID}.dkr.ecr.${AWS_REGION}.${AWS_URL_SUFFIX}/docker-hub/vllm/vllm-openai:v0.34.0" in (
+        exported
+    )
 
 
 @pytest.mark.parametrize(

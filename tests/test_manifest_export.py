@@ -10,6 +10,7 @@ import cdk8s
 import kubernetes_validate
 import pytest
 import yaml
+from aws_cdk import aws_eks_v2 as eks
 from aws_cdk.assertions import Template
 
 from app import build_app
@@ -17,9 +18,11 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.tokens import CDK_TOKEN
 from fastload_constructs.core.tuning import plan
+from fastload_constructs.infra import AppliedChart
 from fastload_constructs.k8s.manifest_export import ManifestExport, substitute_tokens, synth_with_manifests
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from stacks.config import DEFAULT_KUBERNETES_VERSION, parse_reference_config
+from tests.crd_schemas import validate_custom_resource
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 MODEL = CDK_JSON["fastload:models"][0]
@@ -119,12 +122,17 @@ def test_bad_model_bucket_name_in_context_is_refused():
 
 
 @pytest.fixture(scope="module")
-def with_bucket(tmp_path_factory):
+def with_bucket_app(tmp_path_factory):
     outdir = tmp_path_factory.mktemp("cdk.out")
     ctx = {**copy.deepcopy(CDK_JSON), "fastload:modelBucketName": "fastload-test-models"}
     ctx["fastload:models"].append(SECOND_MODEL)
     app = build_app(context=ctx, outdir=str(outdir))
-    return synth_with_manifests(app)
+    return app, synth_with_manifests(app)
+
+
+@pytest.fixture(scope="module")
+def with_bucket(with_bucket_app):
+    return with_bucket_app[1]
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +171,7 @@ def applied_manifests(assembly):
     return out
 
 
-def test_reference_stack_applies_namespace_then_model_charts_after_their_identity(with_bucket):
+def test_reference_stack_applies_namespace_then_model_servers_after_their_identity(with_bucket):
     assembly = with_bucket
     applied = applied_manifests(assembly)
     template = Template.from_json(assembly.get_stack_by_name("FastloadReference").template).to_json()
@@ -189,34 +197,74 @@ def test_reference_stack_applies_namespace_then_model_charts_after_their_identit
     assert c["resources"]["limits"]["nvidia.com/gpu"] == 4
 
 
+# What envsubst fills in from the stack's outputs (README, "Manifests").
+FILLED = {
+    "${KARPENTER_NODE_ROLE}": "node-role",
+    "${CLUSTER_SECURITY_GROUP_ID}": "sg-0123456789abcdef0",
+    "${PROMETHEUS_QUERY_URL}": "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-1",
+    "${AWS_REGION}": "us-west-2",
+    "${MODEL_BUCKET_NAME}": "fastload-test-models",
+}
+
+
+def identities(docs):
+    return [(d["kind"], d["metadata"].get("namespace"), d["metadata"]["name"]) for d in docs]
+
+
+def file_of(folder, chart_id):
+    """The exported file of one chart, whatever its number."""
+    (path,) = [p for p in folder.iterdir() if p.name.split("-", 1)[1] == f"{chart_id}.yaml"]
+    return path
+
+
 def test_export_holds_every_applied_chart_in_apply_order_and_validates(with_bucket):
     assembly = with_bucket
     folder = Path(assembly.directory) / "manifests"
     files = sorted(p.name for p in folder.iterdir())
+    # Cluster-wide first, the node pools, then per model its server and its ScaledObject.
     assert files == [
         "01-local-nvme.yaml",
         "02-namespace.yaml",
-        f"03-{MODEL['name']}.yaml",
-        f"04-{SECOND_MODEL['name']}.yaml",
+        "03-fastload-gpu.yaml",
+        f"04-{MODEL['name']}.yaml",
+        f"05-{MODEL['name']}-autoscaling.yaml",
+        f"06-{SECOND_MODEL['name']}.yaml",
     ]
     applied = applied_manifests(assembly)
-    by_docs = {json.dumps(docs, sort_keys=True): (lid, resource) for lid, (resource, docs) in applied.items()}
-    # Every applied chart is exported, once: the cluster's and the models' here, the Karpenter pools and
-    # KEDA objects (with their own deploy-time placeholders) in manifests-scale-out/.
-    scale_out = list((Path(assembly.directory) / "manifests-scale-out").iterdir())
-    assert len(by_docs) == len(applied) == len(files) + len(scale_out)
+    by_objects = {json.dumps(identities(docs)): (lid, resource) for lid, (resource, docs) in applied.items()}
+    # Every applied chart is in this one folder, once; nowhere else.
+    assert len(by_objects) == len(applied) == len(files)
+    assert [p.name for p in Path(assembly.directory).iterdir() if p.name.startswith("manifests")] == ["manifests"]
     seen: list[str] = []
     for name in files:
-        lid, resource = by_docs[json.dumps(load(folder / name), sort_keys=True)]
+        text = (folder / name).read_text()
+        assert "Token[" not in text
+        lid, resource = by_objects[json.dumps(identities(load(folder / name)))]
         # A file's manifest depends only on manifests of earlier files: `kubectl apply -f` order works.
         assert not ({d for d in resource.get("DependsOn", []) if d in applied} - set(seen)), name
         seen.append(lid)
-        assert "Token[" not in (folder / name).read_text()
-        for doc in load(folder / name):
-            kubernetes_validate.validate(doc, DEFAULT_KUBERNETES_VERSION, strict=True)
-    model_docs = load(folder / files[2])
+        for placeholder, value in FILLED.items():
+            text = text.replace(placeholder, value)
+        assert "${" not in text, name
+        for doc in yaml.safe_load_all(text):
+            group = doc["apiVersion"].rpartition("/")[0]
+            if "." in group and not group.endswith(".k8s.io"):
+                validate_custom_resource(doc)  # Karpenter and KEDA kinds, against their vendored CRDs
+            else:
+                kubernetes_validate.validate(doc, DEFAULT_KUBERNETES_VERSION, strict=True)
+    model_docs = load(folder / files[3])
     assert container(model_docs)["args"][0] == f"s3://fastload-test-models/{MODEL['s3Prefix']}"
     assert env_of(model_docs)["AWS_REGION"] == "${AWS_REGION}"  # the stack is environment-agnostic
+
+
+def test_no_manifest_of_the_reference_stack_is_applied_outside_an_applied_chart(with_bucket_app):
+    app, assembly = with_bucket_app
+    stack = app.node.find_child("FastloadReference")
+    manifests = [c for c in stack.node.find_all() if isinstance(c, eks.KubernetesManifest)]
+    assert len(manifests) == 6
+    assert all(isinstance(m.node.scope, AppliedChart) for m in manifests), [m.node.path for m in manifests]
+    messages = assembly.get_stack_by_name("FastloadReference").messages
+    assert not [m for m in messages if "not exported" in str(m.entry.data)]  # ManifestExport's warning
 
 
 def test_a_model_removed_from_the_app_leaves_no_file_behind(tmp_path):
@@ -224,13 +272,15 @@ def test_a_model_removed_from_the_app_leaves_no_file_behind(tmp_path):
     two = {**copy.deepcopy(CDK_JSON), "fastload:modelBucketName": "fastload-test-models"}
     two["fastload:models"].append(SECOND_MODEL)
     synth_with_manifests(build_app(context=two, outdir=str(outdir)))
-    assert (outdir / "manifests" / f"04-{SECOND_MODEL['name']}.yaml").exists()
+    assert (outdir / "manifests" / f"06-{SECOND_MODEL['name']}.yaml").exists()
     one = {**copy.deepcopy(CDK_JSON), "fastload:modelBucketName": "fastload-test-models"}
     synth_with_manifests(build_app(context=one, outdir=str(outdir)))
     assert sorted(p.name for p in (outdir / "manifests").iterdir()) == [
         "01-local-nvme.yaml",
         "02-namespace.yaml",
-        f"03-{MODEL['name']}.yaml",
+        "03-fastload-gpu.yaml",
+        f"04-{MODEL['name']}.yaml",
+        f"05-{MODEL['name']}-autoscaling.yaml",
     ]
     assert not [p for p in outdir.iterdir() if p.name.startswith(".manifests")]  # no temporary folder left
 
@@ -264,9 +314,9 @@ def test_a_failed_write_leaves_the_previous_export_intact(plan_8b, tmp_path, mon
 
 def test_environment_agnostic_export_uses_placeholders(agnostic):
     folder = Path(agnostic.directory) / "manifests"
-    text = (folder / f"03-{MODEL['name']}.yaml").read_text()
+    text = file_of(folder, MODEL["name"]).read_text()
     assert "Token[" not in text
-    docs = load(folder / f"03-{MODEL['name']}.yaml")
+    docs = load(file_of(folder, MODEL["name"]))
     assert env_of(docs)["AWS_REGION"] == "${AWS_REGION}"
     assert container(docs)["args"][0] == f"s3://${{MODEL_BUCKET_NAME}}/{MODEL['s3Prefix']}"
     template = Template.from_json(agnostic.get_stack_by_name("FastloadReference").template)

@@ -11,6 +11,7 @@ from aws_cdk.assertions import Template
 
 from app import build_app
 from fastload_constructs.core.naming import LOCAL_NVME_STORAGE_CLASS
+from fastload_constructs.core.node_pools import DO_NOT_DISRUPT
 from stacks.config import parse_reference_config
 from tests.cfn_template import properties
 
@@ -39,6 +40,18 @@ def test_device_plugin_and_local_nvme_are_applied(template):
     kinds = {(d.get("kind"), d.get("metadata", {}).get("name")) for d in docs if isinstance(d, dict)}
     assert ("StorageClass", LOCAL_NVME_STORAGE_CLASS) in kinds, rendered[:500]
     assert any(kind == "DaemonSet" for kind, _ in kinds)
+
+
+def test_vllm_pods_carry_karpenters_annotation_only_where_karpenter_runs(template):
+    docs = [
+        d for m in properties(template, "Custom::AWSCDK-EKS-KubernetesResource") for d in _manifest_docs(m["Manifest"])
+    ]
+    (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
+    assert deployment["spec"]["template"]["metadata"]["annotations"] == {
+        "kubectl.kubernetes.io/default-container": "vllm"
+    }
+    assert DO_NOT_DISRUPT not in json.dumps(docs)
+    assert "replicas" not in deployment["spec"]  # KEDA scales the pods on managed nodes too
 
 
 def _manifest_docs(manifest):

@@ -46,7 +46,7 @@ def _role_statements(template, model):
     (role_id,) = [
         k
         for k, r in template["Resources"].items()
-        if r["Type"] == "AWS::IAM::Role" and k.startswith(f"ModelReader{model.replace('-', '')}")
+        if r["Type"] == "AWS::IAM::Role" and k.startswith(f"Model{model.replace('-', '')}Reader")
     ]
     out = []
     for r in template["Resources"].values():
@@ -98,7 +98,8 @@ def test_cold_model_has_no_cache_write_access(synthesized):
 def test_exported_manifests_carry_the_cache_containers(synthesized):
     assembly, _ = synthesized
     folder = Path(assembly.directory) / "manifests"
-    docs = [d for d in yaml.safe_load_all((folder / "04-warm-8b.yaml").read_text()) if d]
+    # After the cluster-wide charts, the node pools and cdk.json's model with its ScaledObject.
+    docs = [d for d in yaml.safe_load_all((folder / "06-warm-8b.yaml").read_text()) if d]
     (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
     pod = deployment["spec"]["template"]["spec"]
     assert [c["name"] for c in pod["initContainers"]] == ["stage-model", "restore-compile-cache"]
@@ -107,7 +108,7 @@ def test_exported_manifests_carry_the_cache_containers(synthesized):
     assert restore[restore.index("--prefix") + 1] == "compile-cache/warm-8b"
     (vllm,) = [c for c in pod["containers"] if c["name"] == "vllm"]
     assert vllm["args"][0].startswith("/models/")  # streams the node-local copy
-    cold = [d for d in yaml.safe_load_all((folder / "03-llama-3-1-8b-instruct.yaml").read_text()) if d]
+    cold = [d for d in yaml.safe_load_all((folder / "04-llama-3-1-8b-instruct.yaml").read_text()) if d]
     (cold_deployment,) = [d for d in cold if d["kind"] == "Deployment"]
     assert "initContainers" not in cold_deployment["spec"]["template"]["spec"]
 

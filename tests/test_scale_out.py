@@ -14,6 +14,7 @@ import copy
 import email
 import itertools
 import json
+import re
 from pathlib import Path
 
 import aws_cdk as cdk
@@ -626,27 +627,58 @@ def test_fastload_plan_prints_the_autoscaling_timing(capsys):
     assert timing["scale_down_stabilization_seconds"] >= 2 * view["predicted_seconds"]["total"]
 
 
-def test_the_scale_out_manifests_are_exported_with_placeholders(tmp_path):
+def test_karpenter_and_keda_objects_are_in_the_one_export_with_placeholders(tmp_path):
     from fastload_constructs.k8s.manifest_export import synth_with_manifests
 
     assembly = synth_with_manifests(build_app(copy.deepcopy(CDK_JSON), str(tmp_path)))
-    folder = Path(assembly.directory) / "manifests-scale-out"
+    folder = Path(assembly.directory) / "manifests"
+    assert not (Path(assembly.directory) / "manifests-scale-out").exists()
     docs = {p.name: list(yaml.safe_load_all(p.read_text())) for p in sorted(folder.glob("*.yaml"))}
-    assert sorted(docs) == ["01-fastload-gpu.yaml", "02-llama-3-1-8b-instruct-autoscaling.yaml"]
+    # After the namespace and before the models (their pods land on these pools); the ScaledObject after its
+    # Deployment. kubectl applies them in this order once the Karpenter and KEDA charts (their CRDs) are in.
+    assert sorted(docs) == [
+        "01-local-nvme.yaml",
+        "02-namespace.yaml",
+        "03-fastload-gpu.yaml",
+        "04-llama-3-1-8b-instruct.yaml",
+        "05-llama-3-1-8b-instruct-autoscaling.yaml",
+    ]
+    text = "".join(p.read_text() for p in folder.glob("*.yaml"))
+    assert set(re.findall(r"\$\{[A-Z_]+\}", text)) == {
+        "${AWS_REGION}",
+        "${MODEL_BUCKET_NAME}",
+        "${KARPENTER_NODE_ROLE}",
+        "${CLUSTER_SECURITY_GROUP_ID}",
+        "${PROMETHEUS_QUERY_URL}",
+    }
     filled = {  # what envsubst would put in from the stack's outputs
         "${KARPENTER_NODE_ROLE}": "node-role",
         "${CLUSTER_SECURITY_GROUP_ID}": "sg-0123456789abcdef0",
         "${PROMETHEUS_QUERY_URL}": "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-1",
         "${AWS_REGION}": "us-west-2",
     }
-    for path in folder.glob("*.yaml"):
-        text = path.read_text()
+    for name in ("03-fastload-gpu.yaml", "05-llama-3-1-8b-instruct-autoscaling.yaml"):
+        text = (folder / name).read_text()
         for placeholder, value in filled.items():
             text = text.replace(placeholder, value)
         assert "${" not in text
         for doc in yaml.safe_load_all(text):
             validate_custom_resource(doc)
-    (node_class,) = [d for d in docs["01-fastload-gpu.yaml"] if d["kind"] == "EC2NodeClass"]
+    (node_class,) = [d for d in docs["03-fastload-gpu.yaml"] if d["kind"] == "EC2NodeClass"]
     assert node_class["spec"]["role"] == "${KARPENTER_NODE_ROLE}"
-    (scaled,) = [d for d in docs["02-llama-3-1-8b-instruct-autoscaling.yaml"] if d["kind"] == "ScaledObject"]
+    (scaled,) = [d for d in docs["05-llama-3-1-8b-instruct-autoscaling.yaml"] if d["kind"] == "ScaledObject"]
     assert scaled["spec"]["triggers"][0]["metadata"]["serverAddress"] == "${PROMETHEUS_QUERY_URL}"
+    (deployment,) = [d for d in docs["04-llama-3-1-8b-instruct.yaml"] if d["kind"] == "Deployment"]
+    assert "replicas" not in deployment["spec"]
+    outputs = assembly.get_stack_by_name("FastloadReference").template["Outputs"]
+    # Every placeholder but the region and the generated bucket name has an output to fill it from.
+    assert {"KarpenterNodeRoleName", "ClusterSecurityGroupId", "PrometheusQueryUrl", "ModelBucketName"} <= set(outputs)
+
+
+def test_the_scaled_object_applies_after_its_server_and_keda(reference):
+    stack, template = reference
+    served = stack.served_models["llama-3-1-8b-instruct"]
+    depends = template["Resources"][logical_id(stack, served.autoscaler.manifest)]["DependsOn"]
+    assert logical_id(stack, served.server.manifest) in depends
+    assert logical_id(stack, stack.keda.chart.node.default_child) in depends
+    assert stack.served_models["qwen-7b"].autoscaler is None

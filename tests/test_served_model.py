@@ -14,10 +14,14 @@ from aws_cdk.lambda_layer_kubectl_v35 import KubectlV35Layer
 from fastload_constructs.core.cache_sharing import SharedCompileCache
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.node_pools import DO_NOT_DISRUPT
+from fastload_constructs.core.scaling import Autoscaling, scaling_behavior
+from fastload_constructs.core.serving_access import ServingAccess
 from fastload_constructs.core.tuning import TuningOptions, plan
 from fastload_constructs.core.vllm_args import ServerOptions
-from fastload_constructs.infra import AppliedChart, ServedModel
-from fastload_constructs.k8s import ManifestExport, NamespaceChart
+from fastload_constructs.core.warm_spares import SPARE_PRIORITY_CLASS, VLLM_PRIORITY_CLASS
+from fastload_constructs.infra import AppliedChart, KedaController, KedaScaling, ScaleOutMetrics, ServedModel
+from fastload_constructs.k8s import ManifestExport, NamespaceChart, PriorityClassesChart
 
 ENV = cdk.Environment(account="111122223333", region="us-east-1")
 LLAMA = ModelProfile.from_numbers(parameter_count=8_030_261_248)
@@ -177,3 +181,174 @@ def test_the_export_warns_about_a_manifest_applied_around_it():
     cdk.App.of(stack).synth()
     Annotations.from_stack(stack).has_warning("/Serving/Export", Match.string_like_regexp("manifest-Direct|Direct"))
     assert export.file_names() == ["01-namespace.yaml"]
+
+
+def kinds(manifest):
+    return {d["kind"]: d for d in json.loads(manifest["Properties"]["Manifest"])}
+
+
+def keda_on(stack, cluster):
+    metrics = ScaleOutMetrics(
+        stack,
+        "Metrics",
+        cluster=cluster,
+        subnet_ids=["subnet-0123456789abcdef0"],
+        security_group_ids=["sg-0123456789abcdef0"],
+        cluster_label="prod",
+    )
+    return KedaController(stack, "Keda", cluster=cluster, metrics=metrics)
+
+
+def test_warm_spares_apply_after_the_server_as_its_service_account():
+    stack, cluster, bucket = stack_with_cluster()
+    classes = AppliedChart(stack, "Classes", cluster=cluster, chart=PriorityClassesChart(cdk8s.App(), "classes"))
+    served = ServedModel(
+        stack,
+        "Llama",
+        cluster=cluster,
+        bucket=bucket,
+        prefix="models/llama",
+        model_name="llama",
+        plan=plan(LLAMA, "g6e.2xlarge"),
+        server=ServerOptions(priority_class_name=VLLM_PRIORITY_CLASS, warm_check=True),
+        warm_spares=2,
+        after=[classes],
+    )
+    template = Template.from_stack(stack).to_json()
+    server_id = stack.get_logical_id(served.server.manifest.node.default_child)
+    spares_id = stack.get_logical_id(served.spares.manifest.node.default_child)
+    classes_id = stack.get_logical_id(classes.manifest.node.default_child)
+    applied = manifests(template)
+    assert applied[spares_id]["DependsOn"] == [server_id]
+    assert classes_id in applied[server_id]["DependsOn"]
+    server_pod = kinds(applied[server_id])["Deployment"]["spec"]["template"]["spec"]
+    spares = kinds(applied[spares_id])["Deployment"]
+    assert spares["spec"]["replicas"] == 2
+    spare_pod = spares["spec"]["template"]["spec"]
+    # One association serves both: the spares read the model through the server's service account.
+    assert spare_pod["serviceAccountName"] == server_pod["serviceAccountName"] == served.reader.service_account
+    assert (server_pod["priorityClassName"], spare_pod["priorityClassName"]) == (
+        VLLM_PRIORITY_CLASS,
+        SPARE_PRIORITY_CLASS,
+    )
+    assert served.applied == [served.server, served.spares] and served.autoscaler is None
+    assert ManifestExport(stack, "Export").file_names() == [
+        "01-classes.yaml",
+        "02-llama.yaml",
+        "03-llama-warm-spares.yaml",
+    ]
+
+
+def test_an_autoscaled_server_has_no_replica_count_and_its_scaled_object_waits_for_keda():
+    stack, cluster, bucket = stack_with_cluster()
+    keda = keda_on(stack, cluster)
+    serving = plan(LLAMA, "g6e.2xlarge")
+    served = ServedModel(
+        stack,
+        "Llama",
+        cluster=cluster,
+        bucket=bucket,
+        prefix="models/llama",
+        model_name="llama",
+        plan=serving,
+        autoscaling=KedaScaling(controller=keda, settings=Autoscaling(min_replicas=1, max_replicas=4)),
+    )
+    template = Template.from_stack(stack).to_json()
+    applied = manifests(template)
+    server_id = stack.get_logical_id(served.server.manifest.node.default_child)
+    scaler_id = stack.get_logical_id(served.autoscaler.manifest.node.default_child)
+    keda_id = stack.get_logical_id(keda.chart.node.default_child.node.default_child)
+    assert "replicas" not in kinds(applied[server_id])["Deployment"]["spec"]  # KEDA's HPA owns it
+    assert served.chart.spec.replicas is None
+    assert {server_id, keda_id} <= set(applied[scaler_id]["DependsOn"])
+    scaled = stack.resolve(served.autoscaling_chart.scaled_object.to_json())["spec"]
+    assert (scaled["scaleTargetRef"]["name"], scaled["minReplicaCount"], scaled["maxReplicaCount"]) == ("llama", 1, 4)
+    assert scaled["cooldownPeriod"] == scaling_behavior(serving).cooldown_s
+    assert scaled["triggers"][0]["metadata"]["serverAddress"] == stack.resolve(keda.metrics.query_endpoint)
+    assert scaled["triggers"][0]["metadata"]["awsRegion"] == "us-east-1"
+
+
+def test_access_and_do_not_disrupt_are_rendered_on_the_server():
+    stack, cluster, bucket = stack_with_cluster()
+    served = ServedModel(
+        stack,
+        "Llama",
+        cluster=cluster,
+        bucket=bucket,
+        prefix="models/llama",
+        model_name="llama",
+        plan=plan(LLAMA, "g6e.2xlarge"),
+        server=ServerOptions(do_not_disrupt=True),
+        access=ServingAccess(allow_from_cidrs=("10.1.0.0/16",), api_key_secret="llama-key"),
+    )
+    docs = kinds(
+        manifests(Template.from_stack(stack).to_json())[stack.get_logical_id(served.server.manifest.node.default_child)]
+    )
+    assert docs["Deployment"]["spec"]["template"]["metadata"]["annotations"][DO_NOT_DISRUPT] == "true"
+    cidrs = [
+        p["ipBlock"]["cidr"] for r in docs["NetworkPolicy"]["spec"]["ingress"] for p in r["from"] if "ipBlock" in p
+    ]
+    assert cidrs == ["10.1.0.0/16"]
+    (container,) = docs["Deployment"]["spec"]["template"]["spec"]["containers"]
+    assert {
+        "name": "VLLM_API_KEY",
+        "valueFrom": {"secretKeyRef": {"key": "api-key", "name": "llama-key"}},
+    } in container["env"]
+    plain = ServedModel(
+        stack,
+        "Plain",
+        cluster=cluster,
+        bucket=bucket,
+        prefix="models/q",
+        model_name="qwen",
+        plan=plan(LLAMA, "g6e.2xlarge"),
+    )
+    pod = next(d for d in plain.chart.to_json() if d["kind"] == "Deployment")["spec"]["template"]
+    assert DO_NOT_DISRUPT not in pod["metadata"]["annotations"]
+
+
+@pytest.mark.parametrize(
+    "props, field",
+    [
+        ({"warm_spares": True}, "warm_spares"),
+        ({"warm_spares": 1}, "server.priority_class_name"),
+        ({"access": "namespace-only"}, "access"),
+        ({"autoscaling": "keda"}, "autoscaling"),
+        ({"keda": Autoscaling(1, 3), "server": ServerOptions(replicas=2)}, "server.replicas"),
+        ({"keda": Autoscaling(1, 3), "server": ServerOptions(compile_cache="pvc")}, "autoscaling.settings.maxReplicas"),
+        ({"keda": Autoscaling(0, 3)}, "autoscaling.settings.minReplicas"),
+        ({"keda": Autoscaling(1, 3), "controller": "keda"}, "autoscaling.controller"),
+    ],
+)
+def test_bad_new_options_are_refused_naming_the_field(props, field):
+    stack, cluster, bucket = stack_with_cluster()
+    keda = keda_on(stack, cluster)
+    if "keda" in props:
+        settings, controller = props.pop("keda"), props.pop("controller", keda)
+        with pytest.raises(FastloadConfigError) as err:
+            props["autoscaling"] = KedaScaling(controller=controller, settings=settings)
+            ServedModel(
+                stack,
+                "Llama",
+                cluster=cluster,
+                bucket=bucket,
+                prefix="m",
+                model_name="llama",
+                plan=plan(LLAMA, "g6e.2xlarge"),
+                **props,
+            )
+    else:
+        with pytest.raises(FastloadConfigError) as err:
+            ServedModel(
+                stack,
+                "Llama",
+                cluster=cluster,
+                bucket=bucket,
+                prefix="m",
+                model_name="llama",
+                plan=plan(LLAMA, "g6e.2xlarge"),
+                **props,
+            )
+    assert err.value.field == field
+    assert str(err.value).startswith(f"{field}: got ")
+    assert stack.node.try_find_child("Llama") is None

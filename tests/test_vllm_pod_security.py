@@ -17,12 +17,12 @@ from tests.emitted_manifests import chart_manifests
 
 @pytest.fixture(scope="module")
 def pods():
-    """compile-cache mode -> the Deployment the chart renders."""
+    """case (a compile-cache mode, or autoscaled-on-karpenter) -> the Deployment the chart renders."""
     found = {}
     for case, doc in chart_manifests("VllmChart", vllm_chart.VllmChart):
         if pod_of(doc) is not None:
             found[case.split("[", 1)[1].rstrip("]")] = doc
-    assert set(found) == {"host-path", "pvc", "empty-dir"}
+    assert set(found) == {"host-path", "pvc", "empty-dir", "autoscaled-on-karpenter"}
     return found
 
 
@@ -31,11 +31,12 @@ def test_vllm_pods_meet_baseline_with_a_pvc_or_empty_dir_cache(pods, mode):
     assert baseline_violations(pods[mode]) == []
 
 
-def test_the_host_path_cache_is_the_only_baseline_violation_and_it_is_exempt(pods):
-    found = baseline_violations(pods["host-path"])
+@pytest.mark.parametrize("case", ["host-path", "autoscaled-on-karpenter"])
+def test_the_host_path_cache_is_the_only_baseline_violation_and_it_is_exempt(pods, case):
+    found = baseline_violations(pods[case])
     assert [control_of(f) for f in found] == ["hostPathVolumes"]
     assert "'compile-cache'" in found[0]
-    assert unexempted_violations(pods["host-path"]) == []
+    assert unexempted_violations(pods[case]) == []
 
 
 def test_a_privileged_vllm_pod_would_not_be_exempt(pods):

@@ -252,7 +252,7 @@ def test_cdk_json_warm_spares_default_and_value():
 
 def _template(tmp_path, ctx):
     app = build_app(ctx, str(tmp_path))
-    (stack,) = [s for s in app.node.children if hasattr(s, "model_charts")]
+    (stack,) = [s for s in app.node.children if hasattr(s, "served_models")]
     return stack, Template.from_stack(stack)
 
 
@@ -263,28 +263,50 @@ def test_reference_stack_sizes_the_node_group_for_replicas_plus_spares(tmp_path)
         # 2 replicas + 2 spares + 1 surge pod, one GPU each, fixed at the peak (core.scaling.node_capacity).
         {"InstanceTypes": ["g6e.2xlarge"], "ScalingConfig": {"MinSize": 5, "DesiredSize": 5, "MaxSize": 5}},
     )
-    charts = stack.model_charts
-    assert set(charts.spare_charts) == {"llama-3-1-8b-instruct"}
-    spare_pod = deployment(charts.spare_charts["llama-3-1-8b-instruct"])["spec"]["template"]["spec"]
+    served = stack.served_models["llama-3-1-8b-instruct"]
+    spare_pod = deployment(served.spare_chart)["spec"]["template"]["spec"]
     assert spare_pod["priorityClassName"] == SPARE_PRIORITY_CLASS
-    vllm_pod = deployment(charts.charts["llama-3-1-8b-instruct"])["spec"]["template"]["spec"]
+    vllm_pod = deployment(served.chart)["spec"]["template"]["spec"]
     assert vllm_pod["priorityClassName"] == VLLM_PRIORITY_CLASS
     assert vllm_pod["initContainers"][0]["name"] == "warm-check"
-    # The classes are applied before any pod names them, and the spares after the model's Pod Identity.
+    assert spare_pod["serviceAccountName"] == vllm_pod["serviceAccountName"]
+    # The classes are applied before any pod names them; the spares after the server (its service account
+    # and, through it, the model's Pod Identity association).
     resources = template.to_json()["Resources"]
-    (classes_id,) = [k for k in resources if k.startswith("ClusterModelChartsPriorityClasses")]
-    (spares_id,) = [k for k, r in resources.items() if "warmspares" in k and r["Type"].startswith("Custom::")]
-    assert classes_id in resources[spares_id]["DependsOn"]
-    assert any(d.startswith("ModelReader") for d in resources[spares_id]["DependsOn"])
-    (vllm_id,) = [k for k in resources if k.startswith("ClusterModelChartsllama") and "warmspares" not in k]
-    assert classes_id in resources[vllm_id]["DependsOn"]
+    classes_id = stack.get_logical_id(stack.priority_classes.manifest.node.default_child)
+    server_id = stack.get_logical_id(served.server.manifest.node.default_child)
+    spares_id = stack.get_logical_id(served.spares.manifest.node.default_child)
+    association_id = stack.get_logical_id(served.reader.association)
+    assert {classes_id, association_id} <= set(resources[server_id]["DependsOn"])
+    assert server_id in resources[spares_id]["DependsOn"]
+    assert [c.node.id for c in stack.manifest_export.charts] == [
+        "local-nvme",
+        "namespace",
+        "priority-classes",
+        "llama-3-1-8b-instruct",
+        "llama-3-1-8b-instruct-warm-spares",
+    ]
 
 
 def test_reference_stack_without_spares_has_no_priority_classes(tmp_path):
     stack, template = _template(tmp_path, context())
-    assert stack.model_charts.priority_chart is None and stack.model_charts.spare_charts == {}
+    assert stack.priority_classes is None
+    assert all(m.spares is None for m in stack.served_models.values())
+    pod = deployment(stack.served_models["llama-3-1-8b-instruct"].chart)["spec"]["template"]["spec"]
+    assert "priorityClassName" not in pod
     # cdk.json's 1-2 replicas + 1 surge pod.
     template.has_resource_properties("AWS::EKS::Nodegroup", {"ScalingConfig": {"DesiredSize": 3, "MaxSize": 3}})
+
+
+def test_spares_of_one_model_give_every_model_the_vllm_class(tmp_path):
+    ctx = context(warmSpares=1)
+    ctx["fastload:models"].append(
+        {"name": "qwen-7b", "instanceType": "g6e.2xlarge", "parameterCount": 7_000_000_000, "replicas": 1}
+    )
+    stack, _ = _template(tmp_path, ctx)
+    qwen = stack.served_models["qwen-7b"]
+    assert qwen.spares is None
+    assert deployment(qwen.chart)["spec"]["template"]["spec"]["priorityClassName"] == VLLM_PRIORITY_CLASS
 
 
 # The in-pod check -----------------------------------------------------------------------------------

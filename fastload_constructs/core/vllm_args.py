@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from fastload_constructs.core import naming
@@ -29,6 +29,7 @@ from fastload_constructs.core.cache_sharing import (
     restore_compile_cache,
 )
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
+from fastload_constructs.core.node_pools import DO_NOT_DISRUPT
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.streamer_env import streamer_env
 from fastload_constructs.core.tokens import CDK_TOKEN, is_token, stable
@@ -120,7 +121,7 @@ class VllmServerSpec:
     args: tuple[str, ...]
     env: Mapping[str, str]
     port: int
-    replicas: int
+    replicas: int | None  # None: no spec.replicas, an autoscaler owns the count
     gpus: int
     cpu: int
     memory_bytes: int  # the vLLM container's; with the sidecars' it adds up to the plan's pod memory
@@ -144,6 +145,7 @@ class VllmServerSpec:
     sidecars: tuple[SyncContainer, ...] = ()
     # Warm spares (core/warm_spares.py): the vLLM pods' PriorityClass, above the placeholders'.
     priority_class_name: str | None = None
+    pod_annotations: Mapping[str, str] = field(default_factory=dict)  # on the pod template, beside the chart's
 
 
 def image_tag(image: object) -> str:
@@ -366,8 +368,9 @@ class ServerOptions:
     """Deployment/Service name. Default: the model name; set it to run one model twice (e.g. on two types)."""
     image: str = DEFAULT_IMAGE
     """A pinned vLLM OpenAI server image; `latest` is refused. Default: `vllm/vllm-openai:v0.34.0`."""
-    replicas: int = 1
-    """Pods of the Deployment (an autoscaler may change it later). Default: 1."""
+    replicas: int | None = 1
+    """Pods of the Deployment. `None`: the Deployment has no `spec.replicas`, an autoscaler owns the count
+    (KEDA's HPA with `ServedModel(autoscaling=...)`), so re-applying the manifest never resets it. Default: 1."""
     compile_cache: CompileCache = "host-path"
     """Where VLLM_CACHE_ROOT lives: `host-path` (node RAID0), `pvc` (one local-nvme volume), `empty-dir`.
     Default: `host-path`."""
@@ -390,6 +393,10 @@ class ServerOptions:
     warm_check: bool = False
     """A first init container verifying what a warm spare left on the node and logging which path the pod
     takes (warm or cold). Default: False."""
+    do_not_disrupt: bool = False
+    """Annotate the pods `karpenter.sh/do-not-disrupt: "true"` (`core.node_pools.DO_NOT_DISRUPT`): Karpenter's
+    voluntary disruption (consolidation, drift) skips a node while a vLLM pod loads or serves on it. Set it
+    where Karpenter manages the GPU nodes. Default: False."""
 
     def __post_init__(self) -> None:
         check_dns_label(self.namespace, "namespace")
@@ -404,7 +411,10 @@ class ServerOptions:
             "a non-empty name without spaces",
         )
         require(
-            is_whole_number(self.replicas) and self.replicas >= 1, "replicas", self.replicas, "a positive whole number"
+            self.replicas is None or (is_whole_number(self.replicas) and self.replicas >= 1),
+            "replicas",
+            self.replicas,
+            "a positive whole number, or None when an autoscaler owns the count",
         )
         one_of("compile_cache", self.compile_cache, COMPILE_CACHE_MODES)
         require(
@@ -431,6 +441,7 @@ class ServerOptions:
         if self.priority_class_name is not None:
             check_dns_subdomain(self.priority_class_name, "priority_class_name")
         require(isinstance(self.warm_check, bool), "warm_check", self.warm_check, "True or False")
+        require(isinstance(self.do_not_disrupt, bool), "do_not_disrupt", self.do_not_disrupt, "True or False")
 
 
 def server_spec(
@@ -465,9 +476,10 @@ def server_spec(
             "compile_cache", compile_cache, f"'empty-dir' on {instance.name}, which has no instance-store NVMe"
         )
     if compile_cache == "pvc":
-        # One local volume lives on one node: every replica must fit that node's GPUs.
+        # One local volume lives on one node: every replica must fit that node's GPUs (an autoscaler's
+        # bound is checked where it is known, infra.ServedModel).
         require(
-            replicas * plan.tensor_parallel_size <= instance.gpu_count,
+            (replicas or 1) * plan.tensor_parallel_size <= instance.gpu_count,
             "replicas",
             replicas,
             f"at most {instance.gpu_count // plan.tensor_parallel_size} with compile_cache='pvc' "
@@ -551,4 +563,5 @@ def server_spec(
         init_containers=tuple(init_containers),
         sidecars=tuple(sidecars),
         priority_class_name=opts.priority_class_name,
+        pod_annotations={DO_NOT_DISRUPT: "true"} if opts.do_not_disrupt else {},
     )

@@ -16,6 +16,7 @@ from fastload_constructs.infra.model_bucket import ModelBucket, ModelBucketGrant
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity  # noqa: E402
 from fastload_constructs.infra.network import FastloadNetwork  # noqa: E402
 from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin  # noqa: E402
+from fastload_constructs.infra.scale_out_metrics import KedaController, KedaScaling, ScaleOutMetrics  # noqa: E402
 from fastload_constructs.infra.served_model import ServedModel  # noqa: E402
 
 __all__ = [
@@ -25,10 +26,13 @@ __all__ = [
     "GpuNodeGroup",
     "InferenceCluster",
     "KarpenterGpuNodes",
+    "KedaController",
+    "KedaScaling",
     "ModelBucket",
     "ModelBucketGrants",
     "ModelBucketLock",
     "ModelReaderIdentity",
     "NvidiaDevicePlugin",
+    "ScaleOutMetrics",
     "ServedModel",
 ]

@@ -10,6 +10,9 @@ Amazon EKS for scraper access with access entries"); an access entry made here
 for the same role would collide with it, so none is made. A `CONFIG_MAP`-only
 cluster needs the manual `aps-collector-role` binding from that page.
 
+`KedaScaling`: what `ServedModel(autoscaling=...)` takes to scale one model
+with it: the controller and the model's `core.scaling.Autoscaling`.
+
 `KedaController`: KEDA's Helm chart pinned to 2.20.2, its operator's EKS Pod
 Identity role allowed only to query this workspace (`aps:QueryMetrics`,
 `GetLabels`, `GetSeries`, `GetMetricMetadata`), and the operator's metrics
@@ -22,6 +25,7 @@ these credentials.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from aws_cdk import Aws, Fn, Stack
@@ -32,6 +36,7 @@ from constructs import Construct
 
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.metrics import scrape_config_yaml
+from fastload_constructs.core.scaling import Autoscaling, check_autoscaling
 from fastload_constructs.infra.model_reader_identity import POD_IDENTITY_SERVICE, trust_conditions
 
 KEDA_CHART_REPOSITORY = "https://kedacore.github.io/charts"
@@ -143,7 +148,7 @@ def keda_values(*, nodegroup_name: str | None) -> dict[str, Any]:
 class KedaController(Construct):
     """KEDA 2.20.2 on `cluster`, its operator allowed to query `metrics`' workspace through Pod Identity.
 
-    Attributes: `role`, `association`, `chart` (ScaledObjects go on after it), `values`.
+    Attributes: `metrics`, `role`, `association`, `chart` (ScaledObjects go on after it), `values`.
     """
 
     def __init__(
@@ -157,6 +162,7 @@ class KedaController(Construct):
         version: str = KEDA_VERSION,
     ) -> None:
         super().__init__(scope, id)
+        self.metrics = metrics
         principal = iam.SessionTagsPrincipal(iam.ServicePrincipal(POD_IDENTITY_SERVICE)).with_conditions(
             trust_conditions(
                 cluster.cluster_name,
@@ -200,3 +206,39 @@ class KedaController(Construct):
         self.chart.node.add_dependency(self.association)
         if system_nodegroup is not None:
             self.chart.node.add_dependency(system_nodegroup)
+
+
+@dataclass(frozen=True)
+class KedaScaling:
+    """Pod autoscaling of one `ServedModel` by KEDA on a vLLM metric read from managed Prometheus.
+
+    - `controller`: the `KedaController` whose operator signs the queries; the model's ScaledObject is
+      applied after its Helm chart (KEDA's CRDs) and reads `controller.metrics.query_endpoint`.
+    - `settings`: `core.scaling.Autoscaling` (min/max replicas, metric, target), checked by
+      `core.scaling.check_autoscaling`. The HPA behaviour comes from the model's plan
+      (`core.scaling.scaling_behavior`).
+    """
+
+    controller: KedaController
+    settings: Autoscaling
+
+    def __post_init__(self) -> None:
+        require(
+            isinstance(self.controller, KedaController), "autoscaling.controller", self.controller, "a KedaController"
+        )
+        require(
+            isinstance(self.settings, Autoscaling),
+            "autoscaling.settings",
+            self.settings,
+            "a core.scaling.Autoscaling(min_replicas, max_replicas, target, metric)",
+        )
+        check_autoscaling(self.settings, "autoscaling.settings")
+
+    @property
+    def query_endpoint(self) -> str:
+        return self.controller.metrics.query_endpoint
+
+    @property
+    def region(self) -> str:
+        """The workspace's region (that of the stack holding `ScaleOutMetrics`)."""
+        return Stack.of(self.controller.metrics).region

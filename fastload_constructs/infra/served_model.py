@@ -4,14 +4,17 @@
 Pod Identity role that reads only the model's prefix of any `s3.IBucket`,
 the tuned `VllmChart` applied through the cluster's kubectl provider, and the
 ordering that makes it work (the association and its grants exist before a
-pod asks for credentials). More charts for the same model (the KEDA
-ScaledObject, warm spares) plug in with `add_chart`, which applies them after
-the server; every chart applied here is found by `ManifestExport`.
+pod asks for credentials). Its warm spares (`warm_spares=`) and its KEDA
+ScaledObject (`autoscaling=`) are applied after the server, and any other
+chart of the model plugs in with `add_chart`; every chart applied here is
+found by `ManifestExport`. Every input is checked, and every chart rendered,
+before anything joins the construct tree.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import cdk8s
 from aws_cdk import Stack, Token
@@ -20,15 +23,21 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from constructs import Construct, IDependable
 
-from fastload_constructs.core.errors import FastloadConfigError, require
+from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
 from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.scaling import scaling_behavior
+from fastload_constructs.core.serving_access import ServingAccess
 from fastload_constructs.core.tuning import ServingPlan, TuningOptions, plan
 from fastload_constructs.core.validation import check_dns_label, check_key_prefix
-from fastload_constructs.core.vllm_args import ServerOptions, server_spec
+from fastload_constructs.core.vllm_args import ServerOptions, VllmServerSpec
+from fastload_constructs.core.warm_spares import warm_spare_spec
 from fastload_constructs.infra.applied_chart import AppliedChart
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
+from fastload_constructs.infra.scale_out_metrics import KedaScaling
+from fastload_constructs.k8s.keda import VllmAutoscalingChart
 from fastload_constructs.k8s.vllm_chart import VllmChart
+from fastload_constructs.k8s.warm_spares import WarmSparesChart
 
 
 class ServedModel(Construct):
@@ -39,13 +48,27 @@ class ServedModel(Construct):
     - `bucket`: any `s3.IBucket` (a `ModelBucket` is unwrapped); `kms_key` default: the bucket's `encryption_key`.
     - `prefix`, `model_name`: where the model is staged, and the DNS label naming its objects.
     - `plan`: a `ServingPlan`; or `profile` + `instance_type` (+ `tuning`, default `TuningOptions()`) to make one.
-    - `server`: `ServerOptions` (namespace, image, replicas, caches, extra args...). Default: `ServerOptions()`.
-      With `server.shared_compile_cache` (in this bucket) the role may also publish under its prefix.
-    - `after`: what must exist before the server is applied (the namespace's chart, the device plugin...).
+    - `server`: `ServerOptions` (namespace, image, replicas, caches, extra args, do_not_disrupt...).
+      Default: `ServerOptions()`. With `server.shared_compile_cache` (in this bucket) the role may also
+      publish under its prefix.
+    - `access`: `ServingAccess`, who may reach the server (NetworkPolicy exceptions, an API key).
+      Default: `None`, a NetworkPolicy admitting the namespace's own pods only.
+    - `warm_spares`: placeholder pods of the server's shape that pre-warm GPU nodes for it
+      (`k8s.WarmSparesChart`, same service account, so the same reader identity), applied after the
+      server. Needs `server.priority_class_name="fastload-vllm"` and that class (`k8s.PriorityClassesChart`,
+      applied once per cluster: pass its `AppliedChart` in `after`). Default: 0.
+    - `autoscaling`: `KedaScaling(controller=KedaController, settings=core.scaling.Autoscaling)`: a KEDA
+      ScaledObject on the model's vLLM metric, HPA behaviour from the plan (`core.scaling.scaling_behavior`),
+      applied after the server and after KEDA's Helm chart. The Deployment then has no `spec.replicas`
+      (KEDA's HPA owns it): `server.replicas` must be None or the default 1. Default: `None`, a fixed count.
+    - `after`: what must exist before the server is applied (the namespace's chart, PriorityClasses,
+      the local-nvme storage class, node pools...). Default: nothing but the reader identity.
 
     Attributes: `plan`, `reader` (`ModelReaderIdentity`: `role`, `association`), `chart` (`VllmChart`),
-    `server` (`AppliedChart` of the chart; `.manifest`), `applied` (every `AppliedChart`, in apply order),
-    `model_uri`, `service_url`.
+    `server` (`AppliedChart` of the chart; `.manifest`), `spare_chart` / `spares` (`WarmSparesChart` and
+    its `AppliedChart`, None without warm spares), `autoscaling_chart` / `autoscaler`
+    (`VllmAutoscalingChart` and its `AppliedChart`, None without autoscaling), `applied` (every
+    `AppliedChart`, in apply order), `model_uri`, `service_url`.
     """
 
     def __init__(
@@ -62,12 +85,28 @@ class ServedModel(Construct):
         instance_type: str | None = None,
         tuning: TuningOptions | None = None,
         server: ServerOptions | None = None,
+        access: ServingAccess | None = None,
+        warm_spares: int = 0,
+        autoscaling: KedaScaling | None = None,
         kms_key: kms.IKey | None = None,
         after: Sequence[IDependable] = (),
     ) -> None:
         serving_plan = _serving_plan(plan, profile, instance_type, tuning)
         options = server if server is not None else ServerOptions()
         require(isinstance(options, ServerOptions), "server", options, "a ServerOptions")
+        require(
+            access is None or isinstance(access, ServingAccess),
+            "access",
+            access,
+            "None or a ServingAccess(network_policy=..., allow_from_cidrs=..., api_key_secret=...)",
+        )
+        require(
+            is_whole_number(warm_spares) and warm_spares >= 0,
+            "warm_spares",
+            warm_spares,
+            "a whole number >= 0 (default 0)",
+        )
+        options = _autoscaled(options, autoscaling, serving_plan)
         prefix = check_key_prefix(prefix)
         check_dns_label(model_name, "model_name")
         if isinstance(bucket, ModelBucket):
@@ -83,10 +122,51 @@ class ServedModel(Construct):
             )
         # A literal bucket name keeps the exported YAML free of placeholders.
         model_uri = f"s3://{_literal_bucket_name(bucket)}/{prefix}"
-        # Every check of the server (those needing the plan too) before anything joins the tree.
-        spec = server_spec(serving_plan, model_name=model_name, model_uri=model_uri, region="-", options=options)
+        # The charts live in their own cdk8s App, outside the construct tree: making them here runs every
+        # check of the server (those needing the plan too) before anything joins the tree.
+        app = cdk8s.App()
+        chart = VllmChart(
+            app,
+            options.name or model_name,
+            plan=serving_plan,
+            model_name=model_name,
+            model_uri=model_uri,
+            region=Stack.of(scope).region,
+            options=options,
+            access=access,
+        )
+        spec = chart.spec
+        if warm_spares > 0:
+            _check_spares(serving_plan, spec, warm_spares)
         _refuse_clash(scope, cluster, spec.namespace, spec.name, spec.service_account_name)
+        spare_chart = (
+            WarmSparesChart(
+                app,
+                f"{chart.node.id}-warm-spares",
+                plan=serving_plan,
+                server=spec,
+                spares=warm_spares,
+            )
+            if warm_spares > 0
+            else None
+        )
+        autoscaling_chart = (
+            VllmAutoscalingChart(
+                app,
+                f"{chart.node.id}-autoscaling",
+                server=spec.name,
+                autoscaling=autoscaling.settings,
+                behavior=scaling_behavior(serving_plan),
+                server_address=autoscaling.query_endpoint,
+                region=autoscaling.region,
+                namespace=spec.namespace,
+            )
+            if autoscaling is not None
+            else None
+        )
         super().__init__(scope, id)
+        self.cdk8s_app, self.chart = app, chart
+        self.spare_chart, self.autoscaling_chart = spare_chart, autoscaling_chart
         self.namespace, self.name, self.service_account = spec.namespace, spec.name, spec.service_account_name
         self.plan = serving_plan
         self.reader = ModelReaderIdentity(
@@ -101,15 +181,6 @@ class ServedModel(Construct):
             compile_cache_prefix=cache.prefix if cache is not None else None,
         )
         self.model_uri = model_uri
-        self.chart = VllmChart(
-            cdk8s.App(),
-            options.name or model_name,
-            plan=serving_plan,
-            model_name=model_name,
-            model_uri=self.model_uri,
-            region=Stack.of(self).region,
-            options=options,
-        )
         # Pod Identity hands out credentials when a pod is created: the association (and the
         # grants it waits for) must exist before the Deployment.
         self.server = AppliedChart(
@@ -117,6 +188,15 @@ class ServedModel(Construct):
         )
         self._cluster = cluster
         self.applied: list[AppliedChart] = [self.server]
+        # The spares run as the server's service account (created by the server's chart), so they read
+        # S3 through the same association.
+        self.spares = self.add_chart("WarmSpares", self.spare_chart) if self.spare_chart is not None else None
+        # ScaledObject is a KEDA CRD: KEDA's Helm chart first.
+        self.autoscaler = (
+            self.add_chart("Autoscaling", autoscaling_chart, after=[autoscaling.controller.chart])
+            if autoscaling_chart is not None and autoscaling is not None
+            else None
+        )
 
     @property
     def service_url(self) -> str:
@@ -128,6 +208,45 @@ class ServedModel(Construct):
         applied = AppliedChart(self, id, cluster=self._cluster, chart=chart, after=[self.server, *after])
         self.applied.append(applied)
         return applied
+
+
+def _autoscaled(options: ServerOptions, autoscaling: KedaScaling | None, serving_plan: ServingPlan) -> ServerOptions:
+    """The server options an autoscaled Deployment renders with: no replica count (KEDA's HPA owns it)."""
+    if autoscaling is None:
+        return options
+    require(
+        isinstance(autoscaling, KedaScaling),
+        "autoscaling",
+        autoscaling,
+        "None or a KedaScaling(controller=KedaController, settings=Autoscaling(...))",
+    )
+    require(
+        options.replicas in (None, 1),
+        "server.replicas",
+        options.replicas,
+        "None (or the default 1) with autoscaling: KEDA's HPA owns the count; set autoscaling.settings.min_replicas",
+    )
+    if options.compile_cache == "pvc":
+        # One local volume lives on one node: the autoscaler's upper bound must fit that node's GPUs.
+        instance = serving_plan.instance
+        fits = instance.gpu_count // serving_plan.tensor_parallel_size
+        require(
+            autoscaling.settings.max_replicas <= fits,
+            "autoscaling.settings.maxReplicas",
+            autoscaling.settings.max_replicas,
+            f"at most {fits} with compile_cache='pvc' (one local-nvme volume, one {instance.name}); "
+            "use 'host-path' to spread replicas",
+        )
+    return replace(options, replicas=None)
+
+
+def _check_spares(serving_plan: ServingPlan, spec: VllmServerSpec, spares: int) -> None:
+    """The spares' own checks, their fields named as ServedModel's props."""
+    try:
+        warm_spare_spec(serving_plan, spec, spares=spares)
+    except FastloadConfigError as exc:
+        field = "server.priority_class_name" if exc.field == "priority_class_name" else exc.field
+        raise FastloadConfigError(field, exc.value, exc.accepted) from None
 
 
 def _serving_plan(

@@ -29,7 +29,7 @@ from typing import Any, Protocol, runtime_checkable
 import aws_cdk as cdk
 import cdk8s
 import jsii
-from constructs import Construct, IConstruct, IValidation
+from constructs import Construct, IConstruct, IDependable, IValidation
 
 from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.tokens import CDK_TOKEN
@@ -39,10 +39,14 @@ DEFAULT_DIRECTORY = "manifests"
 
 @runtime_checkable
 class ChartApplication(Protocol):
-    """A construct that applies one cdk8s chart (`infra.AppliedChart`): the chart and its manifest."""
+    """A construct that applies one cdk8s chart (`infra.AppliedChart`): the chart, its manifest and
+    `apply_after` (constructs that merely hold a chart and its manifest, such as `KarpenterGpuNodes`
+    around its AppliedChart, are not applications themselves)."""
 
     chart: cdk8s.Chart
     manifest: IConstruct
+
+    def apply_after(self, *dependencies: IDependable) -> None: ...
 
 
 def applied_charts(scope: IConstruct) -> list[cdk8s.Chart]:

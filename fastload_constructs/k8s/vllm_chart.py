@@ -157,7 +157,7 @@ class VllmChart(cdk8s.Chart):
             pod_metadata=cdk8s.ApiObjectMetadata(
                 labels=dict(spec.labels),
                 # `kubectl logs` (and `fastload coldstart --pod`) read vLLM's log even beside a sidecar.
-                annotations={"kubectl.kubernetes.io/default-container": VLLM_CONTAINER},
+                annotations={"kubectl.kubernetes.io/default-container": VLLM_CONTAINER, **spec.pod_annotations},
             ),
             replicas=spec.replicas,
             strategy=kplus.DeploymentStrategy.rolling_update(
@@ -171,6 +171,9 @@ class VllmChart(cdk8s.Chart):
             automount_service_account_token=False,
             security_context=kplus.PodSecurityContextProps(ensure_non_root=False),
         )
+        if spec.replicas is None:
+            # An autoscaler owns the count: no spec.replicas, so a re-applied manifest never resets it.
+            deployment.mark_has_autoscaler()
         shm = kplus.Volume.from_empty_dir(
             self,
             "ShmVolume",
