@@ -1,14 +1,18 @@
-"""Stage a validated model folder to S3, reading every byte once.
+"""Stage a validated model folder to S3: one hashing pass, overlapping the uploads.
 
 Order is what makes a stage safe to interrupt: an existing manifest is deleted
 before the first byte changes, every file is uploaded, and only then is the
 manifest written. So a prefix with a manifest is always complete, and running
 `stage` again skips what is already there and uploads the rest.
 
-One pass per byte. Reader threads read each file in part-sized chunks, feed
-the chunk to the file's SHA-256 and hand it to the upload pool; at most
-`concurrency` chunks are in memory at a time. S3 checks each part with a CRC32
-(cheap, computed by botocore on the bytes in memory) instead of a second
+One hashing pass, overlapping the uploads. A reader thread per file reads it in
+order through one 8 MiB buffer into the file's SHA-256; each part, once its
+bytes are hashed, goes to the upload pool as a range of the file
+(`file_region`), which botocore reads from the page cache when it sends it. So
+memory stays at a few MiB however many parts are in flight (parts held in
+memory cost 16 x 64 MiB and, here, more CPU in page faults than the hash), and
+the first part leaves as soon as it is hashed. S3 checks each part with a CRC32
+(cheap, computed by botocore as it reads the part) instead of a second
 SHA-256; the whole-file SHA-256 is what fastload promises, in the manifest
 (and, for objects small enough for one PUT, in the `fastload-sha256`
 metadata, which must be sent before the first byte and so cannot be for a
@@ -26,12 +30,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import threading
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from fastload_constructs.core.errors import FastloadConfigError, require
@@ -39,6 +45,7 @@ from fastload_constructs.core.naming import SHA256_METADATA_KEY, STAGE_MANIFEST_
 from fastload_constructs.core.s3_uri import S3Location
 from fastload_constructs.s3.client import metadata_value
 from fastload_constructs.s3.errors import S3AccessError, explained
+from fastload_constructs.s3.file_region import FileRegion
 from fastload_constructs.s3.headers import RemoteObject, list_prefix
 from fastload_constructs.s3.stage_record import StageRecord
 from fastload_constructs.s3.staging import (
@@ -59,6 +66,8 @@ MAX_CHUNK_MIB = 5 * 1024
 MAX_PARTS = 10_000
 # S3 checks every part with this additional checksum (botocore computes it with zlib).
 PART_CHECKSUM = "CRC32"
+# The hashing read's block: reused for a whole file, so hashing faults in 8 MiB of memory, not the file.
+HASH_BLOCK = 8 * MIB
 # Metadata naming the stage run that wrote an object: known before the first byte, so a multipart
 # object carries it too, and a run can tell its objects from a concurrent run's.
 STAGE_ID_METADATA_KEY = "fastload-stage-id"
@@ -292,21 +301,6 @@ class _Pipeline:
         self.failed = threading.Event()
         self.first_error: BaseException | None = None
         self._progress_lock = threading.Lock()
-        # Part buffers, reused: a fresh 64 MiB bytes object per part costs 16,384 page faults (zeroed
-        # pages) in the kernel; at most `concurrency` buffers exist, one per slot, as before.
-        self._free_buffers: list[bytearray] = []
-        self._buffers_lock = threading.Lock()
-
-    def _take_buffer(self, size: int) -> bytearray:
-        with self._buffers_lock:
-            for i, buffer in enumerate(self._free_buffers):
-                if len(buffer) == size:
-                    return self._free_buffers.pop(i)
-        return bytearray(size)
-
-    def _give_back(self, buffer: bytearray) -> None:
-        with self._buffers_lock:
-            self._free_buffers.append(buffer)
 
     def fail(self, exc: BaseException) -> None:
         with self._progress_lock:
@@ -319,8 +313,8 @@ class _Pipeline:
             with self._progress_lock:
                 self.on_bytes(n)
 
-    def _submit(self, call: Callable[[], Any], size: int, buffer: bytearray | None = None) -> Future[Any]:
-        """Run `call` in the pool; its slot (and the buffer it sends) is freed when it finishes."""
+    def _submit(self, call: Callable[[], Any], size: int) -> Future[Any]:
+        """Run `call` in the pool; its slot is freed when it finishes."""
 
         def run() -> Any:
             try:
@@ -331,8 +325,6 @@ class _Pipeline:
                 self.fail(exc)
                 raise
             finally:
-                if buffer is not None:
-                    self._give_back(buffer)
                 self.slots.release()
 
         return self.parts.submit(run)
@@ -345,29 +337,44 @@ class _Pipeline:
             self.slots.release()
             raise _Stop()
 
+    def _hash(self, handle: io.BufferedReader, length: int, digest: Any, buffer: bytearray) -> int:
+        """Feed the next `length` bytes of `handle` to `digest` through `buffer`; the count read."""
+        view, done = memoryview(buffer), 0
+        while done < length:
+            n = handle.readinto(view[: min(len(buffer), length - done)])
+            if not n:
+                break
+            digest.update(view[:n])
+            done += n
+        return done
+
     def upload(self, f: LocalFile) -> Uploaded:
+        """Hash the file in order while its parts upload, each sent from the file once hashed."""
         bucket, key = self.location.bucket, self.location.key(f.name)
         digest = hashlib.sha256()
+        buffer = bytearray(max(1, min(HASH_BLOCK, f.size)))
         if f.size <= self.settings.chunk_bytes:
             self._acquire()
             try:
-                data = f.path.read_bytes()
-                _check_unchanged(f, len(data))
-                digest.update(data)
+                with f.path.open("rb") as handle:
+                    _check_unchanged(f, self._hash(handle, f.size, digest, buffer))
                 sha = digest.hexdigest()
             except BaseException:
                 self.slots.release()
                 raise
+            metadata = {SHA256_METADATA_KEY: sha, STAGE_ID_METADATA_KEY: self.stage_id}
             response = self._submit(
-                lambda: self.client.put_object(
-                    Bucket=bucket,
-                    Key=key,
-                    Body=data,
-                    Metadata={SHA256_METADATA_KEY: sha, STAGE_ID_METADATA_KEY: self.stage_id},
-                    ChecksumAlgorithm=PART_CHECKSUM,
+                _sent_from_file(
+                    f.path,
+                    0,
+                    f.size,
+                    lambda body: self.client.put_object(
+                        Bucket=bucket, Key=key, Body=body, Metadata=metadata, ChecksumAlgorithm=PART_CHECKSUM
+                    ),
                 ),
-                len(data),
+                f.size,
             ).result()
+            _check_unchanged(f, f.size)  # what was sent is what was hashed
             return self._done(f, sha, str(response.get("ETag", "")).strip('"'))
         upload_id = self.client.create_multipart_upload(
             Bucket=bucket, Key=key, ChecksumAlgorithm=PART_CHECKSUM, Metadata={STAGE_ID_METADATA_KEY: self.stage_id}
@@ -377,32 +384,24 @@ class _Pipeline:
             part_size, read = self.settings.part_size(f.size), 0
             with f.path.open("rb") as handle:
                 number = 0
-                while True:
+                while read < f.size:
                     self._acquire()
-                    buffer = self._take_buffer(part_size)
                     try:
-                        n = handle.readinto(buffer)
+                        n = self._hash(handle, min(part_size, f.size - read), digest, buffer)
                     except BaseException:
-                        self._give_back(buffer)
                         self.slots.release()
                         raise
                     if not n:
-                        self._give_back(buffer)
                         self.slots.release()
                         break
-                    # A short (last) part is copied out, so only full-size buffers travel and return.
-                    chunk: bytes | bytearray = buffer if n == part_size else bytes(memoryview(buffer)[:n])
-                    sent = buffer if chunk is buffer else None
-                    if sent is None:
-                        self._give_back(buffer)
                     number += 1
-                    read += n
-                    digest.update(chunk)
                     futures.append(
-                        self._submit(_part_call(self.client, bucket, key, upload_id, number, chunk), n, sent)
+                        self._submit(_part_call(self.client, bucket, key, upload_id, number, f.path, read, n), n)
                     )
+                    read += n
             _check_unchanged(f, read)
             parts = [future.result() for future in futures]
+            _check_unchanged(f, read)  # the parts were read from the file after it was hashed
             completed = self.client.complete_multipart_upload(
                 Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}
             )
@@ -427,16 +426,26 @@ class _Pipeline:
         return Uploaded(sha, etag)
 
 
+def _sent_from_file(path: Path, offset: int, length: int, send: Callable[[FileRegion], Any]) -> Callable[[], Any]:
+    """A call sending `length` bytes of `path` from `offset` (read when sent, from the page cache)."""
+
+    def call() -> Any:
+        with FileRegion(path, offset, length) as body:
+            return send(body)
+
+    return call
+
+
 def _part_call(
-    client: Any, bucket: str, key: str, upload_id: str, number: int, chunk: bytes | bytearray
+    client: Any, bucket: str, key: str, upload_id: str, number: int, path: Path, offset: int, length: int
 ) -> Callable[[], Any]:
-    def call() -> dict[str, Any]:
+    def send(body: FileRegion) -> dict[str, Any]:
         response = client.upload_part(
             Bucket=bucket,
             Key=key,
             UploadId=upload_id,
             PartNumber=number,
-            Body=chunk,
+            Body=body,
             ChecksumAlgorithm=PART_CHECKSUM,
         )
         part = {"PartNumber": number, "ETag": response["ETag"]}
@@ -444,7 +453,7 @@ def _part_call(
             part["ChecksumCRC32"] = response["ChecksumCRC32"]
         return part
 
-    return call
+    return _sent_from_file(path, offset, length, send)
 
 
 def _check_unchanged(f: LocalFile, read: int) -> None:
