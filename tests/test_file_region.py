@@ -12,7 +12,8 @@ def test_a_region_reads_its_range_only_and_seeks_back(tmp_path):
     data = os.urandom(10_000)
     path = tmp_path / "f"
     path.write_bytes(data)
-    with FileRegion(path, 1_000, 3_000) as region:
+    fd = os.open(path, os.O_RDONLY)
+    with FileRegion(fd, 1_000, 3_000) as region:
         assert len(region) == 3_000
         assert region.read(100) == data[1_000:1_100] and region.tell() == 100
         assert region.read() == data[1_100:4_000] and region.read(10) == b""  # stops at its end, not the file's
@@ -25,6 +26,8 @@ def test_a_region_reads_its_range_only_and_seeks_back(tmp_path):
         region.seek(4)
         assert region.readinto(buffer) == 8 and bytes(buffer) == data[1_004:1_012]
     assert region.closed
+    assert os.pread(fd, 4, 0) == data[:4]  # the descriptor is borrowed: still open for its owner
+    os.close(fd)
 
 
 def test_regions_of_one_file_read_independently_from_threads(tmp_path):
@@ -32,9 +35,10 @@ def test_regions_of_one_file_read_independently_from_threads(tmp_path):
     path = tmp_path / "f"
     path.write_bytes(data)
     results: dict[int, bytes] = {}
+    fd = os.open(path, os.O_RDONLY)
 
-    def read(i: int) -> None:
-        with FileRegion(path, i * 65_536, 65_536) as region:
+    def read(i: int) -> None:  # one descriptor, sixteen readers: pread keeps no shared offset
+        with FileRegion(fd, i * 65_536, 65_536) as region:
             results[i] = b"".join(iter(lambda: region.read(4096), b""))
 
     threads = [threading.Thread(target=read, args=(i,)) for i in range(16)]
@@ -42,4 +46,5 @@ def test_regions_of_one_file_read_independently_from_threads(tmp_path):
         thread.start()
     for thread in threads:
         thread.join()
+    os.close(fd)
     assert b"".join(results[i] for i in range(16)) == data

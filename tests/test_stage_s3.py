@@ -526,3 +526,54 @@ def test_parts_are_sent_from_the_file_so_memory_stays_flat(s3_server, tmp_path):
     assert peak < 24 * 1024 * 1024, f"peak {peak / 2**20:.1f} MiB"
     stored = client.get_object(Bucket=bucket, Key=f"m/{big.name}")["Body"].read()
     assert hashlib.sha256(stored).hexdigest() == hashlib.sha256(big.read_bytes()).hexdigest()
+
+
+def test_a_file_replaced_by_rename_mid_upload_leaves_the_hashed_bytes_in_s3(s3_server, model_dir):
+    """rsync or `mv` swap a new inode in under the same name (same size, same mtime here): every part is
+    read through the descriptor that was hashed, so S3 holds exactly the bytes the manifest describes."""
+    bucket = s3_server.new_bucket()
+    client = s3_client(endpoint_url=s3_server.url)
+    shard = model_dir / SHARD_1
+    original = shard.read_bytes()
+    st = shard.stat()
+    swapped = []
+
+    def swap_after_the_first_part(n):
+        if n == 5 * 1024 * 1024 and not swapped:  # the shard's first part (the only full 5 MiB one) went out
+            replacement = model_dir / "replacement.tmp"
+            replacement.write_bytes(os.urandom(len(original)))
+            os.utime(replacement, ns=(st.st_atime_ns, st.st_mtime_ns))
+            os.replace(replacement, shard)
+            swapped.append(True)
+
+    result = upload_model(
+        client,
+        validate_model_folder(model_dir),
+        parse_s3_uri(f"s3://{bucket}/m"),
+        config=transfer_config(concurrency=1, chunk_size_mib=5),
+        on_bytes=swap_after_the_first_part,
+    )
+    assert swapped
+    entry = next(f for f in result.manifest["files"] if f["name"] == SHARD_1)
+    stored = client.get_object(Bucket=bucket, Key=f"m/{SHARD_1}")["Body"].read()
+    assert hashlib.sha256(stored).hexdigest() == entry["sha256"] == hashlib.sha256(original).hexdigest()
+
+
+def test_credentials_from_a_role_profile_build_their_sts_client(s3_server, model_dir, monkeypatch, tmp_path, capsys):
+    """Role and web-identity credentials come from an STS client made from the S3 client's session: the
+    shared loader must know STS. Its endpoint is a closed local port, so the failure must be reaching it."""
+    bucket = s3_server.new_bucket()
+    config = tmp_path / "config"
+    config.write_text(
+        "[profile staging-role]\nrole_arn = arn:aws:iam::123456789012:role/stager\nsource_profile = keys\n"
+        "[profile keys]\naws_access_key_id = AKIDEXAMPLE\naws_secret_access_key = secret\n"
+    )
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_PROFILE", "staging-role")
+    monkeypatch.setenv("AWS_ENDPOINT_URL_STS", "http://127.0.0.1:9")
+    assert main(["inspect", f"s3://{bucket}/m", "--endpoint-url", s3_server.url]) == 1
+    line = _one_line_error(capsys)
+    assert "Unknown service" not in line and "127.0.0.1:9" in line, line

@@ -13,7 +13,7 @@ where it matters (staging, the node copy, cache restore).
 Clients come from one botocore session, not boto3's: nothing here uses boto3's
 resources or transfer manager, and importing boto3 (which imports s3transfer)
 costs about a tenth of a second that every `fastload` S3 command would pay at
-start-up. A second client reuses the first one's loaded service model.
+start-up. Later clients reuse the first one's loaded service model.
 
 `sign_payload=False` sends request bodies as UNSIGNED-PAYLOAD with their
 checksum (CRC32) in a signed header, which is what botocore does by default
@@ -36,23 +36,14 @@ from botocore.config import Config
 from fastload_constructs.core.errors import require
 
 
-class _S3Loader(botocore.loaders.Loader):
-    """botocore's loader, without listing every service folder to check that S3's exists.
-
-    Before loading a model botocore lists all 400-odd service folders it ships (about 45 ms,
-    measured here, of a no-op `fastload stage`); fastload only ever asks for S3.
-    """
-
-    def list_available_services(self, type_name: str) -> list[str]:
-        return ["s3"]
-
-
 @functools.cache
 def _loader() -> botocore.loaders.Loader:
-    """One loader for every client: it keeps the parsed service model, the costly part of a new client."""
-    data_path = os.environ.get("AWS_DATA_PATH")  # as botocore.loaders.create_loader reads it
-    extra = [os.path.expanduser(p) for p in data_path.split(os.pathsep)] if data_path else []
-    return _S3Loader(extra_search_paths=extra)
+    """One loader for every client: it keeps the parsed service models, the costly part of a new client.
+
+    Credential providers build their own clients (STS for roles and web identity, SSO) from the
+    same session, so this loader must know every service botocore ships, not only S3's.
+    """
+    return botocore.loaders.create_loader(os.environ.get("AWS_DATA_PATH"))
 
 
 def _session() -> botocore.session.Session:

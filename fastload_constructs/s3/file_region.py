@@ -5,24 +5,26 @@ for, or goes through, its request: sixteen 64 MiB parts in flight would
 otherwise be 1 GiB of freshly faulted memory, whose page faults cost this
 upload more CPU than the SHA-256 did (measured in issue 18). botocore reads
 the body once for the part's CRC32 and once to send it, seeking back between,
-and again on a retry; every read is a positioned `pread`, so threads never
-share a file offset.
+and again on a retry; every read is a positioned `pread` on the descriptor the
+file was hashed through, so threads never share a file offset and the bytes
+sent are those hashed even if the path is replaced meanwhile.
 """
 
 from __future__ import annotations
 
 import io
 import os
-from pathlib import Path
 
 
 class FileRegion(io.RawIOBase):
-    """`length` bytes of `path` from `offset`, read with `os.pread` on a descriptor of its own."""
+    """`length` bytes from `offset` of the open file `fd`, read with `os.pread`.
 
-    def __init__(self, path: Path, offset: int, length: int) -> None:
+    The descriptor is borrowed: the caller keeps it open until the region is closed, and closes it.
+    """
+
+    def __init__(self, fd: int, offset: int, length: int) -> None:
         super().__init__()
-        self._fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-        self._offset, self._length, self._pos = offset, length, 0
+        self._fd, self._offset, self._length, self._pos = fd, offset, length, 0
 
     def __len__(self) -> int:
         """The part's size: botocore reads it for Content-Length."""
@@ -55,8 +57,3 @@ class FileRegion(io.RawIOBase):
         data = self.read(len(buffer))
         buffer[: len(data)] = data
         return len(data)
-
-    def close(self) -> None:
-        if not self.closed:
-            os.close(self._fd)
-        super().close()

@@ -32,12 +32,12 @@ import contextlib
 import hashlib
 import io
 import json
+import os
 import threading
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from fastload_constructs.core.errors import FastloadConfigError, require
@@ -349,75 +349,85 @@ class _Pipeline:
         return done
 
     def upload(self, f: LocalFile) -> Uploaded:
-        """Hash the file in order while its parts upload, each sent from the file once hashed."""
+        """Hash the file in order while its parts upload, each sent once hashed.
+
+        Every read, hashing and sending, goes through one descriptor opened here and closed only
+        once no part can still read it: the bytes sent are the bytes hashed even if the path is
+        replaced meanwhile (rsync, `mv`), and a change in place is caught by `_check_unchanged`.
+        """
         bucket, key = self.location.bucket, self.location.key(f.name)
         digest = hashlib.sha256()
         buffer = bytearray(max(1, min(HASH_BLOCK, f.size)))
-        if f.size <= self.settings.chunk_bytes:
-            self._acquire()
-            try:
-                with f.path.open("rb") as handle:
-                    _check_unchanged(f, self._hash(handle, f.size, digest, buffer))
-                sha = digest.hexdigest()
-            except BaseException:
-                self.slots.release()
-                raise
-            metadata = {SHA256_METADATA_KEY: sha, STAGE_ID_METADATA_KEY: self.stage_id}
-            response = self._submit(
-                _sent_from_file(
-                    f.path,
-                    0,
-                    f.size,
-                    lambda body: self.client.put_object(
-                        Bucket=bucket, Key=key, Body=body, Metadata=metadata, ChecksumAlgorithm=PART_CHECKSUM
+        with f.path.open("rb") as handle:
+            fd = handle.fileno()
+            if f.size <= self.settings.chunk_bytes:
+                self._acquire()
+                try:
+                    _check_unchanged(f, self._hash(handle, f.size, digest, buffer), fd)
+                    sha = digest.hexdigest()
+                except BaseException:
+                    self.slots.release()
+                    raise
+                metadata = {SHA256_METADATA_KEY: sha, STAGE_ID_METADATA_KEY: self.stage_id}
+                response = self._submit(
+                    _sent_from_file(
+                        fd,
+                        0,
+                        f.size,
+                        lambda body: self.client.put_object(
+                            Bucket=bucket, Key=key, Body=body, Metadata=metadata, ChecksumAlgorithm=PART_CHECKSUM
+                        ),
                     ),
-                ),
-                f.size,
-            ).result()
-            _check_unchanged(f, f.size)  # what was sent is what was hashed
-            return self._done(f, sha, str(response.get("ETag", "")).strip('"'))
+                    f.size,
+                ).result()
+                _check_unchanged(f, f.size, fd)  # not changed in place while it was sent
+                return self._done(f, sha, str(response.get("ETag", "")).strip('"'))
+            completed = self._multipart(f, handle, bucket, key, digest, buffer)
+        # Servers disagree on a multipart ETag (AWS: md5-of-md5s-N; rclone lists the object's md5): the
+        # listing before the manifest replaces this with what the next run's listing will show.
+        return self._done(f, digest.hexdigest(), str(completed.get("ETag", "")).strip('"'))
+
+    def _multipart(
+        self, f: LocalFile, handle: io.BufferedReader, bucket: str, key: str, digest: Any, buffer: bytearray
+    ) -> dict[str, Any]:
+        """Upload `f` in parts from `handle`; returns CompleteMultipartUpload's answer, or aborts and raises."""
+        fd = handle.fileno()
         upload_id = self.client.create_multipart_upload(
             Bucket=bucket, Key=key, ChecksumAlgorithm=PART_CHECKSUM, Metadata={STAGE_ID_METADATA_KEY: self.stage_id}
         )["UploadId"]
         futures: list[Future[Any]] = []
         try:
-            part_size, read = self.settings.part_size(f.size), 0
-            with f.path.open("rb") as handle:
-                number = 0
-                while read < f.size:
-                    self._acquire()
-                    try:
-                        n = self._hash(handle, min(part_size, f.size - read), digest, buffer)
-                    except BaseException:
-                        self.slots.release()
-                        raise
-                    if not n:
-                        self.slots.release()
-                        break
-                    number += 1
-                    futures.append(
-                        self._submit(_part_call(self.client, bucket, key, upload_id, number, f.path, read, n), n)
-                    )
-                    read += n
-            _check_unchanged(f, read)
+            part_size, read, number = self.settings.part_size(f.size), 0, 0
+            while read < f.size:
+                self._acquire()
+                try:
+                    n = self._hash(handle, min(part_size, f.size - read), digest, buffer)
+                except BaseException:
+                    self.slots.release()
+                    raise
+                if not n:
+                    self.slots.release()
+                    break
+                number += 1
+                futures.append(self._submit(_part_call(self.client, bucket, key, upload_id, number, fd, read, n), n))
+                read += n
+            _check_unchanged(f, read, fd)
             parts = [future.result() for future in futures]
-            _check_unchanged(f, read)  # the parts were read from the file after it was hashed
-            completed = self.client.complete_multipart_upload(
+            _check_unchanged(f, read, fd)  # not changed in place while the parts were sent
+            completed: dict[str, Any] = self.client.complete_multipart_upload(
                 Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}
             )
+            return completed
         except BaseException as exc:
             self.fail(exc)
             for future in futures:
                 future.cancel()
             for future in futures:
                 if not future.cancelled():
-                    future.exception()  # wait: an abort while parts still upload would leave them behind
+                    future.exception()  # wait: an abort (or closing the file) while parts still upload
             with contextlib.suppress(Exception):  # the failure that got us here is the one to report
                 self.client.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id)
             raise
-        # Servers disagree on a multipart ETag (AWS: md5-of-md5s-N; rclone lists the object's md5): the
-        # listing before the manifest replaces this with what the next run's listing will show.
-        return self._done(f, digest.hexdigest(), str(completed.get("ETag", "")).strip('"'))
 
     def _done(self, f: LocalFile, sha: str, etag: str) -> Uploaded:
         self.record.remember_hash(f, sha)
@@ -426,18 +436,18 @@ class _Pipeline:
         return Uploaded(sha, etag)
 
 
-def _sent_from_file(path: Path, offset: int, length: int, send: Callable[[FileRegion], Any]) -> Callable[[], Any]:
-    """A call sending `length` bytes of `path` from `offset` (read when sent, from the page cache)."""
+def _sent_from_file(fd: int, offset: int, length: int, send: Callable[[FileRegion], Any]) -> Callable[[], Any]:
+    """A call sending `length` bytes of the open file `fd` from `offset` (read when sent, from the page cache)."""
 
     def call() -> Any:
-        with FileRegion(path, offset, length) as body:
+        with FileRegion(fd, offset, length) as body:
             return send(body)
 
     return call
 
 
 def _part_call(
-    client: Any, bucket: str, key: str, upload_id: str, number: int, path: Path, offset: int, length: int
+    client: Any, bucket: str, key: str, upload_id: str, number: int, fd: int, offset: int, length: int
 ) -> Callable[[], Any]:
     def send(body: FileRegion) -> dict[str, Any]:
         response = client.upload_part(
@@ -453,13 +463,14 @@ def _part_call(
             part["ChecksumCRC32"] = response["ChecksumCRC32"]
         return part
 
-    return _sent_from_file(path, offset, length, send)
+    return _sent_from_file(fd, offset, length, send)
 
 
-def _check_unchanged(f: LocalFile, read: int) -> None:
-    """The bytes just read must be the file that was validated: same size, not modified since."""
-    st = f.path.stat()
-    if read != f.size or st.st_size != f.size or st.st_mtime_ns != f.mtime_ns:
+def _check_unchanged(f: LocalFile, read: int, fd: int) -> None:
+    """The open file must be the one validated (same inode), of its size, not modified since."""
+    st = os.fstat(fd)
+    same_file = not f.inode or st.st_ino == f.inode  # a LocalFile made by hand may not know it
+    if read != f.size or st.st_size != f.size or st.st_mtime_ns != f.mtime_ns or not same_file:
         raise FastloadConfigError(
             "model_dir", f.name, "files that do not change while they are staged (this one changed; run stage again)"
         )
