@@ -74,17 +74,10 @@ def explained(where: str) -> Iterator[None]:
 
     boto3 is not imported for this (fastload's S3 commands run on botocore alone).
     """
-    from botocore.exceptions import BotoCoreError, ClientError
-
     try:
         yield
-    except (BotoCoreError, ClientError) as exc:
-        mapped = explain(exc, where)
-        if mapped is None:
-            raise
-        raise mapped from exc
     except Exception as exc:
-        mapped = explain(exc, where) if _is_boto3_upload_failure(exc) else None
+        mapped = explain(exc, where)  # None for anything but an S3 failure
         if mapped is None:
             raise
         raise mapped from exc
