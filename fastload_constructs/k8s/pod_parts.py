@@ -49,3 +49,8 @@ def sync_container_props(image: str, step: SyncContainer, env: dict[str, kplus.E
 def mount_all(container: kplus.Container, step: SyncContainer, volumes: dict[str, kplus.Volume]) -> None:
     for volume, path in step.mounts:
         container.mount(path, volumes[volume])
+
+
+def node_folder(scope: Any, id: str, name: str, path: str) -> kplus.Volume:
+    """A folder on the node's NVMe (made if absent): the compile cache or the node-local model copy."""
+    return kplus.Volume.from_host_path(scope, id, name, path=path, type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE)

@@ -53,7 +53,13 @@ from fastload_constructs.core.vllm_args import (
     server_spec,
 )
 from fastload_constructs.core.warm_check import WARM_CHECK_SCRIPT, WarmCheckContainer, warm_check_script
-from fastload_constructs.k8s.pod_parts import TAINT_EFFECTS, container_security, mount_all, sync_container_props
+from fastload_constructs.k8s.pod_parts import (
+    TAINT_EFFECTS,
+    container_security,
+    mount_all,
+    node_folder,
+    sync_container_props,
+)
 
 MIB = 1024**2
 VLLM_CONTAINER = "vllm"
@@ -214,12 +220,8 @@ class VllmChart(cdk8s.Chart):
         container.mount(SHM_MOUNT_PATH, shm)
         container.mount(CACHE_MOUNT_PATH, volumes[COMPILE_CACHE_VOLUME])
         if spec.model_host_path is not None:
-            volumes[MODEL_CACHE_VOLUME] = kplus.Volume.from_host_path(
-                self,
-                "ModelCacheVolume",
-                MODEL_CACHE_VOLUME,
-                path=spec.model_host_path,
-                type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE,
+            volumes[MODEL_CACHE_VOLUME] = node_folder(
+                self, "ModelCacheVolume", MODEL_CACHE_VOLUME, spec.model_host_path
             )
             container.mount(MODEL_MOUNT_PATH, volumes[MODEL_CACHE_VOLUME], read_only=True)
         if spec.init_containers or spec.sidecars:
@@ -286,13 +288,7 @@ class VllmChart(cdk8s.Chart):
     def _compile_cache_volume(self, spec: VllmServerSpec) -> kplus.Volume:
         if spec.compile_cache == "host-path":
             assert spec.cache_host_path is not None
-            return kplus.Volume.from_host_path(
-                self,
-                "CompileCacheVolume",
-                "compile-cache",
-                path=spec.cache_host_path,
-                type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE,
-            )
+            return node_folder(self, "CompileCacheVolume", COMPILE_CACHE_VOLUME, spec.cache_host_path)
         if spec.compile_cache == "pvc":
             assert spec.pvc_size_gib is not None
             self.compile_cache_claim = kplus.PersistentVolumeClaim(

@@ -45,7 +45,13 @@ from fastload_constructs.core.warm_spares import (
     priority_classes,
     warm_spare_spec,
 )
-from fastload_constructs.k8s.pod_parts import TAINT_EFFECTS, container_security, mount_all, sync_container_props
+from fastload_constructs.k8s.pod_parts import (
+    TAINT_EFFECTS,
+    container_security,
+    mount_all,
+    node_folder,
+    sync_container_props,
+)
 
 MIB = 1024**2
 SPARE_CONTAINER = "reserve"
@@ -175,19 +181,11 @@ class WarmSparesChart(cdk8s.Chart):
         )
         volumes[SCRIPT_VOLUME] = kplus.Volume.from_config_map(self, "CacheSyncVolume", scripts, name=SCRIPT_VOLUME)
         if spec.cache_host_path is not None:
-            volumes[COMPILE_CACHE_VOLUME] = kplus.Volume.from_host_path(
-                self,
-                "CompileCacheVolume",
-                COMPILE_CACHE_VOLUME,
-                path=spec.cache_host_path,
-                type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE,
+            volumes[COMPILE_CACHE_VOLUME] = node_folder(
+                self, "CompileCacheVolume", COMPILE_CACHE_VOLUME, spec.cache_host_path
             )
         if spec.model_host_path is not None:
-            volumes[MODEL_CACHE_VOLUME] = kplus.Volume.from_host_path(
-                self,
-                "ModelCacheVolume",
-                MODEL_CACHE_VOLUME,
-                path=spec.model_host_path,
-                type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE,
+            volumes[MODEL_CACHE_VOLUME] = node_folder(
+                self, "ModelCacheVolume", MODEL_CACHE_VOLUME, spec.model_host_path
             )
         return volumes
