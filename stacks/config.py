@@ -33,7 +33,7 @@ from fastload_constructs.core.scaling import (
     check_autoscaling,
     check_gpu_node_mode,
 )
-from fastload_constructs.core.tuning import LoadAssumptions, ServingPlan, TuningOptions, plan
+from fastload_constructs.core.tuning import LoadAssumptions, ServingPlan, TuningOptions, check_spares, plan
 from fastload_constructs.core.validation import check_bucket_name, check_dns_label, check_key_prefix, check_role_arn
 from fastload_constructs.core.vllm_args import DEFAULT_IMAGE, ServerOptions, check_extra_args, image_tag
 
@@ -376,9 +376,7 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
 
 def _warm_spares(field: str, value: object) -> int:
     """0 (default) or more placeholders; without nodeLocalModelCache they warm the image (and shared cache)."""
-    require(is_whole_number(value) and value >= 0, field, value, "a whole number >= 0")
-    assert isinstance(value, int)
-    return value
+    return check_spares(value, field)
 
 
 def _version(field: str, raw: object) -> str:

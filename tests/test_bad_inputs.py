@@ -244,6 +244,16 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         "warm_spares",
     ),
     (
+        "served-model-a-trillion-warm-spares",
+        lambda w: served_model(
+            w,
+            plan=plan(MODEL_8B, "g6e.2xlarge"),
+            server=ServerOptions(priority_class_name=VLLM_PRIORITY_CLASS),
+            warm_spares=10**12,
+        ),
+        "warm_spares",
+    ),
+    (
         "served-model-spares-without-the-vllm-class",
         lambda w: served_model(w, plan=plan(MODEL_8B, "g6e.2xlarge"), warm_spares=1),
         "server.priority_class_name",
@@ -356,7 +366,13 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         lambda w: build_app(context(warmSpares=-1), str(w.out)),
         "fastload:models[0].warmSpares",
     ),
+    (
+        "app-a-trillion-warm-spares",
+        lambda w: build_app(context(warmSpares=10**12), str(w.out)),
+        "fastload:models[0].warmSpares",
+    ),
     ("warm-spares-negative", lambda w: warm_spares(w, "g6e.2xlarge", -1), "warm_spares"),
+    ("warm-spares-over-the-bound", lambda w: warm_spares(w, "g6e.2xlarge", 1001), "warm_spares"),
     ("warm-spares-without-instance-store", lambda w: warm_spares(w, "p3.8xlarge", 1), "warm_spares"),
     (
         "warm-spares-vllm-pods-without-their-class",

@@ -408,6 +408,22 @@ def estimated_layers(model: ModelProfile) -> int:
     return max(1, round(scaled))
 
 
+# Warm spares per model: one bound for the planner's costing, cdk.json, ServedModel and the chart.
+MAX_WARM_SPARES = 1000
+
+
+def check_spares(value: object, field: str = "warm_spares") -> int:
+    """A count of warm spares (placeholder GPU pods): a whole number from 0 to MAX_WARM_SPARES."""
+    require(
+        is_whole_number(value) and 0 <= value <= MAX_WARM_SPARES,
+        field,
+        value,
+        f"a whole number from 0 to {MAX_WARM_SPARES}",
+    )
+    assert isinstance(value, int)
+    return value
+
+
 def _validate_options(opts: TuningOptions) -> None:
     require(
         isinstance(opts.gpu_memory_utilization, (int, float))
@@ -500,12 +516,7 @@ def _validate_options(opts: TuningOptions) -> None:
         opts.image_bytes,
         "a positive whole number of bytes",
     )
-    require(
-        is_whole_number(opts.warm_spares) and 0 <= opts.warm_spares <= 1000,
-        "warm_spares",
-        opts.warm_spares,
-        "a whole number from 0 to 1000",
-    )
+    check_spares(opts.warm_spares)
 
 
 def weight_capacity_per_gpu(instance: GpuInstance, opts: TuningOptions) -> int:

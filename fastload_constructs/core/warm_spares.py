@@ -33,7 +33,7 @@ from typing import Literal
 
 from fastload_constructs.core.cache_sharing import SyncContainer
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
-from fastload_constructs.core.tuning import ServingPlan
+from fastload_constructs.core.tuning import ServingPlan, check_spares
 from fastload_constructs.core.validation import check_dns_label, check_dns_subdomain
 from fastload_constructs.core.vllm_args import Toleration, VllmServerSpec
 
@@ -166,7 +166,7 @@ def warm_spare_spec(
     plan: ServingPlan, server: VllmServerSpec, *, spares: int, classes: PriorityClasses | None = None
 ) -> WarmSpareSpec:
     """The placeholders for `server` (built from `plan`); `spares` of them. Raises FastloadConfigError."""
-    require(is_whole_number(spares) and spares >= 0, "warm_spares", spares, "a whole number >= 0 (default 0)")
+    check_spares(spares)
     require(isinstance(server, VllmServerSpec), "server", server, "a VllmServerSpec from vllm_args.server_spec")
     classes = classes or priority_classes()
     instance = plan.instance
@@ -253,6 +253,6 @@ class IdleCost:
 
 def idle_cost(plan: ServingPlan, spares: int) -> IdleCost:
     """GPU-hours and instance-hours per day that `spares` idle placeholders reserve."""
-    require(is_whole_number(spares) and spares >= 0, "warm_spares", spares, "a whole number >= 0 (default 0)")
+    check_spares(spares)
     gpus = spares * plan.tensor_parallel_size
     return IdleCost(spares, gpus * 24.0, gpus / plan.instance.gpu_count * 24.0)

@@ -23,11 +23,11 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from constructs import Construct, IDependable
 
-from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
+from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.scaling import scaling_behavior
 from fastload_constructs.core.serving_access import ServingAccess
-from fastload_constructs.core.tuning import ServingPlan, TuningOptions, plan
+from fastload_constructs.core.tuning import ServingPlan, TuningOptions, check_spares, plan
 from fastload_constructs.core.validation import check_dns_label, check_key_prefix
 from fastload_constructs.core.vllm_args import ServerOptions, VllmServerSpec
 from fastload_constructs.core.warm_spares import warm_spare_spec
@@ -100,12 +100,7 @@ class ServedModel(Construct):
             access,
             "None or a ServingAccess(network_policy=..., allow_from_cidrs=..., api_key_secret=...)",
         )
-        require(
-            is_whole_number(warm_spares) and warm_spares >= 0,
-            "warm_spares",
-            warm_spares,
-            "a whole number >= 0 (default 0)",
-        )
+        check_spares(warm_spares)
         options = _autoscaled(options, autoscaling, serving_plan)
         prefix = check_key_prefix(prefix)
         check_dns_label(model_name, "model_name")
