@@ -17,12 +17,14 @@ from aws_cdk.assertions import Template
 
 from app import build_app
 from tests.iam_eval import ALLOW, DENY, IMPLICIT_DENY, applies, decide, resolve
+from tests.pod_identity_context import pod_identity_request, source_arn_guesses
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 STAGER = "arn:aws:iam::123456789012:role/model-stager"
 BUCKET = "arn:aws:s3:::models"
 VPCE = "vpce-0123456789abcdef0"
 MODELS = {"llama": "models/llama", "qwen": "models/qwen"}
+CLUSTER_ARN = "arn:aws:eks:us-west-2:123456789012:cluster/FastloadReference"
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +39,14 @@ def policies(tmp_path_factory):
     bucket_id = stack.get_logical_id(stack.model_bucket.bucket.node.default_child)
     endpoint_id = stack.get_logical_id(stack.network.s3_endpoint.node.default_child)
     role_ids = {n: stack.get_logical_id(r.role.node.default_child) for n, r in stack.model_readers.items()}
-    refs = {f"{bucket_id}.Arn": BUCKET, bucket_id: "models", endpoint_id: VPCE}
+    cluster_id = stack.get_logical_id(stack.cluster.node.default_child)
+    refs = {
+        f"{bucket_id}.Arn": BUCKET,
+        bucket_id: "models",
+        endpoint_id: VPCE,
+        f"{cluster_id}.Arn": CLUSTER_ARN,
+        "AWS::AccountId": "123456789012",
+    }
     refs.update({f"{rid}.Arn": f"arn:aws:iam::123456789012:role/{n}-reader" for n, rid in role_ids.items()})
     resources = template["Resources"]
     (bucket_policy,) = [
@@ -58,7 +67,8 @@ def policies(tmp_path_factory):
         for name, rid in role_ids.items()
     }
     trusts = {
-        name: resources[rid]["Properties"]["AssumeRolePolicyDocument"]["Statement"] for name, rid in role_ids.items()
+        name: resolve(resources[rid]["Properties"]["AssumeRolePolicyDocument"]["Statement"], refs)
+        for name, rid in role_ids.items()
     }
     return {
         "bucket": resolve(bucket_policy["Properties"]["PolicyDocument"]["Statement"], refs),
@@ -143,17 +153,16 @@ def test_the_stager_reaches_only_its_models_from_outside(policies):
 def test_one_models_service_account_cannot_assume_the_others_role(policies):
     (trust,) = policies["trusts"]["llama"]
     conditions = trust["Condition"]
-    account = conditions["StringEquals"]["aws:SourceAccount"]
-    cluster = conditions["StringEquals"]["aws:RequestTag/eks-cluster-name"]
-    arn = conditions["ArnEqualsIfExists"]["aws:SourceArn"]
-    own = {
-        "aws:SourceAccount": account,
-        "aws:SourceArn": arn,
-        "aws:RequestTag/eks-cluster-name": cluster,
-        "aws:RequestTag/kubernetes-namespace": "inference",
-        "aws:RequestTag/kubernetes-service-account": "llama-vllm",
-    }
-    assert applies(trust, "sts:AssumeRole", own, resource="*")
+    assert set(conditions) == {"StringEquals"}  # no condition on an undocumented key (aws:SourceArn)
+    own = pod_identity_request(
+        account="123456789012",
+        region="us-west-2",
+        cluster="FastloadReference",
+        namespace="inference",
+        service_account="llama-vllm",
+    )
+    for request in source_arn_guesses(own):
+        assert applies(trust, "sts:AssumeRole", request, resource="*")
     assert not applies(
         trust, "sts:AssumeRole", {**own, "aws:RequestTag/kubernetes-service-account": "qwen-vllm"}, resource="*"
     )

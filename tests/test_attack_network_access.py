@@ -23,6 +23,7 @@ from fastload_constructs.core.tuning import plan
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from tests.iam_eval import applies, resolve
+from tests.pod_identity_context import pod_identity_request, source_arn_guesses
 
 NAMESPACE = "inference"
 
@@ -213,22 +214,21 @@ def test_vpc_cni_enforces_network_policies(cluster_template):
 def test_ebs_csi_role_trusts_only_its_service_account_in_this_account(cluster_template):
     stack, inference, template = cluster_template
     (role,) = [
-        r
-        for k, r in template["Resources"].items()
-        if r["Type"] == "AWS::IAM::Role" and k.startswith("InferenceEbsCsiRole")
+        r for k, r in template["Resources"].items() if r["Type"] == "AWS::IAM::Role" and k.startswith("InferenceEbsCsi")
     ]
     (trust,) = role["Properties"]["AssumeRolePolicyDocument"]["Statement"]
     cluster_id = stack.get_logical_id(inference.cluster.node.default_child)
     trust = resolve(trust, {cluster_id: "c", f"{cluster_id}.Arn": "arn:aws:eks:us-west-2:123456789012:cluster/c"})
-    own = {
-        "aws:SourceAccount": "123456789012",
-        "aws:SourceArn": "arn:aws:eks:us-west-2:123456789012:cluster/c",
-        "aws:RequestTag/eks-cluster-name": "c",
-        "aws:RequestTag/kubernetes-namespace": "kube-system",
-        "aws:RequestTag/kubernetes-service-account": "ebs-csi-controller-sa",
-    }
+    own = pod_identity_request(
+        account="123456789012",
+        region="us-west-2",
+        cluster="c",
+        namespace="kube-system",
+        service_account="ebs-csi-controller-sa",
+    )
     assert sorted(trust["Action"]) == ["sts:AssumeRole", "sts:TagSession"]
-    assert applies(trust, "sts:AssumeRole", own, resource="*")
+    for request in source_arn_guesses(own):
+        assert applies(trust, "sts:AssumeRole", request, resource="*")
     for key, other in (
         ("aws:RequestTag/kubernetes-service-account", "llama-vllm"),
         ("aws:RequestTag/kubernetes-namespace", "inference"),

@@ -6,6 +6,7 @@ from botocore.stub import Stubber
 from runai_model_streamer_s3.files import files as streamer_files
 
 from fastload_constructs.core import model_access as access
+from fastload_constructs.core import pod_identity
 from fastload_constructs.core.errors import FastloadConfigError
 from tests.iam_eval import ALLOW, DENY, IMPLICIT_DENY, applies, decide, denied
 
@@ -173,12 +174,9 @@ def test_a_widened_grant_fails_the_evaluator():
 
 
 def test_pod_identity_trust_pins_account_cluster_namespace_and_service_account():
-    conditions = access.pod_identity_trust_conditions(
-        account="111111111111",
-        cluster_arn="arn:aws:eks:eu-west-1:111111111111:cluster/c",
-        cluster_name="c",
-        namespace="inference",
-        service_account="llama-vllm",
+    cluster_arn = "arn:aws:eks:eu-west-1:111111111111:cluster/c"
+    conditions = pod_identity.pod_identity_trust_conditions(
+        account="111111111111", cluster_arn=cluster_arn, namespace="inference", service_account="llama-vllm"
     )
     trust = {
         "Effect": "Allow",
@@ -186,25 +184,30 @@ def test_pod_identity_trust_pins_account_cluster_namespace_and_service_account()
         "Resource": "*",
         "Condition": conditions,
     }
+    # What Pod Identity documents sending: the account and the session tags (pod-id-abac).
     own = {
         "aws:SourceAccount": "111111111111",
-        "aws:SourceArn": "arn:aws:eks:eu-west-1:111111111111:cluster/c",
+        "aws:RequestTag/eks-cluster-arn": cluster_arn,
         "aws:RequestTag/eks-cluster-name": "c",
         "aws:RequestTag/kubernetes-namespace": "inference",
         "aws:RequestTag/kubernetes-service-account": "llama-vllm",
+        "aws:RequestTag/kubernetes-pod-name": "llama-abc",
+        "aws:RequestTag/kubernetes-pod-uid": "0b6c1f0e-1111-2222-3333-444455556666",
     }
     assert applies(trust, "sts:AssumeRole", own, resource="*")
+    # Whatever EKS sends (or not) as aws:SourceArn, the trust does not depend on it.
+    for source_arn in ("arn:aws:eks:eu-west-1:111111111111:podidentityassociation/c/a-1", cluster_arn):
+        assert applies(trust, "sts:AssumeRole", {**own, "aws:SourceArn": source_arn}, resource="*")
+    assert "aws:SourceArn" not in str(conditions)
     for key, value in (
         ("aws:SourceAccount", "222222222222"),
-        ("aws:SourceArn", "arn:aws:eks:eu-west-1:111111111111:cluster/other"),
+        ("aws:RequestTag/eks-cluster-arn", "arn:aws:eks:eu-west-1:111111111111:cluster/other"),
         ("aws:RequestTag/kubernetes-service-account", "qwen-vllm"),
         ("aws:RequestTag/kubernetes-namespace", "default"),
-        ("aws:RequestTag/eks-cluster-name", "other"),
     ):
         assert not applies(trust, "sts:AssumeRole", {**own, key: value}, resource="*"), key
-    assert not applies(
-        trust, "sts:AssumeRole", {k: v for k, v in own.items() if k != "aws:SourceAccount"}, resource="*"
-    )
+    for missing in ("aws:SourceAccount", "aws:RequestTag/eks-cluster-arn"):
+        assert not applies(trust, "sts:AssumeRole", {k: v for k, v in own.items() if k != missing}, resource="*")
 
 
 def test_kms_use_is_only_through_s3():

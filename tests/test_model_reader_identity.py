@@ -17,6 +17,7 @@ from fastload_constructs.infra.model_bucket import ModelBucket, ModelBucketLock
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from tests.cfn_template import resources
 from tests.iam_eval import DENY, applies, decide, resolve
+from tests.pod_identity_context import pod_identity_request, source_arn_guesses
 
 ENV = cdk.Environment(account="111111111111", region="eu-west-1")
 MODEL = "llama-3-1-8b"
@@ -75,8 +76,9 @@ def test_association_names_the_charts_namespace_and_service_account(sse_s3):
         "ServiceAccount": naming.service_account_name(MODEL),
         "RoleArn": {"Fn::GetAtt": [ids["role"], "Arn"]},
     }
-    # The role's permissions exist before a pod can get its credentials.
-    assert association["DependsOn"] == [p for p, r in template["Resources"].items() if r["Type"] == "AWS::IAM::Policy"]
+    # The role and its permissions exist before a pod can get its credentials.
+    policies = [p for p, r in template["Resources"].items() if r["Type"] == "AWS::IAM::Policy"]
+    assert sorted(association["DependsOn"]) == sorted([*policies, ids["role"]])
     assert reader.service_account == naming.service_account_name(MODEL)
 
 
@@ -86,21 +88,21 @@ def test_role_is_assumable_only_by_pod_identity_for_that_service_account(sse_s3)
     assert trust["Principal"] == {"Service": "pods.eks.amazonaws.com"}
     assert sorted(trust["Action"]) == ["sts:AssumeRole", "sts:TagSession"]
     trust = resolve(trust, {})
-    own = {
-        "aws:SourceAccount": "111111111111",
-        "aws:SourceArn": "arn:aws:eks:eu-west-1:111111111111:cluster/gpu-cluster",
-        "aws:RequestTag/eks-cluster-name": "gpu-cluster",
-        "aws:RequestTag/kubernetes-namespace": "inference",
-        "aws:RequestTag/kubernetes-service-account": naming.service_account_name(MODEL),
-    }
-    assert applies(trust, "sts:AssumeRole", own, resource="*")
+    own = pod_identity_request(
+        account="111111111111",
+        region="eu-west-1",
+        cluster="gpu-cluster",
+        namespace="inference",
+        service_account=naming.service_account_name(MODEL),
+    )
+    for request in source_arn_guesses(own):
+        assert applies(trust, "sts:AssumeRole", request, resource="*")
     for key, other in (
         ("aws:RequestTag/kubernetes-service-account", "other-vllm"),
-        ("aws:RequestTag/eks-cluster-name", "other-cluster"),
+        ("aws:RequestTag/eks-cluster-arn", "arn:aws:eks:eu-west-1:111111111111:cluster/other-cluster"),
         ("aws:RequestTag/kubernetes-namespace", "default"),
-        # Another account's cluster naming this role (confused deputy), or another cluster's ARN.
+        # Another account's cluster naming this role (confused deputy).
         ("aws:SourceAccount", "222222222222"),
-        ("aws:SourceArn", "arn:aws:eks:eu-west-1:111111111111:cluster/other-cluster"),
     ):
         assert not applies(trust, "sts:AssumeRole", {**own, key: other}, resource="*"), key
 

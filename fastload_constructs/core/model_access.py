@@ -204,41 +204,6 @@ def endpoint_lock_statements(
     return statements
 
 
-# Session tags EKS Pod Identity sets on every AssumeRole (Amazon EKS User Guide, "Enable or
-# disable session tags" / pod-id-abac).
-POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"
-CLUSTER_NAME_TAG = "eks-cluster-name"
-NAMESPACE_TAG = "kubernetes-namespace"
-SERVICE_ACCOUNT_TAG = "kubernetes-service-account"
-
-
-def pod_identity_trust_conditions(
-    *, account: str, cluster_arn: str, cluster_name: str | None = None, namespace: str, service_account: str
-) -> dict[str, dict[str, str]]:
-    """Who may hand a Pod Identity role to a pod: only this account's cluster, namespace and service account.
-
-    - `aws:SourceAccount` (StringEquals): the EKS service acts for a cluster of this
-      account, never another account's cluster that names the role (confused deputy;
-      Amazon EKS User Guide, "Cross-service confused deputy prevention").
-    - `aws:SourceArn` (ArnEqualsIfExists): the cluster's ARN where EKS sets it; the
-      IfExists form keeps a request without the key working, the session tags below
-      still pin the cluster by name.
-    - the session tags `eks-cluster-name`, `kubernetes-namespace`,
-      `kubernetes-service-account`: without them any association in the account that
-      names this role could use it. Keep session tags enabled on the association.
-    """
-    tags = {
-        f"aws:RequestTag/{NAMESPACE_TAG}": namespace,
-        f"aws:RequestTag/{SERVICE_ACCOUNT_TAG}": service_account,
-    }
-    if cluster_name is not None:
-        tags[f"aws:RequestTag/{CLUSTER_NAME_TAG}"] = cluster_name
-    return {
-        "StringEquals": {"aws:SourceAccount": account, **tags},
-        "ArnEqualsIfExists": {"aws:SourceArn": cluster_arn},
-    }
-
-
 def check_key_region(key_region: str | None, bucket_region: str | None) -> None:
     """SSE-KMS needs a key in the bucket's region; `None` means "not known at synth" and passes."""
     if key_region is None or bucket_region is None:

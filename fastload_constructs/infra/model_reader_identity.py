@@ -21,31 +21,11 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from fastload_constructs.core.cache_sharing import model_cache_prefix
-from fastload_constructs.core.model_access import (
-    CLUSTER_NAME_TAG,
-    NAMESPACE_TAG,
-    POD_IDENTITY_SERVICE,
-    SERVICE_ACCOUNT_TAG,
-    pod_identity_trust_conditions,
-)
 from fastload_constructs.core.naming import DEFAULT_NAMESPACE, service_account_name
 from fastload_constructs.core.validation import check_dns_label, check_dns_subdomain, check_key_prefix
 from fastload_constructs.infra.model_bucket import ModelBucket, ModelBucketGrants, model_uri
 from fastload_constructs.infra.nag_findings import acknowledge, flatten
-
-
-def trust_conditions(
-    cluster_name: str, namespace: str, service_account: str, *, account: str, cluster_arn: str
-) -> dict[str, dict[str, str]]:
-    """Only the association's own account, cluster, namespace and service account may assume the role
-    (`model_access.pod_identity_trust_conditions`)."""
-    return pod_identity_trust_conditions(
-        account=account,
-        cluster_arn=cluster_arn,
-        cluster_name=cluster_name,
-        namespace=namespace,
-        service_account=service_account,
-    )
+from fastload_constructs.infra.pod_identity_role import PodIdentityRole
 
 
 class ModelReaderIdentity(Construct):
@@ -87,22 +67,16 @@ class ModelReaderIdentity(Construct):
         self.service_account = check_dns_subdomain(
             service_account if service_account is not None else service_account_name(model_name), "service_account"
         )
-        principal = iam.SessionTagsPrincipal(iam.ServicePrincipal(POD_IDENTITY_SERVICE)).with_conditions(
-            trust_conditions(
-                cluster.cluster_name,
-                self.namespace,
-                self.service_account,
-                account=Stack.of(self).account,
-                cluster_arn=cluster.cluster_arn,
-            )
-        )
-        self.role = iam.Role(
+        self.identity = PodIdentityRole(
             self,
-            "Role",
-            assumed_by=principal,
+            "Identity",
+            cluster=cluster,
+            namespace=self.namespace,
+            service_account=self.service_account,
             description=f"vLLM pods of {model_name} ({self.namespace}/{self.service_account}): "
             f"read-only access to {self.prefix}/ in the model bucket",
         )
+        self.role = self.identity.role
         self.grant = grants.read_models(self.role, self.prefix)
         bucket_arn = flatten(Stack.of(self).resolve(bucket.bucket_arn))  # as cdk-nag prints it
         acknowledge(
@@ -125,18 +99,10 @@ class ModelReaderIdentity(Construct):
                 "prefix: archive names are configuration hashes known only at run time, and the model's folder "
                 "is the narrowest scope",
             )
-        self.association = eks.CfnPodIdentityAssociation(
-            self,
-            "Association",
-            cluster_name=cluster.cluster_name,
-            namespace=self.namespace,
-            service_account=self.service_account,
-            role_arn=self.role.role_arn,
-        )
-        # Pods that start as soon as the association exists must already be able to read.
-        self.grant.apply_before(self.association)
-        if self.compile_cache_grant is not None:
-            self.compile_cache_grant.apply_before(self.association)
+        assert self.identity.association is not None
+        # Pods that start as soon as the association exists must already be able to read: the
+        # association depends on the role construct, which holds the grants' default policy.
+        self.association = self.identity.association
         self.bucket = bucket
         self.model_uri = model_uri(bucket, self.prefix)
 
@@ -145,11 +111,4 @@ class ModelReaderIdentity(Construct):
         return self.association.attr_association_arn
 
 
-__all__ = [
-    "CLUSTER_NAME_TAG",
-    "NAMESPACE_TAG",
-    "POD_IDENTITY_SERVICE",
-    "SERVICE_ACCOUNT_TAG",
-    "ModelReaderIdentity",
-    "trust_conditions",
-]
+__all__ = ["ModelReaderIdentity"]
