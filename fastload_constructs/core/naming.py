@@ -20,6 +20,11 @@ LABEL_INSTANCE_STORE = "fastload.io/instance-store"
 INSTANCE_STORE_RAID0 = "raid0"
 INSTANCE_STORE_NONE = "none"
 WELL_KNOWN_INSTANCE_TYPE = "node.kubernetes.io/instance-type"
+# Set on the untainted system node group; controllers (Karpenter, KEDA) select it. A label of our
+# own, not `eks.amazonaws.com/nodegroup`: CloudFormation's Ref of AWS::EKS::Nodegroup is
+# "<cluster>/<nodegroup>", which is no valid label value (aws/aws-cdk#22442).
+LABEL_NODE_ROLE = "fastload.io/node-role"
+NODE_ROLE_SYSTEM = "system"
 
 # The taint every GPU node carries, so only pods that ask for GPUs land there.
 GPU_TAINT_KEY = "nvidia.com/gpu"
@@ -50,12 +55,14 @@ __all__ = [
     "LABEL_GPU_MODEL",
     "LABEL_INSTANCE_FAMILY",
     "LABEL_INSTANCE_STORE",
+    "LABEL_NODE_ROLE",
     "LOCAL_NVME_STORAGE_CLASS",
     "LOCAL_VOLUMES_HOST_ROOT",
     "LOCAL_VOLUME_DATA_HOST_ROOT",
     "MANAGED_BY",
     "MODEL_CACHE_HOST_ROOT",
     "NODE_CACHE_ROOT",
+    "NODE_ROLE_SYSTEM",
     "PART_OF",
     "PROVISIONER_NAME",
     "WELL_KNOWN_INSTANCE_TYPE",

@@ -10,12 +10,14 @@ use_packaged_node()  # before aws_cdk starts its jsii runtime
 from fastload_constructs.infra.applied_chart import AppliedChart  # noqa: E402
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup  # noqa: E402
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache  # noqa: E402
-from fastload_constructs.infra.inference_cluster import InferenceCluster  # noqa: E402
+from fastload_constructs.infra.inference_cluster import InferenceCluster, SystemNodes  # noqa: E402
+from fastload_constructs.infra.karpenter_controller import KarpenterController  # noqa: E402
 from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes  # noqa: E402
 from fastload_constructs.infra.model_bucket import ModelBucket, ModelBucketGrants, ModelBucketLock  # noqa: E402
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity  # noqa: E402
 from fastload_constructs.infra.network import FastloadNetwork  # noqa: E402
 from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin  # noqa: E402
+from fastload_constructs.infra.pod_identity_role import PodIdentityRole  # noqa: E402
 from fastload_constructs.infra.scale_out_metrics import KedaController, KedaScaling, ScaleOutMetrics  # noqa: E402
 from fastload_constructs.infra.served_model import ServedModel  # noqa: E402
 
@@ -25,6 +27,7 @@ __all__ = [
     "FastloadNetwork",
     "GpuNodeGroup",
     "InferenceCluster",
+    "KarpenterController",
     "KarpenterGpuNodes",
     "KedaController",
     "KedaScaling",
@@ -33,6 +36,8 @@ __all__ = [
     "ModelBucketLock",
     "ModelReaderIdentity",
     "NvidiaDevicePlugin",
+    "PodIdentityRole",
     "ScaleOutMetrics",
     "ServedModel",
+    "SystemNodes",
 ]

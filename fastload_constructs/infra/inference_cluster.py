@@ -16,9 +16,10 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import cast
 
-from aws_cdk import Stack, Token
+from aws_cdk import Token
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
@@ -34,7 +35,7 @@ from fastload_constructs.core.cluster_settings import (
     kubectl_layer_module,
 )
 from fastload_constructs.core.errors import is_whole_number, require
-from fastload_constructs.core.model_access import POD_IDENTITY_SERVICE, pod_identity_trust_conditions
+from fastload_constructs.core.naming import LABEL_NODE_ROLE, NODE_ROLE_SYSTEM
 from fastload_constructs.infra.cfn import cfn_resource
 from fastload_constructs.infra.nag_findings import (
     EKS_NODE_POLICY_REASONS,
@@ -42,6 +43,7 @@ from fastload_constructs.infra.nag_findings import (
     acknowledge_managed_policies,
     arn_of,
 )
+from fastload_constructs.infra.pod_identity_role import PodIdentityRole
 
 # API calls, audit trail and IAM authentication: who did what to the cluster (fastload's default).
 DEFAULT_LOGGING: tuple[eks.ClusterLoggingTypes, ...] = (
@@ -54,6 +56,20 @@ CLUSTER_ADMIN_POLICY = "AmazonEKSClusterAdminPolicy"
 _CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
 EBS_CSI_SERVICE_ACCOUNT = "ebs-csi-controller-sa"
 EBS_CSI_POLICY = "service-role/AmazonEBSCSIDriverPolicy"
+
+
+@dataclass(frozen=True)
+class SystemNodes:
+    """Where cluster controllers (Karpenter, KEDA) run: a node selector and what must exist first.
+
+    `node_selector` selects the untainted system nodes by a label set on them (never by
+    `eks.amazonaws.com/nodegroup`, whose value CloudFormation only knows as
+    `<cluster>/<nodegroup>`); `nodegroup` is ordered before the controllers' Helm charts.
+    For nodes you manage yourself, pass their label and `nodegroup=None`.
+    """
+
+    node_selector: dict[str, str] = field(default_factory=lambda: {LABEL_NODE_ROLE: NODE_ROLE_SYSTEM})
+    nodegroup: eks.Nodegroup | None = None
 
 
 class InferenceCluster(Construct):
@@ -71,7 +87,8 @@ class InferenceCluster(Construct):
       Default: 2 x `ec2.InstanceType("m6i.large")`.
 
     Attributes: `cluster` (an `eks.ICluster`, the `eks.Cluster`), `addons`
-    (add-on name -> `eks.IAddon`), `system_nodegroup` (or None).
+    (add-on name -> `eks.IAddon`), `system_nodegroup` (or None), `system_nodes` (a `SystemNodes`
+    for the controllers' `system_nodes=`, or None without system nodes).
     """
 
     def __init__(
@@ -155,6 +172,7 @@ class InferenceCluster(Construct):
 
         # CoreDNS and the controllers of add-ons need nodes without the GPU taint.
         self.system_nodegroup: eks.Nodegroup | None = None
+        self.system_nodes: SystemNodes | None = None
         self.system_launch_template: ec2.LaunchTemplate | None = None
         if system_nodes:
             # IMDSv2 only, one hop, as on the GPU nodes: a pod on a system node (controllers, CoreDNS)
@@ -170,6 +188,7 @@ class InferenceCluster(Construct):
                 "SystemNodes",
                 instance_types=[system_instance_type or ec2.InstanceType(DEFAULT_SYSTEM_INSTANCE_TYPE)],
                 ami_type=eks.NodegroupAmiType.AL2023_X86_64_STANDARD,
+                labels={LABEL_NODE_ROLE: NODE_ROLE_SYSTEM},
                 min_size=system_nodes,
                 desired_size=system_nodes,
                 max_size=max(system_nodes, 2 * system_nodes),
@@ -178,6 +197,7 @@ class InferenceCluster(Construct):
                     version=self.system_launch_template.latest_version_number,
                 ),
             )
+            self.system_nodes = SystemNodes(nodegroup=self.system_nodegroup)
 
         self.addons: dict[str, eks.IAddon] = {}
         for name in addon_names(ebs_csi=ebs_csi):
@@ -248,19 +268,18 @@ class InferenceCluster(Construct):
         if name == "coredns" and self.system_nodegroup is not None:
             addon.node.add_dependency(self.system_nodegroup)
         if name == EBS_CSI_ADDON:
-            trust = pod_identity_trust_conditions(
-                account=Stack.of(self).account,
-                cluster_arn=self._cluster.cluster_arn,
-                cluster_name=self._cluster.cluster_name,
+            identity = PodIdentityRole(
+                self,
+                "EbsCsi",
+                cluster=self.cluster,
                 namespace="kube-system",
                 service_account=EBS_CSI_SERVICE_ACCOUNT,
-            )
-            role = iam.Role(
-                self,
-                "EbsCsiRole",
-                assumed_by=iam.SessionTagsPrincipal(iam.ServicePrincipal(POD_IDENTITY_SERVICE)).with_conditions(trust),
+                description="EBS CSI controller (kube-system/ebs-csi-controller-sa)",
                 managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(EBS_CSI_POLICY)],
+                # The add-on creates the association from its PodIdentityAssociations below.
+                associate=False,
             )
+            role = identity.role
             acknowledge_managed_policies(
                 role,
                 {
@@ -287,4 +306,4 @@ def _construct_id(addon_name: str) -> str:
     return "".join(part.capitalize() for part in addon_name.split("-")) + "Addon"
 
 
-__all__ = ["CORE_ADDONS", "EBS_CSI_ADDON", "InferenceCluster"]
+__all__ = ["CORE_ADDONS", "EBS_CSI_ADDON", "InferenceCluster", "SystemNodes"]

@@ -18,13 +18,15 @@ construct (policy statements in `core.karpenter_iam`):
   from those rules;
 * `karpenter.sh/discovery=<cluster>` tags on the GPU subnets passed in (tags
   on imported subnets are not applied: tag those yourself);
-* the controller pinned to the system node group (`system_nodegroup`), where
-  it never runs on capacity it manages.
+* the controller pinned to the system nodes (`system_nodes`, selected by a label
+  of ours), where it never runs on capacity it manages; `AWS_REGION` set and
+  upstream's resource requests; the chart waits for the node role's access
+  entry holder (`node_role`), the Pod Identity association and agent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aws_cdk import Aws, Duration, Stack, Tags, Token
@@ -45,28 +47,41 @@ from fastload_constructs.core.karpenter_iam import (
     controller_policy_statements,
 )
 from fastload_constructs.core.node_pools import DISCOVERY_TAG
-from fastload_constructs.infra.model_reader_identity import POD_IDENTITY_SERVICE, trust_conditions
+from fastload_constructs.infra.inference_cluster import SystemNodes
 from fastload_constructs.infra.nag_findings import acknowledge, flatten
+from fastload_constructs.infra.pod_identity_role import PodIdentityRole
 
 CHART_REGISTRY = "oci://public.ecr.aws/karpenter"
 CHART_NAME = "karpenter"
 CRD_CHART_NAME = "karpenter-crd"
 DEFAULT_NAMESPACE = "kube-system"
 SERVICE_ACCOUNT = "karpenter"
-NODEGROUP_LABEL = "eks.amazonaws.com/nodegroup"
+# Upstream's getting-started values (karpenter.sh v1.14 "Getting Started with Karpenter", the
+# `helm upgrade --install` step): 1 CPU and 1 Gi requested and limited per controller replica.
+CONTROLLER_RESOURCES = {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "1", "memory": "1Gi"}}
 
 
 def karpenter_values(
-    *, cluster_name: str, interruption_queue: str, nodegroup_name: str | None, replicas: int = 2
+    *,
+    cluster_name: str,
+    interruption_queue: str,
+    region: str,
+    node_selector: Mapping[str, str] | None,
+    replicas: int = 2,
 ) -> dict[str, Any]:
-    """Helm values for the `karpenter` chart 1.14.1 (names checked against its values.yaml in the tests)."""
+    """Helm values for the `karpenter` chart 1.14.1 (names checked against its values.yaml in the tests).
+
+    `controller.env` AWS_REGION: the controller's SDK would otherwise ask IMDS for its region, which
+    the nodes' hop limit of 1 keeps from pods. `node_selector`: the system nodes (`SystemNodes`).
+    """
     values: dict[str, Any] = {
         "settings": {"clusterName": cluster_name, "interruptionQueue": interruption_queue},
         "serviceAccount": {"create": True, "name": SERVICE_ACCOUNT},
         "replicas": replicas,
+        "controller": {"env": [{"name": "AWS_REGION", "value": region}], "resources": CONTROLLER_RESOURCES},
     }
-    if nodegroup_name is not None:
-        values["nodeSelector"] = {"kubernetes.io/os": "linux", NODEGROUP_LABEL: nodegroup_name}
+    if node_selector is not None:
+        values["nodeSelector"] = {"kubernetes.io/os": "linux", **node_selector}
     return values
 
 
@@ -90,7 +105,7 @@ class KarpenterController(Construct):
         node_role: iam.IRole,
         subnets: Sequence[ec2.ISubnet] = (),
         cluster_name: str | None = None,
-        system_nodegroup: eks.Nodegroup | None = None,
+        system_nodes: SystemNodes | None = None,
         namespace: str = DEFAULT_NAMESPACE,
         version: str = KARPENTER_VERSION,
         replicas: int = 2,
@@ -133,17 +148,15 @@ class KarpenterController(Construct):
         for subnet in subnets:
             Tags.of(subnet).add(DISCOVERY_TAG, name)
 
-        principal = iam.SessionTagsPrincipal(iam.ServicePrincipal(POD_IDENTITY_SERVICE)).with_conditions(
-            trust_conditions(
-                name, namespace, SERVICE_ACCOUNT, account=Stack.of(self).account, cluster_arn=cluster.cluster_arn
-            )
-        )
-        self.role = iam.Role(
+        self.identity = PodIdentityRole(
             self,
-            "ControllerRole",
-            assumed_by=principal,
+            "Controller",
+            cluster=cluster,
+            namespace=namespace,
+            service_account=SERVICE_ACCOUNT,
             description=f"Karpenter controller of EKS cluster {name} ({namespace}/{SERVICE_ACCOUNT})",
         )
+        self.role = self.identity.role
         statements = controller_policy_statements(
             cluster_name=name,
             partition=Aws.PARTITION,
@@ -163,14 +176,10 @@ class KarpenterController(Construct):
             )
             self._acknowledge_wildcards(self.policies[group], [by_sid[sid] for sid in sids])
 
-        self.association = eks.CfnPodIdentityAssociation(
-            self,
-            "Association",
-            cluster_name=cluster.cluster_name,
-            namespace=namespace,
-            service_account=SERVICE_ACCOUNT,
-            role_arn=self.role.role_arn,
-        )
+        assert self.identity.association is not None
+        self.association = self.identity.association
+        for policy in self.policies.values():
+            self.association.node.add_dependency(policy)
         chart_options: dict[str, Any] = {
             "cluster": cluster,
             "repository": f"{CHART_REGISTRY}/{CRD_CHART_NAME}",
@@ -182,7 +191,8 @@ class KarpenterController(Construct):
         self.values = karpenter_values(
             cluster_name=name,
             interruption_queue=self.queue.queue_name,
-            nodegroup_name=system_nodegroup.nodegroup_name if system_nodegroup is not None else None,
+            region=Stack.of(self).region,
+            node_selector=system_nodes.node_selector if system_nodes is not None else None,
             replicas=replicas,
         )
         self.chart = eks.HelmChart(
@@ -197,12 +207,12 @@ class KarpenterController(Construct):
             values=self.values,
         )
         self.chart.node.add_dependency(self.crd_chart)
-        # Credentials and every permission must exist when the controller's pods start.
-        self.chart.node.add_dependency(self.association)
+        # Credentials (association, its policies, the Pod Identity agent) must exist when the pods start.
+        self.chart.node.add_dependency(self.identity.ready)
         for policy in self.policies.values():
             self.chart.node.add_dependency(policy)
-        if system_nodegroup is not None:
-            self.chart.node.add_dependency(system_nodegroup)
+        if system_nodes is not None and system_nodes.nodegroup is not None:
+            self.chart.node.add_dependency(system_nodes.nodegroup)
 
     def _acknowledge_wildcards(self, policy: iam.ManagedPolicy, statements: list[dict[str, Any]]) -> None:
         """IAM5 for each documented `*` resource, with why it cannot be narrower."""

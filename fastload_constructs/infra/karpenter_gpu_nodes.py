@@ -86,6 +86,9 @@ class KarpenterGpuNodes(Construct):
             access_entry_type=eks.AccessEntryType.EC2_LINUX,
             access_policies=[],
         )
-        # An AppliedChart, so a ManifestExport of the stack writes the node pools too.
-        self.applied = AppliedChart(self, "Manifests", cluster=cluster, chart=self.chart, after=after)
+        # An AppliedChart, so a ManifestExport of the stack writes the node pools too. After the node
+        # role's access entry: a node Karpenter launches for a pool joins only with that entry.
+        self.applied = AppliedChart(
+            self, "Manifests", cluster=cluster, chart=self.chart, after=[self.access_entry, *after]
+        )
         self.manifest = self.applied.manifest
