@@ -20,6 +20,7 @@ from typing import Any
 
 import cdk8s
 from aws_cdk import CfnOutput, Stack, Token
+from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_secretsmanager as secretsmanager
@@ -190,16 +191,18 @@ class FastloadReferenceStack(Stack):
     def _serving_access(self, config: ReferenceConfig) -> ServingAccess | None:
         """With pod autoscaling, the managed Prometheus scraper must reach vLLM's /metrics on the server port.
 
-        Its ENIs sit in the GPU subnets (ScaleOutMetrics), so the vLLM NetworkPolicy also admits those
-        subnets' CIDRs; pods there share them, so set an API key (ServingAccess.api_key_secret) where
-        `/v1/*` must be closed to them. Without autoscaling only the namespace's own pods get in.
+        Its network interfaces sit in the network's Monitoring subnets, where nothing else runs, so the
+        vLLM NetworkPolicy admits exactly those CIDRs besides the namespace's own pods. Without
+        autoscaling only the namespace's own pods get in.
         """
-        if not any(m.autoscaled for m in config.models):
+        if self.metrics is None:
             return None
-        cidrs = tuple(s.ipv4_cidr_block for s in self.network.gpu_subnets.subnets)
-        if any(Token.is_unresolved(c) for c in cidrs):
-            return None  # an imported VPC without literal subnet CIDRs: left to the user's access settings
-        return ServingAccess(allow_from_cidrs=tuple(dict.fromkeys(cidrs)))
+        return ServingAccess(allow_from_cidrs=tuple(dict.fromkeys(self.metrics.scraper_cidrs)))
+
+    def _monitoring_subnets(self) -> list[ec2.ISubnet]:
+        subnets = self.network.monitoring_subnets
+        assert subnets is not None  # the reference stack creates its VPC, which has them
+        return list(subnets.subnets)
 
     def _add_managed_gpu_nodes(self, config: ReferenceConfig) -> None:
         """Fixed node groups holding every model's maxReplicas plus one surge pod each (core.scaling).
@@ -232,7 +235,9 @@ class FastloadReferenceStack(Stack):
             cluster=self.cluster,
             cluster_name=self.cluster_name,
             instance_types=list(config.instance_types),
-            options=NodePoolOptions(gpu_limits=family_gpu_limits(self.node_capacity), fast_image_pull=True),
+            options=NodePoolOptions(
+                gpu_limits=family_gpu_limits(self.node_capacity), fast_image_pull=True, ami_alias=config.ami_alias
+            ),
             security_group_ids=[cluster_sg],
         )
         self.karpenter = KarpenterController(
@@ -242,7 +247,7 @@ class FastloadReferenceStack(Stack):
             cluster_name=self.cluster_name,
             node_role=self.karpenter_nodes.node_role,
             subnets=self.network.gpu_subnets.subnets,
-            system_nodegroup=self.inference_cluster.system_nodegroup,
+            system_nodes=self.inference_cluster.system_nodes,
         )
         # NodePool and EC2NodeClass are Karpenter's CRDs: its Helm chart first.
         self.karpenter_nodes.applied.apply_after(self.karpenter.chart)
@@ -262,7 +267,7 @@ class FastloadReferenceStack(Stack):
             self,
             "Metrics",
             cluster=self.cluster,
-            subnet_ids=self.network.gpu_subnets.subnet_ids,
+            scraper_subnets=self._monitoring_subnets(),
             security_group_ids=[cluster_sg],
             cluster_label=self.cluster_name,
             karpenter_namespace="kube-system" if self.karpenter is not None else None,
@@ -272,7 +277,7 @@ class FastloadReferenceStack(Stack):
             "Keda",
             cluster=self.cluster,
             metrics=self.metrics,
-            system_nodegroup=self.inference_cluster.system_nodegroup,
+            system_nodes=self.inference_cluster.system_nodes,
         )
         CfnOutput(self, "PrometheusQueryUrl", value=self.metrics.query_endpoint)
 

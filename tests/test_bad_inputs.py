@@ -42,6 +42,7 @@ from fastload_constructs.infra.scale_out_metrics import ScaleOutMetrics
 from fastload_constructs.infra.served_model import ServedModel
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage
 from tests.hf_model_factory import write_hf_model
+from tests.imported_subnets import scraper_subnets
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 MODEL_8B = ModelProfile.from_numbers(parameter_count=8_000_000_000)
@@ -97,7 +98,7 @@ def karpenter_controller(where: Where) -> KarpenterController:
 def scale_out_metrics(where: Where, **kwargs: Any) -> ScaleOutMetrics:
     stack = app_in(where)
     cluster = eks.Cluster.from_cluster_attributes(stack, "Cluster", cluster_name="c")
-    args = {"subnet_ids": ["subnet-1"], "security_group_ids": ["sg-1"], "cluster_label": "c"} | kwargs
+    args = {"scraper_subnets": scraper_subnets(stack), "security_group_ids": ["sg-1"], "cluster_label": "c"} | kwargs
     return ScaleOutMetrics(stack, "Metrics", cluster=cluster, **args)
 
 
@@ -354,7 +355,17 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         "gpu_limits",
     ),
     ("karpenter-controller-unnamed-cluster", lambda w: karpenter_controller(w), "cluster_name"),
-    ("scale-out-metrics-no-subnets", lambda w: scale_out_metrics(w, subnet_ids=[]), "subnet_ids"),
+    ("scale-out-metrics-no-subnets", lambda w: scale_out_metrics(w, scraper_subnets=[]), "scraper_subnets"),
+    (
+        "scale-out-metrics-one-zone",
+        lambda w: scale_out_metrics(w, scraper_subnets=scraper_subnets(app_in(w), zones=("us-east-1a",) * 2)),
+        "scraper_subnets",
+    ),
+    (
+        "scale-out-metrics-ids",
+        lambda w: scale_out_metrics(w, scraper_subnets=["subnet-1", "subnet-2"]),
+        "scraper_subnets",
+    ),
     ("cluster-bad-name", lambda w: InferenceCluster(app_in(w), "Cluster", cluster_name="my cluster"), "cluster_name"),
     (
         "capacity-tp-not-a-divisor",

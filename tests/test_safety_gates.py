@@ -130,7 +130,7 @@ def add_construct_variants(app: cdk.App) -> None:
         stack,
         "Metrics",
         cluster=inference,
-        subnet_ids=network.gpu_subnets.subnet_ids,
+        scraper_subnets=network.monitoring_subnets.subnets,
         security_group_ids=[inference.cluster_security_group_id],
         cluster_label="variants",
     )

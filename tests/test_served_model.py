@@ -22,6 +22,7 @@ from fastload_constructs.core.vllm_args import ServerOptions
 from fastload_constructs.core.warm_spares import SPARE_PRIORITY_CLASS, VLLM_PRIORITY_CLASS
 from fastload_constructs.infra import AppliedChart, KedaController, KedaScaling, ScaleOutMetrics, ServedModel
 from fastload_constructs.k8s import ManifestExport, NamespaceChart, PriorityClassesChart
+from tests.imported_subnets import scraper_subnets
 
 ENV = cdk.Environment(account="111122223333", region="us-east-1")
 LLAMA = ModelProfile.from_numbers(parameter_count=8_030_261_248)
@@ -192,7 +193,7 @@ def keda_on(stack, cluster):
         stack,
         "Metrics",
         cluster=cluster,
-        subnet_ids=["subnet-0123456789abcdef0"],
+        scraper_subnets=scraper_subnets(stack),
         security_group_ids=["sg-0123456789abcdef0"],
         cluster_label="prod",
     )

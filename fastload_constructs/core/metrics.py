@@ -102,3 +102,62 @@ def scaling_query(autoscaling: Autoscaling, *, server: str, namespace: str = DEF
 
 
 __all__ = ["scaling_query", "scrape_config", "scrape_config_yaml"]
+
+
+# Alerts evaluated by the AMP workspace's rules engine (AWS::APS::RuleGroupsNamespace). The queue
+# metric missing for 5 minutes means the ScaledObject runs on its fallback (core.scaling): scaling is
+# frozen at the current replicas until the pipeline is back. KEDA's own error counter
+# (`keda_scaled_object_errors_total`, KEDA docs "Integrate with Prometheus", 2.15 and later) names the
+# ScaledObject whose queries fail.
+METRIC_MISSING_FOR = "5m"
+
+
+def alert_rules(autoscaled: dict[str, str], metric: str = "vllm:num_requests_waiting") -> dict[str, Any]:
+    """Prometheus rule groups for `{server: namespace}` of every autoscaled model."""
+    rules: list[dict[str, Any]] = []
+    for server, namespace in sorted(autoscaled.items()):
+        rules.append(
+            {
+                "alert": "FastloadScalingMetricMissing",
+                "expr": f'absent({metric}{{namespace="{namespace}",{SERVER_LABEL}="{server}"}})',
+                "for": METRIC_MISSING_FOR,
+                "labels": {"severity": "critical", "namespace": namespace, SERVER_LABEL: server},
+                "annotations": {
+                    "summary": f"{metric} of {namespace}/{server} is missing: autoscaling holds the current replicas",
+                    "description": "KEDA cannot read the queue metric, so its fallback keeps the replica count "
+                    "where it is. Check the managed scraper, the vLLM pods' /metrics and KEDA's operator log.",
+                },
+            }
+        )
+    rules.append(
+        {
+            "alert": "FastloadKedaQueryErrors",
+            "expr": "sum by (namespace, scaledObject) (increase(keda_scaled_object_errors_total[5m])) > 0",
+            "for": METRIC_MISSING_FOR,
+            "labels": {"severity": "warning"},
+            "annotations": {"summary": "KEDA fails to query the scaling metric of {{ $labels.scaledObject }}"},
+        }
+    )
+    return {"groups": [{"name": "fastload-scale-out", "rules": rules}]}
+
+
+def alert_rules_yaml(autoscaled: dict[str, str]) -> str:
+    return yaml.safe_dump(alert_rules(autoscaled), sort_keys=False)
+
+
+__all__ += ["alert_rules", "alert_rules_yaml"]
+
+
+def alert_manager_yaml(topic_arn: str, region: str) -> str:
+    """The workspace's alert manager definition: every alert to one SNS topic, signed for `region`
+    (AMP user guide, "Configure Alertmanager to send messages to Amazon SNS")."""
+    config = {
+        "route": {"receiver": "sns", "group_by": ["alertname", SERVER_LABEL]},
+        "receivers": [{"name": "sns", "sns_configs": [{"topic_arn": topic_arn, "sigv4": {"region": region}}]}],
+    }
+    return "alertmanager_config: |\n" + "".join(
+        f"  {line}\n" for line in yaml.safe_dump(config, sort_keys=False).splitlines()
+    )
+
+
+__all__ += ["alert_manager_yaml"]

@@ -175,6 +175,30 @@ def hpa_behavior(behavior: ScalingBehavior) -> dict[str, object]:
     }
 
 
+# When the queue metric cannot be read (scraper down, workspace unreachable, query empty), KEDA
+# errors instead of reading 0 (`ignoreNullValues: "false"`, KEDA docs scalers/prometheus), and after
+# this many failed polls in a row its fallback takes over (KEDA docs "Scaling Deployments",
+# spec.fallback): 3 polls of 30 s, so one lost scrape never triggers it.
+FALLBACK_FAILURE_THRESHOLD = 3
+# `currentReplicas` (in the enum of the vendored KEDA 2.20.2 ScaledObject CRD): keep the replicas the
+# Deployment has; `replicas` is still required by the CRD and is the floor used by the other modes.
+FALLBACK_BEHAVIOR = "currentReplicas"
+
+
+def fallback_spec(autoscaling: Autoscaling) -> dict[str, object]:
+    """`spec.fallback` of the ScaledObject: a broken metrics pipeline holds the current replicas.
+
+    Never "0 requests waiting": reading an absent metric as zero would scale a busy model down to
+    its minimum and never up again, silently. The `FastloadScalingMetricMissing` alert
+    (`core.metrics.alert_rules`) says it happened.
+    """
+    return {
+        "failureThreshold": FALLBACK_FAILURE_THRESHOLD,
+        "replicas": autoscaling.min_replicas,
+        "behavior": FALLBACK_BEHAVIOR,
+    }
+
+
 # Node capacity -----------------------------------------------------------------------------------
 
 

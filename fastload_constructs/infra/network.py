@@ -24,6 +24,11 @@ DEFAULT_CIDR = "10.0.0.0/16"
 # /19 private subnets: 8k addresses per AZ, because the VPC CNI gives every pod a VPC IP.
 PRIVATE_SUBNET_MASK = 19
 PUBLIC_SUBNET_MASK = 24
+# One small isolated subnet per AZ for the managed Prometheus scraper's network interfaces, and
+# nothing else: the vLLM NetworkPolicy admits these CIDRs to the server port (/28: 11 usable
+# addresses after the 5 AWS reserves, VPC User Guide "Subnet CIDR blocks").
+MONITORING_SUBNET_GROUP = "Monitoring"
+MONITORING_SUBNET_MASK = 28
 
 # Subnet tags the AWS Load Balancer Controller and in-tree service controller look for.
 PUBLIC_ELB_TAG = "kubernetes.io/role/elb"
@@ -60,6 +65,10 @@ class FastloadNetwork(Construct):
     subnets in at least two AZs, and imported subnets must carry their route
     table ids.
 
+    Created VPC also: an isolated `/28` "Monitoring" subnet per AZ (`monitoring_subnets`) where no
+    node runs, for the managed Prometheus scraper, so a NetworkPolicy can admit exactly it. With
+    your VPC, pass `monitoring_subnets` (a selection of such subnets) or give the scraper its own.
+
     GPU subnets default to the VPC's private subnets with egress, or its
     isolated subnets when it has none; pass `gpu_subnets` to choose others
     (one AZ with a capacity reservation, say). The S3 endpoint goes on the
@@ -79,9 +88,11 @@ class FastloadNetwork(Construct):
         gpu_subnets: ec2.SubnetSelection | None = None,
         interface_endpoints: bool = False,
         flow_logs: bool = True,
+        monitoring_subnets: ec2.SubnetSelection | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         self.flow_log: ec2.FlowLog | None = None
+        created = vpc is None
         if vpc is None:
             _check_created_vpc_props(max_azs, nat_gateways, cidr)
             require(isinstance(flow_logs, bool), "flow_logs", flow_logs, "True or False")
@@ -94,6 +105,12 @@ class FastloadNetwork(Construct):
                     ),
                 )
         self.vpc: ec2.IVpc = vpc
+        if monitoring_subnets is None and created:
+            monitoring_subnets = ec2.SubnetSelection(subnet_group_name=MONITORING_SUBNET_GROUP)
+        # Subnets for the scraper only (ScaleOutMetrics(scraper_subnets=...)); None: none chosen.
+        self.monitoring_subnets: ec2.SelectedSubnets | None = (
+            _select(vpc, monitoring_subnets) if monitoring_subnets is not None else None
+        )
         self.private_subnet_selection = _private_subnets(vpc)
         _check_two_azs(vpc, _select(vpc, self.private_subnet_selection).subnets)
         self.gpu_subnet_selection = gpu_subnets or self.private_subnet_selection
@@ -131,6 +148,13 @@ class FastloadNetwork(Construct):
             nat_gateways=nat_gateways,
             subnet_configuration=[
                 ec2.SubnetConfiguration(name="Public", subnet_type=ec2.SubnetType.PUBLIC, cidr_mask=PUBLIC_SUBNET_MASK),
+                # Between Public and Private: the /28s fit in the space the /19s' alignment leaves free,
+                # so no other subnet's CIDR moves and a /17 block still holds three AZs.
+                ec2.SubnetConfiguration(
+                    name=MONITORING_SUBNET_GROUP,
+                    subnet_type=ec2.SubnetType.PRIVATE_ISOLATED,
+                    cidr_mask=MONITORING_SUBNET_MASK,
+                ),
                 ec2.SubnetConfiguration(
                     name="Private", subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS, cidr_mask=PRIVATE_SUBNET_MASK
                 ),
@@ -184,18 +208,37 @@ def _check_created_vpc_props(max_azs: object, nat_gateways: object, cidr: object
         nat_gateways,
         "None (one per AZ) or a positive whole number",
     )
+    assert isinstance(max_azs, int)
     try:
         network = ipaddress.IPv4Network(cidr)
     except (ValueError, TypeError):
         network = None
-    per_az = 2 ** (32 - PRIVATE_SUBNET_MASK) + 2 ** (32 - PUBLIC_SUBNET_MASK)
     require(
-        network is not None and network.prefixlen >= 16 and network.num_addresses >= max_azs * per_az,
+        network is not None and network.prefixlen >= 16 and _fits(network, max_azs),
         "cidr",
         cidr,
-        f"an IPv4 VPC block of /16 to /{32 - (max_azs * per_az - 1).bit_length()} "
-        f"(room for a /{PRIVATE_SUBNET_MASK} and a /{PUBLIC_SUBNET_MASK} in each of {max_azs} AZs)",
+        f"an IPv4 VPC block of /16 or smaller with room for a /{PUBLIC_SUBNET_MASK}, a /{PRIVATE_SUBNET_MASK} "
+        f"and a /{MONITORING_SUBNET_MASK} in each of {max_azs} AZs, each aligned to its size "
+        f"(at least /{_smallest_prefix(max_azs)})",
     )
+
+
+def _allocated_end(max_azs: int) -> int:
+    """Addresses CDK's subnet allocation uses: groups in order, one subnet per AZ, each aligned to its size."""
+    end = 0
+    for mask in (PUBLIC_SUBNET_MASK, MONITORING_SUBNET_MASK, PRIVATE_SUBNET_MASK):
+        size = 2 ** (32 - mask)
+        for _ in range(max_azs):
+            end = -(-end // size) * size + size
+    return end
+
+
+def _fits(network: ipaddress.IPv4Network, max_azs: int) -> bool:
+    return network.num_addresses >= _allocated_end(max_azs)
+
+
+def _smallest_prefix(max_azs: int) -> int:
+    return 32 - (_allocated_end(max_azs) - 1).bit_length()
 
 
 def _check_two_azs(vpc: ec2.IVpc, subnets: Sequence[ec2.ISubnet]) -> None:

@@ -24,20 +24,24 @@ these credentials.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aws_cdk import Aws, Fn, Stack
+from aws_cdk import Aws, Fn, Stack, Token
 from aws_cdk import aws_aps as aps
+from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from fastload_constructs.core.errors import require
-from fastload_constructs.core.metrics import scrape_config_yaml
+from fastload_constructs.core.errors import FastloadConfigError, require
+from fastload_constructs.core.metrics import alert_manager_yaml, alert_rules_yaml, scrape_config_yaml
 from fastload_constructs.core.scaling import Autoscaling, check_autoscaling
-from fastload_constructs.infra.model_reader_identity import POD_IDENTITY_SERVICE, trust_conditions
+from fastload_constructs.core.validation import check_dns_label
+from fastload_constructs.infra.inference_cluster import SystemNodes
+from fastload_constructs.infra.pod_identity_role import PodIdentityRole
 
 KEDA_CHART_REPOSITORY = "https://kedacore.github.io/charts"
 KEDA_CHART_NAME = "keda"
@@ -50,10 +54,20 @@ QUERY_ACTIONS = ("aps:QueryMetrics", "aps:GetLabels", "aps:GetSeries", "aps:GetM
 
 
 class ScaleOutMetrics(Construct):
-    """AMP workspace + managed scraper of `cluster`'s vLLM, Karpenter and KEDA pods.
+    """AMP workspace + managed scraper of `cluster`'s vLLM, Karpenter and KEDA pods, and its alert rules.
 
-    Attributes: `workspace`, `scraper`, `workspace_arn`, `query_endpoint`
-    (the Prometheus-compatible base URL, no trailing '/', for KEDA and Grafana), `scrape_config` (YAML).
+    `scraper_subnets`: at least two subnets in two Availability Zones (AMP's CreateScraper refuses
+    fewer) that hold nothing else: the vLLM NetworkPolicy admits their CIDRs (`scraper_cidrs`) to
+    the server port, so pods in them would be admitted too. `FastloadNetwork` makes such subnets
+    (`monitoring_subnets`); imported ones need their `ipv4_cidr_block`.
+
+    `alert_topic`: an SNS topic the workspace's alert manager sends the scale-out alerts to
+    (`core.metrics.alert_rules`: a model's queue metric missing, KEDA query errors). Default: none;
+    the alerts still fire and show as the `ALERTS` series in the workspace.
+
+    Attributes: `workspace`, `scraper`, `workspace_arn`, `query_endpoint` (the Prometheus-compatible
+    base URL, no trailing '/', for KEDA and Grafana), `scrape_config` (YAML), `scraper_cidrs`,
+    `rules` (the `AWS::APS::RuleGroupsNamespace` made by the first `watch_server`, or None).
     """
 
     def __init__(
@@ -62,18 +76,28 @@ class ScaleOutMetrics(Construct):
         id: str,
         *,
         cluster: eks.ICluster,
-        subnet_ids: Sequence[str],
+        scraper_subnets: Sequence[ec2.ISubnet],
         security_group_ids: Sequence[str],
         cluster_label: str,
         vllm_namespaces: Sequence[str] = ("inference",),
         karpenter_namespace: str | None = "kube-system",
         keda_namespace: str | None = KEDA_NAMESPACE,
+        alert_topic: sns.ITopic | None = None,
     ) -> None:
         require(
-            not isinstance(subnet_ids, str) and len(subnet_ids) >= 1,
-            "subnet_ids",
-            subnet_ids,
-            "the cluster's subnets (at least one) for the scraper's network interfaces",
+            not isinstance(scraper_subnets, str)
+            and all(hasattr(s, "subnet_id") and hasattr(s, "availability_zone") for s in scraper_subnets)
+            and len(scraper_subnets) >= 2,
+            "scraper_subnets",
+            scraper_subnets,
+            "at least two ec2.ISubnet in two Availability Zones (AMP CreateScraper), holding no pods",
+        )
+        zones = {s.availability_zone for s in scraper_subnets}
+        require(
+            any(Token.is_unresolved(z) for z in zones) or len(zones) >= 2,
+            "scraper_subnets",
+            sorted(zones),
+            "subnets in at least two Availability Zones (AMP CreateScraper)",
         )
         require(
             not isinstance(security_group_ids, str) and 1 <= len(security_group_ids) <= 5,
@@ -81,6 +105,7 @@ class ScaleOutMetrics(Construct):
             security_group_ids,
             "1 to 5 security groups that can reach the pods (the cluster security group)",
         )
+        self.scraper_cidrs = tuple(_subnet_cidr(s, i) for i, s in enumerate(scraper_subnets))
         super().__init__(scope, id)
         self.workspace = aps.CfnWorkspace(self, "Workspace", alias=f"{cluster_label}-fastload")
         self.scrape_config = scrape_config_yaml(
@@ -96,7 +121,7 @@ class ScaleOutMetrics(Construct):
             source=aps.CfnScraper.SourceProperty(
                 eks_configuration=aps.CfnScraper.EksConfigurationProperty(
                     cluster_arn=cluster.cluster_arn,
-                    subnet_ids=list(subnet_ids),
+                    subnet_ids=[s.subnet_id for s in scraper_subnets],
                     security_group_ids=list(security_group_ids),
                 )
             ),
@@ -107,11 +132,25 @@ class ScaleOutMetrics(Construct):
                 configuration_blob=Fn.base64(self.scrape_config)
             ),
         )
+        self._watched: dict[str, str] = {}
+        self._rules_name = f"{cluster_label}-fastload-scale-out"[:64]
+        self.rules: aps.CfnRuleGroupsNamespace | None = None  # made by the first watch_server
+        self.alert_topic = alert_topic
+        if alert_topic is not None:
+            self.workspace.alert_manager_definition = alert_manager_yaml(alert_topic.topic_arn, Stack.of(self).region)
+            alert_topic.add_to_resource_policy(
+                iam.PolicyStatement(
+                    actions=["sns:Publish", "sns:GetTopicAttributes"],
+                    principals=[iam.ServicePrincipal("aps.amazonaws.com")],
+                    resources=[alert_topic.topic_arn],
+                    conditions={
+                        "StringEquals": {"aws:SourceAccount": Stack.of(self).account},
+                        "ArnEquals": {"aws:SourceArn": self.workspace.attr_arn},
+                    },
+                )
+            )
         for resource in (self.workspace, self.scraper):
-            # cfn-lint E3006: AMP is not offered in the China regions, nor its scraper in GovCloud, which
-            # cfn-lint checks because the app targets those partitions. Known and documented (README,
-            # "Scale out"): there, run models with minReplicas == maxReplicas (no metrics pipeline).
-            resource.cfn_options.metadata = {"cfn-lint": {"config": {"ignore_checks": ["E3006"]}}}
+            _ignore_partition_lint(resource)
         self.workspace_arn = self.workspace.attr_arn
         # PrometheusEndpoint ends in '/'; KEDA appends '/api/v1/query', so build the base without it
         # (AMP user guide, "Query your Prometheus metrics": aps-workspaces.<region>.<suffix>/workspaces/<id>).
@@ -127,6 +166,16 @@ class ScaleOutMetrics(Construct):
             ],
         )
 
+    def watch_server(self, server: str, namespace: str) -> None:
+        """Alert when this autoscaled server's queue metric goes missing (`ServedModel` calls it)."""
+        self._watched[check_dns_label(server, "server")] = check_dns_label(namespace, "namespace")
+        if self.rules is None:
+            self.rules = aps.CfnRuleGroupsNamespace(
+                self, "AlertRules", name=self._rules_name, workspace=self.workspace.attr_arn, data="groups: []"
+            )
+            _ignore_partition_lint(self.rules)
+        self.rules.data = alert_rules_yaml(self._watched)
+
     def grant_query(self, principal: iam.IGrantable) -> iam.Grant:
         """PromQL reads of this workspace, nothing else."""
         return iam.Grant.add_to_principal(
@@ -134,21 +183,24 @@ class ScaleOutMetrics(Construct):
         )
 
 
-def keda_values(*, nodegroup_name: str | None) -> dict[str, Any]:
+def keda_values(*, node_selector: Mapping[str, str] | None) -> dict[str, Any]:
     """Helm values for the `keda` chart 2.20.2 (names checked against its values.yaml in the tests)."""
     values: dict[str, Any] = {
         "prometheus": {"operator": {"enabled": True}},
         "serviceAccount": {"operator": {"create": True, "name": KEDA_OPERATOR_SERVICE_ACCOUNT}},
     }
-    if nodegroup_name is not None:
-        values["nodeSelector"] = {"kubernetes.io/os": "linux", "eks.amazonaws.com/nodegroup": nodegroup_name}
+    if node_selector is not None:
+        values["nodeSelector"] = {"kubernetes.io/os": "linux", **node_selector}
     return values
 
 
 class KedaController(Construct):
     """KEDA 2.20.2 on `cluster`, its operator allowed to query `metrics`' workspace through Pod Identity.
 
-    Attributes: `metrics`, `role`, `association`, `chart` (ScaledObjects go on after it), `values`.
+    `system_nodes`: where KEDA's pods run (`InferenceCluster.system_nodes`). Default: anywhere.
+
+    Attributes: `metrics`, `identity` (`PodIdentityRole`), `role`, `association`, `chart`
+    (ScaledObjects go on after it), `values`.
     """
 
     def __init__(
@@ -158,39 +210,23 @@ class KedaController(Construct):
         *,
         cluster: eks.ICluster,
         metrics: ScaleOutMetrics,
-        system_nodegroup: eks.Nodegroup | None = None,
+        system_nodes: SystemNodes | None = None,
         version: str = KEDA_VERSION,
     ) -> None:
         super().__init__(scope, id)
         self.metrics = metrics
-        principal = iam.SessionTagsPrincipal(iam.ServicePrincipal(POD_IDENTITY_SERVICE)).with_conditions(
-            trust_conditions(
-                cluster.cluster_name,
-                KEDA_NAMESPACE,
-                KEDA_OPERATOR_SERVICE_ACCOUNT,
-                account=Stack.of(self).account,
-                cluster_arn=cluster.cluster_arn,
-            )
-        )
-        self.role = iam.Role(
+        self.identity = PodIdentityRole(
             self,
-            "OperatorRole",
-            assumed_by=principal,
-            description=f"KEDA operator ({KEDA_NAMESPACE}/{KEDA_OPERATOR_SERVICE_ACCOUNT}): query the AMP workspace",
-        )
-        grant = metrics.grant_query(self.role)
-        self.association = eks.CfnPodIdentityAssociation(
-            self,
-            "Association",
-            cluster_name=cluster.cluster_name,
+            "Operator",
+            cluster=cluster,
             namespace=KEDA_NAMESPACE,
             service_account=KEDA_OPERATOR_SERVICE_ACCOUNT,
-            role_arn=self.role.role_arn,
+            description=f"KEDA operator ({KEDA_NAMESPACE}/{KEDA_OPERATOR_SERVICE_ACCOUNT}): query the AMP workspace",
         )
-        grant.apply_before(self.association)
-        self.values = keda_values(
-            nodegroup_name=system_nodegroup.nodegroup_name if system_nodegroup is not None else None
-        )
+        self.role = self.identity.role
+        self.association = self.identity.association
+        metrics.grant_query(self.identity)
+        self.values = keda_values(node_selector=system_nodes.node_selector if system_nodes is not None else None)
         self.chart = eks.HelmChart(
             self,
             "Chart",
@@ -203,9 +239,10 @@ class KedaController(Construct):
             create_namespace=True,
             values=self.values,
         )
-        self.chart.node.add_dependency(self.association)
-        if system_nodegroup is not None:
-            self.chart.node.add_dependency(system_nodegroup)
+        # Credentials (association, its grant, the Pod Identity agent) before the operator starts.
+        self.chart.node.add_dependency(self.identity.ready)
+        if system_nodes is not None and system_nodes.nodegroup is not None:
+            self.chart.node.add_dependency(system_nodes.nodegroup)
 
 
 @dataclass(frozen=True)
@@ -242,3 +279,21 @@ class KedaScaling:
     def region(self) -> str:
         """The workspace's region (that of the stack holding `ScaleOutMetrics`)."""
         return Stack.of(self.controller.metrics).region
+
+
+def _subnet_cidr(subnet: ec2.ISubnet, index: int) -> str:
+    try:
+        return subnet.ipv4_cidr_block
+    except RuntimeError:  # jsii: an imported subnet without ipv4CidrBlock
+        raise FastloadConfigError(
+            f"scraper_subnets[{index}].ipv4_cidr_block",
+            subnet.subnet_id,
+            "subnets imported with their CIDR blocks (the vLLM NetworkPolicy admits exactly those)",
+        ) from None
+
+
+def _ignore_partition_lint(resource: Any) -> None:
+    """cfn-lint E3006: AMP is not offered in the China regions, nor its scraper in GovCloud, which cfn-lint
+    checks because the app targets those partitions. Known and documented (README, "Scale out"): there,
+    run models with minReplicas == maxReplicas (no metrics pipeline)."""
+    resource.cfn_options.metadata = {"cfn-lint": {"config": {"ignore_checks": ["E3006"]}}}

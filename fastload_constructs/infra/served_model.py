@@ -179,13 +179,15 @@ class ServedModel(Construct):
         # Pod Identity hands out credentials when a pod is created: the association (and the
         # grants it waits for) must exist before the Deployment.
         self.server = AppliedChart(
-            self, "Server", cluster=cluster, chart=self.chart, after=[self.reader.association, *after]
+            self, "Server", cluster=cluster, chart=self.chart, after=[self.reader.identity.ready, *after]
         )
         self._cluster = cluster
         self.applied: list[AppliedChart] = [self.server]
         # The spares run as the server's service account (created by the server's chart), so they read
         # S3 through the same association.
         self.spares = self.add_chart("WarmSpares", self.spare_chart) if self.spare_chart is not None else None
+        if autoscaling is not None:
+            autoscaling.controller.metrics.watch_server(self.name, self.namespace)
         # ScaledObject is a KEDA CRD: KEDA's Helm chart first.
         self.autoscaler = (
             self.add_chart("Autoscaling", autoscaling_chart, after=[autoscaling.controller.chart])

@@ -19,7 +19,13 @@ from constructs import Construct
 from fastload_constructs.core import naming
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.metrics import scaling_query
-from fastload_constructs.core.scaling import Autoscaling, ScalingBehavior, check_autoscaling, hpa_behavior
+from fastload_constructs.core.scaling import (
+    Autoscaling,
+    ScalingBehavior,
+    check_autoscaling,
+    fallback_spec,
+    hpa_behavior,
+)
 from fastload_constructs.core.validation import check_dns_label
 
 KEDA_API_VERSION = "keda.sh/v1alpha1"
@@ -97,6 +103,7 @@ class VllmAutoscalingChart(cdk8s.Chart):
                     "pollingInterval": behavior.polling_interval_s,
                     "cooldownPeriod": behavior.cooldown_s,
                     "advanced": {"horizontalPodAutoscalerConfig": {"behavior": hpa_behavior(behavior)}},
+                    "fallback": fallback_spec(autoscaling),
                     "triggers": [
                         {
                             "type": "prometheus",
@@ -107,8 +114,9 @@ class VllmAutoscalingChart(cdk8s.Chart):
                                 "query": self.query,
                                 "threshold": f"{autoscaling.target:g}",
                                 "awsRegion": region,
-                                # No pods, no samples: treat an empty result as 0, not as an error.
-                                "ignoreNullValues": "true",
+                                # An empty result is an error, never "0 waiting": KEDA's fallback then holds
+                                # the current replicas (core.scaling.fallback_spec) and an alert fires.
+                                "ignoreNullValues": "false",
                             },
                             "authenticationRef": {"name": auth_name, "kind": "TriggerAuthentication"},
                         }
