@@ -25,6 +25,7 @@ from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.cluster_settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
 from fastload_constructs.core.model import DTYPE_BYTES, ModelArchitecture, ModelProfile
+from fastload_constructs.core.node_pools import DEFAULT_AMI_ALIAS, check_ami_alias
 from fastload_constructs.core.scaling import (
     DEFAULT_GPU_NODE_MODE,
     DEFAULT_SCALING_METRIC,
@@ -119,6 +120,8 @@ class ReferenceConfig:
     gpu_nodes: str = DEFAULT_GPU_NODE_MODE
     # The vLLM image through an ECR pull-through cache rule (None: pulled from its upstream registry).
     image_mirror: ImageMirrorConfig | None = None
+    # The Karpenter EC2NodeClass's AMI alias: a dated AL2023 release (core.node_pools.DEFAULT_AMI_ALIAS).
+    ami_alias: str = DEFAULT_AMI_ALIAS
 
     @property
     def instance_types(self) -> tuple[str, ...]:
@@ -417,6 +420,7 @@ CONTEXT_KEYS: dict[str, Key] = {
     "assumptions": Key(str, lambda f, v: None if v is None else load_assumptions_file(v), "a calibrate file"),
     "gpuNodes": Key(str, lambda f, v: check_gpu_node_mode(DEFAULT_GPU_NODE_MODE if v is None else v, f), "nodes"),
     "vllmImageMirror": Key(dict, lambda f, v: parse_image_mirror(v), "the vLLM image through ECR"),
+    "amiAlias": Key(str, lambda f, v: check_ami_alias(DEFAULT_AMI_ALIAS if v is None else v, f), "Karpenter AMI"),
 }
 
 
@@ -454,6 +458,7 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
         admin_role_arns=v["adminRoleArns"],
         gpu_nodes=v["gpuNodes"],
         image_mirror=v["vllmImageMirror"],
+        ami_alias=v["amiAlias"],
     )
 
 

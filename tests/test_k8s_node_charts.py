@@ -1,5 +1,6 @@
 """cdk8s charts: local-nvme storage and Karpenter GPU node pools."""
 
+import re
 import subprocess
 
 import cdk8s
@@ -19,7 +20,7 @@ from fastload_constructs.core.naming import (
     LOCAL_VOLUMES_HOST_ROOT,
     NODE_CACHE_ROOT,
 )
-from fastload_constructs.core.node_pools import NodePoolOptions
+from fastload_constructs.core.node_pools import DEFAULT_AMI_ALIAS, NodePoolOptions
 from fastload_constructs.core.tuning import INSTANCE_STORE_MOUNT
 from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage, bind_mount_script
@@ -164,7 +165,9 @@ def test_the_structure_check_rejects_a_broken_node_class(karpenter_docs, path, b
 def test_node_class_asks_for_raid0_on_al2023(karpenter_docs):
     (nc,) = by_kind(karpenter_docs, "EC2NodeClass")
     assert nc["spec"]["instanceStorePolicy"] == "RAID0"
-    assert nc["spec"]["amiSelectorTerms"] == [{"alias": "al2023@latest"}]
+    # A dated release by default: `latest` would turn every AMI release into drift (all nodes replaced).
+    assert nc["spec"]["amiSelectorTerms"] == [{"alias": DEFAULT_AMI_ALIAS}]
+    assert re.fullmatch(r"al2023@v20\d{6}", DEFAULT_AMI_ALIAS)
     assert nc["spec"]["subnetSelectorTerms"] == [{"tags": {"karpenter.sh/discovery": "inference"}}]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import copy
 import email
+import ipaddress
 import itertools
 import json
 import re
@@ -22,12 +23,15 @@ import cdk8s
 import jsonschema
 import pytest
 import yaml
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_eks_v2 as eks
 
 from app import build_app
 from fastload_constructs.core.catalog import CATALOG
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.metrics import scaling_query, scrape_config
 from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.naming import LABEL_NODE_ROLE, NODE_ROLE_SYSTEM
 from fastload_constructs.core.node_pools import DO_NOT_DISRUPT, NodePoolOptions, plan_node_pools
 from fastload_constructs.core.scaling import (
     HPA_DEFAULT_SCALE_DOWN_WINDOW_S,
@@ -42,6 +46,7 @@ from fastload_constructs.core.scaling import (
     scaling_behavior,
 )
 from fastload_constructs.core.tuning import TuningOptions, plan, tensor_parallel_candidates
+from fastload_constructs.infra.scale_out_metrics import ScaleOutMetrics
 from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
 from fastload_constructs.k8s.keda import VllmAutoscalingChart
 from tests.cfn_template import resources
@@ -387,8 +392,54 @@ def test_karpenter_values_point_at_this_cluster_and_queue_on_system_nodes(refere
     values = helm_values(template, "karpenter")
     assert values["settings"]["clusterName"] == CLUSTER
     assert values["settings"]["interruptionQueue"] == "TOKEN"
-    assert "eks.amazonaws.com/nodegroup" in values["nodeSelector"]
     assert values["serviceAccount"]["name"] == "karpenter"
+
+
+@pytest.mark.parametrize("release", ["karpenter", "keda"])
+def test_controllers_select_the_system_nodes_by_a_label_the_node_group_sets(reference, release):
+    """Not `eks.amazonaws.com/nodegroup: <nodegroup_name>`: that attribute is the node group's Ref,
+    "<cluster>/<nodegroup>" at deploy time, which the API server refuses as a label value."""
+    _, template = reference
+    selector = helm_values(template, release)["nodeSelector"]
+    assert selector == {"kubernetes.io/os": "linux", LABEL_NODE_ROLE: NODE_ROLE_SYSTEM}
+    (system,) = [
+        g for g in of_type(template, "AWS::EKS::Nodegroup").values() if g["AmiType"] == "AL2023_x86_64_STANDARD"
+    ]
+    assert system["Labels"] == {LABEL_NODE_ROLE: NODE_ROLE_SYSTEM}
+    # A literal label value, valid for the API server: never a CloudFormation reference.
+    assert all(
+        isinstance(v, str) and re.fullmatch(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?", v)
+        for v in selector.values()
+    )
+
+
+def test_karpenter_controller_knows_its_region_and_requests_upstreams_resources(reference):
+    """IMDS (hop limit 1) cannot tell a pod its region; upstream's getting-started sets 1 CPU / 1 Gi."""
+    _, template = reference
+    (chart,) = [c for c in of_type(template, "Custom::AWSCDK-EKS-HelmChart").values() if c["Release"] == "karpenter"]
+    parts = chart["Values"]["Fn::Join"][1]
+    text = "".join(p if isinstance(p, str) else json.dumps(p) for p in parts)
+    assert '"env":[{"name":"AWS_REGION","value":"{"Ref": "AWS::Region"}"}]' in text
+    controller = helm_values(template, "karpenter")["controller"]
+    assert controller["resources"] == {
+        "requests": {"cpu": "1", "memory": "1Gi"},
+        "limits": {"cpu": "1", "memory": "1Gi"},
+    }
+
+
+def test_pools_wait_for_the_node_access_entry_and_controllers_for_the_pod_identity_agent(reference):
+    stack, template = reference
+    resources_ = template["Resources"]
+    pools_id = logical_id(stack, stack.karpenter_nodes.manifest)
+    assert logical_id(stack, stack.karpenter_nodes.access_entry) in resources_[pools_id]["DependsOn"]
+    (agent_id,) = [
+        k for k, r in of_type(template, "AWS::EKS::Addon").items() if r["AddonName"] == "eks-pod-identity-agent"
+    ]
+    charts = {c["Release"]: k for k, c in of_type(template, "Custom::AWSCDK-EKS-HelmChart").items()}
+    for release in ("karpenter", "keda"):
+        assert agent_id in resources_[charts[release]]["DependsOn"], release
+    server_id = logical_id(stack, stack.served_models["llama-3-1-8b-instruct"].server.manifest)
+    assert agent_id in resources_[server_id]["DependsOn"]
 
 
 def test_interruption_queue_is_encrypted_and_only_eventbridge_rules_may_send(reference):
@@ -466,15 +517,62 @@ def test_scraper_writes_into_the_workspace_and_scrapes_the_vllm_pods(reference):
     assert base64.b64encode(blob.encode())  # what CloudFormation's Fn::Base64 sends
 
 
-def test_the_scraper_subnets_may_reach_the_vllm_port_through_the_network_policy(reference):
+def test_only_the_scrapers_own_subnets_may_reach_the_vllm_port_through_the_network_policy(reference):
+    """The scraper's ENIs sit in Monitoring subnets where no node runs: admitting their CIDRs admits the
+    scraper and nothing else (with the VPC CNI every pod has an address of its node's subnet)."""
     stack, template = reference
-    scraper_subnets = {s.ipv4_cidr_block for s in stack.network.gpu_subnets.subnets}
+    subnets = of_type(template, "AWS::EC2::Subnet")
+    (scraper,) = of_type(template, "AWS::APS::Scraper").values()
+    scraper_ids = [ref["Ref"] for ref in scraper["Source"]["EksConfiguration"]["SubnetIds"]]
+    scraper_cidrs = {subnets[i]["CidrBlock"] for i in scraper_ids}
+    assert len(scraper_ids) >= 2 and len({json.dumps(subnets[i]["AvailabilityZone"]) for i in scraper_ids}) >= 2
+    node_subnets = {logical_id(stack, s) for s in stack.network.gpu_subnets.subnets}
+    node_subnets |= {r["Ref"] for g in of_type(template, "AWS::EKS::Nodegroup").values() for r in g["Subnets"]}
+    assert not node_subnets & set(scraper_ids)
+    assert all(ipaddress.ip_network(c).prefixlen == 28 for c in scraper_cidrs)
     policies = [doc for _, doc in template_manifests(template) if doc["kind"] == "NetworkPolicy"]
     assert len(policies) == 2  # one per model
     for policy in policies:
         blocks = {p["ipBlock"]["cidr"] for rule in policy["spec"]["ingress"] for p in rule["from"] if "ipBlock" in p}
-        assert blocks == scraper_subnets
+        assert blocks == scraper_cidrs
         assert all(rule["ports"] == [{"port": 8000, "protocol": "TCP"}] for rule in policy["spec"]["ingress"])
+        node_cidrs = {subnets[i]["CidrBlock"] for i in node_subnets}
+        assert not any(ipaddress.ip_network(b).overlaps(ipaddress.ip_network(n)) for b in blocks for n in node_cidrs)
+
+
+@pytest.mark.parametrize("zones", [["us-west-2a"], ["us-west-2a", "us-west-2a"]])
+def test_the_scraper_needs_two_subnets_in_two_zones(zones):
+    stack = cdk.Stack(cdk.App(), "S", env=cdk.Environment(account=ACCOUNT, region=REGION))
+    subnets = [
+        ec2.Subnet.from_subnet_attributes(
+            stack, f"S{i}", subnet_id=f"subnet-0{i}", availability_zone=zone, ipv4_cidr_block=f"10.0.{i}.0/28"
+        )
+        for i, zone in enumerate(zones)
+    ]
+    cluster = eks.Cluster.from_cluster_attributes(stack, "C", cluster_name="c")
+    with pytest.raises(FastloadConfigError) as err:
+        ScaleOutMetrics(
+            stack, "M", cluster=cluster, scraper_subnets=subnets, security_group_ids=["sg-1"], cluster_label="c"
+        )
+    assert err.value.field == "scraper_subnets"
+    assert "two Availability Zones" in err.value.accepted
+
+
+def test_a_missing_queue_metric_holds_the_replicas_and_raises_an_alert(reference):
+    """`ignoreNullValues: "true"` read a broken pipeline as 0 waiting: the model silently never scaled."""
+    _, template = reference
+    docs = [doc for _, doc in template_manifests(template)]
+    (scaled,) = [d for d in docs if d["kind"] == "ScaledObject"]
+    (trigger,) = scaled["spec"]["triggers"]
+    assert trigger["metadata"]["ignoreNullValues"] == "false"
+    assert scaled["spec"]["fallback"] == {"failureThreshold": 3, "replicas": 1, "behavior": "currentReplicas"}
+    validate_custom_resource(scaled)
+    (rules,) = of_type(template, "AWS::APS::RuleGroupsNamespace").values()
+    groups = yaml.safe_load(rules["Data"])["groups"]
+    alerts = {r["alert"]: r for g in groups for r in g["rules"]}
+    missing = alerts["FastloadScalingMetricMissing"]
+    assert missing["expr"] == 'absent(vllm:num_requests_waiting{namespace="inference",server="llama-3-1-8b-instruct"})'
+    assert "keda_scaled_object_errors_total" in alerts["FastloadKedaQueryErrors"]["expr"]
 
 
 # IAM, evaluated ----------------------------------------------------------------------------------

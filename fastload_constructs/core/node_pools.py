@@ -61,7 +61,28 @@ LABEL_KARPENTER_FAMILY = "karpenter.k8s.aws/instance-family"
 LABEL_CAPACITY_TYPE = "karpenter.sh/capacity-type"
 DISCOVERY_TAG = "karpenter.sh/discovery"
 KARPENTER_CAPACITY_TYPES = ("on-demand", "spot", "reserved")
-DEFAULT_AMI_ALIAS = "al2023@latest"
+# A dated AL2023 EKS AMI release, not `al2023@latest`: with `latest` every AMI release is drift, and
+# Karpenter replaces every GPU node (and its warm caches) on its own schedule. v20260903 is an
+# awslabs/amazon-eks-ami release seen pinned in public EC2NodeClasses (Sept. 2026); it serves every
+# Kubernetes version this library supports (1.33-1.36). Upgrade path (README, "Karpenter"): set
+# NodePoolOptions(ami_alias="al2023@v<newer>") / cdk.json fastload:amiAlias after testing the release,
+# and Karpenter rolls the nodes within the NodePools' disruption budget (one at a time).
+DEFAULT_AMI_ALIAS = "al2023@v20260903"
+_AMI_ALIAS = re.compile(r"^al2023@(latest|v\d{8})$")
+
+
+def check_ami_alias(value: object, field: str = "ami_alias") -> str:
+    """An EC2NodeClass AMI alias of the AL2023 family (Karpenter docs, EC2NodeClass amiSelectorTerms)."""
+    require(
+        isinstance(value, str) and _AMI_ALIAS.match(value) is not None,
+        field,
+        value,
+        "an AL2023 alias: al2023@v<YYYYMMDD> (a dated amazon-eks-ami release) or al2023@latest",
+    )
+    assert isinstance(value, str)
+    return value
+
+
 DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 CONSOLIDATE_AFTER = "10m"
 DISRUPTION_BUDGET_NODES = "1"
@@ -245,7 +266,8 @@ class NodePoolOptions:
     root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB
     """Encrypted gp3 root volume size. Default: 200."""
     ami_alias: str = DEFAULT_AMI_ALIAS
-    """EC2NodeClass AMI alias; pin al2023@v<YYYYMMDD> for production. Default: al2023@latest."""
+    """EC2NodeClass AMI alias, al2023@v<YYYYMMDD> (a release of awslabs/amazon-eks-ami) or
+    al2023@latest (drifts: every release replaces the nodes). Default: DEFAULT_AMI_ALIAS, a dated release."""
     gpu_limit: int | None = None
     """Most nvidia.com/gpu a NodePool may launch. Default: no limit."""
     gpu_limits: Mapping[str, int] | None = None
@@ -288,12 +310,7 @@ class NodePoolOptions:
             )
         require(isinstance(self.instance_store, bool), "instance_store", self.instance_store, "True or False")
         check_root_volume(self.root_volume_gib)
-        require(
-            isinstance(self.ami_alias, str) and self.ami_alias.startswith("al2023@") and len(self.ami_alias) > 7,
-            "ami_alias",
-            self.ami_alias,
-            "an AL2023 alias: al2023@latest or al2023@v<YYYYMMDD>",
-        )
+        check_ami_alias(self.ami_alias)
         if self.gpu_limit is not None:
             require(
                 is_whole_number(self.gpu_limit) and self.gpu_limit > 0,
