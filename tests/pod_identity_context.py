@@ -1,9 +1,9 @@
 """The request context EKS Pod Identity documents for its AssumeRole, for trust-policy tests.
 
-Session tags (Amazon EKS User Guide, pod-id-abac, "List of session tags added by EKS Pod
-Identity") and the account of the cluster (`aws:SourceAccount`). What Pod Identity sends as
-`aws:SourceArn` is not documented: `SOURCE_ARN_GUESSES` are values a trust must neither need
-nor be broken by (none at all, the cluster ARN, an association ARN).
+Session tags only (Amazon EKS User Guide, pod-id-role and pod-id-abac, "List of session tags
+added by EKS Pod Identity"). Whether Pod Identity sends `aws:SourceAccount` or `aws:SourceArn`
+is not documented: `source_arn_guesses` gives requests a trust must neither need nor be broken
+by (neither key, the account and the cluster ARN, an association ARN).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ def pod_identity_request(
 ) -> dict[str, str]:
     cluster_arn = f"arn:aws:eks:{region}:{account}:cluster/{cluster}"
     return {
-        "aws:SourceAccount": account,
         "aws:RequestTag/eks-cluster-arn": cluster_arn,
         "aws:RequestTag/eks-cluster-name": cluster,
         "aws:RequestTag/kubernetes-namespace": namespace,
@@ -25,7 +24,12 @@ def pod_identity_request(
 
 
 def source_arn_guesses(request: dict[str, str]) -> list[dict[str, str]]:
-    """The request with no aws:SourceArn, with the cluster's ARN, and with an association's ARN."""
+    """The request as documented, with the cluster's account and ARN, and with an association's ARN."""
     cluster_arn = request["aws:RequestTag/eks-cluster-arn"]
+    account = cluster_arn.split(":")[4]
     association = cluster_arn.replace(":cluster/", ":podidentityassociation/") + "/a-0123456789abcdefg"
-    return [request, {**request, "aws:SourceArn": cluster_arn}, {**request, "aws:SourceArn": association}]
+    return [
+        request,
+        {**request, "aws:SourceAccount": account, "aws:SourceArn": cluster_arn},
+        {**request, "aws:SourceAccount": account, "aws:SourceArn": association},
+    ]

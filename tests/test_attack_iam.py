@@ -166,4 +166,5 @@ def test_one_models_service_account_cannot_assume_the_others_role(policies):
     assert not applies(
         trust, "sts:AssumeRole", {**own, "aws:RequestTag/kubernetes-service-account": "qwen-vllm"}, resource="*"
     )
-    assert not applies(trust, "sts:AssumeRole", {**own, "aws:SourceAccount": "999999999999"}, resource="*")
+    other_account = own["aws:RequestTag/eks-cluster-arn"].replace("123456789012", "999999999999")
+    assert not applies(trust, "sts:AssumeRole", {**own, "aws:RequestTag/eks-cluster-arn": other_account}, resource="*")

@@ -232,6 +232,6 @@ def test_ebs_csi_role_trusts_only_its_service_account_in_this_account(cluster_te
     for key, other in (
         ("aws:RequestTag/kubernetes-service-account", "llama-vllm"),
         ("aws:RequestTag/kubernetes-namespace", "inference"),
-        ("aws:SourceAccount", "999999999999"),
+        ("aws:RequestTag/eks-cluster-arn", "arn:aws:eks:us-west-2:999999999999:cluster/c"),
     ):
         assert not applies(trust, "sts:AssumeRole", {**own, key: other}, resource="*"), key

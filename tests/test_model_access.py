@@ -176,7 +176,7 @@ def test_a_widened_grant_fails_the_evaluator():
 def test_pod_identity_trust_pins_account_cluster_namespace_and_service_account():
     cluster_arn = "arn:aws:eks:eu-west-1:111111111111:cluster/c"
     conditions = pod_identity.pod_identity_trust_conditions(
-        account="111111111111", cluster_arn=cluster_arn, namespace="inference", service_account="llama-vllm"
+        cluster_arn=cluster_arn, namespace="inference", service_account="llama-vllm"
     )
     trust = {
         "Effect": "Allow",
@@ -184,9 +184,8 @@ def test_pod_identity_trust_pins_account_cluster_namespace_and_service_account()
         "Resource": "*",
         "Condition": conditions,
     }
-    # What Pod Identity documents sending: the account and the session tags (pod-id-abac).
+    # What Pod Identity documents sending: the session tags (pod-id-role, pod-id-abac).
     own = {
-        "aws:SourceAccount": "111111111111",
         "aws:RequestTag/eks-cluster-arn": cluster_arn,
         "aws:RequestTag/eks-cluster-name": "c",
         "aws:RequestTag/kubernetes-namespace": "inference",
@@ -195,18 +194,19 @@ def test_pod_identity_trust_pins_account_cluster_namespace_and_service_account()
         "aws:RequestTag/kubernetes-pod-uid": "0b6c1f0e-1111-2222-3333-444455556666",
     }
     assert applies(trust, "sts:AssumeRole", own, resource="*")
-    # Whatever EKS sends (or not) as aws:SourceArn, the trust does not depend on it.
+    # Whatever EKS sends (or not) as aws:SourceArn or aws:SourceAccount, the trust does not depend on it.
     for source_arn in ("arn:aws:eks:eu-west-1:111111111111:podidentityassociation/c/a-1", cluster_arn):
         assert applies(trust, "sts:AssumeRole", {**own, "aws:SourceArn": source_arn}, resource="*")
-    assert "aws:SourceArn" not in str(conditions)
+    assert "aws:Source" not in str(conditions)
     for key, value in (
-        ("aws:SourceAccount", "222222222222"),
+        # Another account's cluster of the same name (confused deputy): its ARN names its account.
+        ("aws:RequestTag/eks-cluster-arn", "arn:aws:eks:eu-west-1:222222222222:cluster/c"),
         ("aws:RequestTag/eks-cluster-arn", "arn:aws:eks:eu-west-1:111111111111:cluster/other"),
         ("aws:RequestTag/kubernetes-service-account", "qwen-vllm"),
         ("aws:RequestTag/kubernetes-namespace", "default"),
     ):
         assert not applies(trust, "sts:AssumeRole", {**own, key: value}, resource="*"), key
-    for missing in ("aws:SourceAccount", "aws:RequestTag/eks-cluster-arn"):
+    for missing in ("aws:RequestTag/eks-cluster-arn", "aws:RequestTag/kubernetes-namespace"):
         assert not applies(trust, "sts:AssumeRole", {k: v for k, v in own.items() if k != missing}, resource="*")
 
 

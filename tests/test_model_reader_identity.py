@@ -102,7 +102,7 @@ def test_role_is_assumable_only_by_pod_identity_for_that_service_account(sse_s3)
         ("aws:RequestTag/eks-cluster-arn", "arn:aws:eks:eu-west-1:111111111111:cluster/other-cluster"),
         ("aws:RequestTag/kubernetes-namespace", "default"),
         # Another account's cluster naming this role (confused deputy).
-        ("aws:SourceAccount", "222222222222"),
+        ("aws:RequestTag/eks-cluster-arn", "arn:aws:eks:eu-west-1:222222222222:cluster/gpu-cluster"),
     ):
         assert not applies(trust, "sts:AssumeRole", {**own, key: other}, resource="*"), key
 

@@ -8,14 +8,16 @@ guide, "Enable or disable session tags", pod-id-abac: eks-cluster-arn,
 eks-cluster-name, kubernetes-namespace, kubernetes-service-account,
 kubernetes-pod-name, kubernetes-pod-uid).
 
-Only documented keys are used here. In particular no `aws:SourceArn`: the EKS user
-guide documents a cluster-ARN `aws:SourceArn` only for the cluster's own service role,
-and what (if anything) Pod Identity sends as `aws:SourceArn` is not documented; a
-condition on it (even `...IfExists`) would refuse every pod if EKS sends a value that
-differs (awslabs/mountpoint-s3-csi-driver#781 saw an association-ARN condition break
-credentials). The session tags pin the cluster (by ARN), the namespace and the service
-account; `aws:SourceAccount` pins the account whose EKS service acts (confused-deputy
-protection).
+Only documented keys are used here: the request tags. No `aws:SourceArn` and no
+`aws:SourceAccount`: the EKS user guide documents both only for the cluster's own service
+role (`eks.amazonaws.com`, "Cross-service confused deputy prevention"), never for
+`pods.eks.amazonaws.com`, so whether Pod Identity sends them, and with what value, is
+undocumented. A condition on an undocumented key refuses every pod the day the service
+sends something else (awslabs/mountpoint-s3-csi-driver#781 saw an association-ARN
+`aws:SourceArn` condition break credentials). The `eks-cluster-arn` tag already pins the
+account, the region and the cluster (an ARN holds all three), so another account's cluster
+naming this role (the confused deputy) is refused; `kubernetes-namespace` and
+`kubernetes-service-account` pin the pods.
 """
 
 from __future__ import annotations
@@ -37,21 +39,21 @@ SESSION_TAGS = (CLUSTER_ARN_TAG, CLUSTER_NAME_TAG, NAMESPACE_TAG, SERVICE_ACCOUN
 
 
 def pod_identity_trust_conditions(
-    *, account: str, cluster_arn: str, namespace: str, service_account: str
+    *, cluster_arn: str, namespace: str, service_account: str
 ) -> dict[str, dict[str, str]]:
-    """Only this account's EKS, for this cluster's `namespace/service_account`, may assume the role.
+    """Only pods of this cluster's `namespace/service_account` may receive the role.
 
-    `account` and `cluster_arn` may be CDK tokens (the stack's account, the cluster's ARN):
-    they are placed, never parsed. Keep session tags enabled on the association
-    (`DisableSessionTags` false, the default): without them no request matches.
+    `cluster_arn` may be a CDK token (the cluster's ARN): it is placed, never parsed. Keep
+    session tags enabled on the association (`DisableSessionTags` false, the default):
+    without them no request matches.
     """
     check_dns_label(namespace, "namespace")
     check_dns_subdomain(service_account, "service_account")
-    for field, value in (("account", account), ("cluster_arn", cluster_arn)):
-        require(isinstance(value, str) and value != "", field, value, "a non-empty string (or a CDK token)")
+    require(
+        isinstance(cluster_arn, str) and cluster_arn != "", "cluster_arn", cluster_arn, "an EKS cluster ARN (or token)"
+    )
     return {
         "StringEquals": {
-            "aws:SourceAccount": account,
             f"aws:RequestTag/{CLUSTER_ARN_TAG}": cluster_arn,
             f"aws:RequestTag/{NAMESPACE_TAG}": namespace,
             f"aws:RequestTag/{SERVICE_ACCOUNT_TAG}": service_account,

@@ -2,10 +2,11 @@
 
 Every role of fastload's pods (model readers, the Karpenter controller, the KEDA
 operator, the EBS CSI controller) is one of these, so all trust policies say the
-same thing: `pods.eks.amazonaws.com` may `sts:AssumeRole` + `sts:TagSession` only for
-this account (`aws:SourceAccount`), this cluster (`aws:RequestTag/eks-cluster-arn`),
-this namespace and this service account (`core.pod_identity` says why and cites the
-EKS user guide; no `aws:SourceArn`, whose Pod Identity value is undocumented).
+same thing: `pods.eks.amazonaws.com` may `sts:AssumeRole` + `sts:TagSession` only with the
+session tags of this cluster (`aws:RequestTag/eks-cluster-arn`, which also pins the account),
+this namespace and this service account (`core.pod_identity` says why and cites the EKS user
+guide; no `aws:SourceArn` or `aws:SourceAccount`, which the guide does not document for Pod
+Identity).
 
 By default it also creates the `AWS::EKS::PodIdentityAssociation`, ordered after the
 role and every policy granted to it (depending on the role construct covers its
@@ -19,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import jsii
-from aws_cdk import Stack
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct, DependencyGroup, IDependable
@@ -55,7 +55,6 @@ class PodIdentityRole(Construct):
         self.service_account = check_dns_subdomain(service_account, "service_account")
         super().__init__(scope, id)
         conditions = pod_identity_trust_conditions(
-            account=Stack.of(self).account,
             cluster_arn=cluster.cluster_arn,
             namespace=self.namespace,
             service_account=self.service_account,
