@@ -75,7 +75,20 @@ def _example(tmp_path_factory) -> Deployment:
     return Deployment(stack.template, Environment(stack.stack_name, account=built.account, region=built.region))
 
 
-STACKS = ("reference-karpenter", "reference-managed", "existing-cluster-example")
+def _ebs_csi_cluster(tmp_path_factory) -> Deployment:
+    """InferenceCluster with the EBS CSI add-on: the one Pod Identity role the reference app leaves off."""
+    import aws_cdk as cdk
+
+    from fastload_constructs.infra import InferenceCluster
+
+    app = cdk.App(outdir=str(tmp_path_factory.mktemp("cdk.out-ebs-csi")))
+    stack = cdk.Stack(app, "FastloadEbsCsi", env=cdk.Environment(account=ACCOUNT, region=REGION))
+    InferenceCluster(stack, "Inference", ebs_csi=True, cluster_name="fastload-ebs")
+    template = app.synth().get_stack_by_name(stack.stack_name).template
+    return Deployment(template, Environment(stack.stack_name, account=ACCOUNT, region=REGION))
+
+
+STACKS = ("reference-karpenter", "reference-managed", "existing-cluster-example", "cluster-with-ebs-csi")
 
 
 @pytest.fixture(scope="session")
@@ -84,6 +97,7 @@ def deployments(tmp_path_factory) -> dict[str, Deployment]:
         "reference-karpenter": _reference(tmp_path_factory, "karpenter"),
         "reference-managed": _reference(tmp_path_factory, "managed"),
         "existing-cluster-example": _example(tmp_path_factory),
+        "cluster-with-ebs-csi": _ebs_csi_cluster(tmp_path_factory),
     }
 
 
@@ -113,6 +127,8 @@ def test_the_reference_configs_make_every_construct_appear(deployments):
         if o["metadata"].get("labels", {}).get("app.kubernetes.io/component") == "warm-spare"
     ]
     assert warm, "the warm-spare Deployment is applied"
+    assert {o["kind"] for _, o in deployments["existing-cluster-example"].manifests} >= {"ServiceAccount", "Deployment"}
+    assert deployments["cluster-with-ebs-csi"].of_type("AWS::EKS::Addon")  # its association sits on the add-on
 
 
 def test_every_intrinsic_resolves_to_a_deploy_time_value(deployment):
@@ -124,7 +140,6 @@ def test_every_intrinsic_resolves_to_a_deploy_time_value(deployment):
 
 
 def test_kubernetes_objects_pass_the_api_servers_validation(deployment):
-    assert deployment.manifests
     problems = deployment.kubernetes_problems()
     assert not problems, _report(problems)
 
