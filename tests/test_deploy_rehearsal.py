@@ -379,3 +379,50 @@ def test_self_helm_chart_tables_cover_our_charts_and_know_their_defaults():
     rendered = helm.merged(karpenter.defaults(), {"nodeSelector": {"example.com/pool": "system"}})
     assert rendered["nodeSelector"] == {"kubernetes.io/os": "linux", "example.com/pool": "system"}  # maps merge
     assert helm.unknown_keys({"controler": {}}, karpenter.defaults(), set(karpenter.paths)) == ["controler"]
+
+
+def test_self_references_between_applied_objects_must_resolve():
+    from tests.rehearsal import references
+
+    pod = {"metadata": {"labels": {"app": "vllm"}}, "spec": {"serviceAccountName": "vllm", "priorityClassName": "fast"}}
+    objects = [
+        (
+            "M",
+            {"kind": "Deployment", "metadata": {"name": "vllm", "namespace": "inference"}, "spec": {"template": pod}},
+        ),
+        (
+            "M",
+            {
+                "kind": "Service",
+                "metadata": {"name": "vllm", "namespace": "inference"},
+                "spec": {"selector": {"app": "x"}},
+            },
+        ),
+        (
+            "M",
+            {
+                "kind": "ScaledObject",
+                "metadata": {"name": "vllm", "namespace": "inference"},
+                "spec": {"scaleTargetRef": {"name": "llama"}, "triggers": [{"authenticationRef": {"name": "amp"}}]},
+            },
+        ),
+    ]
+    found = references.problems(objects, namespaces=set(), service_accounts=set())
+    assert [p.split(": ", 1)[1].split(" ")[0] for p in found] == [
+        "namespace",
+        "service",
+        "PriorityClass",
+        "namespace",
+        "selector",
+        "namespace",
+        "scaleTargetRef",
+        "authenticationRef",
+    ]
+    assert (
+        references.problems(
+            [*objects[:1], ("N", {"kind": "PriorityClass", "metadata": {"name": "fast"}})],
+            namespaces={"inference"},
+            service_accounts={("inference", "vllm")},
+        )
+        == []
+    )

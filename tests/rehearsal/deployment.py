@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
-from tests.rehearsal import helm, kubernetes, limits, trust
+from tests.rehearsal import helm, kubernetes, limits, references, trust
 from tests.rehearsal.environment import Environment
 from tests.rehearsal.resolve import Resolver
 
@@ -157,6 +157,8 @@ class Deployment:
                 )
             if a["cluster"] not in self.clusters:
                 problems.append(f"Pod Identity association {a['id']}: cluster {a['cluster']!r} is not this stack's")
+        created = {p.get("Namespace", "default") for p in self.of_type(HELM).values() if p.get("CreateNamespace")}
+        problems += references.problems(self.manifests, namespaces=created, service_accounts=accounts)
         for lid, obj in self.manifests:
             if obj.get("kind") == "EC2NodeClass":
                 problems += self._node_class_problems(lid, obj)

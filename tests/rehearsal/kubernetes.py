@@ -287,6 +287,9 @@ NAME_RULES = {
         dns1123_subdomain,
     ),
 }
+# Karpenter labels each node with its NodePool's and EC2NodeClass's names (karpenter.sh/nodepool,
+# karpenter.k8s.aws/ec2nodeclass), so those names must also be label values.
+NAME_RULES["NodePool"] = NAME_RULES["EC2NodeClass"] = lambda v, w: dns1123_subdomain(v, w) + label_value(v, w)
 CLUSTER_SCOPED = {"Namespace", "PriorityClass", "StorageClass", "PersistentVolume", "ClusterRole", "ClusterRoleBinding"}
 CLUSTER_SCOPED_CUSTOM = {"NodePool", "EC2NodeClass"}
 
