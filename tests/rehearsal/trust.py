@@ -27,7 +27,7 @@ ARN break credentials. `OBSERVED` keeps these notes so the unknown message can c
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tests import iam_eval
@@ -215,10 +215,10 @@ def check_pod_identity_role(
                 f"documented request context: {'; '.join(failing_conditions(document, service, ctx)) or 'no Allow'}"
             )
     others = {
-        "another namespace": Caller(**{**own.__dict__, "namespace": own.namespace + "-other"}),
-        "another service account": Caller(**{**own.__dict__, "service_account": own.service_account + "-other"}),
-        "another cluster": Caller(**{**own.__dict__, "cluster_name": own.cluster_name + "-other"}),
-        "another account": Caller(**{**own.__dict__, "account": "999999999999"}),
+        "another namespace": replace(own, namespace=own.namespace + "-other"),
+        "another service account": replace(own, service_account=own.service_account + "-other"),
+        "another cluster": replace(own, cluster_name=own.cluster_name + "-other"),
+        "another account": replace(own, account="999999999999"),
     }
     for what, caller in others.items():
         if allowed(document, service, context(service, caller, principals), role_arn, "sts:AssumeRole"):
