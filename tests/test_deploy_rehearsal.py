@@ -431,3 +431,22 @@ def test_self_references_between_applied_objects_must_resolve():
         )
         == []
     )
+
+
+def test_self_a_controllers_node_selector_must_match_a_node_group_of_the_stack():
+    """The fix's shape: a label of our own on the system node group, selected by the controller. The label name
+    here is only an example."""
+    values = {"settings": SETTINGS, "serviceAccount": {"create": True, "name": "karpenter"}}
+    selected = {**values, "nodeSelector": {"example.com/pool": "system"}}
+    template = _template(values=selected)
+    (problem,) = Deployment(template, ENV).cross_reference_problems()
+    assert (
+        "nodeSelector {'kubernetes.io/os': 'linux', 'example.com/pool': 'system'} matches the labels of no" in problem
+    )
+    template["Resources"]["SystemNodes"]["Properties"]["Labels"] = {"example.com/pool": "system"}
+    assert Deployment(template, ENV).cross_reference_problems() == []
+    by_name = {
+        **values,
+        "nodeSelector": {"eks.amazonaws.com/nodegroup": {"Fn::GetAtt": ["SystemNodes", "NodegroupName"]}},
+    }
+    assert Deployment(_template(values=by_name), ENV).cross_reference_problems() == []

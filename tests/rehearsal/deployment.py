@@ -165,7 +165,38 @@ class Deployment:
         for lid, props in self.of_type(HELM).items():
             if props["Chart"] == "karpenter":
                 problems += self._karpenter_settings_problems(lid, helm.values_of(props))
+            problems += self._node_selector_problems(lid, props)
         return problems
+
+    def node_labels(self) -> dict[str, dict[str, str]]:
+        """Node group logical id -> the labels its nodes carry: its `Labels`, those EKS adds to managed node
+        group nodes (https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html:
+        eks.amazonaws.com/nodegroup = the node group's name, eks.amazonaws.com/capacityType) and the kubelet's
+        well-known kubernetes.io/os (https://kubernetes.io/docs/reference/labels-annotations-taints/)."""
+        return {
+            lid: {
+                **(p.get("Labels") or {}),
+                "eks.amazonaws.com/nodegroup": self.get_att(lid, "NodegroupName"),
+                "eks.amazonaws.com/capacityType": p.get("CapacityType", "ON_DEMAND"),
+                "kubernetes.io/os": "linux",
+            }
+            for lid, p in self.of_type("AWS::EKS::Nodegroup").items()
+        }
+
+    def _node_selector_problems(self, lid: str, props: Mapping[str, Any]) -> list[str]:
+        """A controller's nodeSelector (after Helm merges the chart's defaults) must match some managed node
+        group of this stack, or its pods stay Pending."""
+        spec = helm.chart_spec(props)
+        groups = self.node_labels()
+        if spec is None or not groups:
+            return []
+        selector = helm.merged(spec.defaults(), helm.values_of(props)).get("nodeSelector") or {}
+        if any(all(labels.get(k) == v for k, v in selector.items()) for labels in groups.values()):
+            return []
+        return [
+            f"{lid}: {props['Chart']} Helm values nodeSelector {selector} matches the labels of no node group "
+            f"of this stack ({groups})"
+        ]
 
     def _node_class_problems(self, lid: str, obj: Mapping[str, Any]) -> list[str]:
         where = f"{lid} EC2NodeClass/{obj['metadata']['name']}"
