@@ -159,7 +159,7 @@ def test_trust_policies_admit_their_own_pods_only_on_documented_keys(deployment)
     assert not problems, _report(problems)
 
 
-def test_associations_and_node_classes_point_at_this_stacks_resources(deployment):
+def test_cross_references_resolve_to_this_stacks_resources(deployment):
     problems = deployment.cross_reference_problems()
     assert not problems, _report(problems)
 

@@ -10,7 +10,7 @@ elsewhere in tests/ stay as they are.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 # validation.go: dns1123LabelFmt, DNS1123LabelMaxLength = 63
@@ -97,7 +97,7 @@ def labels(value: Any, where: str) -> list[str]:
     return problems
 
 
-def annotations(value: Any, where: str) -> list[str]:
+def annotation_map(value: Any, where: str) -> list[str]:
     """ValidateAnnotations: keys are qualified names (lower-cased first), total size <= 256 KiB."""
     if value is None:
         return []
@@ -261,7 +261,7 @@ def pod_spec(spec: Mapping[str, Any], where: str) -> list[str]:
 
 # Object names per kind (ValidateObjectMeta's nameFn): Namespace a DNS-1123 label, Service a DNS-1035 label,
 # the other built-in kinds here a DNS-1123 subdomain; custom resources a path segment unless their CRD says more.
-NAME_RULES = {
+NAME_RULES: dict[str, Callable[[Any, str], list[str]]] = {
     "Namespace": dns1123_label,
     "Service": dns1035_label,
     **dict.fromkeys(
@@ -314,7 +314,7 @@ def kubernetes_object(obj: Mapping[str, Any], where: str) -> list[str]:
     elif "namespace" in meta:
         problems += dns1123_label(meta["namespace"], f"{w} metadata.namespace")
     problems += labels(meta.get("labels"), f"{w} metadata.labels")
-    problems += annotations(meta.get("annotations"), f"{w} metadata.annotations")
+    problems += annotation_map(meta.get("annotations"), f"{w} metadata.annotations")
     spec = obj.get("spec", {})
     if isinstance(spec.get("selector"), Mapping) and kind != "Service":
         problems += label_selector(spec["selector"], f"{w} spec.selector")
@@ -328,7 +328,7 @@ def kubernetes_object(obj: Mapping[str, Any], where: str) -> list[str]:
                 problems += iana_svc_name(target, f"{w} spec.ports[{i}].targetPort")
     for path, template in _pod_templates(obj):
         problems += labels(template.get("metadata", {}).get("labels"), f"{w} {path}.metadata.labels")
-        problems += annotations(template.get("metadata", {}).get("annotations"), f"{w} {path}.metadata.annotations")
+        problems += annotation_map(template.get("metadata", {}).get("annotations"), f"{w} {path}.metadata.annotations")
         problems += pod_spec(template.get("spec", {}), f"{w} {path}.spec")
         selector = spec.get("selector", {}).get("matchLabels", {}) if kind != "Pod" else {}
         pod_labels = template.get("metadata", {}).get("labels", {})

@@ -33,8 +33,10 @@ class ResourceContext:
     """What a return-value entry may read: the resource's own resolved properties and its environment."""
 
     def __init__(self, resolver: Resolver, logical_id: str) -> None:
-        self.resolver, self.logical_id, self.env = resolver, logical_id, resolver.env
-        self.seed = f"{self.env.stack_name}/{logical_id}"
+        self.resolver = resolver
+        self.logical_id: str = logical_id
+        self.env: Environment = resolver.env
+        self.seed: str = f"{resolver.env.stack_name}/{logical_id}"
 
     def prop(self, name: str) -> Any:
         raw = self.resolver.template["Resources"][self.logical_id].get("Properties", {}).get(name)
@@ -180,8 +182,9 @@ class Resolver:
                 return "${" + token[1:] + "}"
             if token in values:
                 return _text(values[token], where)
-            if "." in token and token.split(".", 1)[0] in self.template["Resources"]:
-                return _text(self.get_att(*token.split(".", 1), where), where)
+            logical_id, _, attribute = token.partition(".")
+            if attribute and logical_id in self.template["Resources"]:
+                return _text(self.get_att(logical_id, attribute, where), where)
             return _text(self.ref(token, where), where)
 
         return re.sub(r"\$\{([^}]+)\}", replace, text)
