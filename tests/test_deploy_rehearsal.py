@@ -450,3 +450,25 @@ def test_self_a_controllers_node_selector_must_match_a_node_group_of_the_stack()
         "nodeSelector": {"eks.amazonaws.com/nodegroup": {"Fn::GetAtt": ["SystemNodes", "NodegroupName"]}},
     }
     assert Deployment(_template(values=by_name), ENV).cross_reference_problems() == []
+
+
+def test_self_limits_are_reported_with_their_source():
+    template = _template(trust_conditions={"StringEquals": POD_TRUST_TAGS})
+    role = template["Resources"]["ControllerRole"]["Properties"]
+    role["RoleName"] = "r" * 65
+    role["AssumeRolePolicyDocument"]["Statement"] *= 12  # ~2,500 characters without whitespace
+    queue = {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "q" * 81}}
+    problems = Deployment({**template, "Resources": {**template["Resources"], "Queue": queue}}, ENV).limit_problems()
+    assert len(problems) == 3 and all("https://docs.aws.amazon.com/" in p for p in problems)
+    assert (
+        problems[0].startswith(f"IAM role ControllerRole name '{'r' * 65}': must match") and "at most 64" in problems[0]
+    )
+    assert "IAM role ControllerRole: trust policy" in problems[1] and "> 2048" in problems[1]
+    assert problems[2].startswith(f"SQS queue Queue '{'q' * 81}': must match") and "at most 80" in problems[2]
+
+
+def test_self_a_trust_pinned_to_another_namespace_refuses_its_own_association():
+    conditions = {"StringEquals": {**POD_TRUST_TAGS, "aws:RequestTag/kubernetes-namespace": "karpenter"}}
+    problems = Deployment(_template(trust_conditions=conditions), ENV).trust_problems()
+    assert len(problems) == 2  # sts:AssumeRole and sts:TagSession
+    assert "StringEquals aws:RequestTag/kubernetes-namespace 'karpenter' fails on 'kube-system'" in problems[0]
