@@ -130,9 +130,10 @@ OBSERVED = {
         "but not in the EKS user guide"
     ),
     ("pods.eks.amazonaws.com", "aws:SourceArn"): (
-        "when sent it is not the cluster ARN: trusts on live clusters scope it to "
-        "arn:aws:eks:REGION:ACCOUNT:podidentityassociation/CLUSTER/* (terraform-aws-modules/terraform-aws-eks#3743), "
-        "and awslabs/mountpoint-s3-csi-driver#781 saw even that break credentials"
+        "not in the EKS user guide; field reports only: trusts validated on live clusters scope it to the "
+        "association ARN arn:aws:eks:REGION:ACCOUNT:podidentityassociation/CLUSTER/* "
+        "(terraform-aws-modules/terraform-aws-eks#3743), and awslabs/mountpoint-s3-csi-driver#781 saw even that "
+        "break credentials"
     ),
 }
 
