@@ -1,0 +1,474 @@
+"""The deploy rehearsal (issue 24): each stack resolved as CloudFormation would, then checked as the services will.
+
+Four stacks: the reference app in both GPU node modes (with autoscaling, warm spares, the
+shared compile cache and a second model, so every construct appears), the existing-cluster
+example, and InferenceCluster with the EBS CSI add-on (the one Pod Identity role the
+reference app leaves off). Each is synthesised once per session. Every check runs on
+deploy-time values (tests/rehearsal/); nothing here substitutes a placeholder.
+
+On today's main the Helm and trust tests of the reference app fail, naming the two
+defects of issue 24: the node group `Ref` (`<cluster>/<node group>`) as a nodeSelector
+label value, and trust conditions on keys EKS Pod Identity is not documented to send.
+
+The self-tests at the end run the rehearsal on small hand-built templates, so what it
+catches (and what it lets through) is shown without a CDK app.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.rehearsal import helm, trust
+from tests.rehearsal.deployment import Deployment
+from tests.rehearsal.environment import Environment, generated_name
+from tests.rehearsal.resolve import Resolver
+from tests.rehearsal.return_values import TABLE, UnknownReturnValue
+
+ROOT = Path(__file__).resolve().parent.parent
+CDK_JSON = json.loads((ROOT / "cdk.json").read_text())["context"]
+ACCOUNT, REGION = "210987654321", "us-west-2"
+# The example as `cdk synth -c ...` would get it for a real account (see tests/test_example_existing_cluster.py).
+EXAMPLE_CONTEXT = {
+    "clusterName": "prod-gpu",
+    "kubectlRoleArn": f"arn:aws:iam::{ACCOUNT}:role/prod-gpu-admin",
+    "vpcId": "vpc-0a1b2c3d4e5f60718",
+    "vpcCidr": "10.20.0.0/16",
+    "availabilityZones": "us-west-2a,us-west-2b",
+    "privateSubnetIds": "subnet-0a1b2c3d4e5f60711,subnet-0a1b2c3d4e5f60712",
+    "privateRouteTableIds": "rtb-0a1b2c3d4e5f60711,rtb-0a1b2c3d4e5f60712",
+    "account": ACCOUNT,
+    "region": REGION,
+}
+
+
+def _reference_context(gpu_nodes: str) -> dict:
+    """cdk.json plus what makes every construct appear: KEDA (maxReplicas > minReplicas), warm spares, the shared
+    compile cache with a node-local model copy, and a second, fixed-size model."""
+    ctx = copy.deepcopy(CDK_JSON)
+    ctx["fastload:gpuNodes"] = gpu_nodes
+    first = ctx["fastload:models"][0]
+    first.update(minReplicas=1, maxReplicas=3, warmSpares=1, sharedCompileCache=True, nodeLocalModelCache=True)
+    second = {k: v for k, v in first.items() if k not in ("minReplicas", "maxReplicas", "targetWaitingRequests")}
+    second.update(name="qwen", s3Prefix="models/qwen", replicas=1, warmSpares=0, sharedCompileCache=False)
+    second.update(nodeLocalModelCache=False)
+    ctx["fastload:models"].append(second)
+    return ctx
+
+
+def _reference(tmp_path_factory, gpu_nodes: str) -> Deployment:
+    from app import build_app
+
+    app = build_app(context=_reference_context(gpu_nodes), outdir=str(tmp_path_factory.mktemp(f"cdk.out-{gpu_nodes}")))
+    stack = app.synth().get_stack_by_name("FastloadReference")
+    return Deployment(stack.template, Environment(stack.stack_name, account=ACCOUNT, region=REGION))
+
+
+def _example(tmp_path_factory) -> Deployment:
+    import aws_cdk as cdk
+
+    sys.path.insert(0, str(ROOT / "examples"))
+    import existing_cluster
+
+    app = cdk.App(outdir=str(tmp_path_factory.mktemp("cdk.out-example")), context=EXAMPLE_CONTEXT)
+    built = existing_cluster.build(app)
+    stack = app.synth().get_stack_by_name(built.stack_name)
+    return Deployment(stack.template, Environment(stack.stack_name, account=built.account, region=built.region))
+
+
+def _ebs_csi_cluster(tmp_path_factory) -> Deployment:
+    """InferenceCluster with the EBS CSI add-on: the one Pod Identity role the reference app leaves off."""
+    import aws_cdk as cdk
+
+    from fastload_constructs.infra import InferenceCluster
+
+    app = cdk.App(outdir=str(tmp_path_factory.mktemp("cdk.out-ebs-csi")))
+    stack = cdk.Stack(app, "FastloadEbsCsi", env=cdk.Environment(account=ACCOUNT, region=REGION))
+    InferenceCluster(stack, "Inference", ebs_csi=True, cluster_name="fastload-ebs")
+    template = app.synth().get_stack_by_name(stack.stack_name).template
+    return Deployment(template, Environment(stack.stack_name, account=ACCOUNT, region=REGION))
+
+
+STACKS = ("reference-karpenter", "reference-managed", "existing-cluster-example", "cluster-with-ebs-csi")
+
+
+@pytest.fixture(scope="session")
+def deployments(tmp_path_factory) -> dict[str, Deployment]:
+    return {
+        "reference-karpenter": _reference(tmp_path_factory, "karpenter"),
+        "reference-managed": _reference(tmp_path_factory, "managed"),
+        "existing-cluster-example": _example(tmp_path_factory),
+        "cluster-with-ebs-csi": _ebs_csi_cluster(tmp_path_factory),
+    }
+
+
+@pytest.fixture(params=STACKS)
+def deployment(request, deployments) -> Deployment:
+    return deployments[request.param]
+
+
+def _report(problems: list[str]) -> str:
+    return "\n".join(["", *problems])
+
+
+# --- the rehearsed stacks -----------------------------------------------------------------------------------------
+
+
+def test_the_reference_configs_make_every_construct_appear(deployments):
+    karpenter, managed = deployments["reference-karpenter"], deployments["reference-managed"]
+    charts = {p["Chart"] for p in karpenter.of_type("Custom::AWSCDK-EKS-HelmChart").values()}
+    assert charts == {"karpenter-crd", "karpenter", "keda", "nvidia-device-plugin"}
+    kinds = {o["kind"] for _, o in karpenter.manifests}
+    assert {"EC2NodeClass", "NodePool", "ScaledObject", "PriorityClass", "StorageClass", "Deployment"} <= kinds
+    assert karpenter.of_type("AWS::APS::Scraper") and karpenter.of_type("AWS::SQS::Queue")
+    assert len(managed.of_type("AWS::EKS::Nodegroup")) == 2  # system + one GPU group
+    warm = [
+        o
+        for _, o in karpenter.manifests
+        if o["metadata"].get("labels", {}).get("app.kubernetes.io/component") == "warm-spare"
+    ]
+    assert warm, "the warm-spare Deployment is applied"
+    assert {o["kind"] for _, o in deployments["existing-cluster-example"].manifests} >= {"ServiceAccount", "Deployment"}
+    assert deployments["cluster-with-ebs-csi"].of_type("AWS::EKS::Addon")  # its association sits on the add-on
+
+
+def test_every_intrinsic_resolves_to_a_deploy_time_value(deployment):
+    """Every resource and output resolves; no CDK token, `${...}` or intrinsic is left in the result."""
+    resolved = json.dumps([deployment.resources, deployment.resolver.outputs()])
+    assert '"Ref"' not in resolved and '"Fn::' not in resolved
+    assert "${Token" not in resolved and "deploy-time-value" not in resolved
+    assert {r["Type"] for r in deployment.template["Resources"].values()} <= set(TABLE)
+
+
+def test_kubernetes_objects_pass_the_api_servers_validation(deployment):
+    problems = deployment.kubernetes_problems()
+    assert not problems, _report(problems)
+
+
+def test_helm_values_that_land_in_pod_specs_pass_the_api_servers_validation(deployment):
+    problems = deployment.helm_problems()
+    assert not problems, _report(problems)
+
+
+def test_trust_policies_admit_their_own_pods_only_on_documented_keys(deployment):
+    problems = deployment.trust_problems()
+    assert not problems, _report(problems)
+
+
+def test_cross_references_resolve_to_this_stacks_resources(deployment):
+    problems = deployment.cross_reference_problems()
+    assert not problems, _report(problems)
+
+
+def test_cloudformation_and_iam_limits_hold(deployment):
+    problems = deployment.limit_problems()
+    assert not problems, _report(problems)
+
+
+# --- self-tests on hand-built templates ---------------------------------------------------------------------
+
+ENV = Environment("FastloadReference", account=ACCOUNT, region=REGION)
+SETTINGS = {"clusterName": "FastloadReference"}
+POD_TRUST_TAGS = {
+    "aws:RequestTag/eks-cluster-arn": {"Fn::GetAtt": ["Cluster", "Arn"]},
+    "aws:RequestTag/kubernetes-namespace": "kube-system",
+    "aws:RequestTag/kubernetes-service-account": "karpenter",
+}
+
+
+def _template(*, values: dict | None = None, trust_conditions: dict | None = None, **extra: dict) -> dict:
+    """A cluster, its system node group, Karpenter's Helm release and Pod Identity role, as our stacks have them."""
+    resources = {
+        "Cluster": {"Type": "AWS::EKS::Cluster", "Properties": {"Name": "FastloadReference"}},
+        "SystemNodes": {"Type": "AWS::EKS::Nodegroup", "Properties": {"ClusterName": {"Ref": "Cluster"}}},
+        "Karpenter": {
+            "Type": "Custom::AWSCDK-EKS-HelmChart",
+            "Properties": {
+                "ClusterName": {"Ref": "Cluster"},
+                "Chart": "karpenter",
+                "Version": "1.14.1",
+                "Namespace": "kube-system",
+                "Values": values or {"settings": SETTINGS, "serviceAccount": {"create": True, "name": "karpenter"}},
+            },
+        },
+        "ControllerRole": {
+            "Type": "AWS::IAM::Role",
+            "Properties": {
+                "AssumeRolePolicyDocument": {
+                    "Version": "2012-10-17",
+                    "Statement": [
+                        {
+                            "Effect": "Allow",
+                            "Principal": {"Service": "pods.eks.amazonaws.com"},
+                            "Action": ["sts:AssumeRole", "sts:TagSession"],
+                            **({"Condition": trust_conditions} if trust_conditions is not None else {}),
+                        }
+                    ],
+                }
+            },
+        },
+        "Association": {
+            "Type": "AWS::EKS::PodIdentityAssociation",
+            "Properties": {
+                "ClusterName": {"Ref": "Cluster"},
+                "Namespace": "kube-system",
+                "ServiceAccount": "karpenter",
+                "RoleArn": {"Fn::GetAtt": ["ControllerRole", "Arn"]},
+            },
+        },
+        **extra,
+    }
+    return {"Resources": resources}
+
+
+def test_self_a_nodegroup_ref_used_as_a_label_value_is_caught():
+    values = {
+        "Fn::Join": [
+            "",
+            ['{"nodeSelector":{"eks.amazonaws.com/nodegroup":"', {"Ref": "SystemNodes"}, '"}}'],
+        ]
+    }
+    (problem,) = Deployment(_template(values=values), ENV).helm_problems()
+    assert "karpenter 1.14.1 Helm values nodeSelector['eks.amazonaws.com/nodegroup'] = 'FastloadReference/" in problem
+    assert "is not a valid label value" in problem
+    # The node group's own name (GetAtt NodegroupName) or a label of our own is a valid value.
+    for value in ({"Fn::GetAtt": ["SystemNodes", "NodegroupName"]}, "system"):
+        ok = {"Fn::Join": ["", ['{"nodeSelector":{"example.com/pool":"', value, '"}}']]}
+        assert Deployment(_template(values=ok), ENV).helm_problems() == []
+
+
+def test_self_a_nodegroup_ref_resolves_to_cluster_slash_generated_name():
+    resolver = Resolver(_template(), ENV)
+    ref = resolver.ref("SystemNodes")
+    cluster, name = ref.split("/")
+    assert cluster == "FastloadReference" and name.startswith("SystemNodes-") and len(name) == len("SystemNodes-") + 12
+    assert resolver.get_att("SystemNodes", "NodegroupName") == name
+
+
+def test_self_an_arn_equals_if_exists_source_arn_in_a_pod_identity_trust_is_an_unknown():
+    conditions = {
+        "StringEquals": POD_TRUST_TAGS,
+        "ArnEqualsIfExists": {"aws:SourceArn": {"Fn::GetAtt": ["Cluster", "Arn"]}},
+    }
+    problems = Deployment(_template(trust_conditions=conditions), ENV).trust_problems()
+    assert (
+        len(problems) == 1 and "ArnEqualsIfExists aws:SourceArn is an UNKNOWN for pods.eks.amazonaws.com" in problems[0]
+    )
+
+
+def test_self_a_trust_on_the_documented_session_tags_passes_and_refuses_everyone_else():
+    deployment = Deployment(_template(trust_conditions={"StringEquals": POD_TRUST_TAGS}), ENV)
+    assert deployment.trust_problems() == []
+    loose = {"StringEquals": {k: v for k, v in POD_TRUST_TAGS.items() if "cluster" not in k}}
+    problems = Deployment(_template(trust_conditions=loose), ENV).trust_problems()
+    assert [p.split(": ")[1].split(" (")[0] for p in problems] == ["another cluster", "another account"]
+
+
+def test_self_source_account_is_an_unknown_until_a_documented_source_is_recorded():
+    """The EKS user guide does not document aws:SourceAccount for pods.eks.amazonaws.com (see tests/rehearsal/trust.py):
+    a trust that pins it is reported, and passes once the table records the key with its source."""
+    conditions = {"StringEquals": {"aws:SourceAccount": {"Ref": "AWS::AccountId"}, **POD_TRUST_TAGS}}
+    deployment = Deployment(_template(trust_conditions=conditions), ENV)
+    problems = deployment.trust_problems()
+    assert any("StringEquals aws:SourceAccount is an UNKNOWN" in p for p in problems)
+    pods = trust.PRINCIPALS["pods.eks.amazonaws.com"]
+    documented = {**pods.keys, "aws:SourceAccount": (lambda c: c.account, "<the page that documents it>")}
+    principals = {**trust.PRINCIPALS, "pods.eks.amazonaws.com": trust.Principal(pods.actions, documented, pods.source)}
+    assert deployment.trust_problems(principals) == []
+
+
+def test_self_a_resource_type_missing_from_the_table_fails_clearly():
+    template = _template(Thing={"Type": "AWS::Example::Thing", "Properties": {}})
+    with pytest.raises(UnknownReturnValue, match=r"resource type AWS::Example::Thing has no entry in .*TABLE"):
+        Resolver(template, ENV).resources()
+    template = _template(Queue={"Type": "AWS::SQS::QueuePolicy", "Properties": {}})
+    template["Resources"]["Cluster"]["Properties"]["Tags"] = [{"Key": "k", "Value": {"Ref": "Queue"}}]
+    with pytest.raises(UnknownReturnValue, match=r"Ref of AWS::SQS::QueuePolicy \(Queue\) is not modelled"):
+        Resolver(template, ENV).resources()
+
+
+def test_self_an_association_without_its_service_account_is_reported():
+    template = _template(values={"settings": SETTINGS, "serviceAccount": {"create": False}})
+    (problem,) = Deployment(template, ENV).cross_reference_problems()
+    assert "service account kube-system/karpenter is created by no manifest, Helm release or add-on" in problem
+
+
+def test_self_an_ec2nodeclass_must_select_this_stacks_role_subnets_and_security_group():
+    node_class = {
+        "apiVersion": "karpenter.k8s.aws/v1",
+        "kind": "EC2NodeClass",
+        "metadata": {"name": "gpu"},
+        "spec": {
+            "role": "someone-elses-role",
+            "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "FastloadReference"}}],
+            "securityGroupSelectorTerms": [{"id": "sg-0123456789abcdef0"}],
+        },
+    }
+    manifest = {
+        "Type": "Custom::AWSCDK-EKS-KubernetesResource",
+        "Properties": {"ClusterName": {"Ref": "Cluster"}, "Manifest": json.dumps([node_class])},
+    }
+    problems = Deployment(_template(NodeClass=manifest), ENV).cross_reference_problems()
+    assert [p.split(": ", 1)[1].split(" ")[0] for p in problems] == [
+        "spec.role",
+        "subnetSelectorTerms[0]",
+        "securityGroupSelectorTerms[0]",
+    ]
+
+
+def test_self_kubernetes_rules_follow_apimachinery():
+    from tests.rehearsal import kubernetes as k8s
+
+    assert k8s.label_value("a" * 63, "v") == [] and k8s.label_value("a" * 64, "v")
+    assert k8s.label_value("c/ng", "v") and k8s.label_value("-a", "v") and k8s.label_value("", "v") == []
+    assert k8s.qualified_name("eks.amazonaws.com/nodegroup", "k") == [] and k8s.qualified_name("a/b/c", "k")
+    assert k8s.iana_svc_name("http", "p") == [] and k8s.iana_svc_name("metrics-endpoint", "p")  # 16 > 15
+    assert k8s.iana_svc_name("8080", "p") and k8s.iana_svc_name("a--b", "p")
+    assert k8s.tolerations([{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}], "t") == []
+    assert k8s.tolerations([{"operator": "Equal", "value": "x"}], "t") and k8s.tolerations(
+        [{"key": "k", "effect": "Never"}], "t"
+    )
+    assert k8s.env_var_name("VLLM_CACHE_ROOT", "e") == [] and k8s.env_var_name("1X", "e")
+    assert k8s.quantity("1Gi", "q") == [] and k8s.quantity("500m", "q") == [] and k8s.quantity("1GB", "q")
+    assert k8s.dns1035_label("1svc", "s") and k8s.dns1123_label("1svc", "s") == []
+
+
+def test_self_generated_names_fit_their_types_limits():
+    env = Environment("A" * 100)
+    name = generated_name(env, "KarpenterGpuNodesNodeRole99663FEC", 64)
+    assert len(name) == 64 and name.startswith("AAAA") and "-Karpenter" in name
+    assert generated_name(ENV, "ModelBucketEBB1ADF4", 63, lowercase=True).islower()
+
+
+def test_self_intrinsics_resolve_as_cloudformation_documents():
+    template = {
+        "Conditions": {"IsAws": {"Fn::Equals": [{"Ref": "AWS::Partition"}, "aws"]}},
+        "Resources": {
+            "Queue": {
+                "Type": "AWS::SQS::Queue",
+                "Properties": {
+                    "QueueName": {"Fn::Sub": "${AWS::StackName}-q-${!Literal}"},
+                    "Tags": [
+                        {"Key": "az", "Value": {"Fn::Select": [1, {"Fn::GetAZs": ""}]}},
+                        {"Key": "part", "Value": {"Fn::Select": [2, {"Fn::Split": [":", "a:b:c"]}]}},
+                        {"Fn::If": ["IsAws", {"Ref": "AWS::NoValue"}, {"Key": "x", "Value": "y"}]},
+                        {"Key": "imported", "Value": {"Fn::ImportValue": "SharedVpcId"}},
+                    ],
+                },
+            }
+        },
+    }
+    resolver = Resolver(template, ENV, imports={"SharedVpcId": "vpc-0123456789abcdef0"})
+    props = resolver.resources()["Queue"]["Properties"]
+    assert props["QueueName"] == "FastloadReference-q-${Literal}"
+    assert props["Tags"] == [
+        {"Key": "az", "Value": "us-west-2b"},
+        {"Key": "part", "Value": "c"},
+        {"Key": "imported", "Value": "vpc-0123456789abcdef0"},
+    ]
+    assert resolver.ref("Queue") == f"https://sqs.us-west-2.amazonaws.com/{ACCOUNT}/FastloadReference-q-${{Literal}}"
+
+
+def test_self_every_table_entry_cites_its_cloudformation_page():
+    for kind, entry in TABLE.items():
+        service, name = kind.split("::")[1:] if kind.startswith("AWS::") else ("cloudformation", "customresource")
+        assert entry.url.endswith(f"aws-resource-{service.lower()}-{name.lower()}.html"), kind
+
+
+def test_self_helm_chart_tables_cover_our_charts_and_know_their_defaults():
+    karpenter = helm.CHARTS[("karpenter", "1.14.1")]
+    rendered = helm.merged(karpenter.defaults(), {"nodeSelector": {"example.com/pool": "system"}})
+    assert rendered["nodeSelector"] == {"kubernetes.io/os": "linux", "example.com/pool": "system"}  # maps merge
+    assert helm.unknown_keys({"controler": {}}, karpenter.defaults(), set(karpenter.paths)) == ["controler"]
+
+
+def test_self_references_between_applied_objects_must_resolve():
+    from tests.rehearsal import references
+
+    pod = {"metadata": {"labels": {"app": "vllm"}}, "spec": {"serviceAccountName": "vllm", "priorityClassName": "fast"}}
+    objects = [
+        (
+            "M",
+            {"kind": "Deployment", "metadata": {"name": "vllm", "namespace": "inference"}, "spec": {"template": pod}},
+        ),
+        (
+            "M",
+            {
+                "kind": "Service",
+                "metadata": {"name": "vllm", "namespace": "inference"},
+                "spec": {"selector": {"app": "x"}},
+            },
+        ),
+        (
+            "M",
+            {
+                "kind": "ScaledObject",
+                "metadata": {"name": "vllm", "namespace": "inference"},
+                "spec": {"scaleTargetRef": {"name": "llama"}, "triggers": [{"authenticationRef": {"name": "amp"}}]},
+            },
+        ),
+    ]
+    found = references.problems(objects, namespaces=set(), service_accounts=set())
+    assert [p.split(": ", 1)[1].split(" ")[0] for p in found] == [
+        "namespace",
+        "service",
+        "PriorityClass",
+        "namespace",
+        "selector",
+        "namespace",
+        "scaleTargetRef",
+        "authenticationRef",
+    ]
+    assert (
+        references.problems(
+            [*objects[:1], ("N", {"kind": "PriorityClass", "metadata": {"name": "fast"}})],
+            namespaces={"inference"},
+            service_accounts={("inference", "vllm")},
+        )
+        == []
+    )
+
+
+def test_self_a_controllers_node_selector_must_match_a_node_group_of_the_stack():
+    """The fix's shape: a label of our own on the system node group, selected by the controller. The label name
+    here is only an example."""
+    values = {"settings": SETTINGS, "serviceAccount": {"create": True, "name": "karpenter"}}
+    selected = {**values, "nodeSelector": {"example.com/pool": "system"}}
+    template = _template(values=selected)
+    (problem,) = Deployment(template, ENV).cross_reference_problems()
+    assert (
+        "nodeSelector {'kubernetes.io/os': 'linux', 'example.com/pool': 'system'} matches the labels of no" in problem
+    )
+    template["Resources"]["SystemNodes"]["Properties"]["Labels"] = {"example.com/pool": "system"}
+    assert Deployment(template, ENV).cross_reference_problems() == []
+    by_name = {
+        **values,
+        "nodeSelector": {"eks.amazonaws.com/nodegroup": {"Fn::GetAtt": ["SystemNodes", "NodegroupName"]}},
+    }
+    assert Deployment(_template(values=by_name), ENV).cross_reference_problems() == []
+
+
+def test_self_limits_are_reported_with_their_source():
+    template = _template(trust_conditions={"StringEquals": POD_TRUST_TAGS})
+    role = template["Resources"]["ControllerRole"]["Properties"]
+    role["RoleName"] = "r" * 65
+    role["AssumeRolePolicyDocument"]["Statement"] *= 12  # ~2,500 characters without whitespace
+    queue = {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "q" * 81}}
+    problems = Deployment({**template, "Resources": {**template["Resources"], "Queue": queue}}, ENV).limit_problems()
+    assert len(problems) == 3 and all("https://docs.aws.amazon.com/" in p for p in problems)
+    assert (
+        problems[0].startswith(f"IAM role ControllerRole name '{'r' * 65}': must match") and "at most 64" in problems[0]
+    )
+    assert "IAM role ControllerRole: trust policy" in problems[1] and "> 2048" in problems[1]
+    assert problems[2].startswith(f"SQS queue Queue '{'q' * 81}': must match") and "at most 80" in problems[2]
+
+
+def test_self_a_trust_pinned_to_another_namespace_refuses_its_own_association():
+    conditions = {"StringEquals": {**POD_TRUST_TAGS, "aws:RequestTag/kubernetes-namespace": "karpenter"}}
+    problems = Deployment(_template(trust_conditions=conditions), ENV).trust_problems()
+    assert len(problems) == 2  # sts:AssumeRole and sts:TagSession
+    assert "StringEquals aws:RequestTag/kubernetes-namespace 'karpenter' fails on 'kube-system'" in problems[0]
