@@ -107,6 +107,18 @@ def _eip(c: ResourceContext) -> str:
 
 
 TABLE: dict[str, ReturnValues] = {
+    "AWS::APS::RuleGroupsNamespace": ReturnValues(
+        DOCS.format("aps-rulegroupsnamespace"),
+        # Ref is the ARN: arn:<partition>:aps:<region>:<account>:rulegroupsnamespace/<workspace id>/<name>.
+        ref=lambda c: _arn(
+            c, "aps", "rulegroupsnamespace/ws-" + uuid_for(c.seed) + "/" + str(c.prop("Name") or c.logical_id)
+        ),
+        attributes={
+            "Arn": lambda c: _arn(
+                c, "aps", "rulegroupsnamespace/ws-" + uuid_for(c.seed) + "/" + str(c.prop("Name") or c.logical_id)
+            ),
+        },
+    ),
     "AWS::APS::Scraper": ReturnValues(
         DOCS.format("aps-scraper"),
         ref=lambda c: _arn(c, "aps", "scraper/s-" + uuid_for(c.seed)),
