@@ -32,7 +32,7 @@ use_packaged_node()
 import aws_cdk as cdk  # noqa: E402
 
 from fastload_constructs.core.errors import FastloadConfigError  # noqa: E402
-from fastload_constructs.k8s.manifest_export import synth_with_manifests  # noqa: E402
+from fastload_constructs.infra.manifest_export import synth_with_manifests  # noqa: E402
 from stacks.config import parse_reference_config  # noqa: E402
 from stacks.reference_stack import FastloadReferenceStack  # noqa: E402
 

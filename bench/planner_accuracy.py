@@ -24,14 +24,11 @@ sys.path.insert(0, str(ROOT))
 
 from fastload_constructs.core.catalog import lookup  # noqa: E402
 from fastload_constructs.core.model import ModelArchitecture, ModelProfile  # noqa: E402
-from fastload_constructs.core.tuning import (  # noqa: E402
-    LoadAssumptions,
-    TuningOptions,
-    compile_seconds,
-    cuda_graph_seconds,
-    plan,
-    scale_out_paths,
-)
+from fastload_constructs.core.planning.assumptions import LoadAssumptions  # noqa: E402
+from fastload_constructs.core.planning.options import TuningOptions  # noqa: E402
+from fastload_constructs.core.planning.phases import compile_seconds, cuda_graph_seconds  # noqa: E402
+from fastload_constructs.core.planning.plan import plan  # noqa: E402
+from fastload_constructs.core.planning.scale_out import scale_out_paths  # noqa: E402
 
 TABLE = ROOT / "tests" / "fixtures" / "published_measurements.json"
 # A type for rows that name no instance: only instance-independent phases are predicted for them.

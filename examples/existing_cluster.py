@@ -49,9 +49,9 @@ from aws_cdk.lambda_layer_kubectl_v35 import KubectlV35Layer  # noqa: E402
 from constructs import Construct  # noqa: E402
 
 from fastload_constructs.core.model import ModelProfile  # noqa: E402
-from fastload_constructs.core.serving_access import ServingAccess  # noqa: E402
-from fastload_constructs.core.vllm_args import ServerOptions  # noqa: E402
-from fastload_constructs.core.warm_spares import VLLM_PRIORITY_CLASS  # noqa: E402
+from fastload_constructs.core.serving.access import ServingAccess  # noqa: E402
+from fastload_constructs.core.serving.vllm_server import ServerOptions  # noqa: E402
+from fastload_constructs.core.serving.warm_spares import VLLM_PRIORITY_CLASS  # noqa: E402
 from fastload_constructs.infra import (  # noqa: E402
     AppliedChart,
     FastloadNetwork,

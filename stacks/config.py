@@ -18,25 +18,26 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from fastload_constructs.core import image_mirror
-from fastload_constructs.core.cache_sharing import SharedCompileCache
-from fastload_constructs.core.calibration import assumptions_from_dict
 from fastload_constructs.core.catalog import lookup
-from fastload_constructs.core.cluster_settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
+from fastload_constructs.core.cluster.karpenter import DEFAULT_AMI_ALIAS, check_ami_alias
+from fastload_constructs.core.cluster.settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
 from fastload_constructs.core.model import DTYPE_BYTES, ModelArchitecture, ModelProfile
-from fastload_constructs.core.node_pools import DEFAULT_AMI_ALIAS, check_ami_alias
-from fastload_constructs.core.scaling import (
-    DEFAULT_GPU_NODE_MODE,
+from fastload_constructs.core.planning.assumptions import LoadAssumptions
+from fastload_constructs.core.planning.calibration import assumptions_from_dict
+from fastload_constructs.core.planning.options import TuningOptions, check_spares
+from fastload_constructs.core.planning.plan import ServingPlan, plan
+from fastload_constructs.core.scaling.autoscaling import (
     DEFAULT_SCALING_METRIC,
     DEFAULT_TARGET_WAITING_REQUESTS,
     Autoscaling,
     check_autoscaling,
-    check_gpu_node_mode,
 )
-from fastload_constructs.core.tuning import LoadAssumptions, ServingPlan, TuningOptions, check_spares, plan
+from fastload_constructs.core.scaling.capacity import DEFAULT_GPU_NODE_MODE, check_gpu_node_mode
+from fastload_constructs.core.serving import image_mirror as image_mirror
+from fastload_constructs.core.serving.cache_sharing import SharedCompileCache
+from fastload_constructs.core.serving.vllm_server import DEFAULT_IMAGE, ServerOptions, check_extra_args, image_tag
 from fastload_constructs.core.validation import check_bucket_name, check_dns_label, check_key_prefix, check_role_arn
-from fastload_constructs.core.vllm_args import DEFAULT_IMAGE, ServerOptions, check_extra_args, image_tag
 
 PREFIX = "fastload:"
 DEFAULT_COMPILE_CACHE_PREFIX = "compile-cache"
@@ -60,7 +61,7 @@ class ModelSpec:
     extra_args: tuple[str, ...] = ()
     # Pod autoscaling (KEDA) bounds and target; min == max means a fixed replica count.
     autoscaling: Autoscaling = field(default_factory=Autoscaling)
-    # Warm headroom (core/warm_spares.py): placeholder pods of this model's shape that pre-warm nodes.
+    # Warm headroom (core/serving/warm_spares.py): placeholder pods of this model's shape that pre-warm nodes.
     warm_spares: int = 0
 
     @property
@@ -120,7 +121,7 @@ class ReferenceConfig:
     gpu_nodes: str = DEFAULT_GPU_NODE_MODE
     # The vLLM image through an ECR pull-through cache rule (None: pulled from its upstream registry).
     image_mirror: ImageMirrorConfig | None = None
-    # The Karpenter EC2NodeClass's AMI alias: a dated AL2023 release (core.node_pools.DEFAULT_AMI_ALIAS).
+    # The Karpenter EC2NodeClass's AMI alias: a dated AL2023 release (core.cluster.karpenter.DEFAULT_AMI_ALIAS).
     ami_alias: str = DEFAULT_AMI_ALIAS
 
     @property

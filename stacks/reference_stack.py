@@ -26,16 +26,16 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct, IDependable
 
-from fastload_constructs.core.cache_sharing import SharedCompileCache
-from fastload_constructs.core.node_pools import NodePoolOptions
-from fastload_constructs.core.scaling import Workload, family_gpu_limits, node_capacity
-from fastload_constructs.core.serving_access import ServingAccess
+from fastload_constructs.core.cluster.karpenter import NodePoolOptions
+from fastload_constructs.core.scaling.capacity import Workload, family_gpu_limits, node_capacity
+from fastload_constructs.core.serving.access import ServingAccess
+from fastload_constructs.core.serving.cache_sharing import SharedCompileCache
 from fastload_constructs.infra.applied_chart import AppliedChart
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache
 from fastload_constructs.infra.inference_cluster import InferenceCluster
-from fastload_constructs.infra.karpenter_controller import KarpenterController
-from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
+from fastload_constructs.infra.karpenter import KarpenterController, KarpenterGpuNodes
+from fastload_constructs.infra.manifest_export import ManifestExport
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.network import FastloadNetwork
@@ -43,7 +43,6 @@ from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin
 from fastload_constructs.infra.scale_out_metrics import KedaController, KedaScaling, ScaleOutMetrics
 from fastload_constructs.infra.served_model import ServedModel
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage
-from fastload_constructs.k8s.manifest_export import ManifestExport
 from fastload_constructs.k8s.namespace_chart import NamespaceChart
 from fastload_constructs.k8s.warm_spares import PriorityClassesChart
 from stacks.config import ModelSpec, ReferenceConfig
@@ -152,7 +151,7 @@ class FastloadReferenceStack(Stack):
                     cache,
                     image=self.image_mirror.image(model.image) if self.image_mirror is not None else model.image,
                     priority_class_name=vllm_class,
-                    # Karpenter leaves a node alone while a vLLM pod loads or serves on it (core.node_pools).
+                    # Karpenter leaves a node alone while a vLLM pod loads or serves on it (core.cluster.karpenter).
                     do_not_disrupt=self.karpenter is not None,
                 ),
                 access=access,

@@ -23,7 +23,7 @@ from typing import Any
 import cdk8s
 
 import fastload_constructs.k8s as k8s_package
-from fastload_constructs.core.node_pools import NodePoolOptions
+from fastload_constructs.core.cluster.karpenter import NodePoolOptions
 
 KUBERNETES_RESOURCE = "Custom::AWSCDK-EKS-KubernetesResource"
 DEPLOY_TIME = "deploy-time-value"
@@ -69,13 +69,13 @@ def chart_classes() -> dict[str, type]:
 
 def _vllm_plan(instance_type: str = "g6e.12xlarge"):
     from fastload_constructs.core.model import ModelProfile
-    from fastload_constructs.core.tuning import plan
+    from fastload_constructs.core.planning.plan import plan
 
     return plan(ModelProfile.from_numbers(parameter_count=70_000_000_000, dtype="BF16"), instance_type)
 
 
 def _vllm(compile_cache: str, **options: Any) -> dict[str, Any]:
-    from fastload_constructs.core.vllm_args import ServerOptions
+    from fastload_constructs.core.serving.vllm_server import ServerOptions
 
     return dict(
         plan=_vllm_plan(),
@@ -87,7 +87,7 @@ def _vllm(compile_cache: str, **options: Any) -> dict[str, Any]:
 
 
 def _autoscaling(metric: str, target: float) -> dict[str, Any]:
-    from fastload_constructs.core.scaling import Autoscaling, scaling_behavior
+    from fastload_constructs.core.scaling.autoscaling import Autoscaling, scaling_behavior
 
     return dict(
         server="llama-70b",
@@ -99,11 +99,12 @@ def _autoscaling(metric: str, target: float) -> dict[str, Any]:
 
 
 def _warm_spares(model_cache: str) -> dict[str, Any]:
-    from fastload_constructs.core.cache_sharing import SharedCompileCache
     from fastload_constructs.core.model import ModelProfile
-    from fastload_constructs.core.tuning import TuningOptions, plan
-    from fastload_constructs.core.vllm_args import ServerOptions, server_spec
-    from fastload_constructs.core.warm_spares import VLLM_PRIORITY_CLASS
+    from fastload_constructs.core.planning.options import TuningOptions
+    from fastload_constructs.core.planning.plan import plan
+    from fastload_constructs.core.serving.cache_sharing import SharedCompileCache
+    from fastload_constructs.core.serving.vllm_server import ServerOptions, server_spec
+    from fastload_constructs.core.serving.warm_spares import VLLM_PRIORITY_CLASS
 
     source = "local" if model_cache == "node-local" else "s3"
     serving = plan(

@@ -18,8 +18,8 @@ from aws_cdk.assertions import Template
 
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.serving_access import ServingAccess
-from fastload_constructs.core.tuning import plan
+from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.serving.access import ServingAccess
 from fastload_constructs.infra.inference_cluster import InferenceCluster
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from tests.iam_eval import applies, resolve

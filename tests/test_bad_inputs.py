@@ -22,20 +22,21 @@ from aws_cdk import aws_eks_v2 as eks
 from app import build_app
 from fastload_constructs.cli.main import main
 from fastload_constructs.core.catalog import GIB, lookup
+from fastload_constructs.core.cluster.karpenter import NodePoolOptions
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile, ShardInfo
-from fastload_constructs.core.node_pools import NodePoolOptions
+from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.s3_uri import parse_s3_uri
-from fastload_constructs.core.scaling import Autoscaling, Workload, node_capacity
-from fastload_constructs.core.tuning import TuningOptions, plan
+from fastload_constructs.core.scaling.autoscaling import Autoscaling
+from fastload_constructs.core.scaling.capacity import Workload, node_capacity
+from fastload_constructs.core.serving.vllm_server import ServerOptions, server_spec
+from fastload_constructs.core.serving.warm_spares import VLLM_PRIORITY_CLASS, priority_classes
 from fastload_constructs.core.validation import check_bucket_name
-from fastload_constructs.core.vllm_args import ServerOptions, server_spec
-from fastload_constructs.core.warm_spares import VLLM_PRIORITY_CLASS, priority_classes
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache
 from fastload_constructs.infra.inference_cluster import InferenceCluster
-from fastload_constructs.infra.karpenter_controller import KarpenterController
-from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
+from fastload_constructs.infra.karpenter import KarpenterController, KarpenterGpuNodes
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.network import FastloadNetwork
 from fastload_constructs.infra.scale_out_metrics import ScaleOutMetrics

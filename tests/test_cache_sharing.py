@@ -11,7 +11,11 @@ import kubernetes_validate
 import pytest
 
 from fastload_constructs.core import naming
-from fastload_constructs.core.cache_sharing import (
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.serving.cache_sharing import (
     MODEL_MOUNT_PATH,
     SCRIPT_MOUNT_PATH,
     SCRIPT_NAME,
@@ -19,10 +23,7 @@ from fastload_constructs.core.cache_sharing import (
     cache_sync_script,
     node_local_model_dir,
 )
-from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.tuning import TuningOptions, plan
-from fastload_constructs.core.vllm_args import CACHE_MOUNT_PATH, ServerOptions, server_spec
+from fastload_constructs.core.serving.vllm_server import CACHE_MOUNT_PATH, ServerOptions, server_spec
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.runtime import cache_sync
 from stacks.config import DEFAULT_KUBERNETES_VERSION

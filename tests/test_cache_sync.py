@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fastload_constructs.core.tuning import compile_cache_key
+from fastload_constructs.core.serving.cache_sharing import compile_cache_key
 from fastload_constructs.runtime import cache_sync
 from fastload_constructs.runtime.cache_sync import (
     COMPILE_SUBDIR,

@@ -7,10 +7,12 @@ import pytest
 
 from fastload_constructs.cli.main import main
 from fastload_constructs.coldstart.parser import parse_log
-from fastload_constructs.core.calibration import assumptions_as_dict, assumptions_from_dict
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.tuning import LoadAssumptions, TuningOptions, plan
+from fastload_constructs.core.planning.assumptions import LoadAssumptions
+from fastload_constructs.core.planning.calibration import assumptions_as_dict, assumptions_from_dict
+from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.plan import plan
 
 LOGS = Path(__file__).parent / "fixtures" / "vllm_logs"
 COLD, WARM = LOGS / "cold_v0.34_s3_tp1.log", LOGS / "warm_v0.34_s3_tp1.log"

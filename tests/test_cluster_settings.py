@@ -4,7 +4,7 @@ import importlib
 
 import pytest
 
-from fastload_constructs.core.cluster_settings import (
+from fastload_constructs.core.cluster.settings import (
     CORE_ADDONS,
     EBS_CSI_ADDON,
     KUBECTL_LAYER_VERSIONS,

@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from fastload_constructs.core.metrics import SERVER_LABEL, scrape_config
-from fastload_constructs.core.scaling import SCALING_METRICS
+from fastload_constructs.core.scaling.autoscaling import SCALING_METRICS
+from fastload_constructs.core.scaling.metrics import SERVER_LABEL, scrape_config
 
 DASHBOARD = json.loads((Path(__file__).parent.parent / "dashboards" / "vllm-scale-out.json").read_text())
 # Metric names per exporter: vLLM 0.34 (vllm/v1/metrics/loggers.py), Karpenter 1.14 (website reference/metrics.md),

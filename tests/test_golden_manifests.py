@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from app import build_app
-from fastload_constructs.k8s.manifest_export import synth_with_manifests
+from fastload_constructs.infra.manifest_export import synth_with_manifests
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "golden"

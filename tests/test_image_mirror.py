@@ -10,10 +10,10 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk.assertions import Match, Template
 
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.image_mirror import UPSTREAMS, mirrored_image
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.tuning import plan
-from fastload_constructs.core.vllm_args import DEFAULT_IMAGE, ServerOptions, image_tag, server_spec
+from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.serving.image_mirror import UPSTREAMS, mirrored_image
+from fastload_constructs.core.serving.vllm_server import DEFAULT_IMAGE, ServerOptions, image_tag, server_spec
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache
 from fastload_constructs.infra.network import FastloadNetwork
 from fastload_constructs.k8s.vllm_chart import VllmChart

@@ -10,14 +10,14 @@ from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk.assertions import Match, Template
 
-from fastload_constructs.core.cluster_settings import CORE_ADDONS, EBS_CSI_ADDON, kubectl_layer_module
+from fastload_constructs.core.cluster.gpu_nodes import gpu_node_spec
+from fastload_constructs.core.cluster.nodeadm import NODEADM_CONTENT_TYPE
+from fastload_constructs.core.cluster.settings import CORE_ADDONS, EBS_CSI_ADDON, kubectl_layer_module
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.gpu_nodes import gpu_node_spec
 from fastload_constructs.core.naming import GPU_TAINT_KEY, LABEL_GPU_MODEL
-from fastload_constructs.core.nodeadm import NODEADM_CONTENT_TYPE
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.inference_cluster import InferenceCluster
-from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
+from fastload_constructs.infra.karpenter import KarpenterGpuNodes
 from fastload_constructs.infra.nvidia_device_plugin import (
     CHART_NAME,
     CHART_REPOSITORY,

@@ -9,10 +9,12 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from fastload_constructs.core.cluster.gpu_nodes import gpu_node_spec
+from fastload_constructs.core.cluster.karpenter import DEFAULT_AMI_ALIAS, NodePoolOptions
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.gpu_nodes import gpu_node_spec
 from fastload_constructs.core.naming import (
     GPU_TAINT_KEY,
+    INSTANCE_STORE_MOUNT,
     INSTANCE_STORE_RAID0,
     LABEL_INSTANCE_STORE,
     LOCAL_NVME_STORAGE_CLASS,
@@ -20,8 +22,6 @@ from fastload_constructs.core.naming import (
     LOCAL_VOLUMES_HOST_ROOT,
     NODE_CACHE_ROOT,
 )
-from fastload_constructs.core.node_pools import DEFAULT_AMI_ALIAS, NodePoolOptions
-from fastload_constructs.core.tuning import INSTANCE_STORE_MOUNT
 from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage, bind_mount_script
 from stacks.config import SUPPORTED_KUBERNETES_VERSIONS

@@ -36,7 +36,7 @@ class Block(importlib.abc.MetaPathFinder):
             raise ImportError(f"decision module imported {name}")
 sys.meta_path.insert(0, Block())
 import fastload_constructs.core as core
-names = [m.name for m in pkgutil.iter_modules(core.__path__, "fastload_constructs.core.")]
+names = [m.name for m in pkgutil.walk_packages(core.__path__, "fastload_constructs.core.")]
 for name in names:
     __import__(name)
 print(len(names))
@@ -73,6 +73,15 @@ def test_imports_run_one_way(package: str) -> None:
     for path in sorted((PACKAGE / package).rglob("*.py")):
         used = _package_imports(path) - {package}
         assert used <= ALLOWED[package], f"{path.relative_to(PACKAGE)} imports {sorted(used - ALLOWED[package])}"
+
+
+def test_core_is_packages_by_concept_around_a_few_foundations() -> None:
+    """Decisions live in concept packages (planning, serving, cluster, access, scaling); only the
+    foundations every package uses stay flat in core/."""
+    flat = {p.name for p in (PACKAGE / "core").glob("*.py")} - {"__init__.py"}
+    assert flat == {"catalog.py", "errors.py", "model.py", "naming.py", "s3_uri.py", "tokens.py", "validation.py"}
+    packages = {p.parent.name for p in (PACKAGE / "core").glob("*/__init__.py")}
+    assert packages == {"access", "cluster", "planning", "scaling", "serving"}
 
 
 def test_nothing_flat_at_the_package_root() -> None:

@@ -16,10 +16,10 @@ from aws_cdk.assertions import Template
 from app import build_app
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.tokens import CDK_TOKEN
-from fastload_constructs.core.tuning import plan
 from fastload_constructs.infra import AppliedChart
-from fastload_constructs.k8s.manifest_export import ManifestExport, substitute_tokens, synth_with_manifests
+from fastload_constructs.infra.manifest_export import ManifestExport, substitute_tokens, synth_with_manifests
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from stacks.config import DEFAULT_KUBERNETES_VERSION, parse_reference_config
 from tests.crd_schemas import validate_custom_resource

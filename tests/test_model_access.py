@@ -5,8 +5,8 @@ import pytest
 from botocore.stub import Stubber
 from runai_model_streamer_s3.files import files as streamer_files
 
-from fastload_constructs.core import model_access as access
-from fastload_constructs.core import pod_identity
+from fastload_constructs.core.access import model_bucket as access
+from fastload_constructs.core.access import pod_identity as pod_identity
 from fastload_constructs.core.errors import FastloadConfigError
 from tests.iam_eval import ALLOW, DENY, IMPLICIT_DENY, applies, decide, denied
 

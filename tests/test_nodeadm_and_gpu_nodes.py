@@ -5,8 +5,9 @@ import email
 import pytest
 import yaml
 
+from fastload_constructs.core.cluster.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, gpu_node_spec
+from fastload_constructs.core.cluster.nodeadm import NODEADM_CONTENT_TYPE, mime_user_data, node_config
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, gpu_node_spec
 from fastload_constructs.core.naming import (
     GPU_TAINT_EFFECT,
     GPU_TAINT_KEY,
@@ -17,7 +18,6 @@ from fastload_constructs.core.naming import (
     LABEL_INSTANCE_FAMILY,
     LABEL_INSTANCE_STORE,
 )
-from fastload_constructs.core.nodeadm import NODEADM_CONTENT_TYPE, mime_user_data, node_config
 
 
 def parse_node_configs(user_data: str) -> list[dict]:

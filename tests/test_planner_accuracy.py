@@ -1,7 +1,7 @@
 """The planner against published measurements (tests/fixtures/published_measurements.json).
 
 Every row is a measurement copied from a public source (URL in the row). The planner runs on each
-row with that row's own settings only; its constants come from the sources cited in tuning.py,
+row with that row's own settings only; its constants come from the sources cited in core/planning/,
 and a row whose phase fed a constant says so in `constants_from`. Issue 19's bar: the median
 |ln(predicted / measured)| stays under ln(1.35) for weight load and total, over all rows and over
 the held-out rows alone. bench/planner_accuracy.py prints every ratio.
@@ -55,7 +55,7 @@ def test_median_log_ratio_is_under_ln_1_35(phase):
 def test_a_wrong_constant_would_fail_the_bar():
     # The check can fail: the old model's per-connection figure (90 MB/s) spread over a quarter of the
     # units, or a streamer thread a quarter as fast, misses the published loads.
-    from fastload_constructs.core.tuning import LoadAssumptions
+    from fastload_constructs.core.planning.assumptions import LoadAssumptions
 
     wrong = LoadAssumptions(streamer_mb_per_unit=30.0, streamer_local_mb_per_thread=90.0)
     assert accuracy.median_abs_log_ratio(accuracy.ratios(ROWS, wrong), "weight_load", False) > LIMIT

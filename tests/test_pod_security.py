@@ -4,7 +4,7 @@ import copy
 
 import pytest
 
-from fastload_constructs.core.pod_security import (
+from tests.pod_security import (
     BASELINE_CONTROLS,
     baseline_violations,
     control_of,

@@ -10,8 +10,8 @@ import yaml
 from aws_cdk.assertions import Template
 
 from app import build_app
+from fastload_constructs.core.cluster.karpenter import DO_NOT_DISRUPT
 from fastload_constructs.core.naming import LOCAL_NVME_STORAGE_CLASS
-from fastload_constructs.core.node_pools import DO_NOT_DISRUPT
 from stacks.config import parse_reference_config
 from tests.cfn_template import properties
 

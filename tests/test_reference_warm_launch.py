@@ -10,7 +10,7 @@ from aws_cdk.assertions import Template
 
 from app import build_app
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.k8s.manifest_export import synth_with_manifests
+from fastload_constructs.infra.manifest_export import synth_with_manifests
 from stacks.config import parse_reference_config
 from tests.iam_eval import applies, resolve
 

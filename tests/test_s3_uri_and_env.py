@@ -1,9 +1,9 @@
 import pytest
 
 from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.planning.streamer import StreamerSettings
 from fastload_constructs.core.s3_uri import parse_s3_uri
-from fastload_constructs.core.streamer_env import streamer_env
-from fastload_constructs.core.tuning import StreamerSettings
+from fastload_constructs.core.serving.streamer_env import streamer_env
 from fastload_constructs.core.validation import check_bucket_name, check_key_prefix
 
 

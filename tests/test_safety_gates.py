@@ -29,14 +29,11 @@ from cdk_nag import AwsSolutionsChecks
 from cfnlint.api import lint_all
 
 from app import build_app
-from fastload_constructs.core.node_pools import NodePoolOptions
-from fastload_constructs.core.pod_security import pod_of
-from fastload_constructs.core.pss_exemptions import EXEMPTIONS, unexempted_violations
+from fastload_constructs.core.cluster.karpenter import NodePoolOptions
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache
 from fastload_constructs.infra.inference_cluster import InferenceCluster
-from fastload_constructs.infra.karpenter_controller import KarpenterController
-from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes
+from fastload_constructs.infra.karpenter import KarpenterController, KarpenterGpuNodes
 from fastload_constructs.infra.model_bucket import ModelBucket, ModelBucketLock
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.network import FastloadNetwork
@@ -52,6 +49,8 @@ from tests.emitted_manifests import (
     cluster_version,
     template_manifests,
 )
+from tests.pod_security import pod_of
+from tests.pss_exemptions import EXEMPTIONS, unexempted_violations
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 ENV = cdk.Environment(account="123456789012", region="us-west-2")

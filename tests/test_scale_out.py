@@ -28,24 +28,23 @@ from aws_cdk import aws_eks_v2 as eks
 
 from app import build_app
 from fastload_constructs.core.catalog import CATALOG
+from fastload_constructs.core.cluster.karpenter import DO_NOT_DISRUPT, NodePoolOptions, plan_node_pools
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.metrics import scaling_query, scrape_config
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.naming import LABEL_NODE_ROLE, NODE_ROLE_SYSTEM
-from fastload_constructs.core.node_pools import DO_NOT_DISRUPT, NodePoolOptions, plan_node_pools
-from fastload_constructs.core.scaling import (
+from fastload_constructs.core.planning.fit import tensor_parallel_candidates
+from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.scaling.autoscaling import (
     HPA_DEFAULT_SCALE_DOWN_WINDOW_S,
     Autoscaling,
-    Workload,
     check_autoscaling,
-    family_gpu_limits,
     hpa_behavior,
-    node_capacity,
-    pack_pods,
     predicted_startup_seconds,
     scaling_behavior,
 )
-from fastload_constructs.core.tuning import TuningOptions, plan, tensor_parallel_candidates
+from fastload_constructs.core.scaling.capacity import Workload, family_gpu_limits, node_capacity, pack_pods
+from fastload_constructs.core.scaling.metrics import scaling_query, scrape_config
 from fastload_constructs.infra.scale_out_metrics import ScaleOutMetrics
 from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
 from fastload_constructs.k8s.keda import VllmAutoscalingChart
@@ -726,7 +725,7 @@ def test_fastload_plan_prints_the_autoscaling_timing(capsys):
 
 
 def test_karpenter_and_keda_objects_are_in_the_one_export_with_placeholders(tmp_path):
-    from fastload_constructs.k8s.manifest_export import synth_with_manifests
+    from fastload_constructs.infra.manifest_export import synth_with_manifests
 
     assembly = synth_with_manifests(build_app(copy.deepcopy(CDK_JSON), str(tmp_path)))
     folder = Path(assembly.directory) / "manifests"

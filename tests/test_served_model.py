@@ -11,17 +11,25 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk.assertions import Annotations, Match, Template
 from aws_cdk.lambda_layer_kubectl_v35 import KubectlV35Layer
 
-from fastload_constructs.core.cache_sharing import SharedCompileCache
+from fastload_constructs.core.cluster.karpenter import DO_NOT_DISRUPT
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.node_pools import DO_NOT_DISRUPT
-from fastload_constructs.core.scaling import Autoscaling, scaling_behavior
-from fastload_constructs.core.serving_access import ServingAccess
-from fastload_constructs.core.tuning import TuningOptions, plan
-from fastload_constructs.core.vllm_args import ServerOptions
-from fastload_constructs.core.warm_spares import SPARE_PRIORITY_CLASS, VLLM_PRIORITY_CLASS
-from fastload_constructs.infra import AppliedChart, KedaController, KedaScaling, ScaleOutMetrics, ServedModel
-from fastload_constructs.k8s import ManifestExport, NamespaceChart, PriorityClassesChart
+from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.scaling.autoscaling import Autoscaling, scaling_behavior
+from fastload_constructs.core.serving.access import ServingAccess
+from fastload_constructs.core.serving.cache_sharing import SharedCompileCache
+from fastload_constructs.core.serving.vllm_server import ServerOptions
+from fastload_constructs.core.serving.warm_spares import SPARE_PRIORITY_CLASS, VLLM_PRIORITY_CLASS
+from fastload_constructs.infra import (
+    AppliedChart,
+    KedaController,
+    KedaScaling,
+    ManifestExport,
+    ScaleOutMetrics,
+    ServedModel,
+)
+from fastload_constructs.k8s import NamespaceChart, PriorityClassesChart
 from tests.imported_subnets import scraper_subnets
 
 ENV = cdk.Environment(account="111122223333", region="us-east-1")
@@ -124,7 +132,7 @@ def test_a_shared_compile_cache_in_the_bucket_is_granted_under_its_prefix_only()
         if "s3:PutObject" in json.dumps(s["Action"])
     ]
     assert [json.dumps(s["Resource"]) for s in puts] == [
-        # The model's own folder of the cache prefix (core.cache_sharing.model_cache_prefix).
+        # The model's own folder of the cache prefix (core.serving.cache_sharing.model_cache_prefix).
         json.dumps({"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":s3:::acme-models/cache/llama/*"]]})
     ]
 

@@ -12,9 +12,9 @@ import sys
 import torch
 
 from fastload_constructs.cli.main import main
+from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.s3_uri import parse_s3_uri
-from fastload_constructs.core.streamer_env import streamer_env
-from fastload_constructs.core.tuning import plan
+from fastload_constructs.core.serving.streamer_env import streamer_env
 from fastload_constructs.s3.client import s3_client
 from fastload_constructs.s3.headers import inspect_s3
 from tests.hf_model_factory import write_hf_model

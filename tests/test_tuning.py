@@ -13,17 +13,12 @@ import pytest
 from fastload_constructs.core.catalog import GIB, MIB, lookup
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelArchitecture, ModelProfile
-from fastload_constructs.core.tuning import (
-    LoadAssumptions,
-    TuningOptions,
-    _transfer_seconds,
-    captured_graphs,
-    compile_cache_key,
-    default_capture_sizes,
-    estimated_layers,
-    plan,
-    release_family,
-)
+from fastload_constructs.core.planning.assumptions import LoadAssumptions
+from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.phases import _transfer_seconds, estimated_layers
+from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.planning.releases import captured_graphs, default_capture_sizes, release_family
+from fastload_constructs.core.serving.cache_sharing import compile_cache_key
 
 LLAMA_8B = ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16")  # 16,060,522,496 B
 LLAMA_70B = ModelProfile.from_numbers(parameter_count=70_600_000_000, dtype="BF16")  # 141.2e9 B, 131.5 GiB

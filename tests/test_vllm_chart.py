@@ -9,8 +9,8 @@ import pytest
 from fastload_constructs.core import naming
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.tuning import plan
-from fastload_constructs.core.vllm_args import (
+from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.serving.vllm_server import (
     CACHE_MOUNT_PATH,
     ServerOptions,
     compile_cache_folder,

@@ -8,8 +8,8 @@ DEFAULT_IMAGE> (no GPU needed: VLLM_TARGET_DEVICE=cpu).
 import pytest
 
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.tuning import plan
-from fastload_constructs.core.vllm_args import DEFAULT_IMAGE, server_spec
+from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.serving.vllm_server import DEFAULT_IMAGE, server_spec
 
 
 @pytest.fixture(scope="module")

@@ -5,14 +5,15 @@ import copy
 import cdk8s
 import pytest
 
-from fastload_constructs.core.cache_sharing import SharedCompileCache
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.pod_security import baseline_violations, control_of, pod_of, restricted_gaps
-from fastload_constructs.core.pss_exemptions import unexempted_violations
-from fastload_constructs.core.tuning import TuningOptions, plan
-from fastload_constructs.core.vllm_args import ServerOptions
+from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.serving.cache_sharing import SharedCompileCache
+from fastload_constructs.core.serving.vllm_server import ServerOptions
 from fastload_constructs.k8s import vllm_chart
 from tests.emitted_manifests import chart_manifests
+from tests.pod_security import baseline_violations, control_of, pod_of, restricted_gaps
+from tests.pss_exemptions import unexempted_violations
 
 
 @pytest.fixture(scope="module")

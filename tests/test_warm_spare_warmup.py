@@ -18,7 +18,10 @@ from pathlib import Path
 import pytest
 
 from fastload_constructs.cli.main import main
-from fastload_constructs.core.cache_sharing import (
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.serving.cache_sharing import (
     COMPILE_CACHE_VOLUME,
     MODEL_CACHE_VOLUME,
     SCRIPT_NAME,
@@ -28,11 +31,9 @@ from fastload_constructs.core.cache_sharing import (
     cache_sync_script,
     model_cache_prefix,
 )
-from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.tuning import TuningOptions, plan
-from fastload_constructs.core.vllm_args import ServerOptions, VllmServerSpec, server_spec
-from fastload_constructs.core.warm_check import WARM_CHECK_SCRIPT, warm_check_script
-from fastload_constructs.core.warm_spares import VLLM_PRIORITY_CLASS, warm_spare_spec
+from fastload_constructs.core.serving.vllm_server import ServerOptions, VllmServerSpec, server_spec
+from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, warm_check_script
+from fastload_constructs.core.serving.warm_spares import VLLM_PRIORITY_CLASS, warm_spare_spec
 from fastload_constructs.runtime import cache_sync
 from tests.hf_model_factory import write_hf_model
 from tests.s3_server import TEST_ENV
@@ -111,7 +112,7 @@ def publish_first_pods_cache(s3, bucket: str, key: str, root: Path) -> None:
     compiled.mkdir(parents=True)
     (compiled / "computation_graph.py").write_text("def f(x):\n    return x\n")
     (compiled / "kernel.bin").write_bytes(os.urandom(8192))
-    # Each model's pods publish under their own folder of the cache prefix (core.cache_sharing).
+    # Each model's pods publish under their own folder of the cache prefix (core.serving.cache_sharing).
     prefix = model_cache_prefix(CACHE_PREFIX, "tiny")
     outcome = cache_sync.publish_compile_cache(s3, bucket=bucket, prefix=prefix, cache_key=key, cache_root=root)
     assert outcome.status == "published"

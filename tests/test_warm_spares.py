@@ -16,15 +16,15 @@ from aws_cdk.assertions import Template
 
 from app import build_app
 from fastload_constructs.core import naming
-from fastload_constructs.core.cache_sharing import SCRIPT_NAME, SharedCompileCache, cache_sync_script
-from fastload_constructs.core.cluster_settings import SUPPORTED_KUBERNETES_VERSIONS
+from fastload_constructs.core.cluster.settings import SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.pss_exemptions import unexempted_violations
-from fastload_constructs.core.tuning import TuningOptions, plan
-from fastload_constructs.core.vllm_args import ServerOptions
-from fastload_constructs.core.warm_check import WARM_CHECK_SCRIPT, warm_check_script
-from fastload_constructs.core.warm_spares import (
+from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.serving.cache_sharing import SCRIPT_NAME, SharedCompileCache, cache_sync_script
+from fastload_constructs.core.serving.vllm_server import ServerOptions
+from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, warm_check_script
+from fastload_constructs.core.serving.warm_spares import (
     SPARE_PRIORITY_CLASS,
     VLLM_PRIORITY_CLASS,
     idle_cost,
@@ -36,6 +36,7 @@ from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.k8s.warm_spares import PriorityClassesChart, WarmSparesChart
 from fastload_constructs.runtime import cache_sync, warm_check
 from stacks.config import parse_reference_config
+from tests.pss_exemptions import unexempted_violations
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 URI = "s3://models-bucket/models/llama"
@@ -260,7 +261,7 @@ def test_reference_stack_sizes_the_node_group_for_replicas_plus_spares(tmp_path)
     stack, template = _template(tmp_path, context(replicas=2, warmSpares=2, nodeLocalModelCache=True))
     template.has_resource_properties(
         "AWS::EKS::Nodegroup",
-        # 2 replicas + 2 spares + 1 surge pod, one GPU each, fixed at the peak (core.scaling.node_capacity).
+        # 2 replicas + 2 spares + 1 surge pod, one GPU each, fixed at the peak (core.scaling.capacity.node_capacity).
         {"InstanceTypes": ["g6e.2xlarge"], "ScalingConfig": {"MinSize": 5, "DesiredSize": 5, "MaxSize": 5}},
     )
     served = stack.served_models["llama-3-1-8b-instruct"]

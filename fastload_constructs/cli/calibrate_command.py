@@ -10,11 +10,12 @@ import click
 
 from fastload_constructs.cli.plan_command import parse_capture_sizes
 from fastload_constructs.coldstart.parser import ColdStartReport, parse_log
-from fastload_constructs.core.calibration import MeasuredLaunch, assumptions_as_dict, fit_assumptions
 from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import DTYPE_BYTES, ModelArchitecture, ModelProfile
-from fastload_constructs.core.tuning import TuningOptions, release_family
+from fastload_constructs.core.planning.calibration import MeasuredLaunch, assumptions_as_dict, fit_assumptions
+from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.releases import release_family
 
 
 def launch_from_report(

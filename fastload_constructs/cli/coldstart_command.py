@@ -16,7 +16,7 @@ from fastload_constructs.coldstart.kubectl import list_pods, pod_log_stream, rea
 from fastload_constructs.coldstart.parser import ColdStartReport, parse_lines, parse_started_at, parse_stream
 from fastload_constructs.coldstart.render import render_table, report_as_dict
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.tuning import PhaseEstimate
+from fastload_constructs.core.planning.phases import PhaseEstimate
 
 
 class StartupFailed(click.ClickException):

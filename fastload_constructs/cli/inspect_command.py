@@ -11,8 +11,8 @@ from fastload_constructs.cli.s3_options import s3_options
 from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.s3_uri import parse_s3_uri
-from fastload_constructs.core.tuning import plan
 
 
 class DoesNotFit(click.ClickException):

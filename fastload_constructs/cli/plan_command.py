@@ -10,18 +10,14 @@ from typing import Any
 
 import click
 
-from fastload_constructs.core.calibration import assumptions_from_dict
 from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.model import DTYPE_BYTES, ModelArchitecture, ModelProfile
-from fastload_constructs.core.scaling import scaling_behavior
-from fastload_constructs.core.tuning import (
-    DEFAULT_IMAGE_BYTES,
-    DEFAULT_VLLM_VERSION,
-    LoadAssumptions,
-    ServingPlan,
-    TuningOptions,
-    plan,
-)
+from fastload_constructs.core.planning.assumptions import LoadAssumptions
+from fastload_constructs.core.planning.calibration import assumptions_from_dict
+from fastload_constructs.core.planning.options import DEFAULT_IMAGE_BYTES, TuningOptions
+from fastload_constructs.core.planning.plan import ServingPlan, plan
+from fastload_constructs.core.planning.releases import DEFAULT_VLLM_VERSION
+from fastload_constructs.core.scaling.autoscaling import scaling_behavior
 
 
 def plan_as_dict(p: ServingPlan) -> dict[str, object]:

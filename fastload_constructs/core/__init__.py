@@ -14,7 +14,9 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from fastload_constructs.core.catalog import CATALOG, GpuInstance, lookup
     from fastload_constructs.core.errors import FastloadConfigError
     from fastload_constructs.core.model import ModelProfile, ShardInfo
-    from fastload_constructs.core.tuning import ServingPlan, StreamerSettings, TuningOptions, plan
+    from fastload_constructs.core.planning.options import TuningOptions
+    from fastload_constructs.core.planning.plan import ServingPlan, plan
+    from fastload_constructs.core.planning.streamer import StreamerSettings
 
 # Imported on first use (PEP 562): `fastload` commands import only the modules they run.
 _WHERE = {
@@ -24,10 +26,10 @@ _WHERE = {
     "FastloadConfigError": "fastload_constructs.core.errors",
     "ModelProfile": "fastload_constructs.core.model",
     "ShardInfo": "fastload_constructs.core.model",
-    "ServingPlan": "fastload_constructs.core.tuning",
-    "StreamerSettings": "fastload_constructs.core.tuning",
-    "TuningOptions": "fastload_constructs.core.tuning",
-    "plan": "fastload_constructs.core.tuning",
+    "ServingPlan": "fastload_constructs.core.planning",
+    "StreamerSettings": "fastload_constructs.core.planning",
+    "TuningOptions": "fastload_constructs.core.planning",
+    "plan": "fastload_constructs.core.planning",
 }
 
 __all__ = [

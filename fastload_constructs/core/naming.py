@@ -7,7 +7,10 @@ one module is what lets a construct and a chart written separately agree.
 
 from __future__ import annotations
 
-from fastload_constructs.core.tuning import INSTANCE_STORE_MOUNT, NODE_CACHE_ROOT
+# Where AL2023 nodeadm's `localStorage.strategy: RAID0` mounts the array
+# (amazon-eks-ami setup-local-disks: `<dir>/0`, dir defaulting to /mnt/k8s-disks).
+INSTANCE_STORE_MOUNT = "/mnt/k8s-disks/0"
+NODE_CACHE_ROOT = f"{INSTANCE_STORE_MOUNT}/fastload"
 
 DEFAULT_NAMESPACE = "inference"
 PART_OF = "fastload"

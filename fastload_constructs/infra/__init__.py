@@ -11,8 +11,8 @@ from fastload_constructs.infra.applied_chart import AppliedChart  # noqa: E402
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup  # noqa: E402
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache  # noqa: E402
 from fastload_constructs.infra.inference_cluster import InferenceCluster, SystemNodes  # noqa: E402
-from fastload_constructs.infra.karpenter_controller import KarpenterController  # noqa: E402
-from fastload_constructs.infra.karpenter_gpu_nodes import KarpenterGpuNodes  # noqa: E402
+from fastload_constructs.infra.karpenter import KarpenterController, KarpenterGpuNodes  # noqa: E402
+from fastload_constructs.infra.manifest_export import ManifestExport, synth_with_manifests  # noqa: E402
 from fastload_constructs.infra.model_bucket import ModelBucket, ModelBucketGrants, ModelBucketLock  # noqa: E402
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity  # noqa: E402
 from fastload_constructs.infra.network import FastloadNetwork  # noqa: E402
@@ -31,6 +31,7 @@ __all__ = [
     "KarpenterGpuNodes",
     "KedaController",
     "KedaScaling",
+    "ManifestExport",
     "ModelBucket",
     "ModelBucketGrants",
     "ModelBucketLock",
@@ -40,4 +41,5 @@ __all__ = [
     "ScaleOutMetrics",
     "ServedModel",
     "SystemNodes",
+    "synth_with_manifests",
 ]

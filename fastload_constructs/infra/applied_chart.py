@@ -3,7 +3,7 @@
 `cluster.add_cdk8s_chart` creates the `KubernetesManifest` in the cluster's
 scope and forgets the chart. `AppliedChart` creates the same manifest (the
 chart's `to_json()`, through the cluster's kubectl provider) in its own
-scope and keeps the chart, so `k8s.ManifestExport(charts=None)` finds every
+scope and keeps the chart, so `infra.ManifestExport(charts=None)` finds every
 applied chart of a stack and writes them in the order they are applied.
 """
 

@@ -16,13 +16,18 @@ from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
+from fastload_constructs.core.cluster.gpu_nodes import (
+    DEFAULT_ROOT_VOLUME_GIB,
+    ROOT_DEVICE_NAME,
+    GpuNodeSpec,
+    gpu_node_spec,
+)
+from fastload_constructs.core.cluster.nodeadm import mime_user_data, node_config
 from fastload_constructs.core.errors import is_whole_number, require
-from fastload_constructs.core.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, ROOT_DEVICE_NAME, GpuNodeSpec, gpu_node_spec
-from fastload_constructs.core.nodeadm import mime_user_data, node_config
 from fastload_constructs.infra.cfn import cfn_resource
 from fastload_constructs.infra.nag_findings import EKS_NODE_POLICY_REASONS, acknowledge_managed_policies
 
-# eks.CapacityType -> the name core.gpu_nodes decides with.
+# eks.CapacityType -> the name core.cluster.gpu_nodes decides with.
 _CAPACITY = {
     eks.CapacityType.ON_DEMAND: "on-demand",
     eks.CapacityType.SPOT: "spot",

@@ -20,7 +20,7 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
 from fastload_constructs.core.errors import require
-from fastload_constructs.core.image_mirror import (
+from fastload_constructs.core.serving.image_mirror import (
     DEFAULT_UPSTREAM,
     Upstream,
     check_credentials,

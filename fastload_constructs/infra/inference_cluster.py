@@ -25,7 +25,7 @@ from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from fastload_constructs.core.cluster_settings import (
+from fastload_constructs.core.cluster.settings import (
     CORE_ADDONS,
     DEFAULT_VERSION,
     EBS_CSI_ADDON,

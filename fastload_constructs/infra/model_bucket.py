@@ -27,8 +27,7 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from fastload_constructs.core.errors import require
-from fastload_constructs.core.model_access import (
+from fastload_constructs.core.access.model_bucket import (
     KMS_READ_ACTIONS,
     KMS_STAGE_ACTIONS,
     StatementSpec,
@@ -39,6 +38,7 @@ from fastload_constructs.core.model_access import (
     read_models_statements,
     stage_models_statements,
 )
+from fastload_constructs.core.errors import require
 from fastload_constructs.core.validation import check_bucket_name, check_key_prefix
 
 StagerPrincipal = iam.IRole | iam.IUser
@@ -373,7 +373,7 @@ class ModelBucketGrants:
 
 class ModelBucketLock(Construct):
     """The endpoint lock on any bucket: deny object reads, writes and listings that do not arrive
-    through `vpc_endpoint` (`core.model_access.endpoint_lock_statements`), each stager exempt only
+    through `vpc_endpoint` (`core.access.model_bucket.endpoint_lock_statements`), each stager exempt only
     under its own prefixes.
 
     Exemptions: `stager_prefixes` (prefix -> stager roles or users) and `exempt(arn, prefix)`,

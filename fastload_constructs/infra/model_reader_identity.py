@@ -20,8 +20,8 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from fastload_constructs.core.cache_sharing import model_cache_prefix
 from fastload_constructs.core.naming import DEFAULT_NAMESPACE, service_account_name
+from fastload_constructs.core.serving.cache_sharing import model_cache_prefix
 from fastload_constructs.core.validation import check_dns_label, check_dns_subdomain, check_key_prefix
 from fastload_constructs.infra.model_bucket import ModelBucket, ModelBucketGrants, model_uri
 from fastload_constructs.infra.nag_findings import acknowledge, flatten

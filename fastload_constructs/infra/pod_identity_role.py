@@ -4,7 +4,7 @@ Every role of fastload's pods (model readers, the Karpenter controller, the KEDA
 operator, the EBS CSI controller) is one of these, so all trust policies say the
 same thing: `pods.eks.amazonaws.com` may `sts:AssumeRole` + `sts:TagSession` only with the
 session tags of this cluster (`aws:RequestTag/eks-cluster-arn`, which also pins the account),
-this namespace and this service account (`core.pod_identity` says why and cites the EKS user
+this namespace and this service account (`core.access.pod_identity` says why and cites the EKS user
 guide; no `aws:SourceArn` or `aws:SourceAccount`, which the guide does not document for Pod
 Identity).
 
@@ -24,7 +24,7 @@ from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct, DependencyGroup, IDependable
 
-from fastload_constructs.core.pod_identity import POD_IDENTITY_SERVICE, pod_identity_trust_conditions
+from fastload_constructs.core.access.pod_identity import POD_IDENTITY_SERVICE, pod_identity_trust_conditions
 from fastload_constructs.core.validation import check_dns_label, check_dns_subdomain
 
 

@@ -1,7 +1,7 @@
 """vLLM metrics into Amazon Managed Service for Prometheus, and KEDA reading them with SigV4 via Pod Identity.
 
 `ScaleOutMetrics`: an AMP workspace and the EKS managed collector
-(`AWS::APS::Scraper`) with `core.metrics.scrape_config` (vLLM pods, Karpenter,
+(`AWS::APS::Scraper`) with `core.scaling.metrics.scrape_config` (vLLM pods, Karpenter,
 KEDA), its ENIs in the cluster's subnets and the cluster security group. The
 scraper's Kubernetes access: on a cluster whose authentication mode includes
 `API` (aws_eks_v2's default), AMP creates the scraper's EKS access entry and
@@ -11,7 +11,7 @@ for the same role would collide with it, so none is made. A `CONFIG_MAP`-only
 cluster needs the manual `aps-collector-role` binding from that page.
 
 `KedaScaling`: what `ServedModel(autoscaling=...)` takes to scale one model
-with it: the controller and the model's `core.scaling.Autoscaling`.
+with it: the controller and the model's `core.scaling.autoscaling.Autoscaling`.
 
 `KedaController`: KEDA's Helm chart pinned to 2.20.2, its operator's EKS Pod
 Identity role allowed only to query this workspace (`aps:QueryMetrics`,
@@ -37,8 +37,8 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from fastload_constructs.core.errors import FastloadConfigError, require
-from fastload_constructs.core.metrics import alert_manager_yaml, alert_rules_yaml, scrape_config_yaml
-from fastload_constructs.core.scaling import Autoscaling, check_autoscaling
+from fastload_constructs.core.scaling.autoscaling import Autoscaling, check_autoscaling
+from fastload_constructs.core.scaling.metrics import alert_manager_yaml, alert_rules_yaml, scrape_config_yaml
 from fastload_constructs.core.validation import check_dns_label
 from fastload_constructs.infra.inference_cluster import SystemNodes
 from fastload_constructs.infra.pod_identity_role import PodIdentityRole
@@ -62,7 +62,7 @@ class ScaleOutMetrics(Construct):
     (`monitoring_subnets`); imported ones need their `ipv4_cidr_block`.
 
     `alert_topic`: an SNS topic the workspace's alert manager sends the scale-out alerts to
-    (`core.metrics.alert_rules`: a model's queue metric missing, KEDA query errors). Default: none;
+    (`core.scaling.metrics.alert_rules`: a model's queue metric missing, KEDA query errors). Default: none;
     the alerts still fire and show as the `ALERTS` series in the workspace.
 
     Attributes: `workspace`, `scraper`, `workspace_arn`, `query_endpoint` (the Prometheus-compatible
@@ -251,9 +251,9 @@ class KedaScaling:
 
     - `controller`: the `KedaController` whose operator signs the queries; the model's ScaledObject is
       applied after its Helm chart (KEDA's CRDs) and reads `controller.metrics.query_endpoint`.
-    - `settings`: `core.scaling.Autoscaling` (min/max replicas, metric, target), checked by
-      `core.scaling.check_autoscaling`. The HPA behaviour comes from the model's plan
-      (`core.scaling.scaling_behavior`).
+    - `settings`: `core.scaling.autoscaling.Autoscaling` (min/max replicas, metric, target), checked by
+      `core.scaling.autoscaling.check_autoscaling`. The HPA behaviour comes from the model's plan
+      (`core.scaling.autoscaling.scaling_behavior`).
     """
 
     controller: KedaController
@@ -267,7 +267,7 @@ class KedaScaling:
             isinstance(self.settings, Autoscaling),
             "autoscaling.settings",
             self.settings,
-            "a core.scaling.Autoscaling(min_replicas, max_replicas, target, metric)",
+            "a core.scaling.autoscaling.Autoscaling(min_replicas, max_replicas, target, metric)",
         )
         check_autoscaling(self.settings, "autoscaling.settings")
 

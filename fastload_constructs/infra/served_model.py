@@ -25,12 +25,13 @@ from constructs import Construct, IDependable
 
 from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.scaling import scaling_behavior
-from fastload_constructs.core.serving_access import ServingAccess
-from fastload_constructs.core.tuning import ServingPlan, TuningOptions, check_spares, plan
+from fastload_constructs.core.planning.options import TuningOptions, check_spares
+from fastload_constructs.core.planning.plan import ServingPlan, plan
+from fastload_constructs.core.scaling.autoscaling import scaling_behavior
+from fastload_constructs.core.serving.access import ServingAccess
+from fastload_constructs.core.serving.vllm_server import ServerOptions, VllmServerSpec
+from fastload_constructs.core.serving.warm_spares import warm_spare_spec
 from fastload_constructs.core.validation import check_dns_label, check_key_prefix
-from fastload_constructs.core.vllm_args import ServerOptions, VllmServerSpec
-from fastload_constructs.core.warm_spares import warm_spare_spec
 from fastload_constructs.infra.applied_chart import AppliedChart
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
@@ -57,8 +58,8 @@ class ServedModel(Construct):
       (`k8s.WarmSparesChart`, same service account, so the same reader identity), applied after the
       server. Needs `server.priority_class_name="fastload-vllm"` and that class (`k8s.PriorityClassesChart`,
       applied once per cluster: pass its `AppliedChart` in `after`). Default: 0.
-    - `autoscaling`: `KedaScaling(controller=KedaController, settings=core.scaling.Autoscaling)`: a KEDA
-      ScaledObject on the model's vLLM metric, HPA behaviour from the plan (`core.scaling.scaling_behavior`),
+    - `autoscaling`: `KedaScaling(controller=KedaController, settings=Autoscaling(...))`: a KEDA ScaledObject
+      on the model's vLLM metric, HPA behaviour from the plan (`core.scaling.autoscaling.scaling_behavior`),
       applied after the server and after KEDA's Helm chart. The Deployment then has no `spec.replicas`
       (KEDA's HPA owns it): `server.replicas` must be None or the default 1. Default: `None`, a fixed count.
     - `after`: what must exist before the server is applied (the namespace's chart, PriorityClasses,

@@ -10,7 +10,6 @@ use_packaged_node()  # before cdk8s starts its jsii runtime
 
 from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools  # noqa: E402
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage  # noqa: E402
-from fastload_constructs.k8s.manifest_export import ManifestExport, synth_with_manifests  # noqa: E402
 from fastload_constructs.k8s.namespace_chart import NamespaceChart  # noqa: E402
 from fastload_constructs.k8s.vllm_chart import VllmChart  # noqa: E402
 from fastload_constructs.k8s.warm_spares import PriorityClassesChart, WarmSparesChart  # noqa: E402
@@ -18,10 +17,8 @@ from fastload_constructs.k8s.warm_spares import PriorityClassesChart, WarmSpares
 __all__ = [
     "KarpenterGpuNodePools",
     "LocalNvmeStorage",
-    "ManifestExport",
     "NamespaceChart",
     "PriorityClassesChart",
     "VllmChart",
     "WarmSparesChart",
-    "synth_with_manifests",
 ]

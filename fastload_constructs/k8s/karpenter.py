@@ -1,6 +1,6 @@
 """Karpenter alternative to managed node groups: one EC2NodeClass, one NodePool per GPU family.
 
-The specs are decided in `fastload_constructs.core.node_pools`; this chart emits them.
+The specs are decided in `fastload_constructs.core.cluster.karpenter`; this chart emits them.
 
 This chart only emits the two kinds of custom resources; `infra.KarpenterController`
 installs the controller (Helm chart, IAM role, interruption queue, discovery
@@ -14,9 +14,7 @@ from collections.abc import Sequence
 import cdk8s
 from constructs import Construct
 
-from fastload_constructs.core.errors import require
-from fastload_constructs.core.naming import MANAGED_BY, PART_OF
-from fastload_constructs.core.node_pools import (
+from fastload_constructs.core.cluster.karpenter import (
     NODECLASS_API_VERSION,
     NODEPOOL_API_VERSION,
     NodePoolOptions,
@@ -24,6 +22,8 @@ from fastload_constructs.core.node_pools import (
     node_pool_spec,
     plan_node_pools,
 )
+from fastload_constructs.core.errors import require
+from fastload_constructs.core.naming import MANAGED_BY, PART_OF
 
 
 class KarpenterGpuNodePools(cdk8s.Chart):

@@ -2,7 +2,7 @@
 
 The numbers are decided in `fastload_constructs.core.scaling` (replica bounds,
 target, HPA behaviour derived from the plan's predicted start-up) and
-`core.metrics` (the PromQL). Field names follow KEDA 2.20.2's CRDs
+`core.scaling.metrics` (the PromQL). Field names follow KEDA 2.20.2's CRDs
 (`keda.sh/v1alpha1`; vendored in tests/fixtures/keda-2.20.2).
 
 The Prometheus trigger points at an Amazon Managed Service for Prometheus
@@ -18,14 +18,14 @@ from constructs import Construct
 
 from fastload_constructs.core import naming
 from fastload_constructs.core.errors import require
-from fastload_constructs.core.metrics import scaling_query
-from fastload_constructs.core.scaling import (
+from fastload_constructs.core.scaling.autoscaling import (
     Autoscaling,
     ScalingBehavior,
     check_autoscaling,
     fallback_spec,
     hpa_behavior,
 )
+from fastload_constructs.core.scaling.metrics import scaling_query
 from fastload_constructs.core.validation import check_dns_label
 
 KEDA_API_VERSION = "keda.sh/v1alpha1"
@@ -115,7 +115,7 @@ class VllmAutoscalingChart(cdk8s.Chart):
                                 "threshold": f"{autoscaling.target:g}",
                                 "awsRegion": region,
                                 # An empty result is an error, never "0 waiting": KEDA's fallback then holds
-                                # the current replicas (core.scaling.fallback_spec) and an alert fires.
+                                # the current replicas (core.scaling.autoscaling.fallback_spec) and an alert fires.
                                 "ignoreNullValues": "false",
                             },
                             "authenticationRef": {"name": auth_name, "kind": "TriggerAuthentication"},

@@ -7,9 +7,9 @@ from typing import Any
 import cdk8s
 import cdk8s_plus_28 as kplus
 
-from fastload_constructs.core.cache_sharing import SyncContainer
+from fastload_constructs.core.serving.cache_sharing import SyncContainer
 
-# core.vllm_args.Toleration.effect -> cdk8s-plus.
+# core.serving.vllm_server.Toleration.effect -> cdk8s-plus.
 TAINT_EFFECTS = {
     "NoSchedule": kplus.TaintEffect.NO_SCHEDULE,
     "PreferNoSchedule": kplus.TaintEffect.PREFER_NO_SCHEDULE,

@@ -1,6 +1,6 @@
 """VllmChart: one vLLM OpenAI-compatible server for one model, from a ServingPlan.
 
-Renders what `vllm_args.server_spec` decided; it decides nothing itself.
+Renders what `vllm_server.server_spec` decided; it decides nothing itself.
 Objects: ServiceAccount (the name the Pod Identity association grants S3 read
 to), Deployment, ClusterIP Service on 8000, PodDisruptionBudget, and with
 `compile_cache="pvc"` a PersistentVolumeClaim of the local-nvme class.
@@ -33,7 +33,10 @@ import cdk8s_plus_28 as kplus
 from constructs import Construct
 
 from fastload_constructs.core import naming
-from fastload_constructs.core.cache_sharing import (
+from fastload_constructs.core.errors import FastloadConfigError, require
+from fastload_constructs.core.planning.plan import ServingPlan
+from fastload_constructs.core.serving.access import API_KEY_ENV, ServingAccess, readiness_probe
+from fastload_constructs.core.serving.cache_sharing import (
     COMPILE_CACHE_VOLUME,
     MODEL_CACHE_VOLUME,
     MODEL_MOUNT_PATH,
@@ -41,10 +44,7 @@ from fastload_constructs.core.cache_sharing import (
     SCRIPT_VOLUME,
     cache_sync_script,
 )
-from fastload_constructs.core.errors import FastloadConfigError, require
-from fastload_constructs.core.serving_access import API_KEY_ENV, ServingAccess, readiness_probe
-from fastload_constructs.core.tuning import ServingPlan
-from fastload_constructs.core.vllm_args import (
+from fastload_constructs.core.serving.vllm_server import (
     CACHE_MOUNT_PATH,
     SHM_MOUNT_PATH,
     HttpProbe,
@@ -52,7 +52,7 @@ from fastload_constructs.core.vllm_args import (
     VllmServerSpec,
     server_spec,
 )
-from fastload_constructs.core.warm_check import WARM_CHECK_SCRIPT, WarmCheckContainer, warm_check_script
+from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, WarmCheckContainer, warm_check_script
 from fastload_constructs.k8s.pod_parts import (
     TAINT_EFFECTS,
     container_security,
@@ -97,7 +97,7 @@ class VllmChart(cdk8s.Chart):
         _refuse_duplicate(siblings, spec)
         super().__init__(scope, id, namespace=spec.namespace, labels=dict(spec.labels))
         self.spec = spec
-        # Who may reach the server (core/serving_access.py): a NetworkPolicy by default, an API key on request.
+        # Who may reach the server (core/serving/access.py): a NetworkPolicy by default, an API key on request.
         self.access = access if access is not None else ServingAccess()
         self.service_account = self._service_account(spec, siblings)
         self.compile_cache_claim: kplus.PersistentVolumeClaim | None = None

@@ -1,6 +1,6 @@
 """Warm spares as Kubernetes objects: the PriorityClasses and the placeholder Deployment of a model.
 
-Renders what `core.warm_spares` decided; it decides nothing itself.
+Renders what `core.serving.warm_spares` decided; it decides nothing itself.
 
 * `PriorityClassesChart`: the two cluster-scoped PriorityClasses, once per
   cluster: `fastload-vllm` (1000, preempts lower priorities) for every vLLM pod
@@ -28,17 +28,17 @@ import cdk8s_plus_28 as kplus
 from constructs import Construct
 
 from fastload_constructs.core import naming
-from fastload_constructs.core.cache_sharing import (
+from fastload_constructs.core.planning.plan import ServingPlan
+from fastload_constructs.core.serving.cache_sharing import (
     COMPILE_CACHE_VOLUME,
     MODEL_CACHE_VOLUME,
     SCRIPT_NAME,
     SCRIPT_VOLUME,
     cache_sync_script,
 )
-from fastload_constructs.core.tuning import ServingPlan
-from fastload_constructs.core.vllm_args import VllmServerSpec
-from fastload_constructs.core.warm_check import WARM_CHECK_SCRIPT, warm_check_script
-from fastload_constructs.core.warm_spares import (
+from fastload_constructs.core.serving.vllm_server import VllmServerSpec
+from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, warm_check_script
+from fastload_constructs.core.serving.warm_spares import (
     PriorityClasses,
     PriorityClassSpec,
     WarmSpareSpec,

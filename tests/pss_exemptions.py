@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastload_constructs.core.naming import COMPILE_CACHE_HOST_ROOT, MODEL_CACHE_HOST_ROOT, PROVISIONER_NAME
-from fastload_constructs.core.pod_security import baseline_violations, control_of
+from tests.pod_security import baseline_violations, control_of
 
 
 @dataclass(frozen=True)

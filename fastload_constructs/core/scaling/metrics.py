@@ -27,7 +27,7 @@ from typing import Any
 import yaml
 
 from fastload_constructs.core.naming import DEFAULT_NAMESPACE
-from fastload_constructs.core.scaling import SCRAPE_INTERVAL_S, Autoscaling
+from fastload_constructs.core.scaling.autoscaling import SCRAPE_INTERVAL_S, Autoscaling
 
 VLLM_METRICS_PATH = "/metrics"
 VLLM_PORT_NAME = "http"

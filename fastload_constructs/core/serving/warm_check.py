@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import resources
 
-from fastload_constructs.core.cache_sharing import (
+from fastload_constructs.core.errors import require
+from fastload_constructs.core.serving.cache_sharing import (
     COMPILE_CACHE_VOLUME,
     MODEL_CACHE_VOLUME,
     MODEL_MOUNT_PATH,
@@ -22,7 +23,6 @@ from fastload_constructs.core.cache_sharing import (
     SyncContainer,
     node_local_model_dir,
 )
-from fastload_constructs.core.errors import require
 
 WARM_CHECK_SCRIPT = "warm_check.py"
 WARM_CHECK_CONTAINER = "warm-check"

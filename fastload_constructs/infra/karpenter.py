@@ -1,7 +1,10 @@
-"""The Karpenter controller on a cluster: CRDs, Helm chart, Pod Identity role, interruption queue and rules.
+"""Karpenter on a cluster: the controller (`KarpenterController`) and the GPU nodes it launches (`KarpenterGpuNodes`).
 
-What Karpenter's getting-started guide for v1.14 provisions by hand, as one
-construct (policy statements in `core.karpenter_iam`):
+The decisions are in `core.cluster.karpenter` (NodePool and EC2NodeClass specs, the
+controller's IAM policy); `k8s.karpenter` is the chart that emits the pools.
+
+`KarpenterController` is what Karpenter's getting-started guide for v1.14 provisions
+by hand, as one construct:
 
 * the `karpenter-crd` chart, then the `karpenter` chart with `skipCrds`, both
   from Karpenter's OCI registry `oci://public.ecr.aws/karpenter`, pinned to
@@ -29,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import cdk8s
 from aws_cdk import Aws, Duration, Stack, Tags, Token
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
@@ -36,20 +40,30 @@ from aws_cdk import aws_events as events
 from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sqs as sqs
-from constructs import Construct
+from constructs import Construct, IDependable
 
-from fastload_constructs.core.errors import require
-from fastload_constructs.core.karpenter_iam import (
+from fastload_constructs.core.cluster.karpenter import (
+    DISCOVERY_TAG,
     INTERRUPTION_EVENTS,
     INTERRUPTION_QUEUE_RETENTION_S,
     KARPENTER_VERSION,
     POLICY_GROUPS,
+    NodePoolOptions,
     controller_policy_statements,
+    plan_node_pools,
 )
-from fastload_constructs.core.node_pools import DISCOVERY_TAG
+from fastload_constructs.core.errors import require
+from fastload_constructs.core.validation import check_dns_label
+from fastload_constructs.infra.applied_chart import AppliedChart
 from fastload_constructs.infra.inference_cluster import SystemNodes
-from fastload_constructs.infra.nag_findings import acknowledge, flatten
+from fastload_constructs.infra.nag_findings import (
+    EKS_NODE_POLICY_REASONS,
+    acknowledge,
+    acknowledge_managed_policies,
+    flatten,
+)
 from fastload_constructs.infra.pod_identity_role import PodIdentityRole
+from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
 
 CHART_REGISTRY = "oci://public.ecr.aws/karpenter"
 CHART_NAME = "karpenter"
@@ -234,3 +248,77 @@ class KarpenterController(Construct):
                     + ("; limited by condition" if scoped else "")
                 )
                 acknowledge(policy, f"AwsSolutions-IAM5[Resource::{flat}]", reason)
+
+
+# ------------------------------------------------------------------------------------------------
+# Karpenter GPU nodes on a cluster: the node role, its access entry and the node pools.
+
+NODE_MANAGED_POLICIES = (
+    "AmazonEKSWorkerNodePolicy",
+    "AmazonEKS_CNI_Policy",
+    "AmazonEC2ContainerRegistryPullOnly",
+    "AmazonSSMManagedInstanceCore",
+)
+
+
+class KarpenterGpuNodes(Construct):
+    """Node role + EC2_LINUX access entry + NodePool/EC2NodeClass manifests for `cluster`.
+
+    `name` names the EC2NodeClass; NodePools are `<name>-<family>`. `options`
+    (`NodePoolOptions`: capacity types, instance store, root volume, AMI alias,
+    GPU limit, each default documented there) default to `NodePoolOptions()`.
+
+    Attributes: `node_role`, `access_entry`, `chart` (KarpenterGpuNodePools), `manifest`.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        cluster: eks.ICluster,
+        instance_types: Sequence[str],
+        name: str = "fastload-gpu",
+        options: NodePoolOptions | None = None,
+        security_group_ids: Sequence[str] = (),
+        node_role: iam.IRole | None = None,
+        cluster_name: str | None = None,
+        after: Sequence[IDependable] = (),
+    ) -> None:
+        """`cluster_name`: the value the subnets' `karpenter.sh/discovery` tag has (default: the cluster's name).
+        `security_group_ids`: the nodes' security groups (default: selected by that discovery tag)."""
+        check_dns_label(name, "name")
+        opts = options if options is not None else NodePoolOptions()
+        plan_node_pools(instance_types, opts)
+        super().__init__(scope, id)
+        self.node_role = node_role or iam.Role(
+            self,
+            "NodeRole",
+            assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
+            managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(n) for n in NODE_MANAGED_POLICIES],
+        )
+        if node_role is None:
+            acknowledge_managed_policies(self.node_role, EKS_NODE_POLICY_REASONS)
+        self.chart = KarpenterGpuNodePools(
+            cdk8s.App(),
+            name,
+            cluster_name=cluster_name if cluster_name is not None else cluster.cluster_name,
+            node_role=self.node_role.role_name,
+            instance_types=instance_types,
+            options=opts,
+            security_group_ids=security_group_ids,
+        )
+        self.access_entry = eks.AccessEntry(
+            self,
+            "NodeAccess",
+            cluster=cluster,
+            principal=self.node_role.role_arn,
+            access_entry_type=eks.AccessEntryType.EC2_LINUX,
+            access_policies=[],
+        )
+        # An AppliedChart, so a ManifestExport of the stack writes the node pools too. After the node
+        # role's access entry: a node Karpenter launches for a pool joins only with that entry.
+        self.applied = AppliedChart(
+            self, "Manifests", cluster=cluster, chart=self.chart, after=[self.access_entry, *after]
+        )
+        self.manifest = self.applied.manifest

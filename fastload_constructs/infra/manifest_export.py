@@ -24,29 +24,18 @@ import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import aws_cdk as cdk
 import cdk8s
 import jsii
-from constructs import Construct, IConstruct, IDependable, IValidation
+from constructs import Construct, IConstruct, IValidation
 
 from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.tokens import CDK_TOKEN
+from fastload_constructs.infra.applied_chart import AppliedChart
 
 DEFAULT_DIRECTORY = "manifests"
-
-
-@runtime_checkable
-class ChartApplication(Protocol):
-    """A construct that applies one cdk8s chart (`infra.AppliedChart`): the chart, its manifest and
-    `apply_after` (constructs that merely hold a chart and its manifest, such as `KarpenterGpuNodes`
-    around its AppliedChart, are not applications themselves)."""
-
-    chart: cdk8s.Chart
-    manifest: IConstruct
-
-    def apply_after(self, *dependencies: IDependable) -> None: ...
 
 
 def applied_charts(scope: IConstruct) -> list[cdk8s.Chart]:
@@ -55,7 +44,7 @@ def applied_charts(scope: IConstruct) -> list[cdk8s.Chart]:
     Kahn's algorithm over `node.dependencies` (a dependency on anything inside
     another application counts as one on it), ties kept in construct order.
     """
-    found = [c for c in scope.node.find_all() if isinstance(c, ChartApplication) and isinstance(c, Construct)]
+    found = [c for c in scope.node.find_all() if isinstance(c, AppliedChart)]
     paths = [c.node.path for c in found]
 
     def owner(dep: IConstruct) -> int | None:
@@ -192,7 +181,7 @@ class ManifestExport(Construct):
     def warn_unexported(self) -> None:
         """A synth warning for each manifest of the stack applied without an AppliedChart (not exported)."""
         stack = cdk.Stack.of(self)
-        applied = [c.manifest.node.path for c in stack.node.find_all() if isinstance(c, ChartApplication)]
+        applied = [c.manifest.node.path for c in stack.node.find_all() if isinstance(c, AppliedChart)]
         for c in stack.node.find_all():
             if c.node.path in applied or type(c).__name__ != "KubernetesManifest":
                 continue

@@ -19,28 +19,29 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from fastload_constructs.core import naming
-from fastload_constructs.core.cache_sharing import (
+from fastload_constructs.core.cluster.karpenter import DO_NOT_DISRUPT
+from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
+from fastload_constructs.core.planning.plan import ServingPlan
+from fastload_constructs.core.s3_uri import parse_s3_uri
+from fastload_constructs.core.serving.cache_sharing import (
     MODEL_MOUNT_PATH,
     SharedCompileCache,
     SyncContainer,
+    compile_cache_key,
     copy_model_container,
     node_local_model_dir,
     publish_compile_cache,
     restore_compile_cache,
 )
-from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
-from fastload_constructs.core.node_pools import DO_NOT_DISRUPT
-from fastload_constructs.core.s3_uri import parse_s3_uri
-from fastload_constructs.core.streamer_env import streamer_env
+from fastload_constructs.core.serving.streamer_env import streamer_env
+from fastload_constructs.core.serving.warm_check import warm_check as warm_check_container
 from fastload_constructs.core.tokens import CDK_TOKEN, is_token, stable
-from fastload_constructs.core.tuning import ServingPlan, compile_cache_key
 from fastload_constructs.core.validation import (
     check_dns1035_label,
     check_dns_label,
     check_dns_subdomain,
     check_key_prefix,
 )
-from fastload_constructs.core.warm_check import warm_check as warm_check_container
 
 # vLLM's OpenAI-compatible server image; the tag is part of the compile-cache key.
 DEFAULT_IMAGE = "vllm/vllm-openai:v0.34.0"
@@ -143,7 +144,7 @@ class VllmServerSpec:
     model_host_path: str | None = None  # node-local model cache only
     init_containers: tuple[SyncContainer, ...] = ()  # run in order before vLLM
     sidecars: tuple[SyncContainer, ...] = ()
-    # Warm spares (core/warm_spares.py): the vLLM pods' PriorityClass, above the placeholders'.
+    # Warm spares (core/serving/warm_spares.py): the vLLM pods' PriorityClass, above the placeholders'.
     priority_class_name: str | None = None
     pod_annotations: Mapping[str, str] = field(default_factory=dict)  # on the pod template, beside the chart's
 
@@ -389,12 +390,12 @@ class ServerOptions:
     verify_staged_model: bool = False
     """With `node-local`, also check each file's SHA-256 against the staging manifest. Default: False."""
     priority_class_name: str | None = None
-    """The pods' PriorityClass (warm spares: core/warm_spares.py). Default: none (the cluster default)."""
+    """The pods' PriorityClass (warm spares: core/serving/warm_spares.py). Default: none (the cluster default)."""
     warm_check: bool = False
     """A first init container verifying what a warm spare left on the node and logging which path the pod
     takes (warm or cold). Default: False."""
     do_not_disrupt: bool = False
-    """Annotate the pods `karpenter.sh/do-not-disrupt: "true"` (`core.node_pools.DO_NOT_DISRUPT`): Karpenter's
+    """Annotate the pods `karpenter.sh/do-not-disrupt: "true"` (`core.cluster.karpenter.DO_NOT_DISRUPT`): Karpenter's
     voluntary disruption (consolidation, drift) skips a node while a vLLM pod loads or serves on it. Set it
     where Karpenter manages the GPU nodes. Default: False."""
 
@@ -454,7 +455,7 @@ def server_spec(
 ) -> VllmServerSpec:
     """Check every input and decide the pod; raises FastloadConfigError naming the bad field.
 
-    `options.priority_class_name` and `options.warm_check` serve warm spares (core/warm_spares.py).
+    `options.priority_class_name` and `options.warm_check` serve warm spares (core/serving/warm_spares.py).
     """
     require(isinstance(plan, ServingPlan), "plan", plan, "a ServingPlan from fastload_constructs.tuning.plan")
     opts = options if options is not None else ServerOptions()

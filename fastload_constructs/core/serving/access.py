@@ -33,7 +33,7 @@ from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.validation import check_dns_label, check_dns_subdomain
 
 if TYPE_CHECKING:
-    from fastload_constructs.core.vllm_args import HttpProbe
+    from fastload_constructs.core.serving.vllm_server import HttpProbe
 
 API_KEY_ENV = "VLLM_API_KEY"
 DEFAULT_API_KEY_SECRET_KEY = "api-key"

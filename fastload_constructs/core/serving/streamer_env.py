@@ -8,7 +8,7 @@ is what is deployed.
 from __future__ import annotations
 
 from fastload_constructs.core.errors import require
-from fastload_constructs.core.tuning import StreamerSettings
+from fastload_constructs.core.planning.streamer import StreamerSettings
 
 
 def streamer_env(streamer: StreamerSettings, *, region: str, endpoint_url: str | None = None) -> dict[str, str]:

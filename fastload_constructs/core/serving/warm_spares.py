@@ -31,11 +31,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from fastload_constructs.core.cache_sharing import SyncContainer
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
-from fastload_constructs.core.tuning import ServingPlan, check_spares
+from fastload_constructs.core.planning.options import check_spares
+from fastload_constructs.core.planning.plan import ServingPlan
+from fastload_constructs.core.serving.cache_sharing import (
+    SyncContainer,
+)
+from fastload_constructs.core.serving.vllm_server import Toleration, VllmServerSpec
 from fastload_constructs.core.validation import check_dns_label, check_dns_subdomain
-from fastload_constructs.core.vllm_args import Toleration, VllmServerSpec
 
 # Kubernetes "Pod Priority and Preemption": user-defined PriorityClass values are 32-bit integers
 # up to 1,000,000,000; larger ones are reserved for system classes (system-cluster-critical is
@@ -167,7 +170,7 @@ def warm_spare_spec(
 ) -> WarmSpareSpec:
     """The placeholders for `server` (built from `plan`); `spares` of them. Raises FastloadConfigError."""
     check_spares(spares)
-    require(isinstance(server, VllmServerSpec), "server", server, "a VllmServerSpec from vllm_args.server_spec")
+    require(isinstance(server, VllmServerSpec), "server", server, "a VllmServerSpec from vllm_server.server_spec")
     classes = classes or priority_classes()
     instance = plan.instance
     if spares > 0 and not instance.has_instance_store:

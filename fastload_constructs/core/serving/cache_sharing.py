@@ -172,3 +172,31 @@ def copy_model_container(model_uri: str, *, verify_sha256: bool) -> SyncContaine
         args=tuple(args),
         mounts=((MODEL_CACHE_VOLUME, MODEL_MOUNT_PATH), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH)),
     )
+
+
+def compile_cache_key(
+    *,
+    vllm_version: str,
+    model_uri: str,
+    tensor_parallel_size: int,
+    gpu_model: str,
+    extra: dict[str, str] | None = None,
+) -> str:
+    """A short, stable key for a compile cache folder.
+
+    vLLM's own cache hash covers its version, the model config and every
+    VLLM_* factor; sharing one folder between differently configured servers
+    makes misses look like hits. Keying the folder by the same inputs keeps
+    each configuration in its own place.
+    """
+    for name, value in (("vllm_version", vllm_version), ("model_uri", model_uri), ("gpu_model", gpu_model)):
+        require(isinstance(value, str) and value.strip() != "", name, value, "a non-empty string")
+    require(
+        isinstance(tensor_parallel_size, int) and tensor_parallel_size >= 1,
+        "tensor_parallel_size",
+        tensor_parallel_size,
+        "a positive whole number",
+    )
+    parts = [vllm_version, model_uri, str(tensor_parallel_size), gpu_model]
+    parts += [f"{k}={v}" for k, v in sorted((extra or {}).items())]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

@@ -20,14 +20,10 @@ from dataclasses import dataclass
 
 from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.tuning import (
-    MB,
-    LoadAssumptions,
-    TuningOptions,
-    compile_seconds,
-    cuda_graph_seconds,
-    release_family,
-)
+from fastload_constructs.core.planning.assumptions import MB, LoadAssumptions
+from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.phases import compile_seconds, cuda_graph_seconds
+from fastload_constructs.core.planning.releases import release_family
 
 FORMAT = "fastload-assumptions/1"
 _FLOAT_FIELDS = tuple(

@@ -1,0 +1,71 @@
+"""The plan's reasoning in words: what each predicted figure rests on, for `fastload plan` and the plan's notes.
+
+Kept apart from the arithmetic (`phases`, `fit`, `streamer`, `scale_out`) so the
+numbers can be read without the prose and the prose changed without touching them.
+"""
+
+from __future__ import annotations
+
+from fastload_constructs.core.catalog import GIB, GpuInstance
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.planning.fit import KvFit
+from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.phases import PhaseEstimate, capture_sizes_for, estimated_layers
+from fastload_constructs.core.planning.releases import captured_graphs, release_family
+from fastload_constructs.core.planning.scale_out import ScaleOutPaths
+from fastload_constructs.core.planning.streamer import StreamerSettings, load_network_mb_s
+
+
+def assumption_notes(
+    model: ModelProfile,
+    instance: GpuInstance,
+    opts: TuningOptions,
+    *,
+    streamer: StreamerSettings,
+    predicted: PhaseEstimate,
+    paths: ScaleOutPaths,
+    fit: KvFit | None,
+) -> tuple[str, ...]:
+    """One line per decision: the weight-load rate and its narrowest pipe, the KV fit, compile and graphs,
+    the probe budget, and what a fresh node adds."""
+    tp = streamer.ranks
+    a = opts.assumptions
+    family = release_family(opts.vllm_version)
+    sizes = capture_sizes_for(opts)
+    measured = a.measured_throughput(instance.name, opts.source)
+    burst_mb, sustained_mb = load_network_mb_s(instance, opts)
+    return (
+        (
+            f"weights at {predicted.load_throughput_mb_s:,.0f} MB/s, calibrated from your logs"
+            if measured is not None
+            else f"weights at {predicted.load_throughput_mb_s:,.0f} MB/s = min(concurrency {streamer.concurrency}"
+            f" x {tp} process(es) x {a.streamer_mb_per_unit:g} MB/s per CRT unit, pod NIC "
+            f"{burst_mb:,.0f} MB/s ({a.network_efficiency:.0%} of {instance.pod_burst_gbps:g} Gbps"
+            + (
+                f" burst, {sustained_mb:,.0f} MB/s baseline after {a.burst_window_s:g} s"
+                if instance.network_burst
+                else ""
+            )
+            + f"), PCIe {a.pcie_mb_per_gpu * tp:,.0f} MB/s)"
+            if opts.source == "s3"
+            else f"weights at {predicted.load_throughput_mb_s:,.0f} MB/s from {max(1, instance.nvme_count)} NVMe "
+            f"device(s) at {a.nvme_mb_per_device:g} MB/s (PCIe {a.pcie_mb_per_gpu:g} MB/s per GPU)"
+        ),
+        (
+            f"KV cache: {fit.kv_bytes_per_token:,} B/token/GPU x {fit.max_model_len} tokens x {fit.kv_sequences} "
+            f"= {fit.kv_needed_bytes / GIB:.1f} GiB needed, {fit.kv_available_bytes / GIB:.1f} GiB free "
+            f"({fit.max_tokens:,} tokens)"
+            if fit is not None
+            else f"KV cache: architecture unknown, {opts.kv_cache_reserve_fraction:.0%} of vLLM's memory kept for it"
+        ),
+        f"vLLM {opts.vllm_version} ({family}): torch.compile {'warm' if opts.compile_cache_warm else 'cold'} "
+        f"{predicted.compile_s:.1f} s for {estimated_layers(model)} layers; "
+        f"{captured_graphs(family, sizes, opts.max_num_seqs)} CUDA graphs ({len(sizes)} capture sizes) "
+        f"{predicted.cuda_graph_s:.1f} s",
+        f"startup probe budget = max({opts.min_startup_budget_seconds} s, "
+        f"{opts.probe_safety_factor:g} x predicted {predicted.total_s:.0f} s)",
+        f"fresh node adds node launch {a.node_launch_s:g} s, GPU registration {a.gpu_registration_s:g} s, image "
+        f"pull {paths.fresh_node.seconds('image_pull'):.0f} s ({opts.image_bytes / 1e9:.1f} GB"
+        + (", FastImagePull" if opts.fast_image_pull else "")
+        + "): before the startup probe starts",
+    )

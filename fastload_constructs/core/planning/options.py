@@ -1,0 +1,175 @@
+"""What a user may decide instead of the planner's defaults (`TuningOptions`), and its checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from fastload_constructs.core.catalog import GIB
+from fastload_constructs.core.errors import is_whole_number, one_of, require
+from fastload_constructs.core.planning.assumptions import LoadAssumptions
+from fastload_constructs.core.planning.releases import DEFAULT_VLLM_VERSION, release_family
+
+StreamSource = Literal["s3", "local"]
+KvCacheDtype = Literal["auto", "fp8"]
+
+# vllm/vllm-openai:v0.34.0, compressed bytes pulled from the registry (assumed: the published EKS
+# measurement the fresh-node model uses is "~2 min for an 11.6 GB image"; check the tag's manifest).
+DEFAULT_IMAGE_BYTES = 11_600_000_000
+
+
+@dataclass(frozen=True)
+class TuningOptions:
+    """What a user may decide instead of the defaults; None means 'derive it'."""
+
+    tensor_parallel_size: int | None = None
+    gpu_memory_utilization: float = 0.90
+    # When the model's architecture is unknown: share of vLLM's GPU memory kept for activations and
+    # KV cache (15% of 0.9 x 45,776 MiB = 5.9 GiB: the 2.5 GiB runtime overhead below plus ~3.4 GiB of
+    # KV). With an architecture the KV need for the context is computed instead (see kv_fit).
+    kv_cache_reserve_fraction: float = 0.15
+    source: StreamSource = "s3"
+    concurrency: int | None = None
+    memory_limit_bytes: int | None = None
+    distributed: bool | None = None
+    # Share of node RAM the streamers of all processes on a node may buffer.
+    streamer_ram_fraction: float = 0.5
+    probe_period_seconds: int = 10
+    probe_safety_factor: float = 2.0
+    # Never below what peers ship (60 x 10 s): a prediction that is off by more than the safety
+    # factor must still not kill a loading pod.
+    min_startup_budget_seconds: int = 600
+    compile_cache_warm: bool = False
+    assumptions: LoadAssumptions = field(default_factory=LoadAssumptions)
+    # --- context length and KV cache (needs model.architecture) ---------------------------------
+    # vLLM's --max-model-len; None = the model's max_position_embeddings (vLLM's own default).
+    max_model_len: int | None = None
+    # Full-length sequences the KV cache must hold at once (vLLM refuses to start below one).
+    kv_sequences: int = 1
+    kv_cache_dtype: KvCacheDtype = "auto"
+    # Activations at the profiling batch, non-torch memory and CUDA graphs, per GPU: "PyTorch
+    # activation peak memory takes 1.96GiB; non_torch_memory takes 0.10GiB" (vllm issue #13144) and
+    # graphs "took 0.31-0.62 GiB" (vllm logs in issue #20264 and tests/fixtures): 2.5 GiB.
+    runtime_overhead_bytes: int = int(2.5 * GIB)
+    # --- torch.compile and CUDA graphs ---------------------------------------------------------
+    vllm_version: str = DEFAULT_VLLM_VERSION
+    # vLLM's cudagraph_capture_sizes (--compilation-config); None = vLLM's default list.
+    cudagraph_capture_sizes: tuple[int, ...] | None = None
+    max_num_seqs: int = 256
+    # --- scale-out paths -----------------------------------------------------------------------
+    image_bytes: int = DEFAULT_IMAGE_BYTES
+    fast_image_pull: bool = True  # nodeadm FastImagePull (SOCI parallel pull), as the reference stack sets
+    node_local_model_cache: bool = False  # weights copied to the node's NVMe once per node
+    shared_compile_cache: bool = False  # compile cache restored from S3 on a fresh node
+    warm_spares: int = 0  # placeholder pods holding a GPU each path-ready
+
+
+# Warm spares per model: one bound for the planner's costing, cdk.json, ServedModel and the chart.
+MAX_WARM_SPARES = 1000
+
+
+def check_spares(value: object, field: str = "warm_spares") -> int:
+    """A count of warm spares (placeholder GPU pods): a whole number from 0 to MAX_WARM_SPARES."""
+    require(
+        is_whole_number(value) and 0 <= value <= MAX_WARM_SPARES,
+        field,
+        value,
+        f"a whole number from 0 to {MAX_WARM_SPARES}",
+    )
+    assert isinstance(value, int)
+    return value
+
+
+def validate_options(opts: TuningOptions) -> None:
+    require(
+        isinstance(opts.gpu_memory_utilization, (int, float))
+        and not isinstance(opts.gpu_memory_utilization, bool)
+        and 0 < opts.gpu_memory_utilization <= 1,
+        "gpu_memory_utilization",
+        opts.gpu_memory_utilization,
+        "a number in (0, 1]",
+    )
+    require(
+        0 <= opts.kv_cache_reserve_fraction < 1,
+        "kv_cache_reserve_fraction",
+        opts.kv_cache_reserve_fraction,
+        "a number in [0, 1)",
+    )
+    one_of("source", opts.source, ("s3", "local"))
+    if opts.concurrency is not None:
+        require(
+            is_whole_number(opts.concurrency) and 1 <= opts.concurrency <= 256,
+            "concurrency",
+            opts.concurrency,
+            "a whole number from 1 to 256",
+        )
+    if opts.memory_limit_bytes is not None:
+        require(
+            is_whole_number(opts.memory_limit_bytes) and opts.memory_limit_bytes > 0,
+            "memory_limit_bytes",
+            opts.memory_limit_bytes,
+            "a positive whole number of bytes",
+        )
+    require(
+        0 < opts.streamer_ram_fraction <= 0.8,
+        "streamer_ram_fraction",
+        opts.streamer_ram_fraction,
+        "a number in (0, 0.8]",
+    )
+    require(
+        is_whole_number(opts.probe_period_seconds) and 1 <= opts.probe_period_seconds <= 60,
+        "probe_period_seconds",
+        opts.probe_period_seconds,
+        "a whole number from 1 to 60",
+    )
+    require(opts.probe_safety_factor >= 1, "probe_safety_factor", opts.probe_safety_factor, "a number >= 1")
+    require(
+        is_whole_number(opts.min_startup_budget_seconds) and opts.min_startup_budget_seconds > 0,
+        "min_startup_budget_seconds",
+        opts.min_startup_budget_seconds,
+        "a positive whole number",
+    )
+    if opts.max_model_len is not None:
+        require(
+            is_whole_number(opts.max_model_len) and opts.max_model_len >= 1,
+            "max_model_len",
+            opts.max_model_len,
+            "a positive whole number of tokens",
+        )
+    require(
+        is_whole_number(opts.kv_sequences) and opts.kv_sequences >= 1,
+        "kv_sequences",
+        opts.kv_sequences,
+        "a positive whole number of full-length sequences",
+    )
+    one_of("kv_cache_dtype", opts.kv_cache_dtype, ("auto", "fp8"))
+    require(
+        is_whole_number(opts.runtime_overhead_bytes) and opts.runtime_overhead_bytes >= 0,
+        "runtime_overhead_bytes",
+        opts.runtime_overhead_bytes,
+        "a whole number of bytes >= 0",
+    )
+    release_family(opts.vllm_version)
+    if opts.cudagraph_capture_sizes is not None:
+        sizes = opts.cudagraph_capture_sizes
+        require(
+            isinstance(sizes, tuple)
+            and all(is_whole_number(s) and 1 <= s <= 8192 for s in sizes)
+            and list(sizes) == sorted(set(sizes)),
+            "cudagraph_capture_sizes",
+            sizes,
+            "ascending, distinct whole numbers from 1 to 8192 (an empty list captures none)",
+        )
+    require(
+        is_whole_number(opts.max_num_seqs) and 1 <= opts.max_num_seqs <= 65536,
+        "max_num_seqs",
+        opts.max_num_seqs,
+        "a whole number from 1 to 65536",
+    )
+    require(
+        is_whole_number(opts.image_bytes) and opts.image_bytes > 0,
+        "image_bytes",
+        opts.image_bytes,
+        "a positive whole number of bytes",
+    )
+    check_spares(opts.warm_spares)

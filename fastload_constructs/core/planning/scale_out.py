@@ -1,0 +1,100 @@
+"""The ways a new replica comes up (fresh node, warm node, warm spare), phase by phase."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from fastload_constructs.core.catalog import GpuInstance
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.planning.assumptions import MB
+from fastload_constructs.core.planning.options import StreamSource, TuningOptions
+from fastload_constructs.core.planning.phases import pod_phases, predict_phases, weight_load
+from fastload_constructs.core.planning.streamer import StreamerSettings, streamer_concurrency
+
+HOURS_PER_DAY = 24
+
+
+@dataclass(frozen=True)
+class ScaleOutPath:
+    """One way a new replica comes up: its phases in order and their sum."""
+
+    name: str
+    phases: tuple[tuple[str, float], ...]
+
+    @property
+    def total_s(self) -> float:
+        return sum(seconds for _, seconds in self.phases)
+
+    def seconds(self, phase: str) -> float:
+        return next((s for name, s in self.phases if name == phase), 0.0)
+
+
+@dataclass(frozen=True)
+class ScaleOutPaths:
+    """Time to serve for the three ways a replica can start, and what warm spares cost idle.
+
+    fresh_node: a node is launched for it (node, GPU registration, image pull, then the pod cold,
+        or with the shared compile cache / node-local copy where enabled).
+    warm_node: a repeat on a node that ran the model: image cached, compile cache hit, weights from
+        the node-local copy when that is enabled (else S3 again).
+    warm_spare: a preempted placeholder already pulled the image, copied the model to NVMe and
+        restored the compile cache: only the engine start remains.
+    """
+
+    fresh_node: ScaleOutPath
+    warm_node: ScaleOutPath
+    warm_spare: ScaleOutPath
+    warm_spares: int
+    spare_gpu_hours_per_day: float
+
+    def as_tuple(self) -> tuple[ScaleOutPath, ScaleOutPath, ScaleOutPath]:
+        return (self.fresh_node, self.warm_node, self.warm_spare)
+
+
+def scale_out_paths(
+    model: ModelProfile, instance: GpuInstance, tp: int, streamer: StreamerSettings, opts: TuningOptions
+) -> ScaleOutPaths:
+    """The three ways a replica starts (see ScaleOutPaths), phase by phase.
+
+    Fresh node: node launch + GPU registration + image pull (bytes / 71.5 MB/s, 3.3x faster with
+    FastImagePull) + the pod: weights streamed from S3 (with the node-local cache: copied from S3 to
+    NVMe first, then read locally), compile cold unless the shared compile cache restores it.
+    Warm node: the pod only, compile warm, weights from NVMe if the node-local cache is on.
+    Warm spare: the pod only, compile warm, weights from NVMe (the placeholder copied them).
+    Idle cost of N spares: N x TP GPUs x 24 h GPU-hours a day.
+    """
+    a = opts.assumptions
+    pull_rate = a.image_pull_mb_s * (a.fast_image_pull_speedup if opts.fast_image_pull else 1.0)
+    node = (
+        ("node_launch", a.node_launch_s),
+        ("gpu_registration", a.gpu_registration_s),
+        ("image_pull", opts.image_bytes / (pull_rate * MB)),
+    )
+    local_streamer = dataclasses.replace(
+        streamer, concurrency=streamer_concurrency(instance, dataclasses.replace(opts, source="local"), tp)
+    )
+    s3_streamer = dataclasses.replace(
+        streamer, concurrency=streamer_concurrency(instance, dataclasses.replace(opts, source="s3"), tp)
+    )
+    if opts.concurrency is not None:
+        local_streamer = s3_streamer = streamer
+    cold = predict_phases(model, instance, tp, s3_streamer, opts, source="s3", warm_compile=opts.shared_compile_cache)
+    fresh_pod = pod_phases(cold)
+    if opts.node_local_model_cache:
+        copy_s, _ = weight_load(model, instance, 1, dataclasses.replace(s3_streamer, distributed=True), opts, "s3")
+        local = predict_phases(
+            model, instance, tp, local_streamer, opts, source="local", warm_compile=opts.shared_compile_cache
+        )
+        fresh_pod = (("model_copy", copy_s - a.weight_load_fixed_s), *pod_phases(local))
+    warm_source: StreamSource = "local" if opts.node_local_model_cache else "s3"
+    warm_streamer = local_streamer if warm_source == "local" else s3_streamer
+    warm = predict_phases(model, instance, tp, warm_streamer, opts, source=warm_source, warm_compile=True)
+    spare = predict_phases(model, instance, tp, local_streamer, opts, source="local", warm_compile=True)
+    return ScaleOutPaths(
+        fresh_node=ScaleOutPath("fresh_node", node + fresh_pod),
+        warm_node=ScaleOutPath("warm_node", pod_phases(warm)),
+        warm_spare=ScaleOutPath("warm_spare", pod_phases(spare)),
+        warm_spares=opts.warm_spares,
+        spare_gpu_hours_per_day=float(opts.warm_spares * tp * HOURS_PER_DAY),
+    )

@@ -1,0 +1,1 @@
+"""Scale-out: pod autoscaling on the engine's queue, node capacity, and the metrics pipeline behind them."""
