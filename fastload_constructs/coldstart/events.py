@@ -1,0 +1,402 @@
+"""Kubernetes events (what the scheduler, the kubelet and Karpenter record) -> typed `K8sEvent`s.
+
+Three inputs are read, all pure text:
+
+* `kubectl get events -o json` (an EventList, a bare list, or one Event), in both API forms:
+  core/v1 (`involvedObject`, `firstTimestamp`/`lastTimestamp`/`count`, `message`) and
+  events.k8s.io/v1 (`regarding`, `eventTime`, `series.count`/`series.lastObservedTime`, `note`,
+  `deprecatedFirstTimestamp`...). An aggregated event keeps its first and last occurrence.
+* `kubectl get events` / `kubectl events` tables (LAST SEEN, TYPE, REASON, OBJECT, MESSAGE; with
+  NAMESPACE for `-A`; `-o wide` adds FIRST SEEN and COUNT).
+* the `Events:` block of `kubectl describe pod|nodeclaim|node` (Type, Reason, Age, From, Message;
+  "3s (x3 over 13s)"). The object is the one described: its `Name:` (and `Kind:`) line above.
+
+Tables carry ages ("2m55s", "31m") relative to when kubectl ran, not times: they are turned into
+times before an arbitrary common anchor, so only differences are meaningful, and each time keeps
+its resolution (kubectl prints seconds below 10 minutes, whole minutes below 3 hours, then hours),
+which the timeline reports as the uncertainty of every phase measured from them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from fastload_constructs.core.errors import FastloadConfigError
+
+# Ages in a table are subtracted from this anchor: a fixed, obviously synthetic moment, so a table's
+# times never pass for wall-clock times (the timeline prints them relative to the pod's creation).
+TABLE_ANCHOR = datetime(2000, 1, 1)
+# A dump larger than this is refused before parsing (a real namespace's events are a few MB at most;
+# the API server keeps them one hour by default).
+MAX_INPUT_CHARS = 64 * 1024 * 1024
+# The name given to the object of a `kubectl describe` Events block pasted without its Name: line.
+UNNAMED = "(unnamed)"
+_AGE_PART = re.compile(r"(\d+)([smhdy])")
+_AGE_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "y": 365 * 86400}
+_REPEATED = re.compile(r"^(?P<last>\S+)\s+\(x(?P<count>\d+) over (?P<first>\S+)\)$")
+
+
+@dataclass(frozen=True)
+class K8sEvent:
+    """One recorded event about one object; `first`/`last` are naive UTC (or table-anchored) times."""
+
+    kind: str  # the object's kind: Pod, NodeClaim, Node, ReplicaSet, ... ("" when not recorded)
+    name: str
+    namespace: str
+    reason: str
+    message: str
+    type: str  # Normal or Warning
+    first: datetime | None
+    last: datetime | None
+    count: int = 1
+    source: str = ""  # kubelet, default-scheduler, karpenter, ...
+    field_path: str = ""  # spec.containers{vllm}, spec.initContainers{...}: JSON only
+    # Seconds either time may be off by: 1 for RFC 3339 seconds, 0.000001 for eventTime, the age's
+    # unit for tables (60 for "31m").
+    resolution_s: float = 1.0
+    from_table: bool = False
+
+    @property
+    def at(self) -> datetime | None:
+        """When it first happened (the moment a phase boundary means)."""
+        return self.first or self.last
+
+
+def _timestamp(value: object) -> tuple[datetime | None, float]:
+    """An RFC 3339 time as naive UTC, and its resolution in seconds."""
+    if not isinstance(value, str) or not value.strip():
+        return None, 1.0
+    text = value.strip().replace("Z", "+00:00")
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None, 1.0
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
+    return parsed, (1e-6 if "." in value else 1.0)
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def event_from_dict(raw: dict[str, Any]) -> K8sEvent:
+    """One Event object (core/v1 or events.k8s.io/v1) -> K8sEvent."""
+    regarding = raw.get("involvedObject") or raw.get("regarding") or {}
+    if not isinstance(regarding, dict):
+        regarding = {}
+    series = raw.get("series") if isinstance(raw.get("series"), dict) else {}
+    assert isinstance(series, dict)
+    metadata = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
+    assert isinstance(metadata, dict)
+    first, first_res = _timestamp(raw.get("firstTimestamp") or raw.get("deprecatedFirstTimestamp"))
+    event_time, event_res = _timestamp(raw.get("eventTime"))
+    last, last_res = _timestamp(raw.get("lastTimestamp") or raw.get("deprecatedLastTimestamp"))
+    observed, observed_res = _timestamp(series.get("lastObservedTime"))
+    created, created_res = _timestamp(metadata.get("creationTimestamp"))
+    if first is None:
+        first, first_res = (event_time, event_res) if event_time is not None else (created, created_res)
+    if last is None:
+        last, last_res = (observed, observed_res) if observed is not None else (first, first_res)
+    count = raw.get("count") or raw.get("deprecatedCount") or series.get("count") or 1
+    source = raw.get("source") if isinstance(raw.get("source"), dict) else {}
+    assert isinstance(source, dict)
+    return K8sEvent(
+        kind=_text(regarding.get("kind")),
+        name=_text(regarding.get("name")),
+        namespace=_text(regarding.get("namespace")) or _text(metadata.get("namespace")),
+        reason=_text(raw.get("reason")),
+        message=_text(raw.get("message")) or _text(raw.get("note")),
+        type=_text(raw.get("type")) or "Normal",
+        first=first,
+        last=last,
+        count=count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 1,
+        source=_text(source.get("component")) or _text(raw.get("reportingController")),
+        field_path=_text(regarding.get("fieldPath")),
+        resolution_s=max(first_res, last_res),
+    )
+
+
+def parse_events_json(text: str) -> list[K8sEvent]:
+    """`kubectl get events -o json` text -> events; FastloadConfigError when it is not an event list."""
+    try:
+        raw = json.loads(text)
+    except ValueError as exc:
+        raise FastloadConfigError("events", text[:80], f"kubectl's JSON event list ({exc})") from None
+    items: Iterable[Any]
+    if isinstance(raw, dict) and isinstance(raw.get("items"), list):
+        items = raw["items"]
+    elif isinstance(raw, list):
+        items = raw
+    elif isinstance(raw, dict) and ("reason" in raw or "involvedObject" in raw or "regarding" in raw):
+        items = [raw]
+    else:
+        raise FastloadConfigError("events", text[:80], "an EventList (kubectl get events -o json)")
+    return [event_from_dict(item) for item in items if isinstance(item, dict)]
+
+
+def parse_age(text: str) -> tuple[float, float] | None:
+    """kubectl's age ("2m55s", "31m", "3h", "5d") -> (seconds, resolution); None for "<unknown>"."""
+    parts = _AGE_PART.findall(text.strip())
+    if not parts or "".join(n + u for n, u in parts) != text.strip():
+        return None
+    seconds = sum(int(n) * _AGE_SECONDS[u] for n, u in parts)
+    return float(seconds), float(_AGE_SECONDS[parts[-1][1]])
+
+
+def _age_cell(cell: str) -> tuple[datetime | None, datetime | None, int, float]:
+    """An age cell, plain or "3s (x3 over 13s)" -> (first, last, count, resolution)."""
+    cell = cell.strip()
+    repeated = _REPEATED.match(cell)
+    count = 1
+    last_text = first_text = cell
+    if repeated:
+        last_text, first_text, count = repeated["last"], repeated["first"], int(repeated["count"])
+    last_age, first_age = parse_age(last_text), parse_age(first_text)
+    if last_age is None and first_age is None:
+        return None, None, count, 1.0
+    last_age = last_age or first_age
+    first_age = first_age or last_age
+    assert last_age is not None and first_age is not None
+    return (
+        TABLE_ANCHOR - timedelta(seconds=first_age[0]),
+        TABLE_ANCHOR - timedelta(seconds=last_age[0]),
+        count,
+        max(first_age[1], last_age[1]),
+    )
+
+
+_OBJECT = re.compile(r"^(?P<kind>[a-z0-9.]+)/(?P<name>.+)$")
+# Resource names as kubectl prints them in OBJECT -> the kind in JSON.
+_KINDS = {
+    "pod": "Pod",
+    "nodeclaim": "NodeClaim",
+    "node": "Node",
+    "replicaset": "ReplicaSet",
+    "deployment": "Deployment",
+    "horizontalpodautoscaler": "HorizontalPodAutoscaler",
+    "nodepool": "NodePool",
+    "machine": "Machine",
+    "scaledobject": "ScaledObject",
+}
+
+
+def _split_row(line: str, columns: int) -> list[str]:
+    """Cells are separated by two or more spaces (kubectl's tabwriter pads with at least three)."""
+    cells = re.split(r"\s{2,}", line.strip(), maxsplit=columns - 1)
+    return cells + [""] * (columns - len(cells))
+
+
+def _table_rows(lines: list[str], header_at: int) -> list[list[str]]:
+    header = [h.strip() for h in re.split(r"\s{2,}", lines[header_at].strip())]
+    rows: list[list[str]] = []
+    for line in lines[header_at + 1 :]:
+        if not line.strip() or set(line.strip()) <= {"-", " "}:
+            if rows and not line.strip():
+                break
+            continue
+        rows.append(_split_row(line, len(header)))
+    return [header, *rows]
+
+
+def _kind_of(resource: str) -> str:
+    base = resource.split(".", 1)[0]
+    return _KINDS.get(base, base[:1].upper() + base[1:])
+
+
+def _from_get_table(lines: list[str], header_at: int) -> list[K8sEvent]:
+    header, *rows = _table_rows(lines, header_at)
+    index = {name: i for i, name in enumerate(header)}
+    events: list[K8sEvent] = []
+    for row in rows:
+        cell = {name: row[i] if i < len(row) else "" for name, i in index.items()}
+        if events and cell.get("TYPE", "").strip() not in ("Normal", "Warning"):
+            # A message with a newline continues on the next line, which has no TYPE cell.
+            previous = events[-1]
+            events[-1] = replace(previous, message=f"{previous.message} {' '.join(row).strip()}".strip())
+            continue
+        found = _OBJECT.match(cell.get("OBJECT", "").strip())
+        kind, name = (_kind_of(found["kind"]), found["name"]) if found else (cell.get("OBJECT", "").strip(), "")
+        first, last, count, resolution = _age_cell(cell.get("LAST SEEN", ""))
+        if "FIRST SEEN" in cell:  # -o wide
+            wide_first, _, _, wide_res = _age_cell(cell["FIRST SEEN"])
+            first, resolution = wide_first or first, max(resolution, wide_res)
+        if cell.get("COUNT", "").strip().isdigit():
+            count = int(cell["COUNT"])
+        events.append(
+            K8sEvent(
+                kind=kind,
+                name=name,
+                namespace=cell.get("NAMESPACE", "").strip(),
+                reason=cell.get("REASON", "").strip(),
+                message=cell.get("MESSAGE", "").strip(),
+                type=cell.get("TYPE", "").strip() or "Normal",
+                first=first,
+                last=last,
+                count=count,
+                source=cell.get("SOURCE", "").strip(),
+                field_path=cell.get("SUBOBJECT", "").strip(),
+                resolution_s=resolution,
+                from_table=True,
+            )
+        )
+    return events
+
+
+_DESCRIBE_FIELD = re.compile(r"^(?P<key>Name|Namespace|Kind|Controlled By|Containers|Node):\s*(?P<value>.*)$")
+# Reasons only ever recorded on pods (scheduler, kubelet, Karpenter's nomination).
+_POD_REASONS = frozenset(
+    {
+        "Scheduled",
+        "FailedScheduling",
+        "Nominated",
+        "NominatePod",
+        "Pulling",
+        "Pulled",
+        "Created",
+        "Started",
+        "Killing",
+        "BackOff",
+        "Unhealthy",
+        "FailedMount",
+        "FailedCreatePodSandBox",
+    }
+)
+_NODECLAIM_REASONS = frozenset({"Launched", "Registered", "Initialized"})
+
+
+def _from_describe(lines: list[str], header_at: int) -> list[K8sEvent]:
+    """The `Events:` block under a `kubectl describe` header (Name:, Kind: ... above it)."""
+    fields: dict[str, str] = {}
+    for line in lines[:header_at]:
+        found = _DESCRIBE_FIELD.match(line.strip()) if line[:1] not in (" ", "\t") or "Kind:" in line else None
+        if found and found["key"] not in fields:
+            fields[found["key"]] = found["value"].strip()
+    header, *rows = _table_rows(lines, header_at)
+    index = {name: i for i, name in enumerate(header)}
+    reasons = {row[index["Reason"]].strip() for row in rows if "Reason" in index}
+    kind = fields.get("Kind", "")
+    if not kind:
+        if "Containers" in fields or reasons & _POD_REASONS:
+            kind = "Pod"
+        elif reasons & _NODECLAIM_REASONS:
+            kind = "NodeClaim"
+    events: list[K8sEvent] = []
+    for row in rows:
+        cell = {name: row[i] if i < len(row) else "" for name, i in index.items()}
+        first, last, count, resolution = _age_cell(cell.get("Age", ""))
+        events.append(
+            K8sEvent(
+                kind=kind,
+                # An Events block pasted without its describe header still describes one object.
+                name=fields.get("Name", "") or UNNAMED,
+                namespace=fields.get("Namespace", ""),
+                reason=cell.get("Reason", "").strip(),
+                message=cell.get("Message", "").strip(),
+                type=cell.get("Type", "").strip() or "Normal",
+                first=first,
+                last=last,
+                count=count,
+                source=cell.get("From", "").strip(),
+                resolution_s=resolution,
+                from_table=True,
+            )
+        )
+    return events
+
+
+def _is_get_header(line: str) -> bool:
+    cells = [c.strip() for c in re.split(r"\s{2,}", line.strip())]
+    return "LAST SEEN" in cells and "REASON" in cells and "MESSAGE" in cells
+
+
+def _is_describe_header(line: str) -> bool:
+    cells = [c.strip() for c in re.split(r"\s{2,}", line.strip())]
+    return cells[:2] == ["Type", "Reason"] and "Message" in cells
+
+
+_AGE_CELL = r"(?P<age>\S+(?: \(x\d+ over \S+\))?)"
+# Rows without their header, as `kubectl events | grep ...` and `kubectl describe pod | grep ...` print them.
+_GET_ROW = re.compile(
+    r"^(?:(?P<namespace>[a-z0-9-]+)\s{2,})?" + _AGE_CELL + r"\s{2,}(?P<type>Normal|Warning)\s{2,}(?P<reason>\S+)\s{2,}"
+    r"(?P<object>[a-z0-9.]+/\S+)\s{2,}(?P<message>.*)$"
+)
+_DESCRIBE_ROW = re.compile(
+    r"^\s*(?P<type>Normal|Warning)\s{2,}(?P<reason>\S+)\s{2,}"
+    + _AGE_CELL
+    + r"\s{2,}(?P<source>\S+)\s{2,}(?P<message>.*)$"
+)
+
+
+def _headerless(lines: list[str]) -> list[K8sEvent]:
+    events: list[K8sEvent] = []
+    for line in lines:
+        row = _GET_ROW.match(line.strip()) or _DESCRIBE_ROW.match(line)
+        if row is None:
+            if events and line.startswith(" ") and line.strip():  # a wrapped message continues
+                events[-1] = replace(events[-1], message=f"{events[-1].message} {line.strip()}")
+            continue
+        first, last, count, resolution = _age_cell(row["age"])
+        # A describe row names no object: a pod's reasons make it the (unnamed) pod described.
+        kind, name = ("Pod", UNNAMED) if row["reason"] in _POD_REASONS else ("", "")
+        groups = row.groupdict()
+        if groups.get("object"):
+            found = _OBJECT.match(groups["object"])
+            if found:
+                kind, name = _kind_of(found["kind"]), found["name"]
+        events.append(
+            K8sEvent(
+                kind=kind,
+                name=name,
+                namespace=groups.get("namespace") or "",
+                reason=row["reason"],
+                message=row["message"].strip(),
+                type=row["type"],
+                first=first,
+                last=last,
+                count=count,
+                source=groups.get("source") or "",
+                resolution_s=resolution,
+                from_table=True,
+            )
+        )
+    return events
+
+
+def parse_events_table(text: str) -> list[K8sEvent]:
+    """`kubectl get events` tables and `kubectl describe` Events blocks (several may follow each other)."""
+    lines = text.splitlines()
+    events: list[K8sEvent] = []
+    start = 0  # each describe block reads its Name:/Kind: from the lines since the previous block
+    for number, line in enumerate(lines):
+        if _is_get_header(line):
+            events += _from_get_table(lines, number)
+        elif _is_describe_header(line):
+            events += _from_describe(lines[start:], number - start)
+            start = number + 1
+        elif line.startswith("Name:"):
+            start = number
+    if not events:
+        events = _headerless(lines)
+    if not events:
+        raise FastloadConfigError(
+            "events",
+            text[:80],
+            "kubectl get events output (-o json, or its table with LAST SEEN/TYPE/REASON/OBJECT/MESSAGE), "
+            "or the Events: block of kubectl describe",
+        )
+    return events
+
+
+def parse_events(text: str) -> list[K8sEvent]:
+    """JSON when it looks like JSON, else a table; events sorted by when they first happened."""
+    if len(text) > MAX_INPUT_CHARS:
+        raise FastloadConfigError("events", f"{len(text)} characters", f"at most {MAX_INPUT_CHARS} characters")
+    stripped = text.lstrip()
+    events = parse_events_json(stripped) if stripped[:1] in ("{", "[") else parse_events_table(text)
+    return sorted(events, key=lambda e: (e.at or datetime.min, e.last or datetime.min))

@@ -1,0 +1,358 @@
+"""`fastload timeline`: Kubernetes events (+ the vLLM log) -> the phases of one scale-out, beside the plan.
+
+The real samples in tests/fixtures/k8s_events/ (sources in its SOURCES.md) are excerpts of what people
+posted: tables and describe blocks with relative ages. No public dump in JSON form with Karpenter's
+events was found, so the JSON forms (core/v1 aggregated, events.k8s.io/v1 with series) are built here
+from the same reasons and messages, with times chosen for the test.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from fastload_constructs.cli.main import main
+from fastload_constructs.coldstart.events import UNNAMED, parse_age, parse_events
+from fastload_constructs.coldstart.parser import parse_log
+from fastload_constructs.coldstart.timeline import build_timeline, go_duration, image_pulls, render_timeline
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.tuning import TuningOptions, plan
+
+EVENTS = Path(__file__).parent / "fixtures" / "k8s_events"
+LOGS = Path(__file__).parent / "fixtures" / "vllm_logs" / "real"
+
+
+def _events(name: str) -> str:
+    return (EVENTS / name).read_text(encoding="utf-8")
+
+
+def _plan():  # type: ignore[no-untyped-def]
+    return plan(ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16"), "g6e.2xlarge", TuningOptions())
+
+
+# --- small parsers ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds", "resolution"),
+    [("5m31s", 331, 1), ("19s", 19, 1), ("31m", 1860, 60), ("12h", 43200, 3600), ("2d3h", 183600, 3600)],
+)
+def test_kubectl_ages(text: str, seconds: float, resolution: float) -> None:
+    assert parse_age(text) == (seconds, resolution)
+
+
+@pytest.mark.parametrize("text", ["<unknown>", "", "5 m", "5m31", "-3s"])
+def test_not_an_age(text: str) -> None:
+    assert parse_age(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("4m47.129s", 287.129), ("313ms", 0.313), ("1m22.032s", 82.032), ("1h2m3s", 3723.0), ("796ms", 0.796)],
+)
+def test_go_durations_from_the_kubelet(text: str, seconds: float) -> None:
+    assert go_duration(text) == pytest.approx(seconds)
+
+
+# --- real samples -------------------------------------------------------------------------------------
+
+
+def test_vllm_pod_described_on_a_real_cluster_aibrix_1054() -> None:
+    events = parse_events(_events("aibrix_1054_vllm_describe_pod_excerpt.txt"))
+    t = build_timeline(events, plan=_plan())
+    assert t.pod == "deepseek-r1-distill-llama-8b-5cc594fd46-hg5rw" and t.namespace == "default"
+    assert t.node == "minikube" and t.node_claim is None
+    (pull,) = t.image_pulls
+    assert pull.image == "vllm/vllm-openai:v0.7.1"
+    assert pull.seconds == pytest.approx(287.129) and pull.including_waiting_s == pytest.approx(303.623)
+    assert pull.size_bytes == 16_525_161_745
+    phases = {p.name: p for p in t.phases}
+    # Scheduled 5m31s ago, Pulled 19s ago, Started 18s ago.
+    assert phases["image_pull"].seconds == 312.0 and phases["image_pull"].predicted_s == pytest.approx(49.2, abs=0.1)
+    assert phases["container_start"].seconds == 1.0
+    # Placed on a running node: no fresh-node prediction for the node phases.
+    assert phases["node_launch + gpu_registration"].predicted_s is None
+    assert t.total_s is None  # no log, no Ready time: ready is not recorded
+    assert any("Startup probe failed" in p for p in t.problems)
+    text = render_timeline(t)
+    assert "not recorded" in text and "287.1 s (303.6 s including waiting), 16.53 GB" in text
+
+
+def test_karpenter_docs_nodeclaim_lifecycle() -> None:
+    events = parse_events(_events("karpenter_docs_describe_nodeclaim_excerpt.txt"))
+    at = {e.reason: e.at for e in events}
+    assert {e.kind for e in events} == {"NodeClaim"} and {e.name for e in events} == {"default-x9wxq"}
+    # The same page's status conditions: Launched 05:37:33, Registered 05:37:55, Initialized 05:38:07.
+    assert (at["Registered"] - at["Launched"]).total_seconds() == 22
+    assert (at["Initialized"] - at["Registered"]).total_seconds() == 12
+
+
+def test_eks_workshop_grep_of_kubectl_events_without_its_header() -> None:
+    events = parse_events(_events("eks_workshop_kubectl_events_nodeclaim_grep_excerpt.txt"))
+    assert [e.reason for e in events] == ["Launched", "DisruptionBlocked", "Registered", "Initialized"]
+    assert {e.name for e in events} == {"general-purpose-5c74h"}
+    at = {e.reason: e.at for e in events}
+    assert (at["Registered"] - at["Launched"]).total_seconds() == 16
+    assert (at["Initialized"] - at["Registered"]).total_seconds() == 3
+
+
+def test_data_on_eks_589_gpu_pod_renominated_to_the_latest_nodeclaim() -> None:
+    events = parse_events(_events("data_on_eks_589_rayserve_vllm_nominated_excerpt.txt"))
+    t = build_timeline(events, pod=UNNAMED)
+    assert t.node_claim == "g5-gpu-karpenter-ldz6d"  # nominated four times; the last one is the pod's
+    assert all(p.seconds is None for p in t.phases)  # never scheduled: nothing after "created" was recorded
+    assert any("nodeclaim/g5-gpu-karpenter-ldz6d" in n for n in t.notes)
+
+
+def test_karpenter_5406_older_machine_nomination() -> None:
+    events = parse_events(_events("karpenter_5406_failed_scheduling_excerpt.txt"))
+    t = build_timeline(events, pod=UNNAMED)
+    assert t.node_claim == "bottlerocket-prov-4m5qp"
+
+
+def test_get_events_table_with_replicaset_creation_kubernetes_98780() -> None:
+    events = parse_events(_events("kubernetes_98780_get_events_startup_probe_excerpt.txt"))
+    t = build_timeline(events)  # the only pod in the dump
+    assert t.pod == "mysqlpod-5957645967-fj95t"
+    assert t.milestones[0].name == "pod created" and "SuccessfulCreate" in t.milestones[0].evidence
+    (pull,) = t.image_pulls
+    assert pull.seconds is None  # "already present on machine"
+    assert {p.name: p.seconds for p in t.phases}["image_pull"] == 1.0
+
+
+def test_repeated_events_keep_first_and_last_kube_prometheus_1674() -> None:
+    (pulled, _created, unhealthy) = parse_events(_events("kube_prometheus_1674_startup_probe_503_excerpt.txt"))
+    assert unhealthy.count == 1741 and unhealthy.resolution_s == 3600
+    assert unhealthy.first is not None and unhealthy.last is not None
+    assert (unhealthy.last - unhealthy.first).total_seconds() == 12 * 3600 - 227
+    assert pulled.count == 30
+
+
+def test_wrapped_pulled_lines_karpenter_blueprints_soci() -> None:
+    pulls = image_pulls(parse_events(_events("karpenter_blueprints_soci_describe_grep_pulled_excerpt.txt")))
+    assert sorted(p.seconds for p in pulls if p.seconds) == pytest.approx([39.553, 130.813])
+    assert {p.size_bytes for p in pulls} == {9_354_342_327}
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in EVENTS.glob("*.txt")))
+def test_every_real_sample_parses(name: str) -> None:
+    events = parse_events(_events(name))
+    assert events and all(e.reason and e.at is not None for e in events)
+
+
+# --- JSON: both API forms, aggregation, any order, missing phases ------------------------------------
+
+T0 = datetime(2026, 12, 3, 17, 0, 0)
+POD = "llama-3-1-8b-instruct-7d9f8-abcde"
+CLAIM = "gpu-g6e-x7k2p"
+NODE = "ip-10-0-12-34.us-west-2.compute.internal"
+
+
+def _iso(seconds: float) -> str:
+    return (T0 + timedelta(seconds=seconds)).isoformat(timespec="microseconds") + "Z"
+
+
+def _core(
+    kind: str,
+    name: str,
+    reason: str,
+    message: str,
+    at: float,
+    *,
+    last: float | None = None,
+    count: int = 1,
+    kind_ns: str = "inference",
+    field_path: str = "",
+) -> dict[str, object]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"{name}.{reason}", "namespace": kind_ns or "default"},
+        "involvedObject": {"kind": kind, "name": name, "namespace": kind_ns, "fieldPath": field_path},
+        "reason": reason,
+        "message": message,
+        "type": "Warning" if reason in ("FailedScheduling", "Unhealthy") else "Normal",
+        "firstTimestamp": _iso(at)[:19] + "Z",
+        "lastTimestamp": _iso(last if last is not None else at)[:19] + "Z",
+        "count": count,
+        "source": {"component": "kubelet"},
+    }
+
+
+def _series(
+    kind: str, name: str, reason: str, note: str, at: float, *, last: float | None = None, count: int = 0
+) -> dict[str, object]:
+    event: dict[str, object] = {
+        "apiVersion": "events.k8s.io/v1",
+        "kind": "Event",
+        "metadata": {"name": f"{name}.{reason}", "namespace": "inference"},
+        "regarding": {"kind": kind, "name": name, "namespace": "inference"},
+        "reason": reason,
+        "note": note,
+        "type": "Normal",
+        "eventTime": _iso(at),
+        "reportingController": "karpenter",
+    }
+    if count:
+        event["series"] = {"count": count, "lastObservedTime": _iso(last if last is not None else at)}
+    return event
+
+
+def _scale_out(*, registered: bool = True) -> list[dict[str, object]]:
+    vllm = "spec.containers{vllm}"
+    items = [
+        _core("ReplicaSet", "llama-3-1-8b-instruct-7d9f8", "SuccessfulCreate", f"Created pod: {POD}", 0),
+        _core(
+            "Pod",
+            POD,
+            "FailedScheduling",
+            "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.",
+            0.4,
+            last=40,
+            count=5,
+        ),
+        _series("Pod", POD, "Nominated", f"Pod should schedule on: nodeclaim/{CLAIM}", 1.2, last=31, count=3),
+        _series("NodeClaim", CLAIM, "Launched", "Status condition transitioned, Type: Launched", 3.5),
+        _series("NodeClaim", CLAIM, "Initialized", "Status condition transitioned, Type: Initialized", 58.0),
+        _core("Pod", POD, "Scheduled", f"Successfully assigned inference/{POD} to {NODE}", 61),
+        _core("Pod", POD, "Pulling", 'Pulling image "vllm/vllm-openai:v0.34.0"', 63, field_path=vllm),
+        _core(
+            "Pod",
+            POD,
+            "Pulled",
+            'Successfully pulled image "vllm/vllm-openai:v0.34.0" in 48.512s '
+            "(48.9s including waiting). Image size: 9612695005 bytes.",
+            112,
+            field_path=vllm,
+        ),
+        _core("Pod", POD, "Created", "Created container: vllm", 113, field_path=vllm),
+        _core("Pod", POD, "Started", "Started container vllm", 114, field_path=vllm),
+        _core("Pod", "other-pod-1", "Scheduled", "Successfully assigned inference/other-pod-1 to x", 5),
+    ]
+    if registered:
+        items.append(_series("NodeClaim", CLAIM, "Registered", "Status condition transitioned, Type: Registered", 44))
+    return items
+
+
+def test_json_scale_out_phases_beside_the_plan() -> None:
+    t = build_timeline(parse_events(json.dumps({"kind": "EventList", "items": _scale_out()})), plan=_plan())
+    assert (t.pod, t.node_claim, t.node) == (POD, CLAIM, NODE)
+    phases = {p.name: p for p in t.phases}
+    assert phases["node_launch"].seconds == 44.0  # created -> Registered
+    assert phases["gpu_registration"].seconds == 17.0  # Registered -> Scheduled
+    assert phases["image_pull"].seconds == 51.0  # Scheduled -> Pulled
+    assert phases["container_start"].seconds == 2.0
+    p = _plan().scale_out_paths
+    assert p is not None
+    assert phases["node_launch"].predicted_s == p.fresh_node.seconds("node_launch")
+    assert t.image_pulls[0].seconds == pytest.approx(48.512)
+    names = [m.name for m in t.milestones]
+    assert names.index("nodeclaim launched") < names.index("node registered") < names.index("node initialized")
+
+
+def test_order_of_events_does_not_matter() -> None:
+    items = _scale_out()
+    expected = build_timeline(parse_events(json.dumps(items)))
+    for seed in range(5):
+        random.Random(seed).shuffle(items)
+        assert build_timeline(parse_events(json.dumps({"items": items}))) == expected
+
+
+def test_aggregated_and_series_forms_keep_the_first_occurrence() -> None:
+    events = {e.reason: e for e in parse_events(json.dumps(_scale_out()))}
+    failed, nominated = events["FailedScheduling"], events["Nominated"]
+    assert failed.count == 5 and failed.first == T0 and failed.last == T0 + timedelta(seconds=40)
+    assert nominated.count == 3 and nominated.last == T0 + timedelta(seconds=31)
+    assert nominated.first == T0 + timedelta(seconds=1.2) and nominated.resolution_s < 1
+
+
+def test_missing_registration_merges_the_two_node_phases() -> None:
+    t = build_timeline(parse_events(json.dumps(_scale_out(registered=False))), plan=_plan())
+    phases = {p.name: p for p in t.phases}
+    assert phases["node_launch + gpu_registration"].seconds == 61.0
+    p = _plan().scale_out_paths
+    assert p is not None
+    assert phases["node_launch + gpu_registration"].predicted_s == pytest.approx(
+        p.fresh_node.seconds("node_launch") + p.fresh_node.seconds("gpu_registration")
+    )
+
+
+def test_with_a_real_vllm_log_the_pod_phases_come_from_it() -> None:
+    """The docker compose log (collector clock) placed after a container started 5 s before its first line."""
+    log_path = LOGS / "v0.20_docker_local_time_prefix_enforce_eager.log"
+    items = _scale_out()
+    started = datetime(2026, 5, 1, 20, 54, 12)
+    shift = (started - (T0 + timedelta(seconds=114))).total_seconds()
+    for item in items:  # move the whole scale-out so the container starts 5 s before the log's first line
+        for key in ("firstTimestamp", "lastTimestamp", "eventTime"):
+            if key in item:
+                moved = datetime.fromisoformat(str(item[key]).rstrip("Z")) + timedelta(seconds=shift)
+                item[key] = moved.isoformat() + "Z"
+    events = parse_events(json.dumps(items))
+    report = parse_log(log_path.read_bytes(), started_at=started)
+    t = build_timeline(events, log=report, plan=_plan())
+    phases = {p.name: p for p in t.phases}
+    assert phases["process_start"].source == "vLLM log"
+    assert phases["process_start"].seconds == pytest.approx(
+        report.seconds("process_start") + report.seconds("engine_init")
+    )
+    assert t.total_s == pytest.approx(114 + report.total_s, abs=0.01)
+    assert sum(p.seconds or 0 for p in t.phases) == pytest.approx(t.total_s, abs=0.01)
+
+
+def test_a_log_that_never_got_ready_is_said_so() -> None:
+    report = parse_log((LOGS / "v0.11_tp1_compile_miss_excerpt.log").read_bytes())
+    t = build_timeline(parse_events(json.dumps(_scale_out())), log=report)
+    assert t.total_s is None
+    assert any("never got ready" in n for n in t.notes)
+
+
+def test_pod_selection() -> None:
+    events = parse_events(json.dumps(_scale_out()))
+    assert build_timeline(events).pod == POD  # the vLLM pod, not the newer-looking other pod
+    with pytest.raises(FastloadConfigError) as caught:
+        build_timeline(events, pod="nope")
+    assert caught.value.field == "--pod" and POD in caught.value.accepted
+
+
+# --- the command ---------------------------------------------------------------------------------------
+
+
+def test_cli_table_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dump = tmp_path / "events.json"
+    dump.write_text(json.dumps({"items": _scale_out()}))
+    assert main(["timeline", str(dump), "--instance", "g6e.2xlarge", "--params", "8.03e9"]) == 0
+    out = capsys.readouterr().out
+    assert "node_launch" in out and "total to ready" in out and "nodeclaim/gpu-g6e-x7k2p" in out
+    assert main(["timeline", str(dump), "--json"]) == 0
+    view = json.loads(capsys.readouterr().out)
+    assert view["pod"] == POD and view["phases"][0]["name"] == "node_launch"
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["timeline", "/nonexistent/events.json"], "EVENTS"),
+        (["timeline", "{garbage"], "EVENTS"),
+        (["timeline", "@TEXT", "--pod", "missing"], "--pod"),
+        (["timeline", "@TEXT", "--log", "/nonexistent.log"], "--log"),
+        (["timeline", "@TEXT", "--instance", "g6e.2xlarge"], "--instance"),
+        (["timeline", "@JUNK"], "events"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], option: str
+) -> None:
+    text = tmp_path / "events.txt"
+    text.write_text(_events("aibrix_1054_vllm_describe_pod_excerpt.txt"))
+    junk = tmp_path / "junk.txt"
+    junk.write_text("hello\nworld\n")
+    args = [str(text) if a == "@TEXT" else str(junk) if a == "@JUNK" else a for a in args]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and option in err and "Traceback" not in err
