@@ -18,11 +18,12 @@ from fastload_constructs.cli.plan_command import (
     tuning_plan_options,
 )
 from fastload_constructs.coldstart.events import K8sEvent, parse_events
-from fastload_constructs.coldstart.parser import ColdStartReport, parse_stream
+from fastload_constructs.coldstart.parser import ColdStartReport
 from fastload_constructs.coldstart.timeline import (
     ScaleOutTimeline,
     build_timeline,
     container_started,
+    parse_pod_log,
     render_timeline,
 )
 from fastload_constructs.core.errors import FastloadConfigError
@@ -45,23 +46,10 @@ def _read_events(name: str) -> list[K8sEvent]:
 
 
 def read_log(path: Path, events: list[K8sEvent], pod: str | None) -> tuple[ColdStartReport, str | None]:
-    """The pod's vLLM log, timed from the container's Started event when the log's clock can be compared
-    with the events' (a collector prefix such as `kubectl logs --timestamps`, and events with real times)."""
-
-    def parse(start: datetime | None) -> ColdStartReport:
-        with path.open("rb") as stream:
-            return parse_stream(stream, label=path.stem, started_at=start)
-
-    report = parse(None)
-    started = container_started(events, pod)
-    if report.clock != "collector" or started is None or started.at is None or started.from_table:
-        return report, None
-    try:
-        return parse(started.at), None
-    except FastloadConfigError as exc:
-        if exc.field != "started_at":
-            raise
-        return report, "the container's Started event is after the log's first line: process start left out"
+    """The pod's vLLM log, timed from its container's Started event where the clocks compare."""
+    with path.open("rb") as stream:  # a start-up log: the parser keeps only its recognised lines
+        raw = stream.read(_READ_LIMIT)
+    return parse_pod_log(raw, container_started(events, pod), label=path.stem)
 
 
 def timeline_as_dict(t: ScaleOutTimeline) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from fastload_constructs.coldstart.events import K8sEvent
-from fastload_constructs.coldstart.parser import ColdStartReport
+from fastload_constructs.coldstart.parser import ColdStartReport, parse_log
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.tuning import ServingPlan
 
@@ -236,6 +236,37 @@ def container_started(events: Sequence[K8sEvent], pod: str | None = None) -> K8s
     return _main_container_event([e for e in events if e.kind == "Pod" and e.name == chosen.name], "Started")
 
 
+# vLLM prints its first line within seconds of the process starting (image entrypoint, Python imports);
+# a log whose first line comes more than 10 minutes after the container's Started event is on another
+# clock (or from another container start), so its process-start phase is left out.
+MAX_PROCESS_START_S = 600.0
+
+
+def parse_pod_log(
+    text: str | bytes, started: K8sEvent | None, label: str = "log"
+) -> tuple[ColdStartReport, str | None]:
+    """The pod's vLLM log, timed from the container's Started event when both clocks are comparable: the
+    log carries a collector prefix (`kubectl logs --timestamps`, UTC) and the event has a real time (not a
+    table age). Otherwise the log's own durations only, with a note saying why."""
+    report = parse_log(text, label=label)
+    if started is None or started.at is None or started.from_table:
+        return report, None
+    if report.clock != "collector":
+        return report, "the log has no collector timestamps (kubectl logs --timestamps): process start left out"
+    try:
+        timed = parse_log(text, label=label, started_at=started.at)
+    except FastloadConfigError as exc:
+        if exc.field != "started_at":
+            raise
+        return report, "the container's Started event is after the log's first line: process start left out"
+    if timed.seconds("process_start") > MAX_PROCESS_START_S:
+        return report, (
+            f"the log's first line is {timed.seconds('process_start'):.0f} s after the container started: "
+            "another clock or another start, process start left out"
+        )
+    return timed, None
+
+
 def build_timeline(
     events: Sequence[K8sEvent],
     pod: str | None = None,
@@ -305,13 +336,13 @@ def build_timeline(
     ]
     # Phases between consecutive points: (phase names, plan names) ending at each point.
     between = [(), ("node_launch",), ("gpu_registration",), ("image_pull",), ("container_start",)]
-    log_rows: list[tuple[str, float]] = []
+    log_rows: list[tuple[str, float | None]] = []
     ready: Milestone | None = None
     if log is not None:
         for plan_name, parts in LOG_PHASES:
             seconds = [log.seconds(p) for p in parts if any(ph.name == p for ph in log.phases)]
-            if seconds:
-                log_rows.append((plan_name, sum(seconds)))
+            # A phase the log has no line for (no compile with --enforce-eager) is "not recorded", not 0.
+            log_rows.append((plan_name, sum(seconds) if seconds else None))
         if not log.ready:
             notes.append(f"the vLLM log never got ready: {log.failure or 'no root cause logged'} (in {log.failed_in})")
         elif points[-1].at is not None:
@@ -376,7 +407,7 @@ def _predicted(plan: ServingPlan | None, names: Sequence[str]) -> float | None:
 def _phases(
     points: list[Milestone],
     between: list[tuple[str, ...]],
-    log_rows: list[tuple[str, float]],
+    log_rows: list[tuple[str, float | None]],
     log_ready: bool,
     ready: Milestone | None,
     plan: ServingPlan | None,
@@ -411,7 +442,10 @@ def _phases(
             TimelinePhase(" + ".join(pending), None, 0.0, _predicted(plan, pending), "events", "not recorded")
         )
     if log_rows and log_ready and not pending:
-        phases += [TimelinePhase(name, round(s, 3), 0.0, _predicted(plan, [name]), "vLLM log") for name, s in log_rows]
+        phases += [
+            TimelinePhase(name, None if s is None else round(s, 3), 0.0, _predicted(plan, [name]), "vLLM log")
+            for name, s in log_rows
+        ]
     elif (
         ready is not None
         and ready.at is not None
@@ -432,8 +466,11 @@ def _phases(
         )
     else:
         for name, s in log_rows:  # the log's own durations, even when the events cannot place them
-            phases.append(TimelinePhase(name, round(s, 3), 0.0, _predicted(plan, [name]), "vLLM log"))
-        if not log_rows:
+            phases.append(
+                TimelinePhase(name, None if s is None else round(s, 3), 0.0, _predicted(plan, [name]), "vLLM log")
+            )
+        if not log_rows or all(s is None for _, s in log_rows):
+            phases = [p for p in phases if p.source != "vLLM log"]
             pod_names = [n for n, _ in LOG_PHASES]
             phases.append(
                 TimelinePhase(
