@@ -679,7 +679,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     import boto3
 
-    session = boto3.Session(region_name=args.region)
+    # AWS_REGION is what the CDK CLI and the AWS CLI read; boto3 reads AWS_DEFAULT_REGION and profiles.
+    session = boto3.Session(region_name=args.region or os.environ.get("AWS_REGION") or None)
     region = session.region_name
     if not region:
         print("smoke: step 'credentials' failed: no AWS region configured", file=sys.stderr)
