@@ -373,7 +373,10 @@ def build_timeline(
         total = (end.at - points[0].at).total_seconds()
         total_unc = points[0].resolution_s + end.resolution_s
     if any(e.from_table for e in pod_events):
-        notes.append("times come from kubectl's relative ages: each phase is good to the ± shown")
+        notes.append(
+            "times come from kubectl's relative ages (whole seconds below 10 minutes, minutes below 3 hours): "
+            "a phase is good to about a second, or to the ± shown"
+        )
     predicted_total = plan.scale_out_paths.fresh_node.total_s if plan and plan.scale_out_paths else None
     milestones = tuple(sorted([m for m in points + extra if m.at is not None], key=lambda m: m.at or datetime.min))
     if ready is not None:
