@@ -320,6 +320,20 @@ def test_pod_selection() -> None:
     assert caught.value.field == "--pod" and POD in caught.value.accepted
 
 
+def test_init_containers_before_the_vllm_image_are_said_to_be_inside_image_pull() -> None:
+    init = "spec.initContainers{cache-restore}"
+    items = [
+        *_scale_out(),
+        _core(
+            "Pod", POD, "Pulled", 'Container image "amazon/aws-cli:2" already present on machine', 61.5, field_path=init
+        ),
+        _core("Pod", POD, "Started", "Started container cache-restore", 62, field_path=init),
+    ]
+    t = build_timeline(parse_events(json.dumps(items)))
+    assert {p.name: p.seconds for p in t.phases}["container_start"] == 2.0  # still the vLLM container's
+    assert any("cache-restore" in n and "inside image_pull" in n for n in t.notes)
+
+
 # --- the command ---------------------------------------------------------------------------------------
 
 
@@ -356,3 +370,105 @@ def test_cli_bad_input_is_one_line_and_exit_2(
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and option in err and "Traceback" not in err
+
+
+# --- hostile input: never a traceback ----------------------------------------------------------------
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+FUZZ = settings(
+    max_examples=60, derandomize=True, database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(),
+    st.text(max_size=30),
+    st.sampled_from(
+        [
+            "0001-01-01T00:00:00Z",
+            "9999-12-31T23:59:59-01:00",
+            "2026-12-03T17:00:00.5Z",
+            "31m",
+            f"Pod should schedule on: nodeclaim/{CLAIM}",
+            'Successfully pulled image "x" in 99999h',
+            "Created pod: p",
+            "Pod",
+            "NodeClaim",
+            "Started container vllm",
+        ]
+    ),
+    st.lists(st.text(max_size=5), max_size=2),
+    st.dictionaries(st.text(max_size=5), st.text(max_size=5), max_size=2),
+)
+FIELDS = [
+    "reason",
+    "message",
+    "note",
+    "firstTimestamp",
+    "lastTimestamp",
+    "eventTime",
+    "count",
+    "type",
+    "involvedObject",
+    "regarding",
+    "series",
+    "metadata",
+    "source",
+]
+
+
+def _run(argv: list[str], stdin: bytes = b"") -> tuple[int, list[str]]:
+    import contextlib
+    import io
+    import sys
+
+    err, saved = io.StringIO(), sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            rc = main(argv)
+    finally:
+        sys.stdin = saved
+    return rc, err.getvalue().splitlines()
+
+
+@FUZZ
+@given(data=st.binary(max_size=400))
+def test_any_bytes_on_stdin(data: bytes) -> None:
+    rc, lines = _run(["timeline", "-"], stdin=data)
+    assert rc in (0, 2) and (rc == 0 or (len(lines) == 1 and "unexpected" not in lines[0])), lines
+
+
+@FUZZ
+@given(changes=st.lists(st.tuples(st.integers(0, 10), st.sampled_from(FIELDS), VALUES), max_size=6))
+def test_hostile_fields_in_a_json_dump(changes: list[tuple[int, str, object]]) -> None:
+    items = _scale_out()
+    for index, key, value in changes:
+        items[index % len(items)][key] = value
+    rc, lines = _run(["timeline", "-", "--json"], stdin=json.dumps({"items": items}, default=str).encode())
+    assert rc in (0, 2) and (rc == 0 or (len(lines) == 1 and "unexpected" not in lines[0])), lines
+
+
+@FUZZ
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.sampled_from(["5m", "99999999y", "3s (x2 over 1m)", "<unknown>", "x"]),
+            st.sampled_from(["Normal", "Warning", "Odd"]),
+            st.sampled_from(["Pulled", "Scheduled", "Nominated", "Started", "Launched"]),
+            st.text(max_size=20),
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_hostile_describe_rows(rows: list[tuple[str, str, str, str]]) -> None:
+    text = "Name: vllm-0\nEvents:\n  Type  Reason  Age  From  Message\n  ----  ------  ---  ----  -------\n" + "".join(
+        f"  {t}   {r}   {a}   kubelet   {m}\n" for a, t, r, m in rows
+    )
+    rc, lines = _run(["timeline", "-"], stdin=text.encode())
+    assert rc in (0, 2) and (rc == 0 or (len(lines) == 1 and "unexpected" not in lines[0])), lines

@@ -82,9 +82,12 @@ def timeline_command(
     as_json: bool,
     **tuning: Any,
 ) -> None:
-    """Phases of one real scale-out (node launch, registration, image pull, container start, vLLM's
-    phases, ready) from EVENTS (`kubectl get events -A -o json`, its table, or `kubectl describe`
-    Events; '-' for stdin), beside the plan's fresh-node path."""
+    """Phases of one real scale-out from kubectl get events (and the pod's vLLM log), beside the plan.
+
+    EVENTS is `kubectl get events -A -o json` (core/v1 or events.k8s.io/v1), its table, or the Events
+    block of `kubectl describe pod`; '-' for stdin. Phases: node launch, registration, image pull,
+    container start, vLLM's phases from --log, ready; beside the plan's fresh-node path with --instance.
+    """
     events = _read_events(events_file)
     if log_path is not None and not log_path.is_file():
         raise FastloadConfigError("--log", str(log_path), "an existing vLLM log file")

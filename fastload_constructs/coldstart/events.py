@@ -36,6 +36,12 @@ TABLE_ANCHOR = datetime(2000, 1, 1)
 MAX_INPUT_CHARS = 64 * 1024 * 1024
 # The name given to the object of a `kubectl describe` Events block pasted without its Name: line.
 UNNAMED = "(unnamed)"
+# Times outside these bounds are not event times (Go's zero time marks an unset field); keeping them
+# out also keeps every later subtraction of seconds inside datetime's range.
+_EARLIEST = datetime(1971, 1, 1)
+_LATEST = datetime(9000, 1, 1)
+# kubectl prints ages up to years; more than a century is no age (and would leave datetime's range).
+_MAX_AGE_S = 100 * 365 * 86400
 _AGE_PART = re.compile(r"(\d+)([smhdy])")
 _AGE_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "y": 365 * 86400}
 _REPEATED = re.compile(r"^(?P<last>\S+)\s+\(x(?P<count>\d+) over (?P<first>\S+)\)$")
@@ -74,10 +80,12 @@ def _timestamp(value: object) -> tuple[datetime | None, float]:
     text = value.strip().replace("Z", "+00:00")
     try:
         parsed = datetime.fromisoformat(text)
-    except ValueError:
+        if parsed.tzinfo is not None:
+            parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
+    except (ValueError, OverflowError):
         return None, 1.0
-    if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
+    if not _EARLIEST <= parsed <= _LATEST:  # Go's zero time ("0001-01-01T00:00:00Z") means "not set"
+        return None, 1.0
     return parsed, (1e-6 if "." in value else 1.0)
 
 
@@ -146,6 +154,8 @@ def parse_age(text: str) -> tuple[float, float] | None:
     if not parts or "".join(n + u for n, u in parts) != text.strip():
         return None
     seconds = sum(int(n) * _AGE_SECONDS[u] for n, u in parts)
+    if seconds > _MAX_AGE_S:
+        return None
     return float(seconds), float(_AGE_SECONDS[parts[-1][1]])
 
 

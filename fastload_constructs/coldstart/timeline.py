@@ -321,6 +321,20 @@ def build_timeline(
         pulled_events = [e for e in pulled_events if e.at is not None and e.at <= started.at] or pulled_events
     pulled = max(pulled_events, key=lambda e: e.at or datetime.min) if pulled_events else None
     pulls = image_pulls(pod_events)
+    main_name = _CONTAINER.search(started.message) if started is not None else None
+    init_runs = [
+        e
+        for e in pod_events
+        if e.reason == "Started"
+        and e is not started
+        and ("initContainers" in e.field_path or (main_name and main_name["name"] not in e.message))
+    ]
+    if init_runs and pulled is not None:
+        notes.append(
+            f"{len(init_runs)} other container(s) started before the vLLM container "
+            f"({', '.join(sorted({e.message.split()[-1] for e in init_runs}))}): their run time is inside "
+            "image_pull; the kubelet's own pull times are listed below"
+        )
 
     points: list[Milestone] = [
         _milestone("pod created", created_event),
