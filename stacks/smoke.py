@@ -14,10 +14,11 @@ Steps (each prints what it does; the first that fails says which step, why, and 
                      each pod from its status and events while waiting)
  7. first request    one chat completion through `kubectl port-forward` on 127.0.0.1
  8. scale-out        a bounded load (N concurrent requests for at most T seconds, to 127.0.0.1 only)
-                     until a new pod appears, then until it is ready
- 9. timeline         the new pod's phases from `kubectl get events -A -o json` and its log, beside
+                     until a new pod appears
+ 9. new pod          until it is ready (bounded as step 6)
+10. timeline         the new pod's phases from `kubectl get events -A -o json` and its log, beside
                      the plan's fresh-node path
-10. destroy          `cdk destroy` only when asked (DESTROY=1)
+11. destroy          `cdk destroy` only when asked (DESTROY=1)
 
 Every client is injected (`Clients`), so the logic runs in tests without AWS or a cluster.
 """
@@ -298,7 +299,9 @@ def _json(c: Clients, args: Sequence[str], step: str) -> dict[str, Any]:
 
 
 def model_pods(c: Clients, model: ModelSpec, step: str) -> list[dict[str, Any]]:
-    listing = _json(c, ["get", "pods", "-n", NAMESPACE, "-l", f"app.kubernetes.io/instance={model.name}"], step)
+    # The server's pods only: warm-spare placeholders share the instance label, not the component.
+    selector = f"app.kubernetes.io/instance={model.name},app.kubernetes.io/component=inference-server"
+    listing = _json(c, ["get", "pods", "-n", NAMESPACE, "-l", selector], step)
     pods = [p for p in listing.get("items", []) if isinstance(p, dict)]
     return sorted(pods, key=lambda p: str(p.get("metadata", {}).get("creationTimestamp", "")))
 
@@ -500,13 +503,22 @@ def scale_out_timeline(c: Clients, pod_name: str, plan: ServingPlan, step: str =
     pod = _json(c, ["get", "pod", pod_name, "-n", NAMESPACE], step)
     log: ColdStartReport | None = None
     note: str | None = None
+    # "vllm": the server container's name (k8s/vllm_chart.py VLLM_CONTAINER; not imported: it loads cdk8s).
     done = c.kubectl(["logs", pod_name, "-n", NAMESPACE, "-c", "vllm", "--timestamps"], timeout_s=KUBECTL_TIMEOUT_S)
     if done.returncode == 0:
         try:
             log, note = parse_pod_log(done.stdout, container_started(events, pod_name), label=pod_name)
         except FastloadConfigError:  # no start-up line at all: the events alone
             log = None
-    timeline = build_timeline(events, pod=pod_name, log=log, plan=plan, ready_at=pod_ready_at(pod))
+    try:
+        timeline = build_timeline(events, pod=pod_name, log=log, plan=plan, ready_at=pod_ready_at(pod))
+    except FastloadConfigError as exc:
+        raise StepFailed(
+            step,
+            f"the events do not cover {pod_name}: {exc}",
+            "events live 1 hour by default: rerun soon after a scale-out, or save kubectl get events -A -o json "
+            "and run fastload timeline on it",
+        ) from None
     return dataclasses.replace(timeline, notes=(*timeline.notes, note)) if note else timeline
 
 
@@ -539,10 +551,11 @@ def run_smoke(
     forward: Callable[[str], Any] | None = None,
 ) -> int:
     """All steps in order; 0 when the scale-out was measured, 1 with the failed step named."""
-    steps_total = 10
-    state: dict[str, Any] = {}
+    steps_total = 11
+    state: dict[str, Any] = {"step": "start"}
 
     def step(number: int, name: str, action: Callable[[], str]) -> None:
+        state["step"] = name
         c.echo(f"[{number}/{steps_total}] {name}")
         result = action()
         if result:
@@ -603,19 +616,24 @@ def run_smoke(
                 c.sleep(POLL_S)
             raise StepFailed("scale-out", f"{state['new_pod']} not ready after {wait_s:.0f} s", "see the timeline")
 
-        step(8, "wait for the new pod", new_pod_ready)
+        step(9, "wait for the new pod", new_pod_ready)
         step(
-            9,
+            10,
             "timeline of the new pod beside the plan",
             lambda: render_timeline(scale_out_timeline(c, state["new_pod"], plan)),
         )
         if o.destroy:
-            step(10, f"cdk destroy {STACK_NAME} (DESTROY=1)", lambda: _destroy(c))
+            step(11, f"cdk destroy {STACK_NAME} (DESTROY=1)", lambda: _destroy(c))
         else:
-            c.echo(f"[10/{steps_total}] destroy: skipped (make smoke DESTROY=1 tears the stack down)")
+            c.echo(f"[11/{steps_total}] destroy: skipped (make smoke DESTROY=1 tears the stack down)")
     except StepFailed as failed:
         c.echo(f"smoke: step '{failed.step}' failed: {failed.why}")
         c.echo(f"smoke: next: {failed.next_step}")
+        return 1
+    except Exception as exc:  # a bug or an answer no step expected: still the step, in one line
+        what = " ".join(f"{type(exc).__name__}: {exc}".split())[:500]
+        c.echo(f"smoke: step '{state['step']}' failed unexpectedly: {what}")
+        c.echo("smoke: next: rerun make smoke; if it repeats, report this line")
         return 1
     return 0
 

@@ -264,7 +264,7 @@ def test_kubeconfig_runs_this_module_for_tokens(tmp_path: Path) -> None:
 def test_missing_stack_says_make_deploy() -> None:
     clients, said = _clients(Cluster([], "{}"), Clock(), cloudformation=Cfn(exists=False))
     assert smoke.run_smoke(clients, SmokeOptions(region="us-west-2", context=CONTEXT)) == 1
-    assert "[3/10] stack FastloadReference (CloudFormation outputs)" in said
+    assert "[3/11] stack FastloadReference (CloudFormation outputs)" in said
     assert said[-1] == "smoke: next: run make deploy"
 
 
@@ -381,3 +381,15 @@ def test_whole_run_with_fakes_measures_the_new_pod(tmp_path: Path) -> None:
     phases = {p.name: p.seconds for p in timeline.phases}
     assert phases["node_launch"] == 44.0 and phases["weight_load"] is not None
     assert (phases["process_start"] or 0) < smoke_timeline.MAX_PROCESS_START_S
+
+
+def test_an_unexpected_answer_still_names_the_step(tmp_path: Path) -> None:
+    class BrokenEks:
+        def describe_cluster(self, name: str) -> dict[str, Any]:
+            return {"cluster": {"name": name, "status": "ACTIVE"}}  # no endpoint
+
+    clients, said = _clients(Cluster([], "{}"), Clock(), eks=BrokenEks())
+    options = SmokeOptions(region="us-west-2", context=CONTEXT, kubeconfig=tmp_path / "kc.json")
+    assert smoke.run_smoke(clients, options) == 1
+    assert said[-2].startswith("smoke: step 'kubeconfig") and "KeyError" in said[-2]
+    assert "Traceback" not in "\n".join(said)
