@@ -145,6 +145,42 @@ def test_every_real_sample_parses(name: str) -> None:
     assert events and all(e.reason and e.at is not None for e in events)
 
 
+def test_all_namespaces_and_wide_tables() -> None:
+    """`kubectl get events -A` (NAMESPACE first) and `-o wide` (FIRST SEEN, COUNT), with the rows above."""
+    rows = [
+        ["NAMESPACE", "LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"],
+        ["default", "2m55s", "Normal", "Launched", "nodeclaim/gpu-5c74h", "Status condition transitioned"],
+        ["inference", "2m56s", "Normal", "Nominated", "pod/vllm-abc", "Pod should schedule on: nodeclaim/gpu-5c74h"],
+        ["default", "2m39s", "Normal", "Registered", "nodeclaim/gpu-5c74h", "Status condition transitioned"],
+        ["inference", "2m30s", "Normal", "Scheduled", "pod/vllm-abc", "Successfully assigned inference/vllm-abc to n1"],
+    ]
+    wide = [
+        ["LAST SEEN", "TYPE", "REASON", "OBJECT", "SUBOBJECT", "SOURCE", "MESSAGE", "FIRST SEEN", "COUNT", "NAME"],
+        [
+            "5s",
+            "Warning",
+            "BackOff",
+            "pod/vllm-xyz",
+            "spec.containers{vllm}",
+            "kubelet",
+            "Back-off restarting failed container vllm in pod vllm-xyz",
+            "3m",
+            "7",
+            "vllm-xyz.1",
+        ],
+    ]
+    text = "\n".join("   ".join(r) for r in rows) + "\n\n" + "\n".join("   ".join(r) for r in wide) + "\n"
+    events = parse_events(text)
+    assert {e.namespace for e in events if e.name == "vllm-abc"} == {"inference"}
+    backoff = next(e for e in events if e.reason == "BackOff")
+    assert backoff.count == 7 and backoff.field_path == "spec.containers{vllm}" and backoff.source == "kubelet"
+    assert backoff.first is not None and backoff.last is not None
+    assert (backoff.last - backoff.first).total_seconds() == 175
+    t = build_timeline([e for e in events if e.name != "vllm-xyz"])
+    assert t.pod == "vllm-abc" and t.node_claim == "gpu-5c74h"
+    assert {p.name: p.seconds for p in t.phases}["gpu_registration"] == 9.0
+
+
 # --- JSON: both API forms, aggregation, any order, missing phases ------------------------------------
 
 T0 = datetime(2026, 12, 3, 17, 0, 0)
