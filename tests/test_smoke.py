@@ -393,3 +393,24 @@ def test_an_unexpected_answer_still_names_the_step(tmp_path: Path) -> None:
     assert smoke.run_smoke(clients, options) == 1
     assert said[-2].startswith("smoke: step 'kubeconfig") and "KeyError" in said[-2]
     assert "Traceback" not in "\n".join(said)
+
+
+def test_liveness_probe_killing_the_server_llm_d_inference_sim_45() -> None:
+    b = diagnose_pod(_sample("describe-pod-events-liveness-probe-Killing-llm-d-inference-sim-45.txt"))
+    assert b is not None and b.code == "ProbeFailing" and b.decisive and "failed liveness probe" in b.message
+
+
+def test_gpu_not_yet_advertised_and_no_nomination_device_plugin_291() -> None:
+    b = diagnose_pod(_sample("describe-pod-events-Insufficient-nvidia-gpu-device-plugin-291.txt"))
+    assert b is not None and b.code == "NoNodeLaunched" and "Insufficient nvidia.com/gpu" in b.message
+
+
+def test_latest_nomination_wins_karpenter_4450() -> None:
+    b = diagnose_pod(_sample("describe-pod-events-Nominated-xN-over-karpenter-4450.txt"))
+    assert b is not None and b.code == "WaitingForNode" and "machine/default-j956g" in b.message
+
+
+def test_readiness_failing_after_start_gke_keda() -> None:
+    events = [e for e in _sample("get-events-sorted-gke-keda-vllm-v0.27.1-coldstart-truncated.txt") if e.kind == "Pod"]
+    b = diagnose_pod(events)
+    assert b is not None and b.code == "NotReadyYet" and "Readiness probe failed" in b.message

@@ -139,7 +139,67 @@ def test_wrapped_pulled_lines_karpenter_blueprints_soci() -> None:
     assert {p.size_bytes for p in pulls} == {9_354_342_327}
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in EVENTS.glob("*.txt")))
+def test_eks_karpenter_vllm_cold_start_custom_columns() -> None:
+    """A real fresh-node start on EKS + Karpenter with absolute times (custom columns TIME REASON MESSAGE)."""
+    events = parse_events(_events("get-events-custom-columns-eks-karpenter-vllm-v0.28.0-coldstart-workshop.txt"))
+    t = build_timeline(events, plan=_plan())
+    assert (t.pod, t.node_claim, t.node) == ("vllm-7b9d6c4f8-zr8hk", "gpu-c3ptx", "ip-10-0-31-9.ec2.internal")
+    phases = {p.name: p for p in t.phases}
+    # Nominated 14:52:31 -> Scheduled 14:55:18 -> Pulled 14:59:04 -> Started 14:59:05
+    assert phases["node_launch + gpu_registration"].seconds == 167.0
+    assert phases["node_launch + gpu_registration"].predicted_s == pytest.approx(120.0)
+    assert phases["image_pull"].seconds == 226.0 and phases["container_start"].seconds == 1.0
+    assert t.image_pulls[0].seconds == 224.0 and t.image_pulls[0].including_waiting_s is None  # "in 3m44s" only
+
+
+def test_gke_keda_cold_start_with_truncated_messages() -> None:
+    events = parse_events(_events("get-events-sorted-gke-keda-vllm-v0.27.1-coldstart-truncated.txt"))
+    t = build_timeline(events)
+    assert t.pod == "vllm-86d74d98f8-8d8mj"
+    assert "SuccessfulCreate" in t.milestones[0].evidence  # 20:14:01, the HPA's new pod
+    phases = {p.name: p.seconds for p in t.phases}
+    assert phases["node_launch + gpu_registration"] == 74.0  # -> Scheduled 20:15:15
+    assert phases["image_pull"] == 251.0 and t.image_pulls[0].seconds == pytest.approx(244.956)
+    assert any("Readiness probe failed" in p for p in t.problems)
+
+
+def test_newer_kubelet_messages_name_no_container() -> None:
+    """ "Container created" / "Container started" (llm-d pod-snapshot guide) and the spec.containers{} prefix."""
+    t = build_timeline(parse_events(_events("get-events-custom-columns-vllm-v0.19.1-gke-pod-snapshot-llm-d.txt")))
+    assert t.pod == "pod-snapshot-gpu-vllm-decode-744b8cf49-4825r"
+    assert {p.name: p.seconds for p in t.phases}["container_start"] == 5.0
+    events = parse_events(_events("describe-pod-events-new-format-spec.containers-prefix-kind.txt"))
+    started = next(e for e in events if e.reason == "Started")
+    assert started.message == "Container started" and started.field_path == "spec.containers{hello}"
+    assert image_pulls(events)[0].seconds == pytest.approx(6.284)
+
+
+def test_yaml_list_with_an_events_k8s_io_scheduled_event() -> None:
+    events = parse_events(_events("get-events-o-yaml-minikube-pulled-message-folded.yaml"))
+    scheduled = next(e for e in events if e.reason == "Scheduled")
+    assert scheduled.first == datetime(2026, 3, 17, 8, 45, 27, 742811)  # eventTime; firstTimestamp is null
+    (pull,) = image_pulls(events)
+    assert pull.size_bytes is not None and pull.seconds is not None  # the folded message reads as one line
+    t = build_timeline(events)
+    assert t.pod == "log-test" and {p.name: p.seconds for p in t.phases}["image_pull"] == pytest.approx(2.257, abs=0.01)
+
+
+def test_node_events_of_a_new_karpenter_node_4341() -> None:
+    events = parse_events(_events("describe-node-events-new-karpenter-node-karpenter-4341.txt"))
+    assert {e.kind for e in events} == {"Node"}
+    at = {e.reason: e.at for e in events}
+    assert (at["RegisteredNode"] - at["Starting"]).total_seconds() == 5
+
+
+def test_vllm_dlc_pulls_plain_and_soci_2025() -> None:
+    pulls = image_pulls(
+        parse_events(_events("describe-pod-Pulled-vllm-dlc-0.9-plain-vs-soci-karpenter-blueprints-2025.txt"))
+    )
+    # 2025-2026 versions (plain, SOCI AL2023, SOCI Bottlerocket) and the first version (plain, SOCI AL2023)
+    assert sorted(p.seconds for p in pulls if p.seconds) == pytest.approx([44.974, 59.813, 67.272, 112.33, 138.049])
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in EVENTS.iterdir() if p.suffix in (".txt", ".yaml")))
 def test_every_real_sample_parses(name: str) -> None:
     events = parse_events(_events(name))
     assert events and all(e.reason and e.at is not None for e in events)

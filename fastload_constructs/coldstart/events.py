@@ -119,7 +119,7 @@ def event_from_dict(raw: dict[str, Any]) -> K8sEvent:
         name=_text(regarding.get("name")),
         namespace=_text(regarding.get("namespace")) or _text(metadata.get("namespace")),
         reason=_text(raw.get("reason")),
-        message=_text(raw.get("message")) or _text(raw.get("note")),
+        message=_container_prefix(_text(raw.get("message")) or _text(raw.get("note")))[0],
         type=_text(raw.get("type")) or "Normal",
         first=first,
         last=last,
@@ -148,6 +148,24 @@ def parse_events_json(text: str) -> list[K8sEvent]:
     return [event_from_dict(item) for item in items if isinstance(item, dict)]
 
 
+# `kubectl get events -o yaml`: a List (or one Event) with the same fields as -o json.
+_YAML_START = re.compile(r"^(apiVersion|kind|items):", re.MULTILINE)
+
+
+def parse_events_yaml(text: str) -> list[K8sEvent]:
+    """`kubectl get events -o yaml` text -> events (a prompt line such as "% kubectl ..." before it is skipped)."""
+    import yaml  # a runtime dependency (pyproject); imported here so JSON and tables never need it
+
+    body = text[_YAML_START.search(text).start() :] if _YAML_START.search(text) else text  # type: ignore[union-attr]
+    try:
+        raw = yaml.safe_load(body)
+    except yaml.YAMLError as exc:
+        raise FastloadConfigError(
+            "events", text[:80], f"kubectl's YAML event list ({' '.join(str(exc).split())[:200]})"
+        ) from None
+    return parse_events_json(json.dumps(raw, default=str))
+
+
 def parse_age(text: str) -> tuple[float, float] | None:
     """kubectl's age ("2m55s", "31m", "3h", "5d") -> (seconds, resolution); None for "<unknown>"."""
     parts = _AGE_PART.findall(text.strip())
@@ -157,6 +175,14 @@ def parse_age(text: str) -> tuple[float, float] | None:
     if seconds > _MAX_AGE_S:
         return None
     return float(seconds), float(_AGE_SECONDS[parts[-1][1]])
+
+
+def _time_cell(cell: str) -> tuple[datetime | None, datetime | None, int, float, bool]:
+    """A time cell: RFC 3339 (custom columns) or an age -> (first, last, count, resolution, relative)."""
+    at, resolution = _timestamp(cell.strip()) if _RFC3339.match(cell.strip()) else (None, 1.0)
+    if at is not None:
+        return at, at, 1, resolution, False
+    return (*_age_cell(cell), True)
 
 
 def _age_cell(cell: str) -> tuple[datetime | None, datetime | None, int, float]:
@@ -219,43 +245,95 @@ def _kind_of(resource: str) -> str:
     return _KINDS.get(base, base[:1].upper() + base[1:])
 
 
+# Column names kubectl and custom-columns dumps use for times.
+_LAST_COLUMNS = ("LAST SEEN", "LAST_SEEN", "LASTSEEN", "TIME", "LAST TIMESTAMP", "LASTTIMESTAMP", "TIMESTAMP")
+_FIRST_COLUMNS = ("FIRST SEEN", "FIRST_SEEN", "FIRSTSEEN", "FIRST TIMESTAMP", "FIRSTTIMESTAMP")
+_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+_ASSIGNED_POD = re.compile(r"Successfully assigned (?:[^/\s]+/)?(?P<pod>\S+) to ")
+# Reasons recorded on other objects than pods, for tables without an OBJECT column.
+_OTHER_KINDS = {
+    "SuccessfulCreate": "ReplicaSet",
+    "ScalingReplicaSet": "Deployment",
+    "Launched": "NodeClaim",
+    "Registered": "NodeClaim",
+    "Initialized": "NodeClaim",
+    "DisruptionBlocked": "NodeClaim",
+    "SuccessfulRescale": "HorizontalPodAutoscaler",
+    "KEDAScaleTargetActivated": "ScaledObject",
+    "KEDAScaleTargetDeactivated": "ScaledObject",
+}
+
+
+def _column(cell: dict[str, str], names: tuple[str, ...]) -> str | None:
+    return next((cell[n] for n in names if n in cell), None)
+
+
+def _objectless(events: list[K8sEvent]) -> list[K8sEvent]:
+    """Rows of a table without an OBJECT column: the kind from the reason, the pod's name from its
+    Scheduled message when the table holds one pod (a custom-columns dump of one pod's events)."""
+    pods = {m["pod"] for e in events if e.reason == "Scheduled" and (m := _ASSIGNED_POD.search(e.message))}
+    pod = pods.pop() if len(pods) == 1 else UNNAMED
+    out = []
+    for e in events:
+        if e.kind or e.name:
+            out.append(e)
+        elif e.reason in _OTHER_KINDS:
+            out.append(replace(e, kind=_OTHER_KINDS[e.reason], name=UNNAMED))
+        else:
+            out.append(replace(e, kind="Pod", name=pod))
+    return out
+
+
 def _from_get_table(lines: list[str], header_at: int) -> list[K8sEvent]:
     header, *rows = _table_rows(lines, header_at)
     index = {name: i for i, name in enumerate(header)}
     events: list[K8sEvent] = []
     for row in rows:
         cell = {name: row[i] if i < len(row) else "" for name, i in index.items()}
-        if events and cell.get("TYPE", "").strip() not in ("Normal", "Warning"):
-            # A message with a newline continues on the next line, which has no TYPE cell.
+        first, last, count, resolution, relative = _time_cell(_column(cell, _LAST_COLUMNS) or "")
+        if events and first is None and cell.get("TYPE", "").strip() not in ("Normal", "Warning"):
+            # A message with a newline continues on the next line, which has no time and no TYPE cell.
             previous = events[-1]
             events[-1] = replace(previous, message=f"{previous.message} {' '.join(row).strip()}".strip())
             continue
         found = _OBJECT.match(cell.get("OBJECT", "").strip())
-        kind, name = (_kind_of(found["kind"]), found["name"]) if found else (cell.get("OBJECT", "").strip(), "")
-        first, last, count, resolution = _age_cell(cell.get("LAST SEEN", ""))
-        if "FIRST SEEN" in cell:  # -o wide
-            wide_first, _, _, wide_res = _age_cell(cell["FIRST SEEN"])
+        kind, name = (_kind_of(found["kind"]), found["name"]) if found else ("", "")
+        first_cell = _column(cell, _FIRST_COLUMNS)
+        if first_cell:  # -o wide, or a custom column
+            wide_first, _, _, wide_res, _ = _time_cell(first_cell)
             first, resolution = wide_first or first, max(resolution, wide_res)
         if cell.get("COUNT", "").strip().isdigit():
             count = int(cell["COUNT"])
+        message, field_path = _container_prefix(cell.get("MESSAGE", "").strip(), cell.get("SUBOBJECT", "").strip())
         events.append(
             K8sEvent(
                 kind=kind,
                 name=name,
                 namespace=cell.get("NAMESPACE", "").strip(),
                 reason=cell.get("REASON", "").strip(),
-                message=cell.get("MESSAGE", "").strip(),
-                type=cell.get("TYPE", "").strip() or "Normal",
+                message=message,
+                type=_event_type(cell.get("TYPE", ""), cell.get("REASON", "").strip()),
                 first=first,
                 last=last,
                 count=count,
                 source=cell.get("SOURCE", "").strip(),
-                field_path=cell.get("SUBOBJECT", "").strip(),
+                field_path=field_path,
                 resolution_s=resolution,
-                from_table=True,
+                from_table=relative,
             )
         )
-    return events
+    return events if "OBJECT" in index else _objectless(events)
+
+
+# Newer kubelets prefix a container's event with its field path: "spec.containers{vllm}: Container started".
+_FIELD_PREFIX = re.compile(r"^(?P<path>spec\.(?:initContainers|containers|ephemeralContainers)\{[^}]*\}):\s*")
+
+
+def _container_prefix(message: str, field_path: str = "") -> tuple[str, str]:
+    found = _FIELD_PREFIX.match(message)
+    if found is None:
+        return message, field_path
+    return message[found.end() :], field_path or found["path"]
 
 
 _DESCRIBE_FIELD = re.compile(r"^(?P<key>Name|Namespace|Kind|Controlled By|Containers|Node):\s*(?P<value>.*)$")
@@ -278,6 +356,21 @@ _POD_REASONS = frozenset(
     }
 )
 _NODECLAIM_REASONS = frozenset({"Launched", "Registered", "Initialized"})
+# Reasons the kubelet and the scheduler record as Warning, for tables without a TYPE column.
+_WARNING_REASONS = frozenset(
+    {"FailedScheduling", "Unhealthy", "Failed", "BackOff", "FailedMount", "FailedCreatePodSandBox", "ErrImagePull"}
+)
+
+
+def _event_type(cell: str, reason: str) -> str:
+    cell = cell.strip()
+    if cell:
+        return cell
+    return "Warning" if reason in _WARNING_REASONS else "Normal"
+
+
+# The kubelet's and the node controller's reasons on a Node.
+_NODE_REASONS = frozenset({"Starting", "RegisteredNode", "NodeReady", "NodeAllocatableEnforced", "Synced"})
 
 
 def _from_describe(lines: list[str], header_at: int) -> list[K8sEvent]:
@@ -296,10 +389,13 @@ def _from_describe(lines: list[str], header_at: int) -> list[K8sEvent]:
             kind = "Pod"
         elif reasons & _NODECLAIM_REASONS:
             kind = "NodeClaim"
+        elif reasons & _NODE_REASONS:
+            kind = "Node"
     events: list[K8sEvent] = []
     for row in rows:
         cell = {name: row[i] if i < len(row) else "" for name, i in index.items()}
         first, last, count, resolution = _age_cell(cell.get("Age", ""))
+        message, field_path = _container_prefix(cell.get("Message", "").strip())
         events.append(
             K8sEvent(
                 kind=kind,
@@ -307,7 +403,8 @@ def _from_describe(lines: list[str], header_at: int) -> list[K8sEvent]:
                 name=fields.get("Name", "") or UNNAMED,
                 namespace=fields.get("Namespace", ""),
                 reason=cell.get("Reason", "").strip(),
-                message=cell.get("Message", "").strip(),
+                message=message,
+                field_path=field_path,
                 type=cell.get("Type", "").strip() or "Normal",
                 first=first,
                 last=last,
@@ -322,7 +419,7 @@ def _from_describe(lines: list[str], header_at: int) -> list[K8sEvent]:
 
 def _is_get_header(line: str) -> bool:
     cells = [c.strip() for c in re.split(r"\s{2,}", line.strip())]
-    return "LAST SEEN" in cells and "REASON" in cells and "MESSAGE" in cells
+    return "REASON" in cells and "MESSAGE" in cells and any(c in cells for c in _LAST_COLUMNS)
 
 
 def _is_describe_header(line: str) -> bool:
@@ -343,7 +440,42 @@ _DESCRIBE_ROW = re.compile(
 )
 
 
+# A custom-columns dump whose header was cut off: TIME [TYPE] REASON MESSAGE.
+_TIMED_ROW = re.compile(
+    r"^(?P<time>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)\s{2,}(?:(?P<type>Normal|Warning)\s{2,})?"
+    r"(?P<reason>[A-Za-z]+)\s{2,}(?P<message>.*)$"
+)
+
+
+def _headerless_timed(lines: list[str]) -> list[K8sEvent]:
+    events: list[K8sEvent] = []
+    for line in lines:
+        row = _TIMED_ROW.match(line.strip())
+        if row is None:
+            continue
+        at, resolution = _timestamp(row["time"])
+        message, field_path = _container_prefix(row["message"].strip())
+        events.append(
+            K8sEvent(
+                kind="",
+                name="",
+                namespace="",
+                reason=row["reason"],
+                message=message,
+                type=_event_type(row["type"] or "", row["reason"]),
+                first=at,
+                last=at,
+                field_path=field_path,
+                resolution_s=resolution,
+            )
+        )
+    return _objectless(events) if events else []
+
+
 def _headerless(lines: list[str]) -> list[K8sEvent]:
+    timed = _headerless_timed(lines)
+    if timed:
+        return timed
     events: list[K8sEvent] = []
     for line in lines:
         row = _GET_ROW.match(line.strip()) or _DESCRIBE_ROW.match(line)
@@ -359,13 +491,15 @@ def _headerless(lines: list[str]) -> list[K8sEvent]:
             found = _OBJECT.match(groups["object"])
             if found:
                 kind, name = _kind_of(found["kind"]), found["name"]
+        message, field_path = _container_prefix(row["message"].strip())
         events.append(
             K8sEvent(
                 kind=kind,
                 name=name,
                 namespace=groups.get("namespace") or "",
                 reason=row["reason"],
-                message=row["message"].strip(),
+                message=message,
+                field_path=field_path,
                 type=row["type"],
                 first=first,
                 last=last,
@@ -408,5 +542,10 @@ def parse_events(text: str) -> list[K8sEvent]:
     if len(text) > MAX_INPUT_CHARS:
         raise FastloadConfigError("events", f"{len(text)} characters", f"at most {MAX_INPUT_CHARS} characters")
     stripped = text.lstrip()
-    events = parse_events_json(stripped) if stripped[:1] in ("{", "[") else parse_events_table(text)
+    if stripped[:1] in ("{", "["):
+        events = parse_events_json(stripped)
+    elif _YAML_START.search(text):
+        events = parse_events_yaml(text)
+    else:
+        events = parse_events_table(text)
     return sorted(events, key=lambda e: (e.at or datetime.min, e.last or datetime.min))

@@ -40,7 +40,8 @@ _ALREADY_PRESENT = re.compile(r'Container image "(?P<image>[^"]+)" already prese
 _GO_DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|µs|us|ns|m|s)")
 _GO_UNIT_S = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6, "ns": 1e-9}
 _ASSIGNED = re.compile(r"Successfully assigned (?P<pod>\S+) to (?P<node>\S+)")
-_NOMINATED = re.compile(r"should schedule on:? (?:(?P<kind>nodeclaim|machine|node)/)?(?P<name>\S+)")
+# "Pod should schedule on: nodeclaim/NAME" (newer: ", node/NODE" after it; older: machine/NAME, or a node).
+_NOMINATED = re.compile(r"should schedule on:? (?:(?P<kind>nodeclaim|machine|node)/)?(?P<name>[^\s,]+)")
 _CREATED_POD = re.compile(r"Created pod: (?P<pod>\S+)")
 _CONTAINER = re.compile(r"(?:Created|Started) container:? (?P<name>\S+)")
 # A NodeClaim launched up to this long before the pod's first event can still be the pod's: Karpenter
@@ -180,13 +181,21 @@ def image_pulls(pod_events: Sequence[K8sEvent]) -> list[ImagePull]:
     return pulls
 
 
+def _container_name(event: K8sEvent) -> str:
+    """The container an event is about: its field path (spec.containers{NAME}) or its message."""
+    if "{" in event.field_path:
+        return event.field_path.split("{", 1)[1].rstrip("}")
+    found = _CONTAINER.search(event.message)
+    return found["name"] if found else ""
+
+
 def _main_container_event(pod_events: Sequence[K8sEvent], reason: str) -> K8sEvent | None:
     """The vLLM container's Created/Started: named vllm, else the regular container started last."""
     found = [e for e in pod_events if e.reason == reason and e.at is not None]
     if not found:
         return None
     main = [e for e in found if "initContainers" not in e.field_path]
-    named = [e for e in main if (m := _CONTAINER.search(e.message)) and "vllm" in m["name"].lower()]
+    named = [e for e in main if "vllm" in _container_name(e).lower()]
     pool = named or main or found
     return min(pool, key=lambda e: e.at or datetime.min) if named else max(pool, key=lambda e: e.at or datetime.min)
 
@@ -321,18 +330,18 @@ def build_timeline(
         pulled_events = [e for e in pulled_events if e.at is not None and e.at <= started.at] or pulled_events
     pulled = max(pulled_events, key=lambda e: e.at or datetime.min) if pulled_events else None
     pulls = image_pulls(pod_events)
-    main_name = _CONTAINER.search(started.message) if started is not None else None
+    main_name = _container_name(started) if started is not None else ""
     init_runs = [
         e
         for e in pod_events
         if e.reason == "Started"
         and e is not started
-        and ("initContainers" in e.field_path or (main_name and main_name["name"] not in e.message))
+        and ("initContainers" in e.field_path or (main_name and _container_name(e) not in ("", main_name)))
     ]
     if init_runs and pulled is not None:
         notes.append(
             f"{len(init_runs)} other container(s) started before the vLLM container "
-            f"({', '.join(sorted({e.message.split()[-1] for e in init_runs}))}): their run time is inside "
+            f"({', '.join(sorted({_container_name(e) or '?' for e in init_runs}))}): their run time is inside "
             "image_pull; the kubelet's own pull times are listed below"
         )
 
