@@ -150,6 +150,8 @@ def test_eks_karpenter_vllm_cold_start_custom_columns() -> None:
     assert phases["node_launch + gpu_registration"].predicted_s == pytest.approx(120.0)
     assert phases["image_pull"].seconds == 226.0 and phases["container_start"].seconds == 1.0
     assert t.image_pulls[0].seconds == 224.0 and t.image_pulls[0].including_waiting_s is None  # "in 3m44s" only
+    # The vLLM log lines pasted under the table (after a "----" rule) are not part of its last message.
+    assert next(e for e in events if e.reason == "Started").message == "Started container vllm"
 
 
 def test_gke_keda_cold_start_with_truncated_messages() -> None:

@@ -236,8 +236,14 @@ def _table_rows(lines: list[str], header_at: int) -> list[list[str]]:
             if rows and not line.strip():
                 break
             continue
+        if rows and _SECTION_MARK.match(line):  # "---- next command ----", "# ...", a shell prompt: table ends
+            break
         rows.append(_split_row(line, len(header)))
     return [header, *rows]
+
+
+# Lines that end a table pasted among other output: a section rule, a comment, a shell prompt.
+_SECTION_MARK = re.compile(r"^\s*(?:-{3,}\s*\S|={3,}|#|[$%>] )")
 
 
 def _kind_of(resource: str) -> str:

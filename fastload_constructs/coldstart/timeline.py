@@ -511,6 +511,10 @@ def _phases(
     return phases
 
 
+# The evidence printed beside a milestone (JSON keeps it whole, up to 300 characters).
+_EVIDENCE_SHOWN = 160
+
+
 def render_timeline(t: ScaleOutTimeline) -> str:
     """A table: the milestones, then each phase with the plan's fresh-node prediction beside it."""
     origin = next((m.at for m in t.milestones if m.name == "pod created"), None) or (
@@ -527,7 +531,8 @@ def render_timeline(t: ScaleOutTimeline) -> str:
         offset = (m.at - origin).total_seconds() if m.at is not None and origin is not None else None
         approx = f" ±{m.resolution_s:g}" if m.resolution_s > 1 else ""
         when = f"{offset:+9.1f}{approx}" if offset is not None else f"{'-':>9}"
-        lines.append(f"  {when:>14}  {m.name:<20} {m.evidence}")
+        evidence = m.evidence if len(m.evidence) <= _EVIDENCE_SHOWN else m.evidence[: _EVIDENCE_SHOWN - 3] + "..."
+        lines.append(f"  {when:>14}  {m.name:<20} {evidence}")
     lines.append("")
     width = max([len(p.name) for p in t.phases] + [len("total to ready")])
     lines.append(f"  {'phase':<{width}}  {'actual s':>12}  {'plan s':>8}  {'diff':>7}  from")
