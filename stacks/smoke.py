@@ -336,6 +336,13 @@ def wait_until_serving(c: Clients, model: ModelSpec, timeout_s: float, step: str
     deadline = c.clock() + timeout_s
     last_said = ""
     blocker: Blocker | None = None
+    found = c.kubectl(["get", "deployment", model.name, "-n", NAMESPACE, "-o", "name"])
+    if found.returncode != 0:
+        raise StepFailed(
+            step,
+            f"no deployment/{model.name} in {NAMESPACE}: {' '.join(found.stderr.split())[:200]}",
+            "the stack's manifests are not applied: run make deploy (and check that cdk.json names this model)",
+        )
     while True:
         pods = model_pods(c, model, step)
         ready = [p for p in pods if _ready(p)]

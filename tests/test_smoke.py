@@ -124,12 +124,18 @@ class Cluster:
         self.pods = pods
         self.events = events
         self.calls: list[list[str]] = []
+        self.deployment_exists = True
         self.on_poll: list[Any] = []
 
     def __call__(self, args: Sequence[str], timeout_s: float = 60) -> Completed:
         self.calls.append(list(args))
         if args[:2] == ["get", "--raw"]:
             return Completed(0, "ok", "")
+        if args[:2] == ["get", "deployment"]:
+            found = self.deployment_exists
+            return Completed(
+                0 if found else 1, f"deployment.apps/{args[2]}" if found else "", "" if found else "NotFound"
+            )
         if args[:2] == ["get", "pods"]:
             if self.on_poll:
                 self.on_poll.pop(0)()
@@ -414,3 +420,12 @@ def test_readiness_failing_after_start_gke_keda() -> None:
     events = [e for e in _sample("get-events-sorted-gke-keda-vllm-v0.27.1-coldstart-truncated.txt") if e.kind == "Pod"]
     b = diagnose_pod(events)
     assert b is not None and b.code == "NotReadyYet" and "Readiness probe failed" in b.message
+
+
+def test_a_missing_deployment_says_make_deploy() -> None:
+    cluster = Cluster([], json.dumps({"items": []}))
+    cluster.deployment_exists = False
+    clients, _ = _clients(cluster, Clock())
+    with pytest.raises(StepFailed) as caught:
+        smoke.wait_until_serving(clients, smoke.pick_model(CONTEXT, None), 600)
+    assert "no deployment/llama-3-1-8b-instruct" in caught.value.why and "make deploy" in caught.value.next_step
