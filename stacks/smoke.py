@@ -31,6 +31,7 @@ import dataclasses
 import json
 import math
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -71,6 +72,10 @@ POLL_S = 10.0
 # The presigned STS URL in a token is valid this long; EKS accepts tokens up to 15 minutes old, and
 # kubectl asks again (exec plugin) when `expirationTimestamp` passes.
 TOKEN_EXPIRES_S = 60
+# The shortest wait for the first replica: the public EKS + Karpenter cold start in
+# tests/fixtures/k8s_events/ took 6.5 minutes to its container start alone (node 167 s, pull 226 s);
+# 15 minutes leaves room for the weights and a first deploy's controllers settling.
+MIN_SERVING_WAIT_S = 900.0
 
 
 class StepFailed(Exception):
@@ -402,7 +407,9 @@ def port_forward(kubeconfig: Path, service: str, kubectl: str = "kubectl") -> It
     )
     try:
         assert process.stdout is not None
-        line = process.stdout.readline()  # "Forwarding from 127.0.0.1:41234 -> 8000"
+        # kubectl prints "Forwarding from 127.0.0.1:41234 -> 8000" once the tunnel is up (seconds).
+        ready, _, _ = select.select([process.stdout], [], [], PORT_FORWARD_TIMEOUT_S)
+        line = process.stdout.readline() if ready else ""
         if "127.0.0.1:" not in line:
             error = process.stderr.read() if process.stderr is not None else ""
             raise StepFailed("first request", f"kubectl port-forward: {line or error}", "rerun make smoke")
@@ -412,6 +419,8 @@ def port_forward(kubeconfig: Path, service: str, kubectl: str = "kubectl") -> It
         process.wait(timeout=10)
 
 
+# kubectl port-forward is up in a few seconds; 30 s allows a token refresh and a slow API server.
+PORT_FORWARD_TIMEOUT_S = 30.0
 # A chat completion on a loaded 8B model answers in seconds; 120 s allows a first request that still
 # compiles or captures a shape.
 REQUEST_TIMEOUT_S = 120.0
@@ -471,7 +480,7 @@ def force_scale_out(c: Clients, port: int, model: ModelSpec, load: LoadSettings,
             try:
                 c.post(f"http://127.0.0.1:{port}/v1/chat/completions", body, REQUEST_TIMEOUT_S)
             except Exception:  # a refused or timed-out request is load all the same
-                stop.wait(1.0)
+                stop.wait(1.0)  # back off a second: a refused port-forward must not become a busy loop
 
     threads = [threading.Thread(target=worker, daemon=True) for _ in range(load.concurrency)]
     for t in threads:
@@ -549,7 +558,7 @@ def serving_timeout(plan: ServingPlan) -> float:
     """The wait for the first replica: the fresh-node path twice (its node phases are estimates that
     published launches beat or miss by up to 2x) plus the startup-probe budget, at least 15 minutes."""
     fresh = plan.scale_out_paths.fresh_node.total_s if plan.scale_out_paths else 0.0
-    return max(900.0, 2 * fresh + plan.startup_probe.budget_seconds)
+    return max(MIN_SERVING_WAIT_S, 2 * fresh + plan.startup_probe.budget_seconds)
 
 
 def run_smoke(

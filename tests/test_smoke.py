@@ -429,3 +429,17 @@ def test_a_missing_deployment_says_make_deploy() -> None:
     with pytest.raises(StepFailed) as caught:
         smoke.wait_until_serving(clients, smoke.pick_model(CONTEXT, None), 600)
     assert "no deployment/llama-3-1-8b-instruct" in caught.value.why and "make deploy" in caught.value.next_step
+
+
+def test_port_forward_reads_the_port_kubectl_chose(tmp_path: Path) -> None:
+    fake = tmp_path / "kubectl"
+    fake.write_text("#!/bin/sh\necho 'Forwarding from 127.0.0.1:41234 -> 8000'\nexec sleep 30\n")
+    fake.chmod(0o755)
+    with smoke.port_forward(tmp_path / "kc.json", "llama", kubectl=str(fake)) as port:
+        assert port == 41234
+    broken = tmp_path / "broken"
+    broken.write_text("#!/bin/sh\necho 'error: services \"llama\" not found' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    with pytest.raises(StepFailed) as caught, smoke.port_forward(tmp_path / "kc.json", "llama", kubectl=str(broken)):
+        pass
+    assert 'services "llama" not found' in caught.value.why
