@@ -8,6 +8,7 @@ from the same reasons and messages, with times chosen for the test.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from datetime import datetime, timedelta
@@ -18,7 +19,14 @@ import pytest
 from fastload_constructs.cli.main import main
 from fastload_constructs.coldstart.events import UNNAMED, parse_age, parse_events
 from fastload_constructs.coldstart.parser import parse_log
-from fastload_constructs.coldstart.timeline import build_timeline, go_duration, image_pulls, render_timeline
+from fastload_constructs.coldstart.timeline import (
+    build_timeline,
+    container_started,
+    go_duration,
+    image_pulls,
+    parse_pod_log,
+    render_timeline,
+)
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.tuning import TuningOptions, plan
@@ -383,14 +391,8 @@ def test_missing_registration_merges_the_two_node_phases() -> None:
 def test_with_a_real_vllm_log_the_pod_phases_come_from_it() -> None:
     """The docker compose log (collector clock) placed after a container started 5 s before its first line."""
     log_path = LOGS / "v0.20_docker_local_time_prefix_enforce_eager.log"
-    items = _scale_out()
     started = datetime(2026, 5, 1, 20, 54, 12)
-    shift = (started - (T0 + timedelta(seconds=114))).total_seconds()
-    for item in items:  # move the whole scale-out so the container starts 5 s before the log's first line
-        for key in ("firstTimestamp", "lastTimestamp", "eventTime"):
-            if key in item:
-                moved = datetime.fromisoformat(str(item[key]).rstrip("Z")) + timedelta(seconds=shift)
-                item[key] = moved.isoformat() + "Z"
+    items = _shifted(started)
     events = parse_events(json.dumps(items))
     report = parse_log(log_path.read_bytes(), started_at=started)
     t = build_timeline(events, log=report, plan=_plan())
@@ -401,6 +403,34 @@ def test_with_a_real_vllm_log_the_pod_phases_come_from_it() -> None:
     )
     assert t.total_s == pytest.approx(114 + report.total_s, abs=0.01)
     assert sum(p.seconds or 0 for p in t.phases) == pytest.approx(t.total_s, abs=0.01)
+
+
+def _shifted(started: datetime) -> list[dict[str, object]]:
+    """The synthetic scale-out moved so that the vLLM container starts at `started`."""
+    items = _scale_out()
+    shift = (started - (T0 + timedelta(seconds=114))).total_seconds()
+    for item in items:
+        for key in ("firstTimestamp", "lastTimestamp", "eventTime"):
+            if key in item:
+                moved = datetime.fromisoformat(str(item[key]).rstrip("Z")) + timedelta(seconds=shift)
+                item[key] = moved.isoformat() + "Z"
+    return items
+
+
+def test_a_real_kubectl_timestamps_log_is_timed_from_the_started_event() -> None:
+    """`kubectl logs --timestamps` of a real vLLM 0.17 server (first line 02:05:31Z), the container
+    started 3 s earlier: the log's collector clock is the events' clock, so process start is counted."""
+    text = (EVENTS / "pod_logs" / "kubectl-logs-timestamps-rocm-gfx1100-vllm-0.17-whisper.log").read_bytes()
+    events = parse_events(json.dumps(_shifted(datetime(2026, 5, 21, 2, 5, 28))))
+    report, note = parse_pod_log(text, container_started(events))
+    assert note is None and report.seconds("process_start") == pytest.approx(3.0)
+    t = build_timeline(events, log=report)
+    assert t.total_s == pytest.approx(114 + report.total_s, abs=0.01)
+    assert {p.name: p.source for p in t.phases}["process_start"] == "vLLM log"
+    # A table's ages cannot be set against the log's clock: its durations only, no process start.
+    table = [dataclasses.replace(e, from_table=True) for e in events]
+    report, _ = parse_pod_log(text, container_started(table))
+    assert report.seconds("process_start") == 0.0
 
 
 def test_a_log_that_never_got_ready_is_said_so() -> None:
