@@ -443,3 +443,25 @@ def test_port_forward_reads_the_port_kubectl_chose(tmp_path: Path) -> None:
     with pytest.raises(StepFailed) as caught, smoke.port_forward(tmp_path / "kc.json", "llama", kubectl=str(broken)):
         pass
     assert 'services "llama" not found' in caught.value.why
+
+
+def test_a_node_that_launched_and_never_registered() -> None:
+    """data-on-eks#589's pod, nominated to nodeclaim g5-gpu-karpenter-ldz6d, with that NodeClaim's
+    Launched event (the Karpenter docs' wording) 10 minutes before the latest event and no Registered."""
+    pod_events = _sample("data_on_eks_589_rayserve_vllm_nominated_excerpt.txt")
+    launched = parse_events(
+        "Name:         g5-gpu-karpenter-ldz6d\nKind:         NodeClaim\nEvents:\n"
+        "  Type    Reason    Age   From       Message\n  ----    ------    ----  ----       -------\n"
+        "  Normal  Launched  32m   karpenter  Status condition transitioned, Type: Launched\n"
+    )
+    b = diagnose_pod(pod_events, node_claim_events=launched)
+    assert b is not None and b.code == "NodeNotJoining" and "access entry" in b.next_step
+    # Registered: just waiting for the node again.
+    registered = parse_events(
+        "Name:         g5-gpu-karpenter-ldz6d\nKind:         NodeClaim\nEvents:\n"
+        "  Type    Reason      Age   From       Message\n  ----    ------      ----  ----       -------\n"
+        "  Normal  Launched    32m   karpenter  Status condition transitioned, Type: Launched\n"
+        "  Normal  Registered  31m   karpenter  Status condition transitioned, Type: Registered\n"
+    )
+    b = diagnose_pod(pod_events, node_claim_events=registered)
+    assert b is not None and b.code == "WaitingForNode"

@@ -16,6 +16,11 @@ from typing import Any
 
 from fastload_constructs.coldstart.events import K8sEvent
 
+# A Karpenter node that launched but has not registered after this long is not coming: published EKS
+# launches register in 29-65 s (issue 26), and Karpenter itself gives up after 15 minutes
+# (its registration TTL); 5 minutes is well past the first and leaves time to act before the second.
+NODE_JOIN_WARNING_S = 300.0
+
 
 @dataclass(frozen=True)
 class Blocker:
@@ -150,6 +155,22 @@ def diagnose_pod(
                 True,
             )
         target = nominated.message.split("on:")[-1].strip() if nominated else "a node"
+        claim = target.split(",")[0].removeprefix("nodeclaim/")
+        launched = _latest([e for e in node_claim_events if e.name == claim], "Launched")
+        registered = _latest([e for e in node_claim_events if e.name == claim], "Registered")
+        times = [t for e in (*events, *node_claim_events) if (t := e.last or e.at) is not None]
+        newest = max(times, default=None)
+        if launched is not None and launched.at is not None and registered is None and newest is not None:
+            waited = (newest - launched.at).total_seconds()
+            if waited > NODE_JOIN_WARNING_S:
+                return Blocker(
+                    "NodeNotJoining",
+                    f"nodeclaim/{claim} launched {waited:.0f} s before the latest event and has not registered",
+                    "the instance runs but its kubelet cannot join: check the node role's EKS access entry, the "
+                    "EC2NodeClass user data (nodeadm), and the subnet's route to the cluster endpoint "
+                    "(EC2 console: the instance's system log)",
+                    False,
+                )
         return Blocker(
             "WaitingForNode",
             f"Karpenter is bringing up {target}; the scheduler said: {_one_line(unschedulable.message, 200)}",
