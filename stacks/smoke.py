@@ -325,7 +325,7 @@ def cluster_events(c: Clients, step: str) -> list[K8sEvent]:
 def pod_blocker(c: Clients, pod: dict[str, Any], events: Sequence[K8sEvent]) -> Blocker | None:
     name = str(pod.get("metadata", {}).get("name", ""))
     mine = [e for e in events if e.kind == "Pod" and e.name == name]
-    claims = {e.message.split("nodeclaim/")[-1].split()[0] for e in mine if "nodeclaim/" in e.message}
+    claims = {e.message.split("nodeclaim/")[-1].split()[0].rstrip(",") for e in mine if "nodeclaim/" in e.message}
     claim_events = [e for e in events if e.kind == "NodeClaim" and e.name in claims]
     return diagnose_pod(mine, pod, claim_events, pod_name=name, namespace=NAMESPACE)
 
