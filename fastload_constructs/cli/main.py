@@ -34,6 +34,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "fastload_constructs.cli.coldstart_command:coldstart_command",
         "Phase-by-phase start-up times from vLLM server logs (several logs compare side by side).",
     ),
+    "timeline": (
+        "fastload_constructs.cli.timeline_command:timeline_command",
+        "Phases of one real scale-out from kubectl get events (and the pod's vLLM log), beside the plan.",
+    ),
     "calibrate": (
         "fastload_constructs.cli.calibrate_command:calibrate_command",
         "Fit stream throughput and fixed costs to LOGS of your own launches; write an assumptions file.",

@@ -1,0 +1,581 @@
+"""One real scale-out, phase by phase, from Kubernetes events (and the pod's vLLM log), beside the plan.
+
+Boundaries, each the first occurrence of an event about the chosen pod or its node:
+
+    pod created        the ReplicaSet's "Created pod: NAME" (else the pod's first event)
+    node registered    Karpenter's NodeClaim `Registered` (else the Node's RegisteredNode/Starting)
+    pod scheduled      the scheduler's `Scheduled` ("Successfully assigned ns/pod to NODE")
+    image pulled       the kubelet's last `Pulled` before the vLLM container started
+    container started  the kubelet's `Started` of the vLLM container
+    ready              the vLLM log's "Application startup complete." (or the pod's Ready time)
+
+Phases are the intervals between them, so they add up to "pod created -> ready"; a boundary that
+was not recorded merges its two neighbours into one row (named "a + b"), and a missing end is
+"not recorded". The plan's fresh-node path (`core.tuning.ScaleOutPaths.fresh_node`) is beside each
+row: node_launch, gpu_registration, image_pull, then the pod's process_start, weight_load, compile,
+cuda_graph, kv_and_server (from the log, mapped as `fastload coldstart` maps them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from fastload_constructs.coldstart.events import K8sEvent
+from fastload_constructs.coldstart.parser import ColdStartReport, parse_log
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.tuning import ServingPlan
+
+# The kubelet's Pulled message: 'Successfully pulled image "X" in 4m47.129s (5m3.623s including waiting).
+# Image size: 16525161745 bytes.' (Go's time.Duration format; "including waiting" since Kubernetes 1.28.)
+_PULLED = re.compile(
+    r'Successfully pulled image "(?P<image>[^"]+)" in (?P<took>[0-9hmsµun.]+)'
+    r"(?: \((?P<waiting>[0-9hmsµun.]+) including waiting\))?"
+    r"(?:\. Image size: (?P<bytes>\d+) bytes)?"
+)
+_ALREADY_PRESENT = re.compile(r'Container image "(?P<image>[^"]+)" already present on machine')
+_GO_DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|µs|us|ns|m|s)")
+_GO_UNIT_S = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6, "ns": 1e-9}
+_ASSIGNED = re.compile(r"Successfully assigned (?P<pod>\S+) to (?P<node>\S+)")
+# "Pod should schedule on: nodeclaim/NAME" (newer: ", node/NODE" after it; older: machine/NAME, or a node).
+_NOMINATED = re.compile(r"should schedule on:? (?:(?P<kind>nodeclaim|machine|node)/)?(?P<name>[^\s,]+)")
+_CREATED_POD = re.compile(r"Created pod: (?P<pod>\S+)")
+_CONTAINER = re.compile(r"(?:Created|Started) container:? (?P<name>\S+)")
+# A NodeClaim launched up to this long before the pod's first event can still be the pod's: Karpenter
+# batches pending pods for 1 s (10 s at most) before it creates NodeClaims, and the pod's own first
+# event may be recorded after the batch window opened.
+_MATCH_SLACK_S = 10.0
+# The plan's pod phases -> the cold-start report's phases (as `fastload coldstart` maps them).
+LOG_PHASES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("process_start", ("process_start", "engine_init")),
+    ("weight_load", ("weight_load",)),
+    ("compile", ("dynamo_transform", "graph_compile")),
+    ("cuda_graph", ("cuda_graph",)),
+    ("kv_and_server", ("kv_cache_profiling", "api_server")),
+)
+
+
+def go_duration(text: str) -> float | None:
+    """Go's time.Duration text ("1m2.3s", "313ms", "4m47.129s") -> seconds."""
+    parts = _GO_DURATION.findall(text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        return None
+    return sum(float(n) * _GO_UNIT_S[u] for n, u in parts)
+
+
+@dataclass(frozen=True)
+class ImagePull:
+    image: str
+    seconds: float | None  # None: already present on the node
+    including_waiting_s: float | None
+    size_bytes: int | None
+
+
+@dataclass(frozen=True)
+class Milestone:
+    name: str
+    at: datetime | None
+    resolution_s: float
+    evidence: str
+
+
+@dataclass(frozen=True)
+class TimelinePhase:
+    name: str  # plan phase names joined by " + " when a boundary between them was not recorded
+    seconds: float | None  # None: not recorded
+    uncertainty_s: float
+    predicted_s: float | None
+    source: str  # "events", "vLLM log"
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class ScaleOutTimeline:
+    pod: str
+    namespace: str
+    node_claim: str | None
+    node: str | None
+    milestones: tuple[Milestone, ...]
+    phases: tuple[TimelinePhase, ...]
+    total_s: float | None
+    total_uncertainty_s: float
+    predicted_total_s: float | None
+    image_pulls: tuple[ImagePull, ...]
+    problems: tuple[str, ...]
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PodSeen:
+    name: str
+    namespace: str
+    created: datetime | None
+    is_vllm: bool
+
+
+def pods_in(events: Sequence[K8sEvent]) -> dict[str, PodSeen]:
+    """Every pod the dump mentions (by its own events or a ReplicaSet's "Created pod"), with its creation."""
+    created: dict[str, datetime | None] = {}
+    namespaces: dict[str, str] = {}
+    vllm: set[str] = set()
+    for e in events:
+        if e.kind == "Pod" and e.name:
+            namespaces.setdefault(e.name, e.namespace)
+            seen = created.get(e.name)
+            created[e.name] = e.at if seen is None else (min(seen, e.at) if e.at is not None else seen)
+            if "vllm" in e.message.lower() or "vllm" in e.field_path.lower() or "vllm" in e.name.lower():
+                vllm.add(e.name)
+    for e in events:
+        found = _CREATED_POD.search(e.message) if e.reason == "SuccessfulCreate" else None
+        if found and e.at is not None:
+            name = found["pod"]
+            created[name] = e.at
+            namespaces.setdefault(name, e.namespace)
+            if "vllm" in name.lower():
+                vllm.add(name)
+    return {name: PodSeen(name, namespaces.get(name, ""), at, name in vllm) for name, at in created.items()}
+
+
+def select_pod(events: Sequence[K8sEvent], pod: str | None) -> PodSeen:
+    """The pod named by --pod, else the newest vLLM pod (image or container named vllm), else the only pod."""
+    pods = pods_in(events)
+    if pod is not None:
+        if pod not in pods:
+            listed = ", ".join(sorted(pods)[:10]) or "none"
+            raise FastloadConfigError("--pod", pod, f"a pod the events mention (found: {listed})")
+        return pods[pod]
+    candidates = [p for p in pods.values() if p.is_vllm] or (list(pods.values()) if len(pods) == 1 else [])
+    if not candidates:
+        listed = ", ".join(sorted(pods)[:10]) or "none"
+        raise FastloadConfigError(
+            "--pod", None, f"a pod name: no vLLM pod (image or container named vllm) in the events; pods: {listed}"
+        )
+    return max(candidates, key=lambda p: (p.created or datetime.min, p.name))
+
+
+def _first(events: Sequence[K8sEvent], *reasons: str) -> K8sEvent | None:
+    found = [e for e in events if e.reason in reasons and e.at is not None]
+    return min(found, key=lambda e: e.at or datetime.min) if found else None
+
+
+def image_pulls(pod_events: Sequence[K8sEvent]) -> list[ImagePull]:
+    pulls: list[ImagePull] = []
+    for e in pod_events:
+        if e.reason != "Pulled":
+            continue
+        found = _PULLED.search(e.message)
+        if found:
+            pulls.append(
+                ImagePull(
+                    found["image"],
+                    go_duration(found["took"]),
+                    go_duration(found["waiting"]) if found["waiting"] else None,
+                    int(found["bytes"]) if found["bytes"] else None,
+                )
+            )
+        elif already := _ALREADY_PRESENT.search(e.message):
+            pulls.append(ImagePull(already["image"], None, None, None))
+    return pulls
+
+
+def _container_name(event: K8sEvent) -> str:
+    """The container an event is about: its field path (spec.containers{NAME}) or its message."""
+    if "{" in event.field_path:
+        return event.field_path.split("{", 1)[1].rstrip("}")
+    found = _CONTAINER.search(event.message)
+    return found["name"] if found else ""
+
+
+def _main_container_event(pod_events: Sequence[K8sEvent], reason: str) -> K8sEvent | None:
+    """The vLLM container's Created/Started: named vllm, else the regular container started last."""
+    found = [e for e in pod_events if e.reason == reason and e.at is not None]
+    if not found:
+        return None
+    main = [e for e in found if "initContainers" not in e.field_path]
+    named = [e for e in main if "vllm" in _container_name(e).lower()]
+    pool = named or main or found
+    return min(pool, key=lambda e: e.at or datetime.min) if named else max(pool, key=lambda e: e.at or datetime.min)
+
+
+def _node_claim(
+    events: Sequence[K8sEvent], pod_events: Sequence[K8sEvent], created: datetime | None, scheduled: K8sEvent | None
+) -> tuple[str | None, str]:
+    """The NodeClaim launched for this pod: Karpenter's Nominated event names it; else matched by time."""
+    end = scheduled.at if scheduled else None
+    nominations = [e for e in pod_events if e.reason in ("Nominated", "NominatePod") and e.at is not None]
+    if end is not None:
+        nominations = [e for e in nominations if e.at is not None and e.at <= end] or nominations
+    for e in sorted(nominations, key=lambda e: e.last or e.at or datetime.min, reverse=True):
+        found = _NOMINATED.search(e.message)
+        if found and found["kind"] in (None, "nodeclaim", "machine"):
+            return found["name"], "named by Karpenter's Nominated event"
+    launched = [
+        e
+        for e in events
+        if e.kind in ("NodeClaim", "Machine")
+        and e.reason == "Launched"
+        and e.at is not None
+        and (created is None or e.at >= created - timedelta(seconds=_MATCH_SLACK_S))
+        and (end is None or e.at <= end)
+    ]
+    if launched:
+        chosen = max(launched, key=lambda e: e.at or datetime.min)
+        return chosen.name, "matched by time (no Nominated event names it)"
+    return None, ""
+
+
+def _milestone(name: str, event: K8sEvent | None) -> Milestone:
+    if event is None:
+        return Milestone(name, None, 0.0, "not recorded")
+    what = f"{event.kind.lower()}/{event.name}" if event.name else event.kind
+    return Milestone(name, event.at, event.resolution_s, f"{event.reason} on {what}: {event.message}"[:300])
+
+
+def _at_offset(anchor: Milestone, seconds: float, name: str, evidence: str) -> Milestone:
+    assert anchor.at is not None
+    return Milestone(name, anchor.at + timedelta(seconds=seconds), anchor.resolution_s, evidence)
+
+
+def container_started(events: Sequence[K8sEvent], pod: str | None = None) -> K8sEvent | None:
+    """The kubelet's Started event of the chosen pod's vLLM container: where its log's clock starts."""
+    chosen = select_pod(events, pod)
+    return _main_container_event([e for e in events if e.kind == "Pod" and e.name == chosen.name], "Started")
+
+
+# vLLM prints its first line within seconds of the process starting (image entrypoint, Python imports);
+# a log whose first line comes more than 10 minutes after the container's Started event is on another
+# clock (or from another container start), so its process-start phase is left out.
+MAX_PROCESS_START_S = 600.0
+
+
+def parse_pod_log(
+    text: str | bytes, started: K8sEvent | None, label: str = "log"
+) -> tuple[ColdStartReport, str | None]:
+    """The pod's vLLM log, timed from the container's Started event when both clocks are comparable: the
+    log carries a collector prefix (`kubectl logs --timestamps`, UTC) and the event has a real time (not a
+    table age). Otherwise the log's own durations only, with a note saying why."""
+    report = parse_log(text, label=label)
+    if started is None or started.at is None or started.from_table:
+        return report, None
+    if report.clock != "collector":
+        return report, "the log has no collector timestamps (kubectl logs --timestamps): process start left out"
+    try:
+        timed = parse_log(text, label=label, started_at=started.at)
+    except FastloadConfigError as exc:
+        if exc.field != "started_at":
+            raise
+        return report, "the container's Started event is after the log's first line: process start left out"
+    if timed.seconds("process_start") > MAX_PROCESS_START_S:
+        return report, (
+            f"the log's first line is {timed.seconds('process_start'):.0f} s after the container started: "
+            "another clock or another start, process start left out"
+        )
+    return timed, None
+
+
+def build_timeline(
+    events: Sequence[K8sEvent],
+    pod: str | None = None,
+    log: ColdStartReport | None = None,
+    plan: ServingPlan | None = None,
+    ready_at: datetime | None = None,
+) -> ScaleOutTimeline:
+    """The phases of one pod's scale-out; `log` is its vLLM log's report (parsed with the container's
+    start time when the log's clock is comparable), `ready_at` the pod's Ready time when known."""
+    chosen = select_pod(events, pod)
+    pod_events = [e for e in events if e.kind == "Pod" and e.name == chosen.name]
+    notes: list[str] = []
+    created_event = next(
+        (
+            e
+            for e in events
+            if e.reason == "SuccessfulCreate" and (m := _CREATED_POD.search(e.message)) and m["pod"] == chosen.name
+        ),
+        None,
+    )
+    if created_event is None:
+        created_event = min(
+            (e for e in pod_events if e.at is not None), key=lambda e: e.at or datetime.min, default=None
+        )
+        if created_event is not None:
+            notes.append("pod creation not recorded (no ReplicaSet SuccessfulCreate event): timed from its first event")
+    scheduled = _first(pod_events, "Scheduled")
+    created_at = created_event.at if created_event else None
+    claim, claim_how = _node_claim(events, pod_events, created_at, scheduled)
+    node = m["node"] if scheduled and (m := _ASSIGNED.search(scheduled.message)) else None
+    claim_events = [e for e in events if claim and e.kind in ("NodeClaim", "Machine") and e.name == claim]
+    node_events = [e for e in events if node and e.kind == "Node" and e.name == node]
+    launched = _first(claim_events, "Launched")
+    registered = _first(claim_events, "Registered")
+    initialized = _first(claim_events, "Initialized")
+    if claim:
+        notes.append(f"node: nodeclaim/{claim}, {claim_how}")
+    if registered is None and node_events:
+        registered = _first(node_events, "RegisteredNode") or _first(node_events, "Starting")
+        if registered is not None:
+            notes.append(f"registration from the Node's {registered.reason} event (no NodeClaim Registered)")
+    if initialized is None and node_events:
+        initialized = _first(node_events, "NodeReady")
+    fresh_node = bool(claim) or any(e.reason == "FailedScheduling" for e in pod_events)
+    if not fresh_node and scheduled is not None:
+        notes.append(
+            "no node was launched for this pod (no Nominated or FailedScheduling): it went to an existing node"
+        )
+    started = _main_container_event(pod_events, "Started")
+    pulled_events = [e for e in pod_events if e.reason == "Pulled" and e.at is not None]
+    if started is not None and started.at is not None:
+        pulled_events = [e for e in pulled_events if e.at is not None and e.at <= started.at] or pulled_events
+    pulled = max(pulled_events, key=lambda e: e.at or datetime.min) if pulled_events else None
+    pulls = image_pulls(pod_events)
+    main_name = _container_name(started) if started is not None else ""
+    init_runs = [
+        e
+        for e in pod_events
+        if e.reason == "Started"
+        and e is not started
+        and ("initContainers" in e.field_path or (main_name and _container_name(e) not in ("", main_name)))
+    ]
+    if init_runs and pulled is not None:
+        notes.append(
+            f"{len(init_runs)} other container(s) started before the vLLM container "
+            f"({', '.join(sorted({_container_name(e) or '?' for e in init_runs}))}): their run time is inside "
+            "image_pull; the kubelet's own pull times are listed below"
+        )
+
+    points: list[Milestone] = [
+        _milestone("pod created", created_event),
+        _milestone("node registered", registered),
+        _milestone("pod scheduled", scheduled),
+        _milestone("image pulled", pulled),
+        _milestone("container started", started),
+    ]
+    extra = [
+        _milestone("nodeclaim launched", launched),
+        _milestone("node initialized", initialized),
+        _milestone("image pulling", _first(pod_events, "Pulling")),
+    ]
+    # Phases between consecutive points: (phase names, plan names) ending at each point.
+    between = [(), ("node_launch",), ("gpu_registration",), ("image_pull",), ("container_start",)]
+    log_rows: list[tuple[str, float | None]] = []
+    ready: Milestone | None = None
+    if log is not None:
+        for plan_name, parts in LOG_PHASES:
+            seconds = [log.seconds(p) for p in parts if any(ph.name == p for ph in log.phases)]
+            # A phase the log has no line for (no compile with --enforce-eager) is "not recorded", not 0.
+            log_rows.append((plan_name, sum(seconds) if seconds else None))
+        if not log.ready:
+            notes.append(f"the vLLM log never got ready: {log.failure or 'no root cause logged'} (in {log.failed_in})")
+        elif points[-1].at is not None:
+            ready = _at_offset(points[-1], log.total_s, "ready", "vLLM log: Application startup complete.")
+        if not any(p.name == "process_start" for p in log.phases):
+            notes.append("the log's clock is not the events' clock: process start is counted from its first line")
+    if ready is None and ready_at is not None:
+        ready = Milestone("ready", ready_at, 1.0, "the pod's Ready condition")
+    problems = tuple(
+        f"{e.reason}: {e.message}"[:300]
+        for e in pod_events
+        if e.type == "Warning" and e.reason not in ("FailedScheduling",)
+    )
+    phases = _phases(
+        points, between, log_rows, log is not None and log.ready and points[-1].at is not None, ready, plan, notes
+    )
+    if not fresh_node:  # the fresh-node path's node phases do not apply to a pod placed on a running node
+        phases = [
+            dataclasses.replace(p, predicted_s=None, detail=f"{p.detail} (existing node)")
+            if set(p.name.split(" + ")) & {"node_launch", "gpu_registration"}
+            else p
+            for p in phases
+        ]
+    total: float | None = None
+    total_unc = 0.0
+    end = ready
+    if end is not None and end.at is not None and points[0].at is not None:
+        total = (end.at - points[0].at).total_seconds()
+        total_unc = points[0].resolution_s + end.resolution_s
+    if any(e.from_table for e in pod_events):
+        notes.append(
+            "times come from kubectl's relative ages (whole seconds below 10 minutes, minutes below 3 hours): "
+            "a phase is good to about a second, or to the ± shown"
+        )
+    predicted_total = plan.scale_out_paths.fresh_node.total_s if plan and plan.scale_out_paths else None
+    milestones = tuple(sorted([m for m in points + extra if m.at is not None], key=lambda m: m.at or datetime.min))
+    if ready is not None:
+        milestones += (ready,)
+    return ScaleOutTimeline(
+        pod=chosen.name,
+        namespace=chosen.namespace,
+        node_claim=claim,
+        node=node,
+        milestones=milestones,
+        phases=tuple(phases),
+        total_s=round(total, 3) if total is not None else None,
+        total_uncertainty_s=total_unc,
+        predicted_total_s=predicted_total,
+        image_pulls=tuple(pulls),
+        problems=problems,
+        notes=tuple(notes),
+    )
+
+
+def _predicted(plan: ServingPlan | None, names: Sequence[str]) -> float | None:
+    if plan is None or plan.scale_out_paths is None:
+        return None
+    path = plan.scale_out_paths.fresh_node
+    known = {n for n, _ in path.phases}
+    if not any(n in known for n in names):
+        return None
+    return sum(path.seconds(n) for n in names)
+
+
+def _phases(
+    points: list[Milestone],
+    between: list[tuple[str, ...]],
+    log_rows: list[tuple[str, float | None]],
+    log_ready: bool,
+    ready: Milestone | None,
+    plan: ServingPlan | None,
+    notes: list[str],
+) -> list[TimelinePhase]:
+    phases: list[TimelinePhase] = []
+    last_known: Milestone | None = points[0] if points[0].at is not None else None
+    pending: list[str] = []
+    for point, names in zip(points[1:], between[1:], strict=True):
+        pending += names
+        if point.at is None or last_known is None or last_known.at is None:
+            if last_known is None and point.at is not None:
+                last_known, pending = point, []
+            continue
+        seconds = (point.at - last_known.at).total_seconds()
+        if seconds < 0:
+            notes.append(f"{point.name} is recorded before {last_known.name}: {' + '.join(pending)} counted as 0")
+            seconds = 0.0
+        phases.append(
+            TimelinePhase(
+                " + ".join(pending),
+                round(seconds, 3),
+                last_known.resolution_s + point.resolution_s,
+                _predicted(plan, pending),
+                "events",
+                f"{last_known.name} -> {point.name}",
+            )
+        )
+        last_known, pending = point, []
+    if pending:
+        phases.append(
+            TimelinePhase(" + ".join(pending), None, 0.0, _predicted(plan, pending), "events", "not recorded")
+        )
+    if log_rows and log_ready and not pending:
+        phases += [
+            TimelinePhase(name, None if s is None else round(s, 3), 0.0, _predicted(plan, [name]), "vLLM log")
+            for name, s in log_rows
+        ]
+    elif (
+        ready is not None
+        and ready.at is not None
+        and last_known is not None
+        and last_known.at is not None
+        and not pending
+    ):
+        pod_names = [n for n, _ in LOG_PHASES]
+        phases.append(
+            TimelinePhase(
+                " + ".join(pod_names),
+                round((ready.at - last_known.at).total_seconds(), 3),
+                last_known.resolution_s + ready.resolution_s,
+                _predicted(plan, pod_names),
+                "events",
+                f"{last_known.name} -> ready (give the pod's log for the vLLM phases)",
+            )
+        )
+    else:
+        for name, s in log_rows:  # the log's own durations, even when the events cannot place them
+            phases.append(
+                TimelinePhase(name, None if s is None else round(s, 3), 0.0, _predicted(plan, [name]), "vLLM log")
+            )
+        if not log_rows or all(s is None for _, s in log_rows):
+            phases = [p for p in phases if p.source != "vLLM log"]
+            pod_names = [n for n, _ in LOG_PHASES]
+            phases.append(
+                TimelinePhase(
+                    " + ".join(pod_names),
+                    None,
+                    0.0,
+                    _predicted(plan, pod_names),
+                    "vLLM log",
+                    "not recorded (give the pod's vLLM log)",
+                )
+            )
+    return phases
+
+
+# The evidence printed beside a milestone (JSON keeps it whole, up to 300 characters).
+_EVIDENCE_SHOWN = 160
+
+
+def render_timeline(t: ScaleOutTimeline) -> str:
+    """A table: the milestones, then each phase with the plan's fresh-node prediction beside it."""
+    origin = next((m.at for m in t.milestones if m.name == "pod created"), None) or (
+        t.milestones[0].at if t.milestones else None
+    )
+    lines = [
+        f"pod {t.namespace + '/' if t.namespace else ''}{t.pod}"
+        + (f" on node {t.node}" if t.node else "")
+        + (f" (nodeclaim/{t.node_claim})" if t.node_claim else "")
+    ]
+    lines.append("")
+    lines.append("milestones (seconds after the pod was created)")
+    for m in t.milestones:
+        offset = (m.at - origin).total_seconds() if m.at is not None and origin is not None else None
+        approx = f" ±{m.resolution_s:g}" if m.resolution_s > 1 else ""
+        when = f"{offset:+9.1f}{approx}" if offset is not None else f"{'-':>9}"
+        evidence = m.evidence if len(m.evidence) <= _EVIDENCE_SHOWN else m.evidence[: _EVIDENCE_SHOWN - 3] + "..."
+        lines.append(f"  {when:>14}  {m.name:<20} {evidence}")
+    lines.append("")
+    width = max([len(p.name) for p in t.phases] + [len("total to ready")])
+    lines.append(f"  {'phase':<{width}}  {'actual s':>12}  {'plan s':>8}  {'diff':>7}  from")
+    lines.append(f"  {'-' * width}  {'-' * 12}  {'-' * 8}  {'-' * 7}  ----")
+
+    def cell(seconds: float | None, unc: float) -> str:
+        if seconds is None:
+            return "not recorded"
+        return f"{seconds:.1f}" + (f" ±{unc:g}" if unc > 2 else "")
+
+    def diff(actual: float | None, predicted: float | None) -> str:
+        if actual is None or predicted is None or predicted == 0:
+            return "-"
+        return f"{(actual - predicted) / predicted * 100:+.0f}%"
+
+    for p in t.phases:
+        predicted = f"{p.predicted_s:.1f}" if p.predicted_s is not None else "-"
+        lines.append(
+            f"  {p.name:<{width}}  {cell(p.seconds, p.uncertainty_s):>12}  {predicted:>8}  "
+            f"{diff(p.seconds, p.predicted_s):>7}  {p.source}{': ' + p.detail if p.detail else ''}"
+        )
+    predicted_total = f"{t.predicted_total_s:.1f}" if t.predicted_total_s is not None else "-"
+    lines.append(
+        f"  {'total to ready':<{width}}  {cell(t.total_s, t.total_uncertainty_s):>12}  {predicted_total:>8}  "
+        f"{diff(t.total_s, t.predicted_total_s):>7}"
+    )
+    if t.image_pulls:
+        lines.append("")
+        lines.append("image pulls (the kubelet's own timing)")
+        for pull in t.image_pulls:
+            if pull.seconds is None:
+                lines.append(f"  {pull.image}: already on the node")
+                continue
+            size = (
+                f", {pull.size_bytes / 1e9:.2f} GB ({pull.size_bytes / 1e6 / pull.seconds:.0f} MB/s)"
+                if (pull.size_bytes and pull.seconds)
+                else ""
+            )
+            waiting = f" ({pull.including_waiting_s:.1f} s including waiting)" if pull.including_waiting_s else ""
+            lines.append(f"  {pull.image}: {pull.seconds:.1f} s{waiting}{size}")
+    for title, items in (("warnings on the pod", t.problems), ("notes", t.notes)):
+        if items:
+            lines.append("")
+            lines.append(title)
+            lines += [f"  - {item}" for item in items]
+    return "\n".join(lines)
