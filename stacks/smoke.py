@@ -58,7 +58,7 @@ from fastload_constructs.coldstart.timeline import (
 )
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.naming import STAGE_MANIFEST_NAME
-from fastload_constructs.core.tuning import ServingPlan
+from fastload_constructs.core.planning.plan import ServingPlan
 from stacks.config import ModelSpec, parse_reference_config
 
 STACK_NAME = "FastloadReference"  # app.py's stack id
@@ -451,7 +451,7 @@ def load_settings(model: ModelSpec, plan: ServingPlan, concurrency: int | None, 
     the queue (targetWaitingRequests per replica): N = max_num_seqs + 2 x target asks for one replica
     more than the one serving. T: long enough for the scraper (30 s), KEDA's poll and the HPA's
     scale-up period (core.scaling, at most one predicted start-up), twice over."""
-    from fastload_constructs.core.scaling import scaling_behavior
+    from fastload_constructs.core.scaling.autoscaling import scaling_behavior
 
     n = concurrency or model.options.max_num_seqs + 2 * math.ceil(model.autoscaling.target)
     behavior = scaling_behavior(plan)

@@ -29,7 +29,8 @@ from fastload_constructs.coldstart.timeline import (
 )
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.tuning import TuningOptions, plan
+from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.plan import plan
 
 EVENTS = Path(__file__).parent / "fixtures" / "k8s_events"
 LOGS = Path(__file__).parent / "fixtures" / "vllm_logs" / "real"

@@ -27,7 +27,7 @@ from fastload_constructs.coldstart.timeline import (
     render_timeline,
 )
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.tuning import ServingPlan
+from fastload_constructs.core.planning.plan import ServingPlan
 
 # An events dump is read whole (kubectl prints it whole); larger input is refused in parse_events.
 _READ_LIMIT = 64 * 1024 * 1024 + 1

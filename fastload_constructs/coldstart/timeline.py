@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 from fastload_constructs.coldstart.events import K8sEvent
 from fastload_constructs.coldstart.parser import ColdStartReport, parse_log
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.tuning import ServingPlan
+from fastload_constructs.core.planning.plan import ServingPlan
 
 # The kubelet's Pulled message: 'Successfully pulled image "X" in 4m47.129s (5m3.623s including waiting).
 # Image size: 16525161745 bytes.' (Go's time.Duration format; "including waiting" since Kubernetes 1.28.)
