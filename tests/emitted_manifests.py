@@ -67,23 +67,35 @@ def chart_classes() -> dict[str, type]:
     return classes
 
 
-def _vllm_plan(instance_type: str = "g6e.12xlarge"):
+def _vllm_plan(instance_type: str = "g6e.12xlarge", engine: str = "vllm", source: str = "s3"):
     from fastload_constructs.core.model import ModelProfile
+    from fastload_constructs.core.planning.options import TuningOptions
     from fastload_constructs.core.planning.plan import plan
 
-    return plan(ModelProfile.from_numbers(parameter_count=70_000_000_000, dtype="BF16"), instance_type)
+    return plan(
+        ModelProfile.from_numbers(parameter_count=70_000_000_000, dtype="BF16"),
+        instance_type,
+        TuningOptions(engine=engine, source=source),  # type: ignore[arg-type]
+    )
 
 
-def _vllm(compile_cache: str, **options: Any) -> dict[str, Any]:
+def _vllm(compile_cache: str, engine: str = "vllm", **options: Any) -> dict[str, Any]:
     from fastload_constructs.core.serving.vllm_server import ServerOptions
 
+    source = "local" if options.get("model_cache") == "node-local" else "s3"
     return dict(
-        plan=_vllm_plan(),
+        plan=_vllm_plan(engine=engine, source=source),
         model_name="llama-70b",
         model_uri="s3://models-bucket/models/llama-70b",
         region="us-east-1",
         options=ServerOptions(compile_cache=compile_cache, **options),  # type: ignore[arg-type]
     )
+
+
+def _shared_cache() -> Any:
+    from fastload_constructs.core.serving.cache_sharing import SharedCompileCache
+
+    return SharedCompileCache("models-bucket")
 
 
 def _autoscaling(metric: str, target: float) -> dict[str, Any]:
@@ -171,6 +183,18 @@ CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
         *((mode, lambda mode=mode: _vllm(mode)) for mode in ("host-path", "pvc", "empty-dir")),
         # KEDA owns the replica count; Karpenter leaves the node alone.
         ("autoscaled-on-karpenter", lambda: _vllm("host-path", replicas=None, do_not_disrupt=True)),
+        # The same chart running SGLang (issue 29): S3 streaming, and the node-local copy with the shared cache.
+        ("sglang-host-path", lambda: _vllm("host-path", engine="sglang", replicas=None)),
+        (
+            "sglang-node-local-shared-cache",
+            lambda: _vllm(
+                "host-path",
+                engine="sglang",
+                model_cache="node-local",
+                shared_compile_cache=_shared_cache(),
+                warm_check=True,
+            ),
+        ),
     ],
     "PriorityClassesChart": [("default", dict)],
     "WarmSparesChart": [(mode, lambda mode=mode: _warm_spares(mode)) for mode in ("node-local", "s3")],

@@ -23,9 +23,9 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from constructs import Construct, IDependable
 
-from fastload_constructs.core.errors import FastloadConfigError, require
+from fastload_constructs.core.errors import FastloadConfigError, one_of, require
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.planning.options import TuningOptions, check_spares
+from fastload_constructs.core.planning.options import ENGINES, Engine, TuningOptions, check_spares
 from fastload_constructs.core.planning.plan import ServingPlan, plan
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
 from fastload_constructs.core.serving.access import ServingAccess
@@ -49,6 +49,8 @@ class ServedModel(Construct):
     - `bucket`: any `s3.IBucket` (a `ModelBucket` is unwrapped); `kms_key` default: the bucket's `encryption_key`.
     - `prefix`, `model_name`: where the model is staged, and the DNS label naming its objects.
     - `plan`: a `ServingPlan`; or `profile` + `instance_type` (+ `tuning`, default `TuningOptions()`) to make one.
+    - `engine`: `"vllm"` or `"sglang"`, the server the pods run (`core/serving/engines.py`): a shortcut for
+      `tuning=TuningOptions(engine=...)`; with `plan` it must be the plan's. Default: the plan's (vLLM).
     - `server`: `ServerOptions` (namespace, image, replicas, caches, extra args, do_not_disrupt...).
       Default: `ServerOptions()`. With `server.shared_compile_cache` (in this bucket) the role may also
       publish under its prefix.
@@ -85,6 +87,7 @@ class ServedModel(Construct):
         profile: ModelProfile | None = None,
         instance_type: str | None = None,
         tuning: TuningOptions | None = None,
+        engine: Engine | None = None,
         server: ServerOptions | None = None,
         access: ServingAccess | None = None,
         warm_spares: int = 0,
@@ -92,7 +95,7 @@ class ServedModel(Construct):
         kms_key: kms.IKey | None = None,
         after: Sequence[IDependable] = (),
     ) -> None:
-        serving_plan = _serving_plan(plan, profile, instance_type, tuning)
+        serving_plan = _serving_plan(plan, profile, instance_type, _with_engine(tuning, engine, plan))
         options = server if server is not None else ServerOptions()
         require(isinstance(options, ServerOptions), "server", options, "a ServerOptions")
         require(
@@ -151,7 +154,8 @@ class ServedModel(Construct):
                 app,
                 f"{chart.node.id}-autoscaling",
                 server=spec.name,
-                autoscaling=autoscaling.settings,
+                # The queue metric of the plan's engine (vllm:num_requests_waiting or sglang:num_queue_reqs).
+                autoscaling=replace(autoscaling.settings, engine=serving_plan.engine),
                 behavior=scaling_behavior(serving_plan),
                 server_address=autoscaling.query_endpoint,
                 region=autoscaling.region,
@@ -188,7 +192,8 @@ class ServedModel(Construct):
         # S3 through the same association.
         self.spares = self.add_chart("WarmSpares", self.spare_chart) if self.spare_chart is not None else None
         if autoscaling is not None:
-            autoscaling.controller.metrics.watch_server(self.name, self.namespace)
+            settings = replace(autoscaling.settings, engine=serving_plan.engine)
+            autoscaling.controller.metrics.watch_server(self.name, self.namespace, settings.prometheus_metric)
         # ScaledObject is a KEDA CRD: KEDA's Helm chart first.
         self.autoscaler = (
             self.add_chart("Autoscaling", autoscaling_chart, after=[autoscaling.controller.chart])
@@ -245,6 +250,24 @@ def _check_spares(serving_plan: ServingPlan, spec: VllmServerSpec, spares: int) 
     except FastloadConfigError as exc:
         field = "server.priority_class_name" if exc.field == "priority_class_name" else exc.field
         raise FastloadConfigError(field, exc.value, exc.accepted) from None
+
+
+def _with_engine(
+    tuning: TuningOptions | None, engine: Engine | None, serving_plan: ServingPlan | None
+) -> TuningOptions | None:
+    """The tuning with `engine` in it (the engine is the plan's: TuningOptions(engine=...))."""
+    if engine is None:
+        return tuning
+    one_of("engine", engine, ENGINES)
+    if serving_plan is not None:
+        require(
+            getattr(serving_plan, "engine", None) == engine,
+            "engine",
+            engine,
+            f"the plan's engine ({getattr(serving_plan, 'engine', None)!r}), or plan with TuningOptions(engine=...)",
+        )
+        return tuning
+    return replace(tuning if tuning is not None else TuningOptions(), engine=engine)
 
 
 def _serving_plan(

@@ -11,6 +11,9 @@ from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.releases import DEFAULT_VLLM_VERSION, release_family
 
 StreamSource = Literal["s3", "local"]
+# The inference engine a model is served with (issue 29): vLLM, or SGLang (core/serving/sglang_server.py).
+Engine = Literal["vllm", "sglang"]
+ENGINES: tuple[str, ...] = ("vllm", "sglang")
 KvCacheDtype = Literal["auto", "fp8"]
 
 # vllm/vllm-openai:v0.34.0, compressed bytes pulled from the registry (assumed: the published EKS
@@ -23,6 +26,9 @@ class TuningOptions:
     """What a user may decide instead of the defaults; None means 'derive it'."""
 
     tensor_parallel_size: int | None = None
+    engine: Engine = "vllm"  # -> Serving
+    # SGLang only: --enable-torch-compile (off by default in SGLang; vLLM always compiles).
+    sglang_torch_compile: bool = False  # -> Serving
     gpu_memory_utilization: float = 0.90
     # When the model's architecture is unknown: share of vLLM's GPU memory kept for activations and
     # KV cache (15% of 0.9 x 45,776 MiB = 5.9 GiB: the 2.5 GiB runtime overhead below plus ~3.4 GiB of
@@ -81,6 +87,26 @@ def check_spares(value: object, field: str = "warm_spares") -> int:
 
 
 def validate_options(opts: TuningOptions) -> None:
+    one_of("engine", opts.engine, ENGINES)
+    require(
+        isinstance(opts.sglang_torch_compile, bool), "sglang_torch_compile", opts.sglang_torch_compile, "True or False"
+    )
+    if opts.engine == "sglang":
+        # The flags these map to in SGLang are not checked against its source yet (core/serving/sglang_server.py).
+        require(
+            opts.cudagraph_capture_sizes is None,
+            "cudagraph_capture_sizes",
+            opts.cudagraph_capture_sizes,
+            "None with engine 'sglang' (cap SGLang's capture with extra args, e.g. --cuda-graph-max-bs-decode 64)",
+        )
+        one_of("kv_cache_dtype", opts.kv_cache_dtype, ("auto",))
+    else:
+        require(
+            not opts.sglang_torch_compile,
+            "sglang_torch_compile",
+            opts.sglang_torch_compile,
+            "False with engine 'vllm' (vLLM compiles by default)",
+        )
     require(
         isinstance(opts.gpu_memory_utilization, (int, float))
         and not isinstance(opts.gpu_memory_utilization, bool)

@@ -17,7 +17,13 @@ from fastload_constructs.core.errors import require
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.explain import assumption_notes
 from fastload_constructs.core.planning.fit import KvFit, choose_tensor_parallel, kv_fit
-from fastload_constructs.core.planning.options import KvCacheDtype, StreamSource, TuningOptions, validate_options
+from fastload_constructs.core.planning.options import (
+    Engine,
+    KvCacheDtype,
+    StreamSource,
+    TuningOptions,
+    validate_options,
+)
 from fastload_constructs.core.planning.phases import PhaseEstimate, predict_phases
 from fastload_constructs.core.planning.releases import DEFAULT_VLLM_VERSION
 from fastload_constructs.core.planning.scale_out import ScaleOutPaths, scale_out_paths
@@ -59,6 +65,8 @@ class ServingPlan:
     cudagraph_capture_sizes: tuple[int, ...] | None = None
     vllm_version: str = DEFAULT_VLLM_VERSION
     kv_cache_dtype: KvCacheDtype = "auto"  # passed as --kv-cache-dtype when not "auto"
+    engine: Engine = "vllm"  # -> Serving: which server the pod runs (core/serving/engines.py)
+    sglang_torch_compile: bool = False  # SGLang's --enable-torch-compile
 
     @property
     def gpus_per_pod(self) -> int:
@@ -143,4 +151,6 @@ def plan(model: ModelProfile, instance_type: str | GpuInstance, options: TuningO
         cudagraph_capture_sizes=opts.cudagraph_capture_sizes,
         vllm_version=opts.vllm_version,
         kv_cache_dtype=opts.kv_cache_dtype,
+        engine=opts.engine,
+        sglang_torch_compile=opts.sglang_torch_compile,
     )
