@@ -21,11 +21,11 @@ from typing import Any
 from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.cluster.karpenter import DEFAULT_AMI_ALIAS, check_ami_alias
 from fastload_constructs.core.cluster.settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
-from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
+from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
 from fastload_constructs.core.model import DTYPE_BYTES, ModelArchitecture, ModelProfile
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.calibration import assumptions_from_dict
-from fastload_constructs.core.planning.options import TuningOptions, check_spares
+from fastload_constructs.core.planning.options import ENGINES, TuningOptions, check_spares
 from fastload_constructs.core.planning.plan import ServingPlan, plan
 from fastload_constructs.core.scaling.autoscaling import (
     DEFAULT_SCALING_METRIC,
@@ -35,6 +35,7 @@ from fastload_constructs.core.scaling.autoscaling import (
 )
 from fastload_constructs.core.scaling.capacity import DEFAULT_GPU_NODE_MODE, check_gpu_node_mode
 from fastload_constructs.core.serving import image_mirror as image_mirror
+from fastload_constructs.core.serving import sglang_server
 from fastload_constructs.core.serving.cache_sharing import SharedCompileCache
 from fastload_constructs.core.serving.vllm_server import DEFAULT_IMAGE, ServerOptions, check_extra_args, image_tag
 from fastload_constructs.core.validation import check_bucket_name, check_dns_label, check_key_prefix, check_role_arn
@@ -287,7 +288,8 @@ MODEL_KEYS: dict[str, Key] = {
     ),
     "sharedCompileCache": Key(bool, lambda f, v: _flag(f, False if v is None else v), "compile cache through S3"),
     "nodeLocalModelCache": Key(bool, lambda f, v: _flag(f, False if v is None else v), "stream an NVMe copy"),
-    "image": Key(str, lambda f, v: _image(f, v), "a pinned vLLM image (not latest)"),
+    "engine": Key(str, lambda f, v: _engine(f, "vllm" if v is None else v), "vllm (default) or sglang"),
+    "image": Key(str, lambda f, v: _image(f, v), "a pinned image of the engine (not latest)"),
     "extraArgs": Key(
         # check_extra_args names `f` (or `f[i]`) itself.
         list,
@@ -350,6 +352,7 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         profile = profile.with_architecture(v["architecture"])
     with _context_key(where, _CONTEXT_KEY_OF):
         options = TuningOptions(
+            engine=v["engine"],
             tensor_parallel_size=v["tensorParallelSize"],
             gpu_memory_utilization=v["gpuMemoryUtilization"],
             # The streamer reads the node-local copy: tune it and predict for NVMe.
@@ -371,11 +374,22 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         options=options,
         shared_compile_cache=v["sharedCompileCache"],
         node_local_model_cache=v["nodeLocalModelCache"],
-        image=v["image"],
-        extra_args=v["extraArgs"],
+        # An SGLang model without an image runs SGLang's pinned one, never the vLLM default.
+        image=sglang_server.DEFAULT_IMAGE if v["engine"] == "sglang" and raw.get("image") is None else v["image"],
+        extra_args=(
+            sglang_server.check_extra_args(v["extraArgs"], f"{where}.extraArgs")
+            if v["engine"] == "sglang"
+            else v["extraArgs"]
+        ),
         autoscaling=autoscaling,
         warm_spares=v["warmSpares"],
     )
+
+
+def _engine(field: str, value: object) -> str:
+    one_of(field, value, ENGINES)
+    assert isinstance(value, str)
+    return value
 
 
 def _warm_spares(field: str, value: object) -> int:

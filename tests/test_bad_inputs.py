@@ -232,6 +232,21 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         lambda w: build_app(context(image="vllm/vllm-openai:latest"), str(w.out)),
         "fastload:models[0].image",
     ),
+    (
+        "app-engine-unknown",
+        lambda w: build_app(context(engine="tgi"), str(w.out)),
+        "fastload:models[0].engine",
+    ),
+    (
+        "app-sglang-extra-args-tp-prefix",
+        lambda w: build_app(context(engine="sglang", extraArgs=["--tp", "2"]), str(w.out)),
+        "fastload:models[0].extraArgs[0]",
+    ),
+    (
+        "served-model-engine-not-the-plans",
+        lambda w: served_model(w, plan=plan(MODEL_8B, "g6e.2xlarge"), engine="sglang"),
+        "engine",
+    ),
     ("server-options-zero-replicas", lambda w: ServerOptions(replicas=0), "replicas"),
     (
         "node-pool-options-capacity-block",
@@ -426,6 +441,7 @@ def cli_rows(w: Where) -> dict[str, tuple[list[str], str]]:
             "tensor_parallel_size",
         ),
         "plan-model-too-big": (["plan", "--instance", "g6e.xlarge", "--params", "405e9"], "model.total_bytes"),
+        "plan-unknown-engine": (["plan", "--instance", "g6e.2xlarge", "--params", "8e9", "--engine", "tgi"], "engine"),
         "stage-bad-bucket-uri": (["stage", str(w.model_dir), "s3://Bad_Bucket/m", *stage], "s3_uri.bucket"),
         "stage-parent-prefix": (["stage", str(w.model_dir), f"s3://{w.bucket}/a/../b", *stage], "s3_uri.prefix"),
         "stage-concurrency-0": (
