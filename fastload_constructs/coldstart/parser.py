@@ -49,7 +49,7 @@ PHASE_ORDER = (
     "kv_cache_profiling",
     "api_server",
 )
-CompileCache = Literal["hit", "miss", "partial", "disabled", "not_compiled"]
+CompileCache = Literal["hit", "miss", "partial", "disabled", "not_compiled", "unknown"]  # unknown: SGLang
 Mode = Literal["server", "offline"]
 _UNIT_BYTES = {"Byte": 1, "Bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 # vLLM's datefmt "%m-%d %H:%M:%S" has no year; a leap year lets "02-29" parse.
@@ -152,6 +152,7 @@ class ColdStartReport:
     worker_count_source: str = ""
     evidence: tuple[Evidence, ...] = ()
     lines_read: int = 0
+    engine: str = "vllm"  # or "sglang" (coldstart/sglang.py)
 
     def seconds(self, phase: str) -> float:
         """Seconds of `phase`, 0 when this log has none of it."""
@@ -699,6 +700,11 @@ _PHASE_AFTER = {
 
 def parse_lines(lines: Iterable[str], label: str = "log", started_at: datetime | None = None) -> ColdStartReport:
     """Build the report from lines read one at a time; raises FastloadConfigError when nothing is recognised."""
+    from fastload_constructs.coldstart import sglang  # an SGLang log gets SGLang's phases (issue 29)
+
+    engine, lines = sglang.detect(lines)
+    if engine == "sglang":
+        return sglang.parse_lines(lines, label, started_at)
     return _report(scan(lines), label, started_at)
 
 
