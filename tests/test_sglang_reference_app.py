@@ -29,14 +29,16 @@ def manifests(tmp_path_factory):
     outdir = tmp_path_factory.mktemp("sglang-app")
     app = build_app(context=ctx, outdir=str(outdir))
     assembly = app.synth()
-    docs = []
+    docs, resources = [], {}
     for path in sorted(Path(assembly.directory).glob("*.template.json")):
-        docs += [doc for _, doc in template_manifests(json.loads(path.read_text()))]
-    return ctx, docs
+        template = json.loads(path.read_text())
+        docs += [doc for _, doc in template_manifests(template)]
+        resources.update(template["Resources"])
+    return ctx, docs, resources
 
 
 def test_the_sglang_model_runs_sglang_streaming_from_s3_with_its_caches(manifests):
-    ctx, docs = manifests
+    ctx, docs, _ = manifests
     name = ctx["fastload:models"][0]["name"]
     (deployment,) = [d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == name]
     assert deployment["metadata"]["labels"]["app.kubernetes.io/name"] == "sglang"
@@ -55,7 +57,7 @@ def test_the_sglang_model_runs_sglang_streaming_from_s3_with_its_caches(manifest
 
 
 def test_keda_scales_it_on_sglangs_waiting_queue(manifests):
-    ctx, docs = manifests
+    ctx, docs, _ = manifests
     name = ctx["fastload:models"][0]["name"]
     (scaled,) = [d for d in docs if d["kind"] == "ScaledObject"]
     assert scaled["spec"]["scaleTargetRef"]["name"] == name
@@ -64,7 +66,15 @@ def test_keda_scales_it_on_sglangs_waiting_queue(manifests):
 
 
 def test_every_manifest_validates(manifests):
-    ctx, docs = manifests
+    ctx, docs, _ = manifests
     assert len(docs) > 10
     for doc in docs:
         validate(doc, ctx["fastload:kubernetesVersion"])
+
+
+def test_the_missing_metric_alert_watches_sglangs_queue(manifests):
+    ctx, _, resources = manifests
+    name = ctx["fastload:models"][0]["name"]
+    (rules,) = [r for r in resources.values() if r["Type"] == "AWS::APS::RuleGroupsNamespace"]
+    assert f'absent(sglang:num_queue_reqs{{namespace="inference",server="{name}"}})' in rules["Properties"]["Data"]
+    assert "vllm:num_requests_waiting" not in rules["Properties"]["Data"]
