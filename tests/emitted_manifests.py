@@ -110,17 +110,20 @@ def _autoscaling(metric: str, target: float) -> dict[str, Any]:
     )
 
 
-def _warm_spares(model_cache: str) -> dict[str, Any]:
+def _warm_spares(model_cache: str, engine: str = "vllm") -> dict[str, Any]:
     from fastload_constructs.core.model import ModelProfile
     from fastload_constructs.core.planning.options import TuningOptions
     from fastload_constructs.core.planning.plan import plan
     from fastload_constructs.core.serving.cache_sharing import SharedCompileCache
-    from fastload_constructs.core.serving.vllm_server import ServerOptions, server_spec
+    from fastload_constructs.core.serving.engines import server_spec
+    from fastload_constructs.core.serving.vllm_server import ServerOptions
     from fastload_constructs.core.serving.warm_spares import VLLM_PRIORITY_CLASS
 
     source = "local" if model_cache == "node-local" else "s3"
     serving = plan(
-        ModelProfile.from_numbers(parameter_count=70_000_000_000), "g6e.12xlarge", TuningOptions(source=source)
+        ModelProfile.from_numbers(parameter_count=70_000_000_000),
+        "g6e.12xlarge",
+        TuningOptions(source=source, engine=engine),  # type: ignore[arg-type]
     )
     server = server_spec(
         serving,
@@ -197,7 +200,10 @@ CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
         ),
     ],
     "PriorityClassesChart": [("default", dict)],
-    "WarmSparesChart": [(mode, lambda mode=mode: _warm_spares(mode)) for mode in ("node-local", "s3")],
+    "WarmSparesChart": [
+        *((mode, lambda mode=mode: _warm_spares(mode)) for mode in ("node-local", "s3")),
+        ("sglang-node-local", lambda: _warm_spares("node-local", engine="sglang")),
+    ],
 }
 
 

@@ -134,3 +134,11 @@ def test_fastload_coldstart_reads_an_sglang_log(capsys):
     assert view["vs_plan"]["compile"]["predicted"] == 0
     assert main(["coldstart", str(log)]) == 0
     assert "CUDA graph capture" in capsys.readouterr().out
+
+
+def test_calibrate_refuses_an_sglang_log_with_one_line(tmp_path, capsys):
+    log = REAL / "08_v0.5.5_tp1_ready_pr11830.log"
+    assert main(["calibrate", str(log), "--instance", "g6e.2xlarge", "-o", str(tmp_path / "a.json")]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("fastload: log: got '08_v0.5.5_tp1_ready_pr11830'") and "SGLang" in line
+    assert not (tmp_path / "a.json").exists()

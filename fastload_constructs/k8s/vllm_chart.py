@@ -1,6 +1,7 @@
 """VllmChart: one vLLM OpenAI-compatible server for one model, from a ServingPlan.
 
-Renders what `vllm_server.server_spec` decided; it decides nothing itself.
+Renders what `vllm_server.server_spec` decided; it decides nothing itself. A plan whose engine is SGLang
+gets the same objects running `python3 -m sglang.launch_server` (`sglang_server.server_spec`, issue 29).
 Objects: ServiceAccount (the name the Pod Identity association grants S3 read
 to), Deployment, ClusterIP Service on 8000, PodDisruptionBudget, and with
 `compile_cache="pvc"` a PersistentVolumeClaim of the local-nvme class.
