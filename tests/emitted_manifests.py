@@ -67,35 +67,23 @@ def chart_classes() -> dict[str, type]:
     return classes
 
 
-def _vllm_plan(instance_type: str = "g6e.12xlarge", engine: str = "vllm", source: str = "s3"):
+def _vllm_plan(instance_type: str = "g6e.12xlarge", **serving: Any):
     from fastload_constructs.core.model import ModelProfile
-    from fastload_constructs.core.planning.options import TuningOptions
-    from fastload_constructs.core.planning.plan import plan
+    from tests.serving_plans import planned
 
-    return plan(
-        ModelProfile.from_numbers(parameter_count=70_000_000_000, dtype="BF16"),
-        instance_type,
-        TuningOptions(engine=engine, source=source),  # type: ignore[arg-type]
-    )
+    return planned(ModelProfile.from_numbers(parameter_count=70_000_000_000, dtype="BF16"), instance_type, **serving)
 
 
-def _vllm(compile_cache: str, engine: str = "vllm", **options: Any) -> dict[str, Any]:
+def _vllm(compile_cache: str, serving: dict[str, Any] | None = None, **options: Any) -> dict[str, Any]:
     from fastload_constructs.core.serving.vllm_server import ServerOptions
 
-    source = "local" if options.get("model_cache") == "node-local" else "s3"
     return dict(
-        plan=_vllm_plan(engine=engine, source=source),
+        plan=_vllm_plan(**(serving or {})),
         model_name="llama-70b",
         model_uri="s3://models-bucket/models/llama-70b",
         region="us-east-1",
         options=ServerOptions(compile_cache=compile_cache, **options),  # type: ignore[arg-type]
     )
-
-
-def _shared_cache() -> Any:
-    from fastload_constructs.core.serving.cache_sharing import SharedCompileCache
-
-    return SharedCompileCache("models-bucket")
 
 
 def _autoscaling(metric: str, target: float) -> dict[str, Any]:
@@ -112,30 +100,22 @@ def _autoscaling(metric: str, target: float) -> dict[str, Any]:
 
 def _warm_spares(model_cache: str, engine: str = "vllm") -> dict[str, Any]:
     from fastload_constructs.core.model import ModelProfile
-    from fastload_constructs.core.planning.options import TuningOptions
-    from fastload_constructs.core.planning.plan import plan
-    from fastload_constructs.core.serving.cache_sharing import SharedCompileCache
     from fastload_constructs.core.serving.engines import server_spec
-    from fastload_constructs.core.serving.vllm_server import ServerOptions
-    from fastload_constructs.core.serving.warm_spares import VLLM_PRIORITY_CLASS
+    from tests.serving_plans import planned
 
-    source = "local" if model_cache == "node-local" else "s3"
-    serving = plan(
+    serving = planned(
         ModelProfile.from_numbers(parameter_count=70_000_000_000),
         "g6e.12xlarge",
-        TuningOptions(source=source, engine=engine),  # type: ignore[arg-type]
+        model_cache=model_cache,
+        shared_compile_cache=model_cache == "node-local",
+        warm_spares=2,
+        engine=engine,
     )
     server = server_spec(
         serving,
         model_name="llama-70b",
         model_uri="s3://models-bucket/models/llama-70b",
         region="us-east-1",
-        options=ServerOptions(
-            model_cache=model_cache,  # type: ignore[arg-type]
-            shared_compile_cache=SharedCompileCache("models-bucket") if model_cache == "node-local" else None,
-            priority_class_name=VLLM_PRIORITY_CLASS,
-            warm_check=True,
-        ),
     )
     return dict(plan=serving, server=server, spares=2)
 
@@ -187,15 +167,12 @@ CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
         # KEDA owns the replica count; Karpenter leaves the node alone.
         ("autoscaled-on-karpenter", lambda: _vllm("host-path", replicas=None, do_not_disrupt=True)),
         # The same chart running SGLang (issue 29): S3 streaming, and the node-local copy with the shared cache.
-        ("sglang-host-path", lambda: _vllm("host-path", engine="sglang", replicas=None)),
+        ("sglang-host-path", lambda: _vllm("host-path", {"engine": "sglang"}, replicas=None)),
         (
             "sglang-node-local-shared-cache",
             lambda: _vllm(
                 "host-path",
-                engine="sglang",
-                model_cache="node-local",
-                shared_compile_cache=_shared_cache(),
-                warm_check=True,
+                {"engine": "sglang", "model_cache": "node-local", "shared_compile_cache": True, "warm_spares": 1},
             ),
         ),
     ],

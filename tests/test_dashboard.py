@@ -87,7 +87,7 @@ def test_the_scrape_config_keeps_the_pods_the_vllm_chart_emits(engine):
     from fastload_constructs.k8s.vllm_chart import VllmChart
     from tests.emitted_manifests import _vllm
 
-    docs = cdk8s.Testing.synth(VllmChart(cdk8s.Testing.app(), "llama", **_vllm("host-path", engine=engine)))
+    docs = cdk8s.Testing.synth(VllmChart(cdk8s.Testing.app(), "llama", **_vllm("host-path", {"engine": engine})))
     (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
     pod = deployment["spec"]["template"]
     (vllm_job, *_) = scrape_config(cluster_label="c")["scrape_configs"]

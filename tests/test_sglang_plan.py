@@ -18,6 +18,7 @@ from fastload_constructs.core.planning import sglang_phases
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.phases import estimated_layers
 from fastload_constructs.core.planning.plan import plan
+from tests.serving_plans import planned
 
 LLAMA_8B = ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16")
 A = sglang_phases.SGLANG
@@ -32,7 +33,7 @@ def test_the_capture_rate_reproduces_the_sglang_logs_it_came_from():
 
 def test_sglang_phases_replace_vllms_but_the_stream_is_the_same():
     vllm = plan(LLAMA_8B, "g6e.2xlarge")
-    sglang = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(engine="sglang"))
+    sglang = planned(LLAMA_8B, "g6e.2xlarge", engine="sglang")
     assert sglang.engine == "sglang" and sglang.streamer == vllm.streamer
     p, v = sglang.predicted, vllm.predicted
     assert p.load_throughput_mb_s == v.load_throughput_mb_s
@@ -47,9 +48,9 @@ def test_sglang_phases_replace_vllms_but_the_stream_is_the_same():
 
 
 def test_torch_compile_is_costed_only_when_enabled_and_halved_on_a_cache_hit():
-    cold = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(engine="sglang", sglang_torch_compile=True))
-    warm = plan(
-        LLAMA_8B, "g6e.2xlarge", TuningOptions(engine="sglang", sglang_torch_compile=True, compile_cache_warm=True)
+    cold = planned(LLAMA_8B, "g6e.2xlarge", TuningOptions(sglang_torch_compile=True), engine="sglang")
+    warm = planned(
+        LLAMA_8B, "g6e.2xlarge", TuningOptions(sglang_torch_compile=True, compile_cache_warm=True), engine="sglang"
     )
     assert cold.predicted.compile_s == pytest.approx(4.4 * 32)
     assert warm.predicted.compile_s == pytest.approx(cold.predicted.compile_s / 2)

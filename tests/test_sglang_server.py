@@ -18,17 +18,17 @@ from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.scaling.autoscaling import Autoscaling, check_autoscaling
 from fastload_constructs.core.scaling.metrics import alert_rules, scaling_query
 from fastload_constructs.core.serving import engines, sglang_server, vllm_server
-from fastload_constructs.core.serving.cache_sharing import SharedCompileCache
 from fastload_constructs.core.serving.vllm_server import ServerOptions
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.runtime import cache_sync, warm_check
+from tests.serving_plans import planned
 
 URI = "s3://models-bucket/models/llama-8b"
 LLAMA_8B = ModelProfile.from_numbers(parameter_count=8_000_000_000, dtype="BF16", name="llama-8b")
 
 
-def sglang_plan(instance: str = "g6e.2xlarge", **options):
-    return plan(LLAMA_8B, instance, TuningOptions(engine="sglang", **options))
+def sglang_plan(instance: str = "g6e.2xlarge", serving: dict | None = None, **options):
+    return planned(LLAMA_8B, instance, TuningOptions(**options), engine="sglang", **(serving or {}))
 
 
 def spec(p=None, **options):
@@ -65,10 +65,11 @@ def test_the_command_line_is_sglang_launch_server_streaming_from_s3():
 
 
 def test_tensor_parallel_plans_stream_distributed_and_the_plan_sets_context_and_compile():
-    p = plan(
+    p = planned(
         ModelProfile.from_numbers(parameter_count=70_000_000_000, dtype="BF16"),
         "g6e.12xlarge",
-        TuningOptions(engine="sglang", max_model_len=8192, sglang_torch_compile=True),
+        TuningOptions(max_model_len=8192, sglang_torch_compile=True),
+        engine="sglang",
     )
     s = spec(p)
     assert arg(s.args, "--tp-size") == str(p.tensor_parallel_size) == "4"
@@ -147,18 +148,17 @@ def test_what_sglang_is_not_mapped_for_is_refused_with_one_message():
         sglang_plan(kv_cache_dtype="fp8")
     assert err.value.field == "kv_cache_dtype"
     with pytest.raises(FastloadConfigError) as err:
-        plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(engine="tgi"))  # type: ignore[arg-type]
-    assert (err.value.field, err.value.value) == ("engine", "tgi")
+        planned(LLAMA_8B, "g6e.2xlarge", engine="tgi")
+    assert (err.value.field, err.value.value) == ("serving.engine", "tgi")
     with pytest.raises(FastloadConfigError) as err:
         sglang_server.server_spec(plan(LLAMA_8B, "g6e.2xlarge"), model_name="m", model_uri=URI, region="us-east-1")
     assert err.value.field == "engine"
 
 
 def test_an_explicit_image_is_kept_and_the_vllm_default_becomes_sglangs():
-    assert spec(image="123456789012.dkr.ecr.us-east-1.amazonaws.com/sglang-s3:v0.5.23").image.endswith(
-        "sglang-s3:v0.5.23"
-    )
-    assert spec().image == sglang_server.DEFAULT_IMAGE
+    derived = sglang_plan(serving={"image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/sglang-s3:v0.5.23"})
+    assert spec(derived).image.endswith("sglang-s3:v0.5.23") and derived.serving.engine_version == "0.5.23"
+    assert spec().image == sglang_server.DEFAULT_IMAGE == "lmsysorg/sglang:v0.5.23"
 
 
 def render(p, **options):
@@ -194,7 +194,7 @@ def test_the_chart_renders_the_sglang_container_with_the_cache_mounted_and_its_p
 
 
 def test_the_shared_cache_steps_restore_and_publish_sglangs_cache_root_and_wait_on_its_port():
-    _, docs = render(sglang_plan(), shared_compile_cache=SharedCompileCache("models-bucket"))
+    _, docs = render(sglang_plan(serving={"shared_compile_cache": True}))
     pod = docs["Deployment"]["spec"]["template"]["spec"]
     restore = next(c for c in pod["initContainers"] if c["name"] == "restore-compile-cache")
     publish = next(c for c in pod["containers"] if c["name"] == "publish-compile-cache")
@@ -234,3 +234,15 @@ def test_autoscaling_queries_the_engines_own_queue_and_alerts_on_it():
         'absent(vllm:num_requests_waiting{namespace="inference",server="a"})',
         'absent(sglang:num_queue_reqs{namespace="inference",server="b"})',
     ]
+
+
+def test_the_deployment_records_an_sglang_plan_as_sglangs():
+    from fastload_constructs.core.serving.plan_record import PLAN_ANNOTATION, SUMMARY_ANNOTATION, read_plan_record
+
+    s = spec()
+    record = read_plan_record(s.annotations)
+    assert record is not None and (record.engine, record.vllm_version) == ("sglang", "0.5.23")
+    assert s.annotations[SUMMARY_ANNOTATION].startswith("SGLang 0.5.23 on g6e.2xlarge")
+    # A vLLM plan's record is unchanged: no engine key (absent means vLLM).
+    vllm = vllm_server.server_spec(plan(LLAMA_8B, "g6e.2xlarge"), model_name="m", model_uri=URI, region="us-east-1")
+    assert '"engine"' not in vllm.annotations[PLAN_ANNOTATION]

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from fastload_constructs.core.catalog import GpuInstance
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.planning.options import StreamSource, TuningOptions
+from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.phases import PhaseEstimate, estimated_layers, weight_load
+from fastload_constructs.core.planning.serving import StreamSource
 from fastload_constructs.core.planning.streamer import StreamerSettings
 
 
@@ -101,8 +102,9 @@ def note(model: ModelProfile, opts: TuningOptions, predicted: PhaseEstimate, a: 
         else "torch.compile off (SGLang's default)"
     )
     return (
-        f"SGLang 0.5.23: {compile_text}; {a.default_capture_sizes} CUDA-graph batch sizes x {layers} layers "
-        f"{predicted.cuda_graph_s:.1f} s (from SGLang logs of 14B-32B models; no published L4/L40S/A10G figure); "
+        f"SGLang {opts.serving.engine_version}: {compile_text}; {a.default_capture_sizes} CUDA-graph batch sizes "
+        f"x {layers} layers {predicted.cuda_graph_s:.1f} s (from SGLang logs of 14B-32B models; no published "
+        "L4/L40S/A10G figure); "
         "FlashInfer/DeepGEMM JIT and autotune on a cold cache not modelled (86 s of an FP8 MoE's 8x B200 "
         "cold start, Fergus Finn 2026); image size is vLLM's unless --image-gb"
     )

@@ -1,16 +1,17 @@
 """Which engine's server spec a plan gets: vLLM (core/serving/vllm_server.py) or SGLang (sglang_server.py).
 
 Both build the same `ServerSpec` (the chart renders either) through `vllm_server.build_server_spec`;
-they differ in the container only. The engine is the plan's (`TuningOptions(engine=...)`).
+they differ in the container only. The engine is the plan's (`Serving(engine=...)`).
 """
 
 from __future__ import annotations
 
 from fastload_constructs.core.planning.plan import ServingPlan
+from fastload_constructs.core.planning.releases import DEFAULT_IMAGE, DEFAULT_SGLANG_IMAGE
 from fastload_constructs.core.serving import sglang_server, vllm_server
 from fastload_constructs.core.serving.vllm_server import ServerOptions, ServerSpec
 
-DEFAULT_IMAGES = {"vllm": vllm_server.DEFAULT_IMAGE, "sglang": sglang_server.DEFAULT_IMAGE}
+DEFAULT_IMAGES = {"vllm": DEFAULT_IMAGE, "sglang": DEFAULT_SGLANG_IMAGE}
 
 
 def server_spec(

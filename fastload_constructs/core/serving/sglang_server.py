@@ -22,10 +22,8 @@ from collections.abc import Mapping, Sequence
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan
+from fastload_constructs.core.planning.releases import DEFAULT_SGLANG_IMAGE, DEFAULT_SGLANG_VERSION
 from fastload_constructs.core.serving.streamer_env import streamer_env
-from fastload_constructs.core.serving.vllm_server import (
-    DEFAULT_IMAGE as VLLM_DEFAULT_IMAGE,
-)
 from fastload_constructs.core.serving.vllm_server import (
     EngineLaunch,
     HttpProbe,
@@ -34,13 +32,14 @@ from fastload_constructs.core.serving.vllm_server import (
     build_server_spec,
 )
 
-SGLANG_VERSION = "0.5.23"
-# Tag scheme from SGLang's release workflow (`v{version}`, CUDA 12.9; `-cu130` for CUDA 13). Not checked
-# on Docker Hub: run `docker manifest inspect lmsysorg/sglang:v0.5.23` before deploying. The stock image
-# installs `python[all]`, whose `diffusion` extra pulls runai_model_streamer WITHOUT its `[s3]` extra
-# (wheel METADATA): if `pip show runai-model-streamer-s3` finds nothing in it, use a derived image
-# (`RUN pip install "runai-model-streamer[s3]>=0.15.7"`, or `sglang[runai]==0.5.23`), see README.
-DEFAULT_IMAGE = f"lmsysorg/sglang:v{SGLANG_VERSION}"
+SGLANG_VERSION = DEFAULT_SGLANG_VERSION
+# Serving(engine="sglang")'s default image (core/planning/releases.py). Tag scheme from SGLang's release
+# workflow (`v{version}`, CUDA 12.9; `-cu130` for CUDA 13). Not checked on Docker Hub: run
+# `docker manifest inspect lmsysorg/sglang:v0.5.23` before deploying. The stock image installs
+# `python[all]`, whose `diffusion` extra pulls runai_model_streamer WITHOUT its `[s3]` extra (wheel
+# METADATA): if `pip show runai-model-streamer-s3` finds nothing in it, use a derived image
+# (`RUN pip install "runai-model-streamer[s3]>=0.15.7"`, or `sglang[runai]==0.5.23`), see docs/serving.md.
+DEFAULT_IMAGE = DEFAULT_SGLANG_IMAGE
 # `python/sglang/launch_server.py` (prepare_server_args -> run_server). Not `sglang serve`: its backend
 # detection asks the Hugging Face Hub for `model_index.json` of a non-local path (cli/utils.py:91), a
 # pointless call for s3:// that stalls where the VPC has no internet egress.
@@ -267,15 +266,18 @@ def server_spec(
     region: str,
     options: ServerOptions | None = None,
 ) -> VllmServerSpec:
-    """The SGLang pod for `plan`; raises FastloadConfigError naming the bad field.
-
-    `options.image` left at its default (the vLLM image) means SGLang's pinned image, DEFAULT_IMAGE.
-    `options.extra_args` are SGLang arguments (checked by `check_extra_args` here).
+    """The SGLang pod for `plan` (image, model cache, shared compile cache and warm spares are
+    `plan.serving`'s); raises FastloadConfigError naming the bad field. `options.extra_args` are SGLang
+    arguments (checked by `check_extra_args` here).
     """
     opts = options if options is not None else ServerOptions()
     require(isinstance(opts, ServerOptions), "options", opts, "a ServerOptions")
-    require(plan.engine == "sglang", "engine", plan.engine, "'sglang' in the plan (TuningOptions(engine='sglang'))")
-    image = DEFAULT_IMAGE if opts.image == VLLM_DEFAULT_IMAGE else opts.image
+    require(
+        isinstance(plan, ServingPlan) and plan.engine == "sglang",
+        "engine",
+        getattr(plan, "engine", None),
+        "'sglang' in the plan (TuningOptions(serving=Serving(engine='sglang')))",
+    )
 
     def launch(model_path: str, served: str) -> EngineLaunch:
         args = sglang_args(plan, model_path=model_path, served_model_name=served, extra_args=opts.extra_args)
@@ -293,5 +295,5 @@ def server_spec(
         )
 
     return build_server_spec(
-        plan, model_name=model_name, model_uri=model_uri, region=region, options=opts, image=image, launch=launch
+        plan, model_name=model_name, model_uri=model_uri, region=region, options=opts, launch=launch
     )
