@@ -12,7 +12,7 @@ STAMP      := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-dev
 CREDENTIALS_HINT := $(BIN)/python -m stacks.credentials_hint
 
-.PHONY: setup synth check test deploy diff smoke clean bench bench-tools
+.PHONY: setup synth check test deploy diff smoke clean bench bench-tools docs
 
 setup: $(STAMP) $(CDK)
 
