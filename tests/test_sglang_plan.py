@@ -34,7 +34,9 @@ def test_the_capture_rate_reproduces_the_sglang_logs_it_came_from():
 def test_sglang_phases_replace_vllms_but_the_stream_is_the_same():
     vllm = plan(LLAMA_8B, "g6e.2xlarge")
     sglang = planned(LLAMA_8B, "g6e.2xlarge", engine="sglang")
-    assert sglang.engine == "sglang" and sglang.streamer == vllm.streamer
+    assert sglang.engine == "sglang" and sglang.streamer.concurrency == vllm.streamer.concurrency
+    # SGLang streams s3:// distributed by default, even at TP 1; vLLM's plan does so only with TP > 1.
+    assert (sglang.streamer.distributed, vllm.streamer.distributed) == (True, False)
     p, v = sglang.predicted, vllm.predicted
     assert p.load_throughput_mb_s == v.load_throughput_mb_s
     # The same transfer; SGLang's 3.5 s of model construction instead of vLLM's 1.5 s.
@@ -83,7 +85,7 @@ def test_fastload_plan_engine_sglang(capsys):
     view = json.loads(capsys.readouterr().out)
     assert view["engine"] == "sglang" and view["vllm_version"] is None
     extra = view["model_loader_extra_config"]
-    assert set(extra) == {"concurrency", "distributed", "memory_limit"} and extra["distributed"] is False
+    assert set(extra) == {"concurrency", "distributed", "memory_limit"} and extra["distributed"] is True
     assert view["predicted_seconds"]["cuda_graph"] == pytest.approx(1.0 + 52 * 32 * 0.0099, abs=0.1)
     assert main(["plan", "--instance", "g6e.2xlarge", "--params", "8.03e9", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["engine"] == "vllm"

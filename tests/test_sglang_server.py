@@ -50,8 +50,8 @@ def test_the_command_line_is_sglang_launch_server_streaming_from_s3():
     assert json.loads(arg(s.args, "--model-loader-extra-config")) == {
         "concurrency": p.streamer.concurrency,
         "memory_limit": p.streamer.configured_memory_limit_bytes,
-        # Always written: SGLang would turn it on by itself for an s3:// path.
-        "distributed": False,
+        # SGLang's own default for an s3:// path, even at TP 1 (straight to the GPU), and always written.
+        "distributed": True,
     }
     assert arg(s.args, "--tp-size") == "1" and "--tp" not in s.args
     assert arg(s.args, "--served-model-name") == "llama-8b"
@@ -75,6 +75,9 @@ def test_tensor_parallel_plans_stream_distributed_and_the_plan_sets_context_and_
     assert arg(s.args, "--tp-size") == str(p.tensor_parallel_size) == "4"
     assert json.loads(arg(s.args, "--model-loader-extra-config"))["distributed"] is True
     assert arg(s.args, "--context-length") == "8192"
+    # From the node-local copy (not object storage) SGLang's default is off at TP 1: written as the plan says.
+    local = sglang_plan(serving={"model_cache": "node-local"})
+    assert json.loads(arg(spec(local).args, "--model-loader-extra-config"))["distributed"] is False
     assert "--enable-torch-compile" in s.args
 
 

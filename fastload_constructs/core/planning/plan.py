@@ -129,7 +129,10 @@ def plan(model: ModelProfile, instance_type: str | GpuInstance, options: TuningO
             f"at most the model's max_position_embeddings ({arch.max_position_embeddings})",
         )
     tp = choose_tensor_parallel(model, instance, opts)
-    distributed = tp > 1 if opts.distributed is None else bool(opts.distributed)
+    # SGLang streams an object-store model distributed by default, straight to the GPU even at TP 1
+    # (0.5.23 srt/model_loader/loader.py:3997-3998, weight_utils.py:1663-1676): plan what it does.
+    sglang_s3 = opts.serving.engine == "sglang" and opts.serving.stream_source == "s3"
+    distributed = (tp > 1 or sglang_s3) if opts.distributed is None else bool(opts.distributed)
     streamer = StreamerSettings(
         concurrency=streamer_concurrency(instance, opts, tp),
         memory_limit_bytes=streamer_memory_limit(model, instance, tp, distributed, opts),
