@@ -37,7 +37,7 @@ from datetime import datetime, timezone
 from typing import IO
 
 from fastload_constructs.coldstart.patterns import LineKind
-from fastload_constructs.coldstart.phases.compile import compile_cache, torch_compile
+from fastload_constructs.coldstart.phases.compile import compile_cache, torch_compile, xla_still_compiling
 from fastload_constructs.coldstart.phases.engine import api_server, kv_cache
 from fastload_constructs.coldstart.phases.failure import failure
 from fastload_constructs.coldstart.phases.graphs import cuda_graphs
@@ -217,6 +217,10 @@ def _report(timeline: Timeline, label: str, started_at: datetime | None) -> Cold
     compiled = torch_compile(events)
     found.add("dynamo_transform", (compiled.dynamo, compiled.evidence))
     found.seconds["graph_compile"] = compiled.graphs
+    still_compiling = None if ready.ready else xla_still_compiling(events, ready.end)
+    if still_compiling is not None:
+        found.seconds["graph_compile"] = (compiled.graphs or 0.0) + still_compiling[0]
+        found.evidence.append(still_compiling[1])
     found.add("cuda_graph", cuda_graphs(events))
     found.add("kv_cache_profiling", kv_cache(events, ready.engine, compiled, found.seconds["cuda_graph"]))
     found.add("api_server", api_server(ready))

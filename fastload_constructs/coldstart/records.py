@@ -110,6 +110,8 @@ class Timeline:
     # ERROR records and bare exception lines after the last start-up line, plus the one before it.
     problems: list[Problem] = field(default_factory=list)
     problems_after_last_event: int = 0
+    # Bare traceback frames after the last start-up line (ERROR-record frames are among `problems`).
+    frames: list[Problem] = field(default_factory=list)
     server_signal: bool = False
     world_sizes: set[int] = field(default_factory=set)
     parallel_config: int = 0

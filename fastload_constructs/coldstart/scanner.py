@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
 from typing import IO
 
-from fastload_constructs.coldstart import patterns
+from fastload_constructs.coldstart import forms, patterns
 from fastload_constructs.coldstart.patterns import LineKind
 from fastload_constructs.coldstart.records import LogEvent, Problem, Timeline
 
@@ -24,6 +24,8 @@ _EVIDENCE_CHARS = 400
 # A log's events and the errors after its last start-up line are capped (a crash loop can print millions).
 _MAX_EVENTS = 100_000
 _MAX_PROBLEMS = 1_000
+# Substrings without which a line holds no bare start-up event (see patterns.classify_bare).
+_BARE_HINTS = ("RunAI", "Capturing", "checkpoint shards")
 
 _LEVELS = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s")
 _VLLM_TIME = re.compile(r"^(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$")
@@ -66,18 +68,6 @@ def nearest_year(moment: datetime, anchor: datetime) -> datetime:
     return min(candidates, key=lambda c: abs(c - anchor))
 
 
-def _collector_time(found: re.Match[str]) -> datetime:
-    """A collector's line-start timestamp as naive UTC (as given when it names no zone)."""
-    fraction = (found["fraction"] or "0")[:6].ljust(6, "0")
-    at = datetime.strptime(f"{found['date']} {found['clock']}.{fraction}", "%Y-%m-%d %H:%M:%S.%f")
-    zone = found["zone"]
-    if zone and zone != "Z":
-        sign = 1 if zone[0] == "+" else -1
-        digits = zone[1:].replace(":", "")
-        at -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:4] or 0))
-    return at
-
-
 def _process_key(process: str | None, pid: str | None) -> str:
     """One name per process: the vLLM prefix, with its pid so V0's identical worker names stay apart."""
     return f"{process} pid={pid}" if process else "main"
@@ -99,6 +89,10 @@ class _Scanner:
         self.timeline = Timeline()
         # The vLLM time of the last record that mattered to nothing, parsed only when needed.
         self.lazy_time: str | None = None
+        # Events seen before any line carried a time, held until one does.
+        self.untimed: list[tuple[str, LineKind, dict[str, str], int, str, int]] = []
+        # The last line that carried a collector's stamp.
+        self.stamped_line = 0
 
     def _settle(self) -> None:
         if self.lazy_time is not None:
@@ -122,24 +116,43 @@ class _Scanner:
             if config:
                 t.parallel_config = max(t.parallel_config, int(config["tp"]) * int(config["pp"]))
 
-    def _add_problem(self, is_exception: bool, text: str, number: int) -> None:
+    def _add_problem(self, is_exception: bool, text: str, number: int, at: datetime | None) -> None:
         t = self.timeline
         if t.problems_after_last_event < _MAX_PROBLEMS:
-            t.problems.append(Problem(is_exception, text[:_EVIDENCE_CHARS], number))
+            t.problems.append(Problem(is_exception, text[:_EVIDENCE_CHARS], number, at))
+            t.problems_after_last_event += 1
+
+    def _add_frame(self, line: str, number: int) -> None:
+        """A bare traceback frame ('File "...", line N, in f'): it names what was running when a start failed."""
+        t = self.timeline
+        if t.problems_after_last_event < _MAX_PROBLEMS:
+            t.frames.append(Problem(False, line[:_EVIDENCE_CHARS], number, None))
             t.problems_after_last_event += 1
 
     def _add_event(
-        self, at: datetime, process: str, found: tuple[LineKind, re.Match[str]], number: int, text: str, repeated: int
+        self,
+        at: datetime | None,
+        process: str,
+        found: tuple[LineKind, re.Match[str]],
+        number: int,
+        text: str,
+        repeated: int,
     ) -> None:
         t = self.timeline
         kind, match = found
-        if len(t.events) >= _MAX_EVENTS:
+        if len(t.events) + len(self.untimed) >= _MAX_EVENTS:
             return
-        values = {k: v for k, v in match.groupdict().items() if v is not None}
-        t.events.append(LogEvent(at, process, kind, values, number, text[:_EVIDENCE_CHARS], repeated))
+        values = {k: v for k, v in match.groupdict().items() if v is not None and k not in ("process", "pid")}
+        if at is None:
+            # A progress bar before the log's first timed line: it takes that line's time.
+            self.untimed.append((process, kind, values, number, text[:_EVIDENCE_CHARS], repeated))
+        else:
+            self._flush_untimed(at)
+            t.events.append(LogEvent(at, process, kind, values, number, text[:_EVIDENCE_CHARS], repeated))
         if kind in _MILESTONES:
             # Errors before this line were survived; keep only the latest as a last resort.
             t.problems = t.problems[-1:]
+            t.frames = []
             t.problems_after_last_event = 0
         if kind is LineKind.SERVER_READY:
             t.server_signal = True
@@ -150,22 +163,40 @@ class _Scanner:
         t.first_at = t.first_at or at
         if t.last_at is None or at >= t.last_at:
             t.last_at = at
+        self._flush_untimed(at)
 
-    def feed(self, raw: str, number: int) -> None:
+    def _flush_untimed(self, at: datetime) -> None:
+        if self.untimed:
+            held, self.untimed = self.untimed, []
+            self.timeline.events.extend(LogEvent(at, *fields) for fields in held)
+
+    def _unwrap(self, raw: str) -> tuple[str, datetime | None]:
+        """The line vLLM wrote, and the collector's time when the log has a collector clock (see forms.py)."""
         t = self.timeline
-        t.lines_read = number
         line = raw[:MAX_LINE_CHARS].rstrip("\r\n")
         if any(hint in line for hint in patterns.ANSI_HINTS):
             line = patterns.ANSI_ESCAPE.sub("", line)
         line = line.strip(patterns.FRAME_CHARS)
         collector_at: datetime | None = None
-        stamp = patterns.COLLECTOR_TIMESTAMP.match(line)
-        # One clock per log, decided by its first timed line: a collector prefix there means every
-        # line has one (kubectl --timestamps, docker -t), and that clock wins over vLLM's.
-        if stamp and t.clock != "vllm":
-            collector_at = _collector_time(stamp)
+        envelope = forms.unwrap_json(line) if line.startswith("{") else None
+        if envelope is not None:
+            line, collector_at = envelope.line.strip(patterns.FRAME_CHARS), envelope.at
+        stamp = patterns.COLLECTOR_TIMESTAMP.match(line) if collector_at is None else None
+        if stamp:
+            collector_at = forms.collector_time(stamp)
             line = line[stamp.end() :].strip(patterns.FRAME_CHARS)
+        # One clock per log, decided by its first timed line: a collector's time there means every
+        # line has one (kubectl --timestamps, docker -t, a JSON envelope), and that clock wins over vLLM's.
+        if collector_at is not None and t.clock != "vllm":
             t.clock = "collector"
+            return line, collector_at
+        return line, None
+
+    def feed(self, raw: str, number: int) -> None:
+        self.timeline.lines_read = number
+        line, collector_at = self._unwrap(raw)
+        if collector_at is not None:
+            self.stamped_line = number
         repeated = 0
         if "repeated" in line:
             ray = patterns.RAY_REPEATED.search(line)
@@ -175,52 +206,84 @@ class _Scanner:
         record = patterns.RECORD.search(line) if _LEVELS.search(line) else None
         if record is None and "] " in line and "," in line:
             record = patterns.STREAMER_RECORD.search(line)
-        if record and t.clock == "undecided":
-            t.clock = "vllm"
         if record:
-            process, pid = record["process"], record["pid"]
-            message = record["message"].strip()
-            source = record.groupdict().get("source") or ""
-            self._note_signals(process, pid, source, message)
-            found = patterns.classify(message)
-            failing = record["level"] in ("ERROR", "CRITICAL")
-            if t.clock == "collector":
-                at = collector_at or t.last_at or parse_time(record["time"], None)
-            elif found is None and not failing and t.first_at is not None:
-                self.lazy_time = record["time"]  # most lines: parse the time only if a later line needs it
-                return
-            else:
-                self._settle()
-                at = parse_time(record["time"], t.last_at)
-            self._advance(at)
-            if failing:
-                self._add_problem(patterns.EXCEPTION_LINE.match(message) is not None, message, number)
-            if found is not None:
-                self._add_event(at, _process_key(process, pid), found, number, line, repeated)
+            self._record(record, collector_at, number, line, repeated)
             return
         self._settle()
         if collector_at is not None:
             self._advance(collector_at)
-        bare = patterns.classify_bare(line) if ("RunAI" in line or "Capturing" in line) else None
-        if bare is not None:
-            inner = patterns.ANY_DATETIME.search(line)
-            bare_at = collector_at or (parse_time(inner["time"].replace("T", " "), t.last_at) if inner else t.last_at)
-            if bare_at is not None:
-                process, pid = _innermost_prefix(line)
-                self._note_signals(process, pid, "", "")
-                self._advance(bare_at)
-                self._add_event(bare_at, _process_key(process, pid), bare, number, line, repeated)
+        if not self._bare(line, collector_at, number, repeated):
+            self._untimed(line, collector_at, number, repeated)
+
+    def _record_time(self, record: re.Match[str], collector_at: datetime | None) -> datetime | None:
+        t = self.timeline
+        if t.clock == "collector" or record["time"] is None:
+            vllm_time = record["time"]
+            return collector_at or t.last_at or (parse_time(vllm_time, None) if vllm_time else None)
+        self._settle()
+        return parse_time(record["time"], t.last_at)
+
+    def _record(
+        self, record: re.Match[str], collector_at: datetime | None, number: int, line: str, repeated: int
+    ) -> None:
+        """A line in vLLM's record envelope (or the streamer's): signals, a start-up event, an error."""
+        t = self.timeline
+        if t.clock == "undecided" and record["time"] is not None:
+            t.clock = "vllm"
+        process, pid = record["process"], record["pid"]
+        message = record["message"].strip()
+        self._note_signals(process, pid, record.groupdict().get("source") or "", message)
+        found = patterns.classify(message)
+        failing = record["level"] in ("ERROR", "CRITICAL")
+        if t.clock != "collector" and record["time"] and found is None and not failing and t.first_at is not None:
+            self.lazy_time = record["time"]  # most lines: parse the time only if a later line needs it
             return
+        at = self._record_time(record, collector_at)
+        if at is not None:
+            self._advance(at)
+        if failing:
+            self._add_problem(patterns.EXCEPTION_LINE.match(message) is not None, message, number, at)
+        if found is not None:
+            self._add_event(at, _process_key(process, pid), found, number, line, repeated)
+
+    def _bare(self, line: str, collector_at: datetime | None, number: int, repeated: int) -> bool:
+        """A start-up event printed without an envelope (progress bars, the streamer's print)."""
+        t = self.timeline
+        bare = None
+        if any(hint in line for hint in _BARE_HINTS):
+            bare = patterns.classify_bare(line) or patterns.classify_progress(line)
+        if bare is None:
+            return False
+        inner = patterns.ANY_DATETIME.search(line)
+        at = collector_at or (parse_time(inner["time"].replace("T", " "), t.last_at) if inner else t.last_at)
+        if t.clock == "collector" and collector_at is None and self.stamped_line != number - 1:
+            # Under a collector's clock a bar redrawn after "\r" follows its stamp on the line before; with
+            # that line cut from the copy, the bar is held for the next stamp (not the last one, maybe long before).
+            at = None
+        process, pid = _innermost_prefix(line)
+        self._note_signals(process, pid, "", "")
+        if at is not None:
+            self._advance(at)
+        self._add_event(at, _process_key(process, pid), bare, number, line, repeated)
+        return True
+
+    def _untimed(self, line: str, collector_at: datetime | None, number: int, repeated: int) -> None:
+        """uvicorn's lines ("INFO:     Application startup complete."), exception lines and traceback frames."""
+        t = self.timeline
         untimed = patterns.UNTIMED.match(line)
-        exception = patterns.EXCEPTION_LINE.match(line) if ("Error" in line or "Exception" in line) else None
-        if exception and not untimed:
-            self._add_problem(True, exception["message"].strip(), number)
+        if untimed is None:
+            if "Error" in line or "Exception" in line:
+                exception = patterns.EXCEPTION_LINE.match(line)
+                if exception:
+                    self._add_problem(True, exception["message"].strip(), number, collector_at)
+            elif 'File "' in line and patterns.TRACEBACK_FRAME.search(line):
+                self._add_frame(line, number)
             return
-        if not untimed or t.last_at is None:
+        if t.last_at is None:
             return
         message = untimed["message"].strip()
         if untimed["level"] == "ERROR":
-            self._add_problem(patterns.EXCEPTION_LINE.match(message) is not None, message, number)
+            self._add_problem(patterns.EXCEPTION_LINE.match(message) is not None, message, number, collector_at)
         found = patterns.classify(message)
         if found is not None:
             at = collector_at or t.last_at

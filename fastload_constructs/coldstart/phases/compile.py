@@ -2,13 +2,18 @@
 
 dynamo_transform   "Dynamo bytecode transform time"
 graph_compile      the rest of "torch.compile took ... in total": Inductor compiling graphs,
-                   or loading them from the compile cache
+                   or loading them from the compile cache; on TPU, XLA's precompile of every
+                   input shape (the sum of its "Compilation finished in X [secs]." lines)
+
+XLA's lines say nothing of a cache (the JAX compile cache is not reported per shape), so a TPU start
+that precompiled is reported as "miss": it compiled, and the log cannot show a hit.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from datetime import datetime
 
 from fastload_constructs.coldstart.patterns import LineKind
 from fastload_constructs.coldstart.records import CompileCache, Evidence, LogEvent, seconds_of
@@ -20,8 +25,14 @@ _SLOTS = {
     LineKind.GRAPH_COMPILED: "compiled",
     LineKind.GRAPH_FROM_CACHE: "loaded",
     LineKind.COMPILE_TOTAL: "total",
+    LineKind.XLA_COMPILED: "compiled",
 }
-_GRAPH_LINES = frozenset({LineKind.GRAPH_COMPILED, LineKind.GRAPH_FROM_CACHE, LineKind.COMPILE_TOTAL})
+_GRAPH_LINES = frozenset(
+    {LineKind.GRAPH_COMPILED, LineKind.GRAPH_FROM_CACHE, LineKind.COMPILE_TOTAL, LineKind.XLA_COMPILED}
+)
+
+# Lines that may follow the start of an XLA precompile while it is still running.
+_XLA_RUNNING = frozenset({LineKind.XLA_COMPILE_START, LineKind.VERSION})
 
 
 @dataclass
@@ -74,7 +85,7 @@ def compile_cache(events: list[LogEvent]) -> tuple[CompileCache, str | None]:
     kinds = {e.kind for e in events}
     directory = next((e.values["path"] for e in events if e.kind is LineKind.COMPILE_CACHE_DIR), None)
     hit = bool(kinds & {LineKind.GRAPH_FROM_CACHE, LineKind.AOT_FROM_CACHE})
-    miss = LineKind.GRAPH_COMPILED in kinds
+    miss = bool(kinds & {LineKind.GRAPH_COMPILED, LineKind.XLA_COMPILED})
     if hit and miss:
         return "partial", directory
     if hit:
@@ -85,3 +96,16 @@ def compile_cache(events: list[LogEvent]) -> tuple[CompileCache, str | None]:
     if miss or kinds & {LineKind.DYNAMO_TRANSFORM, LineKind.COMPILE_TOTAL}:
         return "miss", directory
     return "not_compiled", directory
+
+
+def xla_still_compiling(events: list[LogEvent], end: datetime) -> tuple[float, Evidence] | None:
+    """A TPU start that stopped during XLA's precompile: the shapes since the last "Compilation finished"
+    ran until `end` (as a load that died runs until the end of the log)."""
+    last_done = max((i for i, e in enumerate(events) if e.kind is LineKind.XLA_COMPILED), default=-1)
+    begun = next((e for e in events[last_done + 1 :] if e.kind is LineKind.XLA_COMPILE_START), None)
+    if begun is None or any(e.kind not in _XLA_RUNNING for e in events[last_done + 1 :] if e.at > begun.at):
+        return None
+    seconds = max(0.0, (end - begun.at).total_seconds())
+    return seconds, Evidence(
+        "graph_compile", begun.line_number, begun.text, f"still compiling: {seconds:g} s to the end"
+    )

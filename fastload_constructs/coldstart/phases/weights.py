@@ -1,8 +1,9 @@
 """weight_load: the slowest worker's load time, the bytes on the GPUs, and how fast they arrived.
 
 "Model loading took ... seconds" (slowest worker) when printed; 0.5-0.6.6 print no time, so it runs
-from that worker's "Starting to load model"; for a start that died while loading, from
-"Starting to load model" to the end of the log.
+from that worker's "Starting to load model"; TPU (tpu-inference) prints none either: from "Loading
+model with MODEL_IMPL_TYPE" to "Init model | hbm=" (the weights in HBM); for a start that died while
+loading, from "Starting to load model" (or the first shard progress bar) to the end of the log.
 """
 
 from __future__ import annotations
@@ -109,6 +110,25 @@ def _vllm_rate(weights_only: list[LogEvent], total_gib: float, seconds: float) -
     return rate, [Evidence("weight_load", pure_event.line_number, pure_event.text, "GiB/s from this line")]
 
 
+def _on_device(events: list[LogEvent], workers: int) -> WeightPhase:
+    """TPU (tpu-inference): each worker's load start -> its "Init model | hbm=" line; the slowest wins."""
+    landed = by_process(events, LineKind.WEIGHTS_ON_DEVICE)
+    starts = by_process(events, LineKind.WEIGHTS_START)
+    timed: list[tuple[float, LogEvent, LogEvent]] = []
+    for process, lines in landed.items():
+        earlier = [s for s in starts.get(process, []) if s.at <= lines[0].at]
+        if earlier:
+            timed.append(((lines[0].at - earlier[0].at).total_seconds(), earlier[0], lines[0]))
+    if not timed:
+        return WeightPhase(None, None)
+    seconds, begun, done = max(timed, key=lambda item: item[0])
+    evidence = [
+        Evidence("weight_load", begun.line_number, begun.text, "load starts"),
+        Evidence("weight_load", done.line_number, done.text, f"weights in HBM: {seconds:g} s"),
+    ]
+    return WeightPhase(seconds, WeightLoad(seconds, None, None, None, workers=workers), evidence)
+
+
 def _weights_only(weights_only: list[LogEvent], workers: int) -> WeightPhase:
     """Only "Loading weights took" (no "Model loading took"): its time, no bytes."""
     slowest = max(weights_only, key=seconds_of)
@@ -123,7 +143,9 @@ def weight_load(events: list[LogEvent], workers: int) -> WeightPhase:
     weights_only = [e for e in events if e.kind is LineKind.WEIGHTS_LOADED]
     streamed = [e for e in events if e.kind is LineKind.STREAMER_SUMMARY]
     if not loaded:
-        return _weights_only(weights_only, workers) if weights_only else WeightPhase(None, None)
+        if weights_only:
+            return _weights_only(weights_only, workers)
+        return _on_device(events, workers)
     starts = by_process(events, LineKind.WEIGHTS_START)
     timed = _slowest_worker(loaded, starts)
     seconds, evidence = timed if timed is not None else _first_start_to_last_end(loaded, starts)
@@ -151,7 +173,7 @@ def weight_load(events: list[LogEvent], workers: int) -> WeightPhase:
 
 def died_while_loading(events: list[LogEvent], end: datetime) -> tuple[float, Evidence] | None:
     """A start that never finished loading (OOM, S3 access denied): the load ran from its first start to `end`."""
-    start = next((e for e in events if e.kind is LineKind.WEIGHTS_START), None)
+    start = next((e for e in events if e.kind in (LineKind.WEIGHTS_START, LineKind.WEIGHTS_PROGRESS)), None)
     if start is None or any(e.kind is LineKind.MODEL_LOADED for e in events):
         return None
     return (end - start.at).total_seconds(), Evidence("weight_load", start.line_number, start.text, "load starts")
