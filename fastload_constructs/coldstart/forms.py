@@ -12,8 +12,9 @@
                                a Google Cloud Logging entry (a sink's export, `gcloud logging read` one per line):
                                  {"textPayload": "<line>", "timestamp": "<RFC 3339>", "resource": {...}, ...}
                                  or {"jsonPayload": {"message": ...}, ...} when the container logged JSON
-                               vLLM's own JSON logging (VLLM_LOGGING_CONFIG_PATH with python-json-logger):
-                                 {"message": "<message>", "levelname": "INFO", "filename": ..., "lineno": ...}
+                               vLLM's own JSON logging (VLLM_LOGGING_CONFIG_PATH with python-json-logger),
+                               alone or behind vLLM's process prefix, or inside any of the above:
+                                 {"message": "<message>"} (+ "levelname", "filename", "lineno" when configured)
 
 An envelope's time is the collector's clock (to the millisecond or better, in UTC), which wins over
 vLLM's whole-second local time the way a `--timestamps` prefix does.
@@ -31,6 +32,9 @@ from fastload_constructs.coldstart import patterns
 # Where a record keeps the line, outermost first; a value that is itself a JSON object is opened in turn.
 _TEXT_KEYS = ("log", "textPayload", "message", "msg", "MESSAGE")
 _PAYLOAD_KEYS = ("jsonPayload", "log_processed")
+# A logger's record keeps the message under these (python-json-logger: "message"); a shipper's line under "log".
+_LOGGED_KEYS = ("message", "msg")
+_SHIPPER_KEYS = ("timestamp", "ingestionTime", "eventId", "id", "logStreamName")
 _TIME_KEYS = ("time", "timestamp", "@timestamp")
 _LEVEL_KEYS = ("levelname", "level", "severity")
 # Envelopes nest (a CloudWatch event holds a Fluent Bit record holding vLLM's JSON record); no deeper than this.
@@ -40,6 +44,8 @@ _RFC3339 = re.compile(
     r"(?P<zone>Z|[+-]\d{2}:?\d{2})?$"
 )
 _LEVELS = {"WARN": "WARNING", "FATAL": "CRITICAL", "ERR": "ERROR"}
+# A JSON record behind vLLM's process prefix(es).
+_PREFIXED_JSON = re.compile(r"^(?P<prefix>(?:\([A-Za-z][^()]* pid=\d+[^()]*\)\s*)+)(?P<json>\{.*\})$")
 
 
 @dataclass(frozen=True)
@@ -88,17 +94,51 @@ def _envelope_time(record: dict[str, object]) -> datetime | None:
     return None
 
 
+def _is_whole_line(text: str) -> bool:
+    """A line that reads as written: vLLM's record, an exception or traceback line, a progress bar or print."""
+    return bool(
+        patterns.RECORD.search(text)
+        or patterns.UNTIMED.match(text)
+        or patterns.EXCEPTION_LINE.match(text)
+        or patterns.TRACEBACK_FRAME.search(text)
+        or patterns.classify_bare(text)
+        or patterns.classify_progress(text)
+    )
+
+
 def _as_vllm_record(record: dict[str, object], message: str) -> str:
-    """vLLM's JSON logging keeps the message apart from its level and source: put them back in vLLM's order."""
-    level = next((record[k] for k in _LEVEL_KEYS if isinstance(record.get(k), str)), None)
-    if not isinstance(level, str) or patterns.RECORD.search(message):
+    """vLLM's JSON logging (python-json-logger) keeps the message apart from its level and source: put them
+    back as vLLM would print them. A record that names no level is a logged message all the same (INFO)."""
+    if _is_whole_line(message):
         return message
-    level = level.upper()
+    named = next((record[k] for k in _LEVEL_KEYS if isinstance(record.get(k), str)), "INFO")
+    level = str(named).upper()
     level = _LEVELS.get(level, level)
-    source = record.get("filename")
-    line = record.get("lineno")
-    where = f" [{source}:{line}]" if isinstance(source, str) and isinstance(line, int) else ""
-    return f"{level}{where} {message}"
+    source, number = record.get("filename"), record.get("lineno")
+    if isinstance(source, str) and isinstance(number, int) and source.endswith(".py"):
+        return f"{level} [{source}:{number}] {message}"
+    return f"{level}: {message}"
+
+
+def _is_shipped(record: dict[str, object], depth: int) -> bool:
+    """A shipper's event around a whole line (a CloudWatch Logs event: "timestamp", "message", ids) rather than
+    a logger's record of one message."""
+    return depth == 0 and not any(k in record for k in _LEVEL_KEYS) and any(k in record for k in _SHIPPER_KEYS)
+
+
+def _from_text(record: dict[str, object], text: str, depth: int, logged: bool) -> Unwrapped | None:
+    """The line a record's text holds: itself, a JSON record in it (maybe behind vLLM's process prefix)."""
+    text = text.rstrip("\r\n")
+    if text.startswith("{"):
+        nested = _parse(text)
+        if nested is not None:
+            return _open(nested, depth + 1)
+    prefixed = _PREFIXED_JSON.match(text) if "pid=" in text else None
+    if prefixed:
+        inner = _open(_parse(prefixed["json"]), depth + 1)
+        if inner is not None:
+            return Unwrapped(prefixed["prefix"] + inner.line, inner.at)
+    return Unwrapped(_as_vllm_record(record, text) if logged else text, None)
 
 
 def _open(record: object, depth: int) -> Unwrapped | None:
@@ -106,11 +146,9 @@ def _open(record: object, depth: int) -> Unwrapped | None:
         return None
     at = _envelope_time(record)
     inner: Unwrapped | None = None
-    text = next((record[k] for k in _TEXT_KEYS if isinstance(record.get(k), str)), None)
-    if isinstance(text, str):
-        text = text.rstrip("\r\n")
-        nested = _parse(text) if text.startswith("{") else None
-        inner = _open(nested, depth + 1) if nested is not None else Unwrapped(_as_vllm_record(record, text), None)
+    key = next((k for k in _TEXT_KEYS if isinstance(record.get(k), str)), None)
+    if key is not None:
+        inner = _from_text(record, str(record[key]), depth, key in _LOGGED_KEYS and not _is_shipped(record, depth))
     else:
         payload = next((record[k] for k in _PAYLOAD_KEYS if isinstance(record.get(k), dict)), None)
         inner = _open(payload, depth + 1)
@@ -128,7 +166,17 @@ def _parse(text: str) -> object:
 
 
 def unwrap_json(line: str) -> Unwrapped | None:
-    """The vLLM line inside a JSON record, or None when `line` is not one (a plain line starting with "{")."""
-    if not line.startswith("{") or not line.endswith("}"):
+    """The vLLM line inside a JSON record, or None when `line` is not one (a plain line starting with "{").
+
+    vLLM's own JSON records may follow its process prefix ("(EngineCore_DP0 pid=7) {"message": ...}"), which
+    its stdout wrapper adds to whatever a subprocess prints.
+    """
+    if not line.endswith("}"):
         return None
-    return _open(_parse(line), 0)
+    if line.startswith("{"):
+        return _open(_parse(line), 0)
+    prefixed = _PREFIXED_JSON.match(line) if "pid=" in line else None
+    if prefixed is None:
+        return None
+    inner = _open(_parse(prefixed["json"]), 1)
+    return None if inner is None else Unwrapped(prefixed["prefix"] + inner.line, inner.at)

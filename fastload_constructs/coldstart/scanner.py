@@ -178,7 +178,7 @@ class _Scanner:
             line = patterns.ANSI_ESCAPE.sub("", line)
         line = line.strip(patterns.FRAME_CHARS)
         collector_at: datetime | None = None
-        envelope = forms.unwrap_json(line) if line.startswith("{") else None
+        envelope = forms.unwrap_json(line) if line.endswith("}") else None
         if envelope is not None:
             line, collector_at = envelope.line.strip(patterns.FRAME_CHARS), envelope.at
         stamp = patterns.COLLECTOR_TIMESTAMP.match(line) if collector_at is None else None
