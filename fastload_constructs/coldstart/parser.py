@@ -202,6 +202,18 @@ class _Phases:
         )
 
 
+def _ran_to_the_end(found: _Phases, events: list[LogEvent], end: datetime) -> None:
+    """A start that never got ready: a load or an XLA precompile it died in ran until the end of the log."""
+    if found.seconds["weight_load"] is None:
+        stopped_loading = died_while_loading(events, end)
+        if stopped_loading is not None:
+            found.add("weight_load", (stopped_loading[0], [stopped_loading[1]]))
+    still_compiling = xla_still_compiling(events, end)
+    if still_compiling is not None:
+        found.seconds["graph_compile"] = (found.seconds["graph_compile"] or 0.0) + still_compiling[0]
+        found.evidence.append(still_compiling[1])
+
+
 def _report(timeline: Timeline, label: str, started_at: datetime | None) -> ColdStartReport:
     first_at, last_at = _require_start_up_lines(timeline, label)
     events = timeline.events
@@ -211,16 +223,11 @@ def _report(timeline: Timeline, label: str, started_at: datetime | None) -> Cold
     found = _Phases({}, [])
     load = weight_load(events, workers.count)
     found.add("weight_load", (load.seconds, load.evidence))
-    stopped_loading = None if load.seconds is not None or ready.ready else died_while_loading(events, ready.end)
-    if stopped_loading is not None:
-        found.add("weight_load", (stopped_loading[0], [stopped_loading[1]]))
     compiled = torch_compile(events)
     found.add("dynamo_transform", (compiled.dynamo, compiled.evidence))
     found.seconds["graph_compile"] = compiled.graphs
-    still_compiling = None if ready.ready else xla_still_compiling(events, ready.end)
-    if still_compiling is not None:
-        found.seconds["graph_compile"] = (compiled.graphs or 0.0) + still_compiling[0]
-        found.evidence.append(still_compiling[1])
+    if not ready.ready:
+        _ran_to_the_end(found, events, ready.end)
     found.add("cuda_graph", cuda_graphs(events))
     found.add("kv_cache_profiling", kv_cache(events, ready.engine, compiled, found.seconds["cuda_graph"]))
     found.add("api_server", api_server(ready))

@@ -2,8 +2,8 @@
 
 Where a failure goes, strongest evidence first:
 
-1. The traceback names what was running: the innermost frame (or code line) before the root-cause
-   exception that belongs to one phase's own work (`patterns.FAILING_CALLS`): an OOM raised under
+1. The traceback names what was running: the innermost frame (or code line) of the root cause's
+   traceback that belongs to one phase's own work (`patterns.FAILING_CALLS`): an OOM raised under
    `capture_model` is a CUDA-graph failure whatever line came last.
 2. The message names it (`patterns.KV_CACHE_FAILURE`: the KV cache does not fit).
 3. Otherwise, the phase the last start-up line left running (`PHASE_AFTER`): a line that starts a phase
@@ -81,9 +81,14 @@ def _root_cause(timeline: Timeline) -> Problem | None:
 
 
 def _named_by_traceback(timeline: Timeline, cause: Problem) -> tuple[str, Problem] | None:
-    """The innermost frame or code line before the root cause that belongs to one phase's work."""
+    """The innermost frame or code line of the root cause's traceback that belongs to one phase's work: the
+    frames before its exception line, or after its message ("EngineCore failed to start.", then the traceback)."""
     lines = sorted((*timeline.problems, *timeline.frames), key=lambda p: p.line_number)
-    for line in reversed([p for p in lines if p.line_number < cause.line_number]):
+    if cause.is_exception:
+        traceback = [p for p in lines if p.line_number < cause.line_number]
+    else:
+        traceback = [p for p in lines if p.line_number > cause.line_number]
+    for line in reversed(traceback):
         for phase, call in patterns.FAILING_CALLS:
             if call.search(line.text):
                 return phase, line
