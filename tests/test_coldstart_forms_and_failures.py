@@ -225,3 +225,30 @@ def test_a_started_phase_holds_a_failure_however_long_it_ran() -> None:
 def test_without_a_start_up_line_a_failure_is_the_engines_start() -> None:
     r = parse_log(real("kubectl_timestamps_nanos_dp16_nccl_oom_excerpt"))
     assert r.failed_in == "engine_init" and r.failure.startswith("ncclInternalError")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "2025-13-45T10:00:00Z INFO 12-02 17:00:00 [x.py:1] Starting to load model m...",  # no month 13
+        "0001-01-01T00:00:00+23:59 INFO 12-02 17:00:00 [x.py:1] Starting to load model m...",  # before year 1 in UTC
+        '{"log": "INFO 12-02 17:00:00 [x.py:1] Starting to load model m...", "time": "2025-02-30T10:00:00Z"}',
+        '{"log": "INFO 12-02 17:00:00 [x.py:1] Starting to load model m...", "timestamp": -1e30}',
+        '{"log": "INFO 12-02 17:00:00 [x.py:1] Starting to load model m...", "timestamp": 1e999}',
+    ],
+)
+def test_an_impossible_collector_time_leaves_the_line_to_vllms_clock(line: str) -> None:
+    r = parse_log(line)
+    assert r.clock == "vllm" and r.failed_in == "weight_load"
+
+
+def test_an_impossible_vllm_date_is_read_untimed_not_raised() -> None:
+    with pytest.raises(FastloadConfigError, match="at least one start-up line"):
+        parse_log("INFO 13-45 17:00:00 [x.py:1] Starting to load model m...")
+    lines = [
+        "INFO 12-02 17:00:00 [x.py:1] Starting to load model m...",
+        "INFO 02-30 17:00:01 [x.py:1] Loading weights took 1.00 seconds",
+        "ERROR 12-02 17:00:05 [core.py:1] torch.OutOfMemoryError: CUDA out of memory.",
+    ]
+    r = parse_log(lines)
+    assert r.total_s == pytest.approx(5) and r.failed_in == "weight_load"

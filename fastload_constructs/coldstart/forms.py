@@ -56,15 +56,19 @@ class Unwrapped:
     at: datetime | None
 
 
-def collector_time(found: re.Match[str]) -> datetime:
-    """A collector's timestamp (date, clock, fraction, zone groups) as naive UTC (as given when it names no zone)."""
+def collector_time(found: re.Match[str]) -> datetime | None:
+    """A collector's timestamp (date, clock, fraction, zone groups) as naive UTC (as given when it names no zone);
+    None for a date that does not exist (month 13) or falls outside the calendar once moved to UTC."""
     fraction = (found["fraction"] or "0")[:6].ljust(6, "0")
-    at = datetime.strptime(f"{found['date']} {found['clock']}.{fraction}", "%Y-%m-%d %H:%M:%S.%f")
-    zone = found["zone"]
-    if zone and zone != "Z":
-        sign = 1 if zone[0] == "+" else -1
-        digits = zone[1:].replace(":", "")
-        at -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:4] or 0))
+    try:
+        at = datetime.strptime(f"{found['date']} {found['clock']}.{fraction}", "%Y-%m-%d %H:%M:%S.%f")
+        zone = found["zone"]
+        if zone and zone != "Z":
+            sign = 1 if zone[0] == "+" else -1
+            digits = zone[1:].replace(":", "")
+            at -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:4] or 0))
+    except (ValueError, OverflowError):
+        return None
     return at
 
 

@@ -50,6 +50,14 @@ def parse_time(text: str, previous: datetime | None) -> datetime:
     return at
 
 
+def _vllm_time(text: str, previous: datetime | None) -> datetime | None:
+    """`parse_time`, or None for a date no calendar has (month 13, February 30): that line is read untimed."""
+    try:
+        return parse_time(text, previous)
+    except ValueError:
+        return None
+
+
 def _with_year(moment: datetime, year: int) -> datetime:
     try:
         return moment.replace(year=year)
@@ -96,7 +104,9 @@ class _Scanner:
 
     def _settle(self) -> None:
         if self.lazy_time is not None:
-            self._advance(parse_time(self.lazy_time, self.timeline.last_at))
+            at = _vllm_time(self.lazy_time, self.timeline.last_at)
+            if at is not None:
+                self._advance(at)
             self.lazy_time = None
 
     def _note_signals(self, process: str | None, pid: str | None, source: str, message: str) -> None:
@@ -183,7 +193,7 @@ class _Scanner:
             line, collector_at = envelope.line.strip(patterns.FRAME_CHARS), envelope.at
         stamp = patterns.COLLECTOR_TIMESTAMP.match(line) if collector_at is None else None
         if stamp:
-            collector_at = forms.collector_time(stamp)
+            collector_at = forms.collector_time(stamp)  # None for an impossible date: the line is read untimed
             line = line[stamp.end() :].strip(patterns.FRAME_CHARS)
         # One clock per log, decided by its first timed line: a collector's time there means every
         # line has one (kubectl --timestamps, docker -t, a JSON envelope), and that clock wins over vLLM's.
@@ -219,9 +229,9 @@ class _Scanner:
         t = self.timeline
         if t.clock == "collector" or record["time"] is None:
             vllm_time = record["time"]
-            return collector_at or t.last_at or (parse_time(vllm_time, None) if vllm_time else None)
+            return collector_at or t.last_at or (_vllm_time(vllm_time, None) if vllm_time else None)
         self._settle()
-        return parse_time(record["time"], t.last_at)
+        return _vllm_time(record["time"], t.last_at)
 
     def _record(
         self, record: re.Match[str], collector_at: datetime | None, number: int, line: str, repeated: int
@@ -255,7 +265,7 @@ class _Scanner:
         if bare is None:
             return False
         inner = patterns.ANY_DATETIME.search(line)
-        at = collector_at or (parse_time(inner["time"].replace("T", " "), t.last_at) if inner else t.last_at)
+        at = collector_at or (_vllm_time(inner["time"].replace("T", " "), t.last_at) if inner else None) or t.last_at
         if t.clock == "collector" and collector_at is None and self.stamped_line != number - 1:
             # Under a collector's clock a bar redrawn after "\r" follows its stamp on the line before; with
             # that line cut from the copy, the bar is held for the next stamp (not the last one, maybe long before).
