@@ -252,3 +252,18 @@ def test_an_impossible_vllm_date_is_read_untimed_not_raised() -> None:
     ]
     r = parse_log(lines)
     assert r.total_s == pytest.approx(5) and r.failed_in == "weight_load"
+
+
+def test_bare_traceback_frames_name_the_phase_and_do_not_revive_survived_errors() -> None:
+    lines = [
+        "INFO 12-02 17:00:00 [gpu_model_runner.py:1] Starting to load model m...",
+        "ERROR 12-02 17:00:01 [hub.py:9] Failed to fetch config.json, retrying (1/3)",
+        "INFO 12-02 17:00:21 [gpu_model_runner.py:2] Model loading took 1.0 GiB memory and 21.0 seconds",
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/vllm/v1/worker/gpu_model_runner.py", line 2410, in capture_model',
+        '  File "/usr/lib/torch/cuda/graphs.py", line 80, in capture_end',
+        OOM,
+    ]
+    r = parse_log(lines)
+    assert r.failed_in == "cuda_graph" and r.failure.startswith("torch.OutOfMemoryError")
+    assert "retrying" not in (r.failure or "")

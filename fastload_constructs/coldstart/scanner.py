@@ -135,9 +135,8 @@ class _Scanner:
     def _add_frame(self, line: str, number: int) -> None:
         """A bare traceback frame ('File "...", line N, in f'): it names what was running when a start failed."""
         t = self.timeline
-        if t.problems_after_last_event < _MAX_PROBLEMS:
+        if len(t.frames) < _MAX_PROBLEMS:  # emptied at every start-up line, as the errors are
             t.frames.append(Problem(False, line[:_EVIDENCE_CHARS], number, None))
-            t.problems_after_last_event += 1
 
     def _add_event(
         self,
