@@ -29,20 +29,14 @@ from datetime import datetime, timedelta
 from itertools import chain
 
 from fastload_constructs.coldstart import patterns as vllm_patterns
-from fastload_constructs.coldstart.parser import (
-    _EVIDENCE_CHARS,
-    _UNIT_BYTES,
-    GIB,
-    MAX_LINE_CHARS,
-    PHASE_ORDER,
-    ColdStartReport,
-    Evidence,
-    Phase,
-    WeightLoad,
-)
+from fastload_constructs.coldstart.parser import ColdStartReport
+from fastload_constructs.coldstart.records import GIB, PHASE_ORDER, Evidence, Phase, WeightLoad
+from fastload_constructs.coldstart.scanner import MAX_LINE_CHARS
 from fastload_constructs.core.errors import FastloadConfigError
 
 ENGINE = "sglang"
+_EVIDENCE_CHARS = 400  # as the vLLM scanner keeps (coldstart/scanner.py)
+_UNIT_BYTES = {"Byte": 1, "Bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 # A bracketed full date, optional milliseconds (SGLANG_LOG_MS=1), rank tags; searched anywhere in a line so
 # a collector's or another logger's prefix, or a progress bar printed before it, does not hide it.
 PREFIX = re.compile(
