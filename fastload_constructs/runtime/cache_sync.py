@@ -24,6 +24,7 @@ import hashlib
 import json
 import logging
 import os
+import random
 import shutil
 import stat
 import sys
@@ -137,6 +138,130 @@ def _head(s3: Any, bucket: str, key: str) -> dict[str, Any] | None:
         if _error_code(exc) in ("404", "NoSuchKey", "NotFound", "403", "AccessDenied", "Forbidden"):
             return None
         raise
+
+
+# Transfers that retry (issue 28): a body that breaks while it is read (connection reset, a
+# server that closes early, a read timeout) is asked for again from the first byte not yet
+# received, with the first GET's ETag as If-Match, so what was copied is kept and a replaced
+# object fails as a restage (412) instead of mixing. Bounded per range: 5 attempts (botocore's
+# standard mode also makes 5 for status errors) with exponential backoff from 0.2 s, capped at
+# 5 s, jittered (sum of the waits at most ~3 s, so a dead endpoint still fails in seconds).
+BODY_ATTEMPTS = 5
+BACKOFF_BASE_S = 0.2
+BACKOFF_MAX_S = 5.0
+# Pieces handed on as they arrive (at most this much per read): a deadline is checked after each,
+# so a trickling body cannot overrun it by more than one piece's wait (botocore's read timeout, 60 s,
+# bounds a body that stops outright).
+_PIECE = 256 * 1024
+
+
+class _BodyEnded(Exception):
+    """The server ended a body before the bytes it announced: a break like any other, so resumed."""
+
+
+class _DeadlinePassed(Exception):
+    """A transfer ran past its time limit while data was still arriving."""
+
+
+def _transient(exc: BaseException) -> bool:
+    """A broken body or connection (resumable), as opposed to an answer from S3 (an error code) or our own refusal."""
+    if _error_code(exc):
+        return False
+    if isinstance(exc, (_BodyEnded, OSError)):
+        return True
+    module = type(exc).__module__
+    return module.startswith(("botocore.exceptions", "urllib3", "http.client"))
+
+
+def _backoff(attempt: int) -> None:
+    time.sleep(min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2**attempt) * random.uniform(0.5, 1.0))
+
+
+class _ResumingBody:
+    """Bytes `start`..`end` (inclusive; `end` None: to the object's end) of one object, resumed where a body broke.
+
+    `read(n)` returns up to `n` bytes as soon as any arrive (never waits to fill a block), and
+    raises `_DeadlinePassed` once `deadline` (time.monotonic) passes, between any two pieces.
+    """
+
+    def __init__(
+        self,
+        s3: Any,
+        bucket: str,
+        key: str,
+        *,
+        start: int = 0,
+        end: int | None = None,
+        etag: str | None = None,
+        deadline: float | None = None,
+        attempts: int = BODY_ATTEMPTS,
+        first: dict[str, Any] | None = None,
+    ) -> None:
+        self.s3, self.bucket, self.key = s3, bucket, key
+        self.position, self.end, self.etag = start, end, etag
+        self.deadline, self.attempts = deadline, attempts
+        self.resumed = 0
+        self.failures = 0
+        self._response = first
+        self._finished = end is not None and start > end
+
+    def _open(self) -> None:
+        if self.end is None and self.position == 0:
+            ranged: dict[str, Any] = {}
+        else:
+            ranged = {"Range": f"bytes={self.position}-{'' if self.end is None else self.end}"}
+        conditional = {"IfMatch": self.etag} if self.etag else {}
+        self._response = self.s3.get_object(Bucket=self.bucket, Key=self.key, **ranged, **conditional)
+        if not self.etag and self._response.get("ETag"):
+            self.etag = self._response["ETag"]
+
+    def _read_piece(self, n: int) -> bytes:
+        if self._response is None:
+            self._open()
+        assert self._response is not None
+        body = self._response["Body"]
+        raw = getattr(body, "_raw_stream", None)
+        read1 = getattr(raw, "read1", None)
+        want = n if self.end is None else min(n, self.end - self.position + 1)
+        data: bytes = read1(want) if read1 is not None else body.read(want)
+        if not data and self.end is not None and self.position <= self.end:
+            raise _BodyEnded(f"{self.key}: body ended at byte {self.position}, before {self.end + 1}")
+        return data
+
+    def read(self, n: int = _PIECE) -> bytes:
+        n = _PIECE if n is None or n < 0 else min(n, _PIECE)
+        while not self._finished:
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                self.close()
+                raise _DeadlinePassed(f"{self.key}: past its time limit at byte {self.position}")
+            try:
+                data = self._read_piece(n)
+            except Exception as exc:
+                if not _transient(exc):
+                    raise
+                self.close()
+                self.failures += 1
+                if self.failures >= self.attempts or self.resumed >= self.attempts * 8:
+                    raise  # in a row without progress, or in all (a server that resets every few bytes)
+                LOG.warning("%s: body broke at byte %d (%s); resuming", self.key, self.position, type(exc).__name__)
+                self.resumed += 1
+                _backoff(self.failures - 1)
+                continue
+            self.failures = 0  # bytes arrived: the bound is on attempts in a row without progress
+            if not data:
+                self._finished = True
+                break
+            self.position += len(data)
+            if self.end is not None and self.position > self.end:
+                self._finished = True
+            return data
+        return b""
+
+    def close(self) -> None:
+        if self._response is not None:
+            with contextlib.suppress(Exception):
+                self._response["Body"].close()
+        self._response = None
 
 
 class ArchiveRefused(Exception):
@@ -454,11 +579,19 @@ def restore_compile_cache(
             tmp = cache_root / f".restore-{uuid.uuid4().hex[:12]}"
             tmp.mkdir()
             try:
-                conditional = {"IfMatch": head["ETag"]} if head.get("ETag") else {}
-                body = s3.get_object(Bucket=bucket, Key=key, **conditional)["Body"]
+                size = head.get("ContentLength")
+                deadline = time.monotonic() + limits.seconds
+                body = _ResumingBody(  # conditional on the HEAD's ETag, resumed where a body breaks
+                    s3,
+                    bucket,
+                    key,
+                    end=size - 1 if isinstance(size, int) and size > 0 else None,
+                    etag=head.get("ETag") or None,
+                    deadline=deadline,
+                )
                 stream = _InflatingPipe(
                     body,
-                    deadline=time.monotonic() + limits.seconds,
+                    deadline=deadline,
                     max_inflated=limits.unpacked_bytes + 512 * (2 * limits.members + 2) + (1 << 20),
                 )
                 try:
@@ -674,25 +807,23 @@ def _download_verified(
         if size == 0:
             data = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
             ranges: list[tuple[int, int]] = []
+            etag = None
         else:
             ranges = [(start, min(start + part, size) - 1) for start in range(0, size, part)]
             first = s3.get_object(Bucket=bucket, Key=key, Range=f"bytes=0-{ranges[0][1]}")
             total = str(first.get("ContentRange", "")).rpartition("/")[2]
             if total and total != "*" and int(total) != size:
                 raise Restaged(f"{key}: {total} bytes in S3, {size} in the manifest")
-            data = first["Body"].read()
             etag = first.get("ETag")
+            data = _read_range(s3, bucket, key, ranges[0], etag, first)
         if len(data) != (ranges[0][1] + 1 if ranges else len(data)):
             raise Restaged(f"{key}: short read")
         digest.update(data)
         out.write(data)
         if len(ranges) > 1:
-            extra = {"IfMatch": etag} if etag else {}
 
             def fetch(r: tuple[int, int]) -> bytes:
-                body: bytes = s3.get_object(Bucket=bucket, Key=key, Range=f"bytes={r[0]}-{r[1]}", **extra)[
-                    "Body"
-                ].read()
+                body = _read_range(s3, bucket, key, r, etag, None)
                 if len(body) != r[1] - r[0] + 1:
                     raise Restaged(f"{key}: short read at {r[0]}")
                 return body
@@ -716,6 +847,20 @@ def _download_verified(
                     raise
     if digest.hexdigest() != sha256:
         raise Restaged(f"{key}: sha256 differs from the manifest")
+
+
+def _read_range(
+    s3: Any, bucket: str, key: str, r: tuple[int, int], etag: str | None, first: dict[str, Any] | None
+) -> bytes:
+    """One range's bytes, resumed from where its body broke (conditional on `etag`): the range is kept, not redone."""
+    body = _ResumingBody(s3, bucket, key, start=r[0], end=r[1], etag=etag, first=first)
+    pieces = []
+    try:
+        while piece := body.read(_PIECE):
+            pieces.append(piece)
+    finally:
+        body.close()
+    return b"".join(pieces)
 
 
 def _lease(copy: Path) -> None:
