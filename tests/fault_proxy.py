@@ -31,6 +31,9 @@ class FaultProxy:
         self.trickle_bytes = 1024
         self.trickle_delay_s = 0.05
         self.cuts_made = 0
+        self.drop_marker: bytes | None = None
+        self.drops_left = 0
+        self.drops_made = 0
         self.trickled_bytes = 0
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -40,6 +43,11 @@ class FaultProxy:
     def cut(self, *, after: int, times: int) -> None:
         with self._lock:
             self.cut_after, self.cuts_left = after, times
+
+    def drop_reply_to(self, marker: bytes, *, times: int = 1) -> None:
+        """Let a request whose first bytes hold `marker` reach the server, then reset before its reply."""
+        with self._lock:
+            self.drop_marker, self.drops_left = marker, times
 
     def trickle(self, *, after: int, piece: int = 1024, delay_s: float = 0.05) -> None:
         self.trickle_after, self.trickle_bytes, self.trickle_delay_s = after, piece, delay_s
@@ -63,6 +71,10 @@ class FaultProxy:
         try:
             while data := client.recv(65536):
                 state["response"] = 0  # a new request: what comes back next is a new response
+                with self._lock:
+                    if self.drop_marker is not None and self.drops_left > 0 and self.drop_marker in data[:4096]:
+                        self.drops_left -= 1
+                        state["drop"] = True
                 server.sendall(data)
         except OSError:
             pass
@@ -72,6 +84,12 @@ class FaultProxy:
     def _responses(self, server: socket.socket, client: socket.socket, state: dict[str, Any]) -> None:
         try:
             while data := server.recv(65536):
+                interim = data.startswith(b"HTTP/1.1 100 ")  # "100 Continue": the body is still to come
+                if not interim and state.pop("drop", False):  # the server acted on it; its reply is lost
+                    self.drops_made += 1
+                    _reset(client)
+                    _close(server)
+                    return
                 seen = state["response"]
                 state["response"] = seen + len(data)
                 with self._lock:

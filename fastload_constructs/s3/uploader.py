@@ -257,16 +257,41 @@ def upload_model(
             deleted = bool(plan.upload or (delete_stale and plan.stale))
             condition = {"IfMatch": f'"{manifest_etag}"'} if manifest_etag and not deleted else {"IfNoneMatch": "*"}
             if deleted or body != old_manifest:  # a no-op re-run leaves the manifest as it is
-                client.put_object(
-                    Bucket=location.bucket,
-                    Key=manifest_key,
-                    ContentType="application/json",
-                    Body=body,
-                    **condition,
-                )
+                _put_manifest(client, location.bucket, manifest_key, body, condition, stage_id)
     finally:
         record.save()
     return StageResult(plan, f"s3://{location.bucket}/{manifest_key}", manifest, hashed)
+
+
+def _put_manifest(client: Any, bucket: str, key: str, body: bytes, condition: dict[str, str], stage_id: str) -> None:
+    """PUT the manifest, tagged with this run's stage id; a 412 on a manifest that is ours is success.
+
+    A PUT whose reply is lost is sent again by botocore's retries, and the retry's condition
+    (If-None-Match: *, or the old ETag) then fails against the manifest the first attempt wrote.
+    That manifest carries our stage id and our bytes: the stage succeeded, and says so.
+    """
+    try:
+        client.put_object(
+            Bucket=bucket,
+            Key=key,
+            ContentType="application/json",
+            Body=body,
+            Metadata={STAGE_ID_METADATA_KEY: stage_id},
+            **condition,
+        )
+    except Exception as exc:
+        response = getattr(exc, "response", None) or {}
+        code = str(response.get("Error", {}).get("Code", ""))
+        if code not in ("PreconditionFailed", "412"):
+            raise
+        try:
+            there = client.get_object(Bucket=bucket, Key=key)
+            ours = metadata_value(there.get("Metadata"), STAGE_ID_METADATA_KEY) == stage_id
+            ours = ours and there["Body"].read() == body
+        except Exception:
+            ours = False
+        if not ours:
+            raise
 
 
 @dataclass(frozen=True)
