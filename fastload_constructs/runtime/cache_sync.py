@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import errno
 import fcntl
 import gzip
 import hashlib
@@ -25,6 +26,7 @@ import json
 import logging
 import os
 import random
+import re
 import shutil
 import stat
 import sys
@@ -157,6 +159,14 @@ _PIECE = 256 * 1024
 
 class _BodyEnded(Exception):
     """The server ended a body before the bytes it announced: a break like any other, so resumed."""
+
+
+class _TransferFailed(Exception):
+    """Reading the archive from S3 failed (after retries, or past the deadline): the archive may be fine."""
+
+
+# Errors of this node's disk, not of the archive: restoring elsewhere would work, so nothing is healed.
+_NODE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO})
 
 
 class _DeadlinePassed(Exception):
@@ -306,7 +316,10 @@ class _InflatingPipe:
             while not self._stop.is_set():
                 if time.monotonic() > self.deadline:
                     raise ArchiveRefused("restore ran past its time limit")
-                data = self.body.read(_COPY_BLOCK)
+                try:
+                    data = self.body.read(_COPY_BLOCK)
+                except Exception as exc:  # the transfer's failure, not the archive's: no healing
+                    raise _TransferFailed(f"{type(exc).__name__}: {exc}") from exc
                 if not data:
                     break
                 self.sha.update(data)
@@ -554,6 +567,7 @@ def restore_compile_cache(
     target = cache_root / COMPILE_SUBDIR
     key = archive_key(prefix, cache_key)
     head: dict[str, Any] | None = None
+    extracting = False
     try:
         cache_root.mkdir(parents=True, exist_ok=True)
         problems = _repair_permissions(target)
@@ -578,6 +592,7 @@ def restore_compile_cache(
                 return Outcome("corrupt", f"s3://{bucket}/{key} has no {SHA256_METADATA} metadata; starting cold")
             tmp = cache_root / f".restore-{uuid.uuid4().hex[:12]}"
             tmp.mkdir()
+            extracting = True  # from here on, a failure that is neither the transfer's nor the disk's is the archive's
             try:
                 size = head.get("ContentLength")
                 deadline = time.monotonic() + limits.seconds
@@ -620,9 +635,16 @@ def restore_compile_cache(
         # A refused archive heals: this pod's publisher replaces exactly that one once it is ready.
         _remember_refused(cache_root, head)
         return Outcome("corrupt", f"{type(exc).__name__}: {exc}; starting cold")
+    except _TransferFailed as exc:
+        return Outcome("error", f"reading s3://{bucket}/{key} failed: {exc}; starting cold")
     except PermissionError as exc:
         return Outcome("error", f"permission denied: {exc.filename or exc}; starting cold")
     except Exception as exc:  # network, disk or anything else must not stop the pod
+        if extracting and not (isinstance(exc, OSError) and exc.errno in _NODE_ERRNOS):
+            # Any other failure while unpacking (a name too long for this filesystem, say) is the archive's:
+            # every pod would meet it, so it is refused and healed like a corrupt one (issue 28).
+            _remember_refused(cache_root, head)
+            return Outcome("corrupt", f"{type(exc).__name__}: {exc}; starting cold")
         return Outcome("error", f"{type(exc).__name__}: {exc}; starting cold")
 
 
@@ -871,11 +893,47 @@ def _lease(copy: Path) -> None:
 
 
 def _last_used(copy: Path) -> float:
-    leases = copy / LEASES_DIR
+    """The latest lease, or when the copy was completed: a copy no pod leased yet is new, not unused since 1970."""
+    completed = 0.0
+    with contextlib.suppress(OSError):
+        completed = max(copy.stat().st_mtime, (copy / COMPLETE_MARKER).stat().st_mtime)
     try:
-        return max((p.stat().st_mtime for p in leases.iterdir()), default=copy.stat().st_mtime)
+        return max([completed, *(p.stat().st_mtime for p in (copy / LEASES_DIR).iterdir())])
     except OSError:
-        return 0.0
+        return completed
+
+
+# <name>-<16 hex of the manifest's SHA-256> (or a legacy folder adopted as <name>-legacy-<8 hex>).
+_COPY_NAME = re.compile(r"^(?P<model>.+)-(?:[0-9a-f]{16}|legacy-[0-9a-f]{8})$")
+
+
+@contextlib.contextmanager
+def _model_lock_if_free(root: Path, copy_name: str, own: str | None) -> Iterator[bool]:
+    """Hold the lock of the model that owns `copy_name` (not waiting); yield whether it is held.
+
+    A copier holds its model's lock from the copy's completion through its lease and the switch
+    of the model's symlink, so a collector holding that lock never removes a copy in between.
+    The caller's own model (`own`) is already locked by the caller.
+    """
+    match = _COPY_NAME.match(copy_name)
+    if match is None or match.group("model") == own:
+        yield True
+        return
+    try:
+        handle = open(root / f".{match.group('model')}.lock", "a")  # noqa: SIM115 - held for the block
+    except OSError:
+        yield False
+        return
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        handle.close()
 
 
 def _tree_bytes(path: Path) -> int:
@@ -898,24 +956,27 @@ def _current_copies(root: Path) -> set[str]:
     return current
 
 
-def collect_copies(root: Path, *, lease_grace_s: float, budget_bytes: int, need_bytes: int = 0) -> tuple[bool, str]:
+def collect_copies(
+    root: Path, *, lease_grace_s: float, budget_bytes: int, need_bytes: int = 0, own: str | None = None
+) -> tuple[bool, str]:
     """Remove copies no model folder points at and no pod leased within the grace; say whether `need_bytes` fit.
 
     Fits means: the copies left plus `need_bytes` stay within `budget_bytes`, and the disk has
     `need_bytes` free. A copy in use (current, or leased recently) is never removed.
     """
     copies = root / COPIES_DIR
-    current = _current_copies(root)
     now = time.time()
     kept = 0
     for copy in sorted(copies.iterdir()) if copies.is_dir() else []:
         if copy.name.startswith("."):
             kept += _tree_bytes(copy)  # a partial copy of another model, owned by its lock holder
             continue
-        if copy.name in current or now - _last_used(copy) < lease_grace_s:
-            kept += _tree_bytes(copy)
-            continue
-        left = _remove_tree(copy)
+        with _model_lock_if_free(root, copy.name, own) as locked:
+            # Decided and removed under the owner's lock: its copier cannot be completing, leasing or switching it.
+            if not locked or copy.name in _current_copies(root) or now - _last_used(copy) < lease_grace_s:
+                kept += _tree_bytes(copy)
+                continue
+            left = _remove_tree(copy)
         if left:
             LOG.warning("could not remove old model copy %s: %s", copy, left[0])
             kept += _tree_bytes(copy)
@@ -1005,7 +1066,8 @@ def _stage_once(
     if (copy / COMPLETE_MARKER).exists():
         _lease(copy)
         _point(dest, copy)
-        collect_copies(dest.parent, lease_grace_s=grace, budget_bytes=budget)
+        _check_pointed(dest, copy)
+        collect_copies(dest.parent, lease_grace_s=grace, budget_bytes=budget, own=dest.name)
         return Outcome("present", f"{dest} -> {copy.name}")
     for leftover in copies.glob(f".{dest.name}-*.partial-*"):  # we hold this model's lock: a killed copy's
         _remove_tree(leftover)
@@ -1013,7 +1075,7 @@ def _stage_once(
         _remove_tree(copy)
     previous = _previous_files(dest)
     need = sum(size for _, name, size, sha in files if previous.get(name) != sha)
-    fits, why = collect_copies(dest.parent, lease_grace_s=grace, budget_bytes=budget, need_bytes=need)
+    fits, why = collect_copies(dest.parent, lease_grace_s=grace, budget_bytes=budget, need_bytes=need, own=dest.name)
     if not fits:
         return Outcome("error", f"no room for the model copy: {why}")
     partial = copies / f".{dest.name}-{content}.partial-{uuid.uuid4().hex[:8]}"
@@ -1039,14 +1101,22 @@ def _stage_once(
             raise Restaged("the manifest changed while the files were copied")
         (partial / MANIFEST_NAME).write_bytes(before)
         (partial / COMPLETE_MARKER).write_text(json.dumps({"source": f"s3://{bucket}/{base}", "content": content}))
+        _lease(partial)  # leased before it is complete: never a copy with no lease (issue 28)
         os.replace(partial, copy)
     finally:
         if partial.exists():
             _remove_tree(partial)
     _lease(copy)
     _point(dest, copy)
-    collect_copies(dest.parent, lease_grace_s=grace, budget_bytes=budget)
+    _check_pointed(dest, copy)
+    collect_copies(dest.parent, lease_grace_s=grace, budget_bytes=budget, own=dest.name)
     return Outcome("staged", f"s3://{bucket}/{base} -> {dest} -> {copy.name}")
+
+
+def _check_pointed(dest: Path, copy: Path) -> None:
+    """`dest` must lead to a complete copy once pointed: a copy collected meanwhile is copied again, never reported."""
+    if not (dest / COMPLETE_MARKER).is_file() or not (copy / COMPLETE_MARKER).is_file():
+        raise Restaged(f"{copy.name} was removed while it was being switched to")
 
 
 def _previous_files(dest: Path) -> dict[str, str]:
