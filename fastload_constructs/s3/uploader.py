@@ -43,6 +43,7 @@ from typing import Any
 from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.naming import SHA256_METADATA_KEY, STAGE_MANIFEST_NAME
 from fastload_constructs.core.s3_uri import S3Location
+from fastload_constructs.s3.cleanup import abort_recorded_uploads
 from fastload_constructs.s3.client import metadata_value
 from fastload_constructs.s3.errors import S3AccessError, explained
 from fastload_constructs.s3.file_region import FileRegion
@@ -171,6 +172,7 @@ class StageResult:
     manifest_uri: str
     manifest: dict[str, object]
     hashed_bytes: int = 0
+    aborted_uploads: int = 0  # multipart uploads an earlier, killed run left open, aborted after this one succeeded
 
 
 def upload_model(
@@ -258,9 +260,10 @@ def upload_model(
             condition = {"IfMatch": f'"{manifest_etag}"'} if manifest_etag and not deleted else {"IfNoneMatch": "*"}
             if deleted or body != old_manifest:  # a no-op re-run leaves the manifest as it is
                 _put_manifest(client, location.bucket, manifest_key, body, condition, stage_id)
+        aborted = abort_recorded_uploads(client, location, record)
     finally:
         record.save()
-    return StageResult(plan, f"s3://{location.bucket}/{manifest_key}", manifest, hashed)
+    return StageResult(plan, f"s3://{location.bucket}/{manifest_key}", manifest, hashed, aborted)
 
 
 def _put_manifest(client: Any, bucket: str, key: str, body: bytes, condition: dict[str, str], stage_id: str) -> None:
@@ -420,6 +423,8 @@ class _Pipeline:
         upload_id = self.client.create_multipart_upload(
             Bucket=bucket, Key=key, ChecksumAlgorithm=PART_CHECKSUM, Metadata={STAGE_ID_METADATA_KEY: self.stage_id}
         )["UploadId"]
+        self.record.remember_pending(self.location.uri, upload_id, key)  # saved now: a SIGKILL must not lose it
+        self.record.save()
         futures: list[Future[Any]] = []
         try:
             part_size, read, number = self.settings.part_size(f.size), 0, 0
@@ -442,6 +447,7 @@ class _Pipeline:
             completed: dict[str, Any] = self.client.complete_multipart_upload(
                 Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}
             )
+            self.record.forget_pending(self.location.uri, upload_id)
             return completed
         except BaseException as exc:
             self.fail(exc)
@@ -452,6 +458,7 @@ class _Pipeline:
                     future.exception()  # wait: an abort (or closing the file) while parts still upload
             with contextlib.suppress(Exception):  # the failure that got us here is the one to report
                 self.client.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id)
+                self.record.forget_pending(self.location.uri, upload_id)
             raise
 
     def _done(self, f: LocalFile, sha: str, etag: str) -> Uploaded:
