@@ -128,3 +128,47 @@ def test_a_copy_removed_while_it_is_switched_to_is_never_reported_staged(s3, buc
         assert (dest / "model.safetensors").read_bytes() == weights
     else:
         assert outcome.status == "error"
+
+
+# The publish sidecar, stopped by the kubelet (SIGTERM) after its upload, before the copy into place.
+SLOW_COPY_PUBLISH = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from fastload_constructs.runtime import cache_sync
+client = cache_sync._client
+def slow_client(endpoint_url):
+    s3 = client(endpoint_url)
+    s3.meta.events.register("before-call.s3.CopyObject", lambda **kw: time.sleep(30))
+    return s3
+cache_sync._client = slow_client
+sys.exit(cache_sync.main(sys.argv[2:]))
+"""
+
+
+def test_a_publisher_stopped_by_sigterm_leaves_no_temporary_archive(s3_server, s3, bucket, tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    from tests.s3_server import TEST_ENV
+
+    root = tmp_path / "cache"
+    (root / COMPILE_SUBDIR / "abc").mkdir(parents=True)
+    (root / COMPILE_SUBDIR / "abc" / "graph.py").write_bytes(b"x" * 10_000)
+    args = ["publish-compile-cache", "--bucket", bucket, "--prefix", "cc", "--cache-key", "k1"]
+    args += ["--cache-root", str(root), "--endpoint-url", s3_server.url]
+    env = {**os.environ, **TEST_ENV}
+    project = str(Path(__file__).resolve().parents[1])
+    process = subprocess.Popen([sys.executable, "-c", SLOW_COPY_PUBLISH, project, *args], env=env)
+
+    def keys() -> list[str]:
+        return [o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix="cc/").get("Contents", [])]
+
+    deadline = time.monotonic() + 30
+    while not any(".tmp-" in k for k in keys()):
+        assert process.poll() is None and time.monotonic() < deadline, "the temporary archive never appeared"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=30) == 128 + signal.SIGTERM
+
+    assert keys() == []  # neither the temporary nor (since the copy never ran) the archive

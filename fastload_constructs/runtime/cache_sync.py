@@ -28,6 +28,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import stat
 import sys
 import tarfile
@@ -57,6 +58,9 @@ COMPILE_SUBDIR = "torch_compile_cache"
 # kept in the cache root so the publish sidecar replaces exactly that archive once vLLM
 # has compiled a healthy cache, instead of every later pod refusing it and starting cold.
 REFUSED_MARKER = ".fastload-refused-archive"
+# The tag on a temporary archive upload; the model bucket's lifecycle rule expires objects carrying it
+# (core/model_access.py TEMPORARY_OBJECT_TAG, kept equal by a test: this file imports nothing of the package).
+TEMPORARY_TAGGING = "fastload-temporary=true"
 
 
 def _remember_refused(cache_root: Path, head: dict[str, Any] | None) -> None:
@@ -702,7 +706,7 @@ def publish_compile_cache(
         return Outcome("miss", f"nothing to publish under {source}")
     key = archive_key(prefix, cache_key)
     temporary = f"{key}.tmp-{uuid.uuid4().hex}"
-    uploaded = False
+    uploaded = False  # set before the upload starts: one stopped mid-way may still have created the object
     try:
         existing = _head(s3, bucket, key)
         if existing is not None and not _is_refused(cache_root, existing):
@@ -728,9 +732,11 @@ def publish_compile_cache(
 
         producer = threading.Thread(target=produce, name="fastload-publish-tar", daemon=True)
         producer.start()
+        uploaded = True
         try:
-            s3.upload_fileobj(reader, bucket, temporary, ExtraArgs={"ContentType": "application/gzip"})
-            uploaded = True
+            # Tagged: the bucket's lifecycle rule expires a temporary a killed publisher left (issue 28).
+            extra = {"ContentType": "application/gzip", "Tagging": TEMPORARY_TAGGING}
+            s3.upload_fileobj(reader, bucket, temporary, ExtraArgs=extra)
         finally:
             reader.close()  # an upload that failed early makes the producer's next write fail and stop
             producer.join()
@@ -747,6 +753,7 @@ def publish_compile_cache(
             MetadataDirective="REPLACE",
             Metadata={SHA256_METADATA: digest},
             ContentType="application/gzip",
+            TaggingDirective="REPLACE",  # the archive itself is not temporary: no tag, never expired
         )
         (cache_root / REFUSED_MARKER).unlink(missing_ok=True)
         healed = " (replaced a refused archive)" if existing is not None else ""
@@ -1148,6 +1155,11 @@ def _client(endpoint_url: str | None) -> Any:
     return boto3.client("s3", endpoint_url=endpoint_url or None, config=config)
 
 
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    del frame
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cache_sync", description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("command", choices=["restore-compile-cache", "publish-compile-cache", "stage-model"])
@@ -1166,6 +1178,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--then-sleep", action="store_true", help="sleep forever afterwards (sidecar)")
     parser.add_argument("--endpoint-url", default=os.environ.get("AWS_ENDPOINT_URL"))
     args = parser.parse_args(argv)
+    # The kubelet stops a pod's containers with SIGTERM, whose default ends Python at once: as SystemExit,
+    # `finally` blocks run, so a publish deletes its temporary archive and aborts its upload.
+    with contextlib.suppress(ValueError):  # not the main thread (tests calling main from a thread)
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s fastload-cache %(message)s")
 
     try:
