@@ -141,6 +141,11 @@ class VllmServerSpec:
     model_cache: str = "s3"
     model_path: str = ""  # the positional model argument: the s3:// URI or the node-local folder
     model_host_path: str | None = None  # node-local model cache only
+    # The model's own folder under the node's model cache (node-local only): vLLM mounts just this
+    # subPath, never the node's whole cache (issue 28: no model reads another's copy on a shared node).
+    # The kubelet resolves the folder's symlink once, when the container starts, so a running pod keeps
+    # the copy it started with whatever a later copier switches the link to.
+    model_sub_path: str | None = None
     init_containers: tuple[SyncContainer, ...] = ()  # run in order before vLLM
     sidecars: tuple[SyncContainer, ...] = ()
     # Warm spares (core/warm_spares.py): the vLLM pods' PriorityClass, above the placeholders'.
@@ -560,6 +565,7 @@ def server_spec(
         model_cache=model_cache,
         model_path=model_path,
         model_host_path=naming.MODEL_CACHE_HOST_ROOT if model_cache == "node-local" else None,
+        model_sub_path=node_local_model_dir(uri) if model_cache == "node-local" else None,
         init_containers=tuple(init_containers),
         sidecars=tuple(sidecars),
         priority_class_name=opts.priority_class_name,

@@ -223,7 +223,14 @@ class VllmChart(cdk8s.Chart):
             volumes[MODEL_CACHE_VOLUME] = node_folder(
                 self, "ModelCacheVolume", MODEL_CACHE_VOLUME, spec.model_host_path
             )
-            container.mount(MODEL_MOUNT_PATH, volumes[MODEL_CACHE_VOLUME], read_only=True)
+            # Only this model's folder (a subPath), at the path vLLM is given: the node's other copies stay unseen.
+            assert spec.model_sub_path is not None
+            container.mount(
+                f"{MODEL_MOUNT_PATH}/{spec.model_sub_path}",
+                volumes[MODEL_CACHE_VOLUME],
+                read_only=True,
+                sub_path=spec.model_sub_path,
+            )
         if spec.init_containers or spec.sidecars:
             self._add_cache_sync(deployment, spec, volumes)
 
