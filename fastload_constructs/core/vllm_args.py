@@ -30,6 +30,7 @@ from fastload_constructs.core.cache_sharing import (
 )
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
 from fastload_constructs.core.node_pools import DO_NOT_DISRUPT
+from fastload_constructs.core.runtime_scripts import shared_scripts_name
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.streamer_env import streamer_env
 from fastload_constructs.core.tokens import CDK_TOKEN, is_token, stable
@@ -151,6 +152,10 @@ class VllmServerSpec:
     # Warm spares (core/warm_spares.py): the vLLM pods' PriorityClass, above the placeholders'.
     priority_class_name: str | None = None
     pod_annotations: Mapping[str, str] = field(default_factory=dict)  # on the pod template, beside the chart's
+    # The ConfigMap holding the in-pod scripts, and whether it is the namespace's shared one (core/runtime_scripts.py)
+    # that the chart only refers to, or the chart's own.
+    scripts_config_map: str = ""
+    scripts_shared: bool = False
 
 
 def image_tag(image: object) -> str:
@@ -398,6 +403,10 @@ class ServerOptions:
     warm_check: bool = False
     """A first init container verifying what a warm spare left on the node and logging which path the pod
     takes (warm or cold). Default: False."""
+    shared_runtime_scripts: bool = False
+    """Mount the in-pod scripts from the namespace's shared ConfigMap (`core.runtime_scripts.shared_scripts_name()`,
+    emitted by `k8s.RuntimeScriptsChart`) instead of embedding them in this model's chart. `infra.ServedModel`
+    turns it on and applies that chart once per namespace; a standalone chart keeps its own. Default: False."""
     do_not_disrupt: bool = False
     """Annotate the pods `karpenter.sh/do-not-disrupt: "true"` (`core.node_pools.DO_NOT_DISRUPT`): Karpenter's
     voluntary disruption (consolidation, drift) skips a node while a vLLM pod loads or serves on it. Set it
@@ -570,4 +579,6 @@ def server_spec(
         sidecars=tuple(sidecars),
         priority_class_name=opts.priority_class_name,
         pod_annotations={DO_NOT_DISRUPT: "true"} if opts.do_not_disrupt else {},
+        scripts_config_map=shared_scripts_name() if opts.shared_runtime_scripts else f"{name}-cache-sync",
+        scripts_shared=opts.shared_runtime_scripts,
     )

@@ -270,19 +270,23 @@ class VllmChart(cdk8s.Chart):
         ConfigMap, and get only the AWS_* settings: Pod Identity gives them the
         same credentials as vLLM.
         """
-        script = kplus.ConfigMap(
-            self,
-            "CacheSyncScript",
-            metadata=cdk8s.ApiObjectMetadata(name=f"{spec.name}-cache-sync"),
-            data={
-                SCRIPT_NAME: cache_sync_script(),
-                **(
-                    {WARM_CHECK_SCRIPT: warm_check_script()}
-                    if any(isinstance(step, WarmCheckContainer) for step in spec.init_containers)
-                    else {}
-                ),
-            },
-        )
+        script: kplus.IConfigMap
+        if spec.scripts_shared:  # the namespace's ConfigMap (k8s.RuntimeScriptsChart): referred to, not embedded
+            script = kplus.ConfigMap.from_config_map_name(self, "CacheSyncScript", spec.scripts_config_map)
+        else:
+            script = kplus.ConfigMap(
+                self,
+                "CacheSyncScript",
+                metadata=cdk8s.ApiObjectMetadata(name=spec.scripts_config_map),
+                data={
+                    SCRIPT_NAME: cache_sync_script(),
+                    **(
+                        {WARM_CHECK_SCRIPT: warm_check_script()}
+                        if any(isinstance(step, WarmCheckContainer) for step in spec.init_containers)
+                        else {}
+                    ),
+                },
+            )
         volumes[SCRIPT_VOLUME] = kplus.Volume.from_config_map(self, "CacheSyncVolume", script, name=SCRIPT_VOLUME)
         env = {k: kplus.EnvValue.from_value(v) for k, v in spec.env.items() if k.startswith("AWS_")}
         for step in spec.init_containers:
