@@ -38,14 +38,14 @@ def _stack_with_models(count: int) -> dict:
 
 
 def test_the_scripts_are_applied_once_per_namespace_not_per_model():
-    template = _stack_with_models(3)
+    template = _stack_with_models(2)
     script = cache_sync_script()
     carriers = [doc for _, doc in template_manifests(template) if SCRIPT_NAME in doc.get("data", {})]
-    assert len(carriers) == 1  # one ConfigMap for the namespace, three models mount it
+    assert len(carriers) == 1  # one ConfigMap for the namespace, both models mount it
     (shared,) = carriers
     assert shared["metadata"]["name"] == shared_scripts_name() and shared["data"][SCRIPT_NAME] == script
     deployments = [doc for _, doc in template_manifests(template) if doc["kind"] == "Deployment"]
-    assert len(deployments) == 3
+    assert len(deployments) == 2
     for deployment in deployments:
         volumes = {v["name"]: v for v in deployment["spec"]["template"]["spec"]["volumes"]}
         assert any(v.get("configMap", {}).get("name") == shared_scripts_name() for v in volumes.values())
