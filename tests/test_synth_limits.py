@@ -88,3 +88,10 @@ def test_the_reference_app_prints_one_line_and_exits_2_past_a_limit(limit_of_5, 
     assert reference_app.main() == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "6 CloudFormation resources" in err and "Traceback" not in err
+
+
+def test_policy_size_counts_intrinsics_as_the_arns_they_become():
+    from fastload_constructs.infra.synth_limits import INTRINSIC_BYTES, policy_bytes
+
+    joined = {"Fn::Join": ["", [{"Fn::GetAtt": ["Bucket", "Arn"]}, "/models/m/*"]]}
+    assert policy_bytes({"Resource": joined}) == len('{"Resource":""}') + INTRINSIC_BYTES + len("/models/m/*")

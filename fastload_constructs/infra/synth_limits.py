@@ -15,7 +15,6 @@ app prints as one line (exit 2). The sources of the numbers are beside them.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +30,10 @@ MAX_STACK_RESOURCES = 500
 MAX_TEMPLATE_BYTES = 1024 * 1024
 # Amazon S3 User Guide, bucket policies: "Bucket policies are limited to 20 KB in size".
 MAX_BUCKET_POLICY_BYTES = 20 * 1024
-# An intrinsic function in a policy (Fn::GetAtt of a role's ARN, say) resolves at deploy into a string
-# that may be longer than the function's JSON: an IAM role ARN is up to 2048 characters, in practice
-# arn:aws:iam::<12 digits>:role/<stack>-<id>-<12 random> (about 100). Each is counted at 128 bytes.
-INTRINSIC_BYTES = 128
-_INTRINSIC = re.compile(r'\{"(?:Fn::[A-Za-z]+|Ref)":')
+# An intrinsic in a policy resolves at deploy into an ARN: a bucket's is arn:aws:s3::: plus at most 63
+# characters (76); a role's arn:aws:iam::<12 digits>:role/ plus a CloudFormation-generated name of at most
+# 64 characters (95). Every Ref / Fn::GetAtt / Fn::ImportValue is counted at the larger, 96.
+INTRINSIC_BYTES = 96
 # What to do past a stack's limits, the same advice everywhere.
 SPLIT_ADVICE = "split the models over several stacks of one app (README: Many models)"
 
@@ -61,9 +59,24 @@ def check_stack_limits(stack: cdk.Stack) -> None:
 
 
 def policy_bytes(document: Any) -> int:
-    """The policy's size as S3 will see it: compact JSON, each intrinsic counted at INTRINSIC_BYTES."""
-    text = json.dumps(document, separators=(",", ":"))
-    return len(text.encode()) + INTRINSIC_BYTES * len(_INTRINSIC.findall(text))
+    """The policy's size as S3 will see it: compact JSON, intrinsics rendered (each value at INTRINSIC_BYTES)."""
+    return len(json.dumps(_rendered(document), separators=(",", ":")).encode())
+
+
+def _rendered(value: Any) -> Any:
+    """`value` with Fn::Join joined and every other intrinsic replaced by a string as long as what it becomes."""
+    if isinstance(value, list):
+        return [_rendered(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if len(value) == 1:
+        ((key, argument),) = value.items()
+        if key == "Fn::Join" and isinstance(argument, list) and len(argument) == 2:
+            delimiter, parts = argument
+            return str(delimiter).join(str(_rendered(p)) for p in parts)
+        if key == "Ref" or key.startswith("Fn::"):
+            return "x" * INTRINSIC_BYTES
+    return {k: _rendered(v) for k, v in value.items()}
 
 
 def check_assembly_limits(assembly: cx_api.CloudAssembly) -> None:
