@@ -126,9 +126,9 @@ def test_restore_resumes_a_body_that_breaks(s3_server, proxy, tmp_path):
 
 
 def test_restore_deadline_holds_while_the_body_trickles(s3_server, proxy, tmp_path):
-    size = 200_000
+    size = 400_000
     bucket, key, _ = _published_cache(s3_server, tmp_path, size)
-    proxy.trickle(after=16_384, piece=1024, delay_s=0.05)  # all of it would take ~10 s
+    proxy.trickle(after=16_384, piece=1024, delay_s=0.05)  # 20 KB/s: all of it would take ~20 s
 
     root = tmp_path / "restored"
     outcome = restore_compile_cache(
@@ -138,5 +138,5 @@ def test_restore_deadline_holds_while_the_body_trickles(s3_server, proxy, tmp_pa
     assert outcome.status in ("error", "corrupt")
     assert "time limit" in outcome.detail
     assert not (root / COMPILE_SUBDIR).exists()
-    # Stopped while data still arrived: far less than the archive came through.
+    # Stopped while data still arrived: a quarter of the archive is ~5 s of trickle, ten times the limit.
     assert proxy.trickled_bytes < size // 4
