@@ -177,6 +177,7 @@ CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
         ),
     ],
     "PriorityClassesChart": [("default", dict)],
+    "RuntimeScriptsChart": [("default", dict)],
     "WarmSparesChart": [
         *((mode, lambda mode=mode: _warm_spares(mode)) for mode in ("node-local", "s3")),
         ("sglang-node-local", lambda: _warm_spares("node-local", engine="sglang")),
