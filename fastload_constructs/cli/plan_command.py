@@ -105,6 +105,7 @@ def _autoscaling_view(p: ServingPlan) -> dict[str, object]:
     b = scaling_behavior(p)
     return {
         "from_predicted_startup_seconds": round(b.startup_s, 1),
+        "scale_up_stabilization_seconds": b.scale_up_window_s,
         "scale_up_period_seconds": b.scale_up_period_s,
         "scale_down_stabilization_seconds": b.scale_down_window_s,
         "scale_down_period_seconds": b.scale_down_period_s,
