@@ -69,7 +69,8 @@ def run(instance: str, params: float, opts: TuningOptions) -> dict[str, Simulati
         f"{instance}, {params:g} parameters: fresh node {paths.fresh_node_s:.0f} s, warm node "
         f"{paths.warm_node_s:.0f} s, warm spare {paths.warm_spare_s:.0f} s (the plan's scale-out paths)"
     )
-    print(f"burst: {WORKLOAD.slots} slots x {WORKLOAD.service_s:g} s per replica; 0.8 -> 9.5 replicas' worth for 30 min\n")
+    shape = "0.8 -> 9.5 replicas' worth for 30 min"
+    print(f"burst: {WORKLOAD.slots} slots x {WORKLOAD.service_s:g} s per replica; {shape}\n")
     print("| policy | time to capacity | peak waiting | p95 wait | mean wait | GPU-hours |")
     print("|---|---|---|---|---|---|")
     for r in results.values():
