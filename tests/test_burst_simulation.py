@@ -56,7 +56,7 @@ def test_one_step_reaches_capacity_one_start_up_after_the_burst_is_confirmed():
     assert new.time_to_capacity_s <= 30 + 5 + 15 + SCALE_UP_WINDOW_S + paths.fresh_node_s + 1
     assert old.time_to_capacity_s > 3 * new.time_to_capacity_s
     assert new.p95_wait_s < old.p95_wait_s / 2 and new.peak_waiting < old.peak_waiting / 2
-    assert new.served == old.served  # the same requests, all served by the end
+    assert new.served >= old.served  # every request the old policy served, and those it left waiting at the end
     assert new.gpu_hours > old.gpu_hours  # the price: GPUs bought earlier
 
 

@@ -18,11 +18,12 @@ import dataclasses
 import statistics
 from dataclasses import dataclass
 
+from fastload_constructs.core.catalog import CATALOG
 from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.assumptions import MB, LoadAssumptions
 from fastload_constructs.core.planning.options import TuningOptions
-from fastload_constructs.core.planning.phases import compile_seconds, cuda_graph_seconds
+from fastload_constructs.core.planning.phases import compile_seconds, cuda_graph_seconds, estimated_layers
 from fastload_constructs.core.planning.releases import release_family
 
 FORMAT = "fastload-assumptions/1"
@@ -78,11 +79,13 @@ def fit_assumptions(launches: list[MeasuredLaunch], base: LoadAssumptions | None
         family = release_family(opts.vllm_version)
         if x.compile_s is not None and x.compile_s > 0 and family != "v0":
             if x.compile_warm:
-                warm.setdefault(family, []).append(x.compile_s)
+                # The artifact load: what a hit costs beyond Dynamo, which runs again on a hit.
+                dynamo = a.compile_warm_dynamo_s_per_layer * estimated_layers(x.model)
+                warm.setdefault(family, []).append(max(0.0, x.compile_s - dynamo))
             else:
                 cold.append(x.compile_s / compile_seconds(x.model, opts, warm=False))
         if x.cuda_graph_s is not None and x.cuda_graph_s > 0:
-            modelled = cuda_graph_seconds(x.model, opts)
+            modelled = cuda_graph_seconds(x.model, opts, CATALOG.get(x.instance_type))
             if modelled > 0:
                 graphs.append(x.cuda_graph_s / modelled)
     if cold:
