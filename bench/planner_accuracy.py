@@ -60,6 +60,7 @@ def _options(row: dict[str, Any], base: LoadAssumptions | None = None) -> Tuning
         cudagraph_capture_sizes=tuple(sizes) if sizes is not None else None,
         compile_cache_warm=s.get("compile_cache") == "warm",
         fast_image_pull=bool(s.get("fast_image_pull", True)),
+        pull_mode=s.get("pull_mode"),
         image_bytes=int(row["bytes"]) if row.get("storage") == "ecr" else TuningOptions().image_bytes,
         max_model_len=s.get("max_model_len"),
         assumptions=assumptions,

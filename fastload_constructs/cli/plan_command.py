@@ -61,6 +61,7 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
         }
     if p.scale_out_paths is not None:
         paths = p.scale_out_paths
+        view["image_pull_mode"] = paths.pull_mode
         view["scale_out_paths"] = {
             path.name: {
                 "phases": {name: round(seconds, 1) for name, seconds in path.phases},
@@ -204,6 +205,11 @@ def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
             default=True,
             show_default=True,
             help="nodeadm FastImagePull (SOCI parallel pull) on the node.",
+        ),
+        click.option(
+            "--pull-mode",
+            type=click.Choice(["plain", "parallel", "lazy", "snapshot"]),
+            help="How the image reaches a fresh node (default: parallel, or plain with --no-fast-image-pull).",
         ),
         click.option("--node-local-cache", is_flag=True, help="Weights copied to the node's NVMe once per node."),
         click.option("--shared-compile-cache", is_flag=True, help="Compile cache restored from S3 on fresh nodes."),

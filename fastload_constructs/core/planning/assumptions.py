@@ -111,6 +111,19 @@ class LoadAssumptions:
     # karpenter-blueprints, blueprints/soci-snapshotter/README.md): 71.5 MB/s, 3.3x faster in parallel.
     image_pull_mb_s: float = 71.5
     fast_image_pull_speedup: float = 3.3
+    # SOCI lazy loading: the pull itself is a manifest and index, 1.8 s (vLLM v0.26.0, 8.91 GB, llm-d
+    # guides/gke-pod-snapshots/benchmark-results/vllm-qwen3-32b-h100.md), 2.6 s (vllm-openai:v0.19.1,
+    # 9.61 GB, llm-d guides/pod-snapshot/README.md), 4.5 s (5.59 GB, ai-on-gke tutorial events): 2.6 s.
+    lazy_image_pull_s: float = 2.6
+    # ... but every file vLLM imports is fetched when first read: "Python & CUDA library imports
+    # (on-demand via gcfs) 73s" before "Loading model from scratch" (same llm-d benchmark, GKE image
+    # streaming, the published lazy-loading measurement for a vLLM image), of which process_start's
+    # 25 s is what imports from a local disk cost anyway: 48 s more.
+    lazy_import_extra_s: float = 48.0
+    # The image already on an EBS data volume restored from a snapshot with Fast Snapshot Restore:
+    # "pod starts up in less than 5 seconds" for a 9.5 GB (20.4 GB unpacked) image (aws-ia.github.io/
+    # terraform-aws-eks-blueprints/patterns/machine-learning/ml-container-cache): 5 s, the bound.
+    snapshot_image_s: float = 5.0
     # --- calibration (fastload calibrate) --------------------------------------------------------
     # Measured stream throughput per (instance type, source), replacing the modelled one.
     measured_throughput_mb_s: tuple[tuple[str, str, float], ...] = ()

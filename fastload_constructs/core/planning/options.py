@@ -8,6 +8,7 @@ from typing import Literal
 from fastload_constructs.core.catalog import GIB
 from fastload_constructs.core.errors import is_whole_number, one_of, require
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
+from fastload_constructs.core.planning.pull_modes import PULL_MODES, PullMode
 from fastload_constructs.core.planning.releases import DEFAULT_VLLM_VERSION, release_family
 
 StreamSource = Literal["s3", "local"]
@@ -59,6 +60,9 @@ class TuningOptions:
     # --- scale-out paths -----------------------------------------------------------------------
     image_bytes: int = DEFAULT_IMAGE_BYTES
     fast_image_pull: bool = True  # nodeadm FastImagePull (SOCI parallel pull), as the reference stack sets
+    # How the image reaches a fresh node: plain, parallel, lazy or snapshot (core.planning.pull_modes);
+    # None: parallel with fast_image_pull, plain without.
+    pull_mode: PullMode | None = None  # -> Serving
     node_local_model_cache: bool = False  # weights copied to the node's NVMe once per node
     shared_compile_cache: bool = False  # compile cache restored from S3 on a fresh node
     warm_spares: int = 0  # placeholder pods holding a GPU each path-ready
@@ -173,3 +177,5 @@ def validate_options(opts: TuningOptions) -> None:
         "a positive whole number of bytes",
     )
     check_spares(opts.warm_spares)
+    if opts.pull_mode is not None:
+        one_of("pull_mode", opts.pull_mode, PULL_MODES)
