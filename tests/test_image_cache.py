@@ -115,12 +115,18 @@ def test_bad_cache_settings_name_the_field(kwargs, field):
 def test_the_managed_launch_template_restores_the_snapshot_and_mounts_it(tmp_path):
     stack = cdk.Stack(cdk.App(outdir=str(tmp_path)), "Stack")
     vpc = ec2.Vpc.from_vpc_attributes(
-        stack, "Vpc", vpc_id="vpc-0123456789abcdef0", availability_zones=["us-west-2a"], private_subnet_ids=["subnet-0123456789abcdef0"]
+        stack,
+        "Vpc",
+        vpc_id="vpc-0123456789abcdef0",
+        availability_zones=["us-west-2a"],
+        private_subnet_ids=["subnet-0123456789abcdef0"],
     )
     cluster = eks.Cluster.from_cluster_attributes(stack, "Cluster", cluster_name="c", vpc=vpc)
     group = GpuNodeGroup(stack, "Gpu", cluster=cluster, instance_type="g6e.2xlarge", image_cache=CACHE)
     with pytest.raises(FastloadConfigError) as err:
-        GpuNodeGroup(stack, "Gpu2", cluster=cluster, instance_type="g6e.2xlarge", image_cache=CACHE, fast_image_pull=True)
+        GpuNodeGroup(
+            stack, "Gpu2", cluster=cluster, instance_type="g6e.2xlarge", image_cache=CACHE, fast_image_pull=True
+        )
     assert err.value.field == "fast_image_pull"
     data = Template.from_stack(stack).find_resources("AWS::EC2::LaunchTemplate")
     (template,) = data.values()
