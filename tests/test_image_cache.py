@@ -157,9 +157,7 @@ def test_the_mount_script_fails_the_boot_rather_than_start_containerd_empty():
 
 
 def test_the_builder_pulls_into_the_k8s_namespace_on_the_labelled_volume():
-    script = builder_script(
-        ["vllm/vllm-openai:v0.34.0", "123456789012.dkr.ecr.us-west-2.amazonaws.com/vllm:0.34.0"]
-    )
+    script = builder_script(["vllm/vllm-openai:v0.34.0", "123456789012.dkr.ecr.us-west-2.amazonaws.com/vllm:0.34.0"])
     lines = script.splitlines()
     assert any(line.startswith(f"mkfs.ext4 -F -L {IMAGE_CACHE_LABEL}") for line in lines)
     pulls = [line for line in lines if "images pull" in line]
