@@ -221,8 +221,10 @@ class FastloadReferenceStack(Stack):
                 max_size=capacity.peak_nodes,
                 subnets=self.network.gpu_subnet_selection,
                 # nodeadm's parallel pull and unpack (SOCI) for the multi-GB vLLM image; with RAID0
-                # its store sits on NVMe, so the root volume's throughput does not cap it.
-                fast_image_pull=True,
+                # its store sits on NVMe, so the root volume's throughput does not cap it. With an image
+                # cache the image is already on the node (core.cluster.image_cache) and SOCI stays off.
+                fast_image_pull=config.image_cache is None,
+                image_cache=config.image_cache,
             )
 
     def _add_karpenter(self, config: ReferenceConfig) -> None:
@@ -235,7 +237,10 @@ class FastloadReferenceStack(Stack):
             cluster_name=self.cluster_name,
             instance_types=list(config.instance_types),
             options=NodePoolOptions(
-                gpu_limits=family_gpu_limits(self.node_capacity), fast_image_pull=True, ami_alias=config.ami_alias
+                gpu_limits=family_gpu_limits(self.node_capacity),
+                fast_image_pull=config.image_cache is None,
+                image_cache=config.image_cache,
+                ami_alias=config.ami_alias,
             ),
             security_group_ids=[cluster_sg],
         )

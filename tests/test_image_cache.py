@@ -173,3 +173,27 @@ def test_the_builder_pulls_into_the_k8s_namespace_on_the_labelled_volume():
 def test_an_image_reference_cannot_inject_commands():
     script = builder_script(["evil:1; rm -rf /"])
     assert "'evil:1; rm -rf /'" in script
+
+
+def test_the_reference_app_restores_the_snapshot_on_every_gpu_node_and_plans_with_it(tmp_path):
+    import copy
+    import json
+    from pathlib import Path
+
+    from app import build_app
+    from stacks.config import parse_reference_config
+
+    ctx = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
+    ctx = {**copy.deepcopy(ctx), "fastload:imageCacheSnapshotId": SNAPSHOT}
+    config = parse_reference_config(ctx)
+    assert config.image_cache == CACHE
+    for model in config.models:
+        paths = model.serving_plan().scale_out_paths
+        assert paths is not None and paths.pull_mode == "snapshot"
+    from fastload_constructs.infra.manifest_export import synth_with_manifests
+
+    assembly = synth_with_manifests(build_app(ctx, str(tmp_path)))
+    docs = list(yaml.safe_load_all((Path(assembly.directory) / "manifests" / "03-fastload-gpu.yaml").read_text()))
+    (nc,) = [d for d in docs if d and d["kind"] == "EC2NodeClass"]  # deploy-time placeholders: no CRD check here
+    assert [m["ebs"].get("snapshotID") for m in nc["spec"]["blockDeviceMappings"]] == [None, SNAPSHOT]
+    assert "featureGates" not in parts(nc["spec"]["userData"])["application/node.eks.aws"][0]
