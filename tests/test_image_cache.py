@@ -197,3 +197,15 @@ def test_the_reference_app_restores_the_snapshot_on_every_gpu_node_and_plans_wit
     (nc,) = [d for d in docs if d and d["kind"] == "EC2NodeClass"]  # deploy-time placeholders: no CRD check here
     assert [m["ebs"].get("snapshotID") for m in nc["spec"]["blockDeviceMappings"]] == [None, SNAPSHOT]
     assert "featureGates" not in parts(nc["spec"]["userData"])["application/node.eks.aws"][0]
+
+
+def test_cli_prints_the_builder_and_node_scripts(capsys):
+    from fastload_constructs.cli.main import main
+
+    assert main(["image-cache", "--image", "vllm/vllm-openai:v0.34.0"]) == 0
+    assert capsys.readouterr().out == builder_script(["vllm/vllm-openai:v0.34.0"])
+    assert main(["image-cache", "--node-script"]) == 0
+    assert capsys.readouterr().out == mount_script()
+    assert main(["image-cache"]) == 2
+    err = capsys.readouterr().err
+    assert "--image" in err and "Traceback" not in err
