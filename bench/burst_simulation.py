@@ -65,6 +65,13 @@ def run(instance: str, params: float, opts: TuningOptions) -> dict[str, Simulati
     results["after + 2 warm spares"] = simulate(
         scaled_object_timing(AUTOSCALING, hpa_behavior(b)), WORKLOAD, spare_paths, policy="after + 2 warm spares"
     )
+    snap = plan(p.model, instance, dataclasses.replace(opts, pull_mode="snapshot"))
+    results["after + image-cache snapshot"] = simulate(
+        scaled_object_timing(AUTOSCALING, hpa_behavior(scaling_behavior(snap))),
+        WORKLOAD,
+        start_paths(snap),
+        policy="after + image-cache snapshot",
+    )
     print(
         f"{instance}, {params:g} parameters: fresh node {paths.fresh_node_s:.0f} s, warm node "
         f"{paths.warm_node_s:.0f} s, warm spare {paths.warm_spare_s:.0f} s (the plan's scale-out paths)"
