@@ -65,7 +65,8 @@ def run(instance: str, params: float, opts: TuningOptions) -> dict[str, Simulati
     results["after + 2 warm spares"] = simulate(
         scaled_object_timing(AUTOSCALING, hpa_behavior(b)), WORKLOAD, spare_paths, policy="after + 2 warm spares"
     )
-    snap = plan(p.model, instance, dataclasses.replace(opts, pull_mode="snapshot"))
+    snapshot = dataclasses.replace(opts.serving, pull_mode="snapshot", fast_image_pull=False)
+    snap = plan(p.model, instance, dataclasses.replace(opts, serving=snapshot))
     results["after + image-cache snapshot"] = simulate(
         scaled_object_timing(AUTOSCALING, hpa_behavior(scaling_behavior(snap))),
         WORKLOAD,

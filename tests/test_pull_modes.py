@@ -13,14 +13,18 @@ from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.planning.pull_modes import PULL_MODES, effective_pull_mode, image_phases
+from fastload_constructs.core.planning.serving import Serving
 
 MODEL_8B = ModelProfile.from_numbers(parameter_count=8_030_000_000)
 ROWS = json.loads((Path(__file__).parent / "fixtures" / "published_measurements.json").read_text())["rows"]
 
 
-def fresh(mode: str | None, **kw):
-    p = plan(MODEL_8B, "g6e.2xlarge", TuningOptions(pull_mode=mode, **kw))  # type: ignore[arg-type]
-    assert p.scale_out_paths is not None
+def fresh(mode: str | None, shared_compile_cache: bool = False, fast_image_pull: bool | None = None):
+    if fast_image_pull is None:
+        fast_image_pull = mode in (None, "parallel")
+    serving = Serving(pull_mode=mode, fast_image_pull=fast_image_pull, shared_compile_cache=shared_compile_cache)  # type: ignore[arg-type]
+    p = plan(MODEL_8B, "g6e.2xlarge", TuningOptions(serving=serving))
+    assert p.scale_out_paths is not None and p.serving.image_pull_mode == p.scale_out_paths.pull_mode
     return p.scale_out_paths
 
 
@@ -54,14 +58,20 @@ def test_each_mode_is_its_own_row_in_the_fresh_node_path():
 def test_the_default_follows_fast_image_pull():
     assert fresh(None).pull_mode == "parallel"
     assert fresh(None, fast_image_pull=False).pull_mode == "plain"
-    assert fresh("snapshot", fast_image_pull=False).pull_mode == "snapshot"
+    assert fresh("snapshot").pull_mode == "snapshot"
     assert image_phases("plain", 71_500_000, LoadAssumptions()) == (("image_pull", 1.0),)
 
 
 def test_a_bad_pull_mode_names_the_field():
     with pytest.raises(FastloadConfigError) as err:
-        plan(MODEL_8B, "g6e.2xlarge", TuningOptions(pull_mode="fast"))  # type: ignore[arg-type]
-    assert err.value.field == "pull_mode" and "snapshot" in str(err.value)
+        Serving(pull_mode="fast")  # type: ignore[arg-type]
+    assert err.value.field == "serving.pull_mode" and "snapshot" in str(err.value)
+    # FastImagePull is the parallel pull: on for parallel, off for the others (a snapshot's image would be
+    # unpacked again by the SOCI snapshotter).
+    for mode, fast in (("snapshot", True), ("parallel", False), ("plain", True)):
+        with pytest.raises(FastloadConfigError) as err:
+            Serving(pull_mode=mode, fast_image_pull=fast)  # type: ignore[arg-type]
+        assert err.value.field == "serving.fast_image_pull"
 
 
 def test_cli_plan_pull_mode(capsys):

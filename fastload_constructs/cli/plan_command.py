@@ -16,7 +16,8 @@ from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.calibration import assumptions_from_dict
 from fastload_constructs.core.planning.options import DEFAULT_IMAGE_BYTES, TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
-from fastload_constructs.core.planning.releases import DEFAULT_VLLM_VERSION
+from fastload_constructs.core.planning.releases import DEFAULT_IMAGE
+from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
 
 
@@ -114,6 +115,18 @@ def _autoscaling_view(p: ServingPlan) -> dict[str, object]:
     }
 
 
+# Serving's fields -> the `fastload plan` options that set them.
+_SERVING_OPTIONS = {
+    "image": "--image",
+    "serving.vllm_version": "--vllm-version",
+    "serving.warm_spares": "--warm-spares",
+    "serving.model_cache": "--source",
+    "serving.shared_compile_cache": "--shared-compile-cache",
+    "serving.fast_image_pull": "--fast-image-pull",
+    "serving.pull_mode": "--pull-mode",
+}
+
+
 def plan_from_options(
     instance_type: str,
     parameter_count: float | None,
@@ -144,9 +157,21 @@ def plan_from_options(
     if config_json is not None:
         profile = profile.with_architecture(ModelArchitecture.from_file(config_json))
     assumptions = read_assumptions(tuning.pop("assumptions_path", None))
+    # How the model is served, one value: the plan records it (core.planning.serving).
+    serving_keys = ("image", "vllm_version", "shared_compile_cache", "warm_spares", "fast_image_pull", "pull_mode")
+    chosen = {k: tuning.pop(k) for k in serving_keys if tuning.get(k) is not None}
+    if "pull_mode" in chosen:  # --pull-mode decides the node's FastImagePull (on for parallel only)
+        chosen["fast_image_pull"] = chosen["pull_mode"] == "parallel"
+    for k in serving_keys:
+        tuning.pop(k, None)
+    try:
+        serving = Serving(model_cache="node-local" if source == "local" else "s3", **chosen)
+    except FastloadConfigError as exc:  # name the option typed, not the field
+        option = _SERVING_OPTIONS.get(exc.field, exc.field)
+        raise FastloadConfigError(option, exc.value, exc.accepted.replace("vllm_version=", "--vllm-version ")) from None
     options = TuningOptions(
         tensor_parallel_size=tensor_parallel_size,
-        source=source,  # type: ignore[arg-type]
+        serving=serving,
         compile_cache_warm=warm_compile_cache,
         assumptions=assumptions if assumptions is not None else LoadAssumptions(),
         **{k: v for k, v in tuning.items() if v is not None},
@@ -168,7 +193,7 @@ def model_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Choice(["s3", "local"]),
             default="s3",
             show_default=True,
-            help="Where the streamer reads weights: S3, or a node-local NVMe copy.",
+            help="Where the streamer reads weights: S3, or a node-local NVMe copy made once per node.",
         ),
         click.option("--warm-compile-cache", is_flag=True, help="Predict with a compile-cache hit."),
     )
@@ -192,7 +217,13 @@ def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--kv-sequences", type=int, help="Full-length sequences the KV cache must hold (default 1)."),
         click.option("--kv-cache-dtype", type=click.Choice(["auto", "fp8"]), help="vLLM --kv-cache-dtype."),
         click.option("--capture-sizes", help="CUDA-graph capture sizes, e.g. 1,2,4,8,16,32 (default: vLLM's)."),
-        click.option("--vllm-version", default=DEFAULT_VLLM_VERSION, show_default=True, help="vLLM release."),
+        click.option(
+            "--image",
+            default=DEFAULT_IMAGE,
+            show_default=True,
+            help="The pinned vLLM image; its tag is the vLLM release planned for.",
+        ),
+        click.option("--vllm-version", help="The image's vLLM release, only when its tag names none (a digest)."),
         click.option(
             "--image-gb",
             type=float,
@@ -211,7 +242,6 @@ def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Choice(["plain", "parallel", "lazy", "snapshot"]),
             help="How the image reaches a fresh node (default: parallel, or plain with --no-fast-image-pull).",
         ),
-        click.option("--node-local-cache", is_flag=True, help="Weights copied to the node's NVMe once per node."),
         click.option("--shared-compile-cache", is_flag=True, help="Compile cache restored from S3 on fresh nodes."),
         click.option("--warm-spares", type=int, default=0, show_default=True, help="Warm spare pods to cost."),
         click.option(
@@ -230,8 +260,7 @@ def _tuning_kwargs(raw: dict[str, Any]) -> dict[str, Any]:
     """CLI values -> plan_from_options keywords."""
     sizes = parse_capture_sizes(raw.pop("capture_sizes"))
     image_bytes = int(raw.pop("image_gb") * 1e9)
-    node_local = raw.pop("node_local_cache")
-    return {**raw, "cudagraph_capture_sizes": sizes, "image_bytes": image_bytes, "node_local_model_cache": node_local}
+    return {**raw, "cudagraph_capture_sizes": sizes, "image_bytes": image_bytes}
 
 
 def _echo_table(view: dict[str, object]) -> None:

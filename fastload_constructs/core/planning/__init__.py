@@ -20,6 +20,7 @@ from fastload_constructs.core.planning.phases import PhaseEstimate
 from fastload_constructs.core.planning.plan import ServingPlan, StartupProbe, plan
 from fastload_constructs.core.planning.pull_modes import PULL_MODES, PullMode
 from fastload_constructs.core.planning.scale_out import ScaleOutPath, ScaleOutPaths
+from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.planning.streamer import StreamerSettings
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "PullMode",
     "ScaleOutPath",
     "ScaleOutPaths",
+    "Serving",
     "ServingPlan",
     "StartupProbe",
     "StreamerSettings",

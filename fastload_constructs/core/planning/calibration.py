@@ -76,7 +76,7 @@ def fit_assumptions(launches: list[MeasuredLaunch], base: LoadAssumptions | None
     warm: dict[str, list[float]] = {}
     for x in launches:
         opts = dataclasses.replace(x.options, assumptions=unscaled)
-        family = release_family(opts.vllm_version)
+        family = release_family(opts.serving.engine_version)
         if x.compile_s is not None and x.compile_s > 0 and family != "v0":
             if x.compile_warm:
                 # The artifact load: what a hit costs beyond Dynamo, which runs again on a hit.

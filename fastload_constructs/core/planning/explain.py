@@ -11,7 +11,7 @@ from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.fit import KvFit
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.phases import PhaseEstimate, capture_sizes_for, estimated_layers
-from fastload_constructs.core.planning.pull_modes import describe_pull_mode, effective_pull_mode
+from fastload_constructs.core.planning.pull_modes import describe_pull_mode
 from fastload_constructs.core.planning.releases import captured_graphs, release_family
 from fastload_constructs.core.planning.scale_out import ScaleOutPaths
 from fastload_constructs.core.planning.streamer import StreamerSettings, load_network_mb_s
@@ -31,9 +31,9 @@ def assumption_notes(
     the probe budget, and what a fresh node adds."""
     tp = streamer.ranks
     a = opts.assumptions
-    family = release_family(opts.vllm_version)
+    family = release_family(opts.serving.engine_version)
     sizes = capture_sizes_for(opts)
-    measured = a.measured_throughput(instance.name, opts.source)
+    measured = a.measured_throughput(instance.name, opts.serving.stream_source)
     burst_mb, sustained_mb = load_network_mb_s(instance, opts)
     return (
         (
@@ -48,7 +48,7 @@ def assumption_notes(
                 else ""
             )
             + f"), PCIe {a.pcie_mb_per_gpu * tp:,.0f} MB/s)"
-            if opts.source == "s3"
+            if opts.serving.stream_source == "s3"
             else f"weights at {predicted.load_throughput_mb_s:,.0f} MB/s from {max(1, instance.nvme_count)} NVMe "
             f"device(s) at {a.nvme_mb_per_device:g} MB/s (PCIe {a.pcie_mb_per_gpu:g} MB/s per GPU)"
         ),
@@ -59,7 +59,7 @@ def assumption_notes(
             if fit is not None
             else f"KV cache: architecture unknown, {opts.kv_cache_reserve_fraction:.0%} of vLLM's memory kept for it"
         ),
-        f"vLLM {opts.vllm_version} ({family}): torch.compile {'warm' if opts.compile_cache_warm else 'cold'} "
+        f"vLLM {opts.serving.engine_version} ({family}): torch.compile {'warm' if opts.compile_cache_warm else 'cold'} "
         f"{predicted.compile_s:.1f} s for {estimated_layers(model)} layers; "
         f"{captured_graphs(family, sizes, opts.max_num_seqs)} CUDA graphs ({len(sizes)} capture sizes) "
         f"{predicted.cuda_graph_s:.1f} s",
@@ -67,7 +67,11 @@ def assumption_notes(
         f"{opts.probe_safety_factor:g} x predicted {predicted.total_s:.0f} s)",
         f"fresh node adds node launch {a.node_launch_s:g} s, GPU registration {a.gpu_registration_s:g} s, image "
         f"pull {paths.fresh_node.seconds('image_pull'):.0f} s ({opts.image_bytes / 1e9:.1f} GB, "
-        + describe_pull_mode(effective_pull_mode(opts.pull_mode, opts.fast_image_pull))
-        + (f", then {paths.fresh_node.seconds('lazy_imports'):.0f} s more imports" if opts.pull_mode == "lazy" else "")
+        + describe_pull_mode(opts.serving.image_pull_mode)
+        + (
+            f", then {paths.fresh_node.seconds('lazy_imports'):.0f} s more imports"
+            if opts.serving.image_pull_mode == "lazy"
+            else ""
+        )
         + "): before the startup probe starts",
     )
