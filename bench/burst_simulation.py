@@ -22,75 +22,45 @@ sys.path.insert(0, str(ROOT))
 from fastload_constructs.core.model import ModelProfile  # noqa: E402
 from fastload_constructs.core.planning.options import TuningOptions  # noqa: E402
 from fastload_constructs.core.planning.plan import plan  # noqa: E402
-from fastload_constructs.core.scaling.autoscaling import Autoscaling, hpa_behavior, scaling_behavior  # noqa: E402
+from fastload_constructs.core.scaling.autoscaling import scaling_behavior  # noqa: E402
 from fastload_constructs.core.scaling.simulation import (  # noqa: E402
+    BURST_AUTOSCALING,
     SimulationResult,
+    burst_comparison,
+    comparison_table,
     one_step_behavior,
-    previous_hpa_behavior,
+    one_to_ten_burst,
     scaled_object_timing,
     simulate,
     spike_false_scale_ups,
     start_paths,
-    step_burst,
 )
 
-# The workload (illustrative, not a measurement): 32 concurrent requests of 12 s per replica; 0.8 replicas'
-# worth of traffic, then 9.5 replicas' worth for 30 minutes (10 replicas needed), then 0.8 again for 15.
-WORKLOAD = step_burst(0.8, 9.5, before_s=300, during_s=1800, after_s=900)
-AUTOSCALING = Autoscaling(min_replicas=1, max_replicas=10, target=4.0)
 WINDOWS = (0, 15, 30, 45, 60, 90, 120, 275)
 
 
-def _row(r: SimulationResult) -> str:
-    ttc = "never" if r.time_to_capacity_s is None else f"{r.time_to_capacity_s:.0f} s"
-    return (
-        f"| {r.policy} | {ttc} | {r.peak_waiting:,} | {r.p95_wait_s:.0f} s | {r.mean_wait_s:.0f} s "
-        f"| {r.gpu_hours:.2f} |"
-    )
-
-
 def run(instance: str, params: float, opts: TuningOptions) -> dict[str, SimulationResult]:
-    p = plan(ModelProfile.from_numbers(parameter_count=int(params)), instance, opts)
-    b = scaling_behavior(p)
-    paths = start_paths(p)
-    cases = {
-        "before (1 pod or 50% per start-up)": previous_hpa_behavior(b),
-        "after (one step, 45 s window)": hpa_behavior(b),
-    }
-    results = {
-        name: simulate(scaled_object_timing(AUTOSCALING, beh), WORKLOAD, paths, policy=name)
-        for name, beh in cases.items()
-    }
-    spare_paths = dataclasses.replace(paths, warm_spares=2)
-    results["after + 2 warm spares"] = simulate(
-        scaled_object_timing(AUTOSCALING, hpa_behavior(b)), WORKLOAD, spare_paths, policy="after + 2 warm spares"
-    )
+    model = ModelProfile.from_numbers(parameter_count=int(params))
+    p = plan(model, instance, opts)
     snapshot = dataclasses.replace(opts.serving, pull_mode="snapshot", fast_image_pull=False)
-    snap = plan(p.model, instance, dataclasses.replace(opts, serving=snapshot))
-    results["after + image-cache snapshot"] = simulate(
-        scaled_object_timing(AUTOSCALING, hpa_behavior(scaling_behavior(snap))),
-        WORKLOAD,
-        start_paths(snap),
-        policy="after + image-cache snapshot",
-    )
+    results = burst_comparison(p, plan(model, instance, dataclasses.replace(opts, serving=snapshot)))
+    paths = start_paths(p)
+    workload = one_to_ten_burst()
     print(
         f"{instance}, {params:g} parameters: fresh node {paths.fresh_node_s:.0f} s, warm node "
         f"{paths.warm_node_s:.0f} s, warm spare {paths.warm_spare_s:.0f} s (the plan's scale-out paths)"
     )
     shape = "0.8 -> 9.5 replicas' worth for 30 min"
-    print(f"burst: {WORKLOAD.slots} slots x {WORKLOAD.service_s:g} s per replica; {shape}\n")
-    print("| policy | time to capacity | peak waiting | p95 wait | mean wait | GPU-hours |")
-    print("|---|---|---|---|---|---|")
-    for r in results.values():
-        print(_row(r))
+    print(f"burst: {workload.slots} slots x {workload.service_s:g} s per replica; {shape}\n")
+    print(comparison_table(results))
     print("\nScale-up stabilisation window (one-step policy): time to capacity vs one-scrape spikes scaled on")
     print("| window | time to capacity | p95 wait | spikes scaled on (of 6 alignments) |")
     print("|---|---|---|---|")
+    b = scaling_behavior(p)
     for w in WINDOWS:
-        beh = one_step_behavior(b, w)
-        r = simulate(scaled_object_timing(AUTOSCALING, beh), WORKLOAD, paths, policy=f"{w} s")
-        spikes = spike_false_scale_ups(scaled_object_timing(AUTOSCALING, beh))
-        print(f"| {w} s | {r.time_to_capacity_s:.0f} s | {r.p95_wait_s:.0f} s | {spikes} |")
+        timing = scaled_object_timing(BURST_AUTOSCALING, one_step_behavior(b, w))
+        r = simulate(timing, workload, paths, policy=f"{w} s")
+        print(f"| {w} s | {r.time_to_capacity_s:.0f} s | {r.p95_wait_s:.0f} s | {spike_false_scale_ups(timing)} |")
     return results
 
 
@@ -106,7 +76,7 @@ def draw(results: dict[str, SimulationResult], path: Path) -> bool:
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
     first = next(iter(results.values()))
     minutes = [t / 60 for t, *_ in first.timeline]
-    rps = WORKLOAD.replica_rps
+    rps = one_to_ten_burst().replica_rps
     top.plot(minutes, [rate / rps for _, rate, *_ in first.timeline], "k:", label="demand (replicas' worth)")
     for r in results.values():
         line = top.plot(minutes, [ready for *_, ready, _ in r.timeline], label=f"{r.policy}: serving")

@@ -1,7 +1,7 @@
 """`fastload image-cache`: the commands that build the image-cache snapshot (core.cluster.image_cache).
 
 Prints what the builder instance runs (format the volume, pull the images into containerd's `k8s.io`
-namespace on it, unmount); README "Image cache snapshot" gives the whole job around it (launch, run,
+namespace on it, unmount); docs/gpu-nodes.md "Image cache snapshot" gives the whole job around it (launch, run,
 snapshot, Fast Snapshot Restore, `fastload:imageCacheSnapshotId`). With `--node-script`, prints the
 user-data part a node runs instead (what the EC2NodeClass and the launch template carry).
 """

@@ -6,7 +6,7 @@
   are read, so the cost moves into vLLM's imports.
 - snapshot: the image is already in containerd's store on a data volume restored from an EBS
   snapshot (with Fast Snapshot Restore, so its blocks need no first-read hydration); see
-  `core.cluster.image_cache` for the volume and README "Image cache snapshot" for the job that builds it.
+  `core.cluster.image_cache` for the volume and docs/gpu-nodes.md "Image cache snapshot" for the job that builds it.
 
 Each mode's seconds come from `LoadAssumptions` (cited there).
 """

@@ -19,6 +19,7 @@ they are parameters of a `Workload`, and `bench/burst_simulation.py` prints whic
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 from collections import deque
@@ -27,7 +28,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastload_constructs.core.planning.plan import ServingPlan
-from fastload_constructs.core.scaling.autoscaling import SCRAPE_INTERVAL_S, Autoscaling, ScalingBehavior, hpa_behavior
+from fastload_constructs.core.scaling.autoscaling import (
+    SCRAPE_INTERVAL_S,
+    Autoscaling,
+    ScalingBehavior,
+    hpa_behavior,
+    scaling_behavior,
+)
 from fastload_constructs.core.scaling.hpa import SYNC_PERIOD_S, HpaModel, HpaSpec, hpa_spec_from_scaled_object
 
 INGESTION_LAG_S = 5.0  # remote_write -> queryable; not published, "a few s" (research/26 hpa.md section 3)
@@ -261,3 +268,51 @@ def spike_false_scale_ups(scaled_object_spec: Mapping[str, Any], *, spike_replic
         history = replicas_over_time(spec, total, start_replicas=spec.min_replicas, seconds=240)
         count += max(r for _, r in history) > spec.min_replicas
     return count
+
+
+# The burst the README and bench/burst_simulation.py compare policies on (illustrative, not a measurement):
+# 32 concurrent requests of 12 s per replica; 0.8 replicas' worth of traffic for 5 minutes, 9.5 replicas'
+# worth (10 needed) for 30, then 0.8 again for 15; replicas 1 to 10 on 4 waiting requests per pod.
+BURST_AUTOSCALING = Autoscaling(min_replicas=1, max_replicas=10, target=4.0)
+
+
+def one_to_ten_burst() -> Workload:
+    return step_burst(0.8, 9.5, before_s=300, during_s=1800, after_s=900)
+
+
+def burst_comparison(
+    plan: ServingPlan, snapshot_plan: ServingPlan | None = None, *, warm_spares: int = 2
+) -> dict[str, SimulationResult]:
+    """The 1 -> 10 burst under the policy before issue 26, the one-step policy, one step with warm spares,
+    and (given the same model planned with the snapshot pull mode) one step with the image cached."""
+    workload = one_to_ten_burst()
+    b = scaling_behavior(plan)
+    paths = start_paths(plan)
+    cases: list[tuple[str, Mapping[str, object], StartPaths]] = [
+        ("before (1 pod or 50% per start-up)", previous_hpa_behavior(b), paths),
+        ("after (one step, 45 s window)", hpa_behavior(b), paths),
+        (f"after + {warm_spares} warm spares", hpa_behavior(b), dataclasses.replace(paths, warm_spares=warm_spares)),
+    ]
+    if snapshot_plan is not None:
+        cases.append(
+            ("after + image-cache snapshot", hpa_behavior(scaling_behavior(snapshot_plan)), start_paths(snapshot_plan))
+        )
+    return {
+        name: simulate(scaled_object_timing(BURST_AUTOSCALING, behavior), workload, case_paths, policy=name)
+        for name, behavior, case_paths in cases
+    }
+
+
+def comparison_table(results: Mapping[str, SimulationResult]) -> str:
+    """Markdown: time to capacity, peak waiting, p95 and mean wait, GPU-hours per policy."""
+    rows = [
+        "| policy | time to capacity | peak waiting | p95 wait | mean wait | GPU-hours |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in results.values():
+        ttc = "never" if r.time_to_capacity_s is None else f"{r.time_to_capacity_s:.0f} s"
+        rows.append(
+            f"| {r.policy} | {ttc} | {r.peak_waiting:,} | {r.p95_wait_s:.0f} s | {r.mean_wait_s:.0f} s "
+            f"| {r.gpu_hours:.2f} |"
+        )
+    return "\n".join(rows)
