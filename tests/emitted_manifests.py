@@ -116,7 +116,7 @@ def _warm_spares(model_cache: str) -> dict[str, Any]:
         model_uri="s3://models-bucket/models/llama-70b",
         region="us-east-1",
     )
-    return dict(plan=serving, server=server, spares=2)
+    return dict(plan=serving, server=server)
 
 
 # Chart class name -> (case name, keyword arguments) to synthesise it with.
@@ -167,6 +167,7 @@ CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
         ("autoscaled-on-karpenter", lambda: _vllm("host-path", replicas=None, do_not_disrupt=True)),
     ],
     "PriorityClassesChart": [("default", dict)],
+    "RuntimeScriptsChart": [("default", dict)],
     "WarmSparesChart": [(mode, lambda mode=mode: _warm_spares(mode)) for mode in ("node-local", "s3")],
 }
 

@@ -234,8 +234,9 @@ def test_warm_spares_apply_after_the_server_as_its_service_account():
     assert served.applied == [served.server, served.spares] and served.autoscaler is None
     assert ManifestExport(stack, "Export").file_names() == [
         "01-classes.yaml",
-        "02-llama.yaml",
-        "03-llama-warm-spares.yaml",
+        "02-fastload-runtime-inference.yaml",  # the namespace's in-pod scripts, shared by its models (issue 28)
+        "03-llama.yaml",
+        "04-llama-warm-spares.yaml",
     ]
 
 
@@ -310,8 +311,10 @@ def test_access_and_do_not_disrupt_are_rendered_on_the_server():
 @pytest.mark.parametrize(
     "props, field",
     [
-        ({"warm_spares": True}, "warm_spares"),
-        ({"warm_spares": 1}, "server.priority_class_name"),
+        (
+            {"plan": planned(LLAMA, "g6e.2xlarge", warm_spares=1), "server": ServerOptions(priority_class_name="low")},
+            "server.priority_class_name",
+        ),
         ({"access": "namespace-only"}, "access"),
         ({"autoscaling": "keda"}, "autoscaling"),
         ({"keda": Autoscaling(1, 3), "server": ServerOptions(replicas=2)}, "server.replicas"),
@@ -346,8 +349,7 @@ def test_bad_new_options_are_refused_naming_the_field(props, field):
                 bucket=bucket,
                 prefix="m",
                 model_name="llama",
-                plan=plan(LLAMA, "g6e.2xlarge"),
-                **props,
+                **{"plan": plan(LLAMA, "g6e.2xlarge"), **props},
             )
     assert err.value.field == field
     assert str(err.value).startswith(f"{field}: got ")

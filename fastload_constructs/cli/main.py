@@ -14,6 +14,7 @@ import sys
 
 import click
 
+from fastload_constructs.cli.signals import EXIT_TERMINATED, Terminated
 from fastload_constructs.core.errors import FastloadConfigError
 
 # name -> (module:attribute, one-line summary for `fastload --help`)
@@ -81,7 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     except FastloadConfigError as exc:
         click.echo(f"fastload: {exc}", err=True)
         return 2
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__cause__, Terminated):
+            click.echo("fastload: terminated (SIGTERM)", err=True)
+            return EXIT_TERMINATED
         click.echo("fastload: aborted", err=True)
         return 130
     except click.UsageError as exc:

@@ -37,6 +37,7 @@ from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.scale_out_metrics import KedaScaling
 from fastload_constructs.k8s.keda import VllmAutoscalingChart
+from fastload_constructs.k8s.runtime_scripts import RuntimeScriptsChart
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.k8s.warm_spares import WarmSparesChart
 
@@ -103,6 +104,8 @@ class ServedModel(Construct):
         )
         warm_spares = serving_plan.serving.warm_spares
         options = _autoscaled(options, autoscaling, serving_plan)
+        # The in-pod scripts from the namespace's one ConfigMap, not embedded per model (issue 28: the template limit).
+        options = replace(options, shared_runtime_scripts=True)
         prefix = check_key_prefix(prefix)
         check_dns_label(model_name, "model_name")
         if isinstance(bucket, ModelBucket):
@@ -171,8 +174,15 @@ class ServedModel(Construct):
         self.model_uri = model_uri
         # Pod Identity hands out credentials when a pod is created: the association (and the
         # grants it waits for) must exist before the Deployment.
+        self.runtime_scripts = (
+            _runtime_scripts(scope, cluster, spec.namespace, after) if spec.init_containers or spec.sidecars else None
+        )
         self.server = AppliedChart(
-            self, "Server", cluster=cluster, chart=self.chart, after=[self.reader.identity.ready, *after]
+            self,
+            "Server",
+            cluster=cluster,
+            chart=self.chart,
+            after=[self.reader.identity.ready, *after, *([self.runtime_scripts] if self.runtime_scripts else [])],
         )
         self._cluster = cluster
         self.applied: list[AppliedChart] = [self.server]
@@ -278,6 +288,19 @@ def _refuse_clash(scope: Construct, cluster: eks.ICluster, namespace: str, name:
             service_account,
             f"one ServedModel per model and namespace ({other.node.path} already binds this service account)",
         )
+
+
+def _runtime_scripts(
+    scope: Construct, cluster: eks.ICluster, namespace: str, after: Sequence[IDependable]
+) -> AppliedChart:
+    """The namespace's shared scripts ConfigMap on `cluster`: applied once per stack, cluster and namespace."""
+    stack = Stack.of(scope)
+    id = f"FastloadRuntimeScripts-{namespace}-{cluster.node.addr[:8]}"
+    existing = stack.node.try_find_child(id)
+    if isinstance(existing, AppliedChart):
+        return existing
+    chart = RuntimeScriptsChart(cdk8s.App(), f"fastload-runtime-{namespace}", namespace=namespace)
+    return AppliedChart(stack, id, cluster=cluster, chart=chart, after=after)
 
 
 def _literal_bucket_name(bucket: s3.IBucket) -> str:
