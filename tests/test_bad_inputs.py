@@ -361,6 +361,11 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         "fastload:models[0].targetWaitingRequests",
     ),
     (
+        "app-image-cache-not-a-snapshot",
+        lambda w: build_app({**context(), "fastload:imageCacheSnapshotId": "ami-0123456789abcdef0"}, str(w.out)),
+        "fastload:imageCacheSnapshotId",
+    ),
+    (
         "app-unknown-gpu-nodes-mode",
         lambda w: build_app({**context(), "fastload:gpuNodes": "fargate"}, str(w.out)),
         "fastload:gpuNodes",

@@ -62,6 +62,7 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
         }
     if p.scale_out_paths is not None:
         paths = p.scale_out_paths
+        view["image_pull_mode"] = paths.pull_mode
         view["scale_out_paths"] = {
             path.name: {
                 "phases": {name: round(seconds, 1) for name, seconds in path.phases},
@@ -106,6 +107,7 @@ def _autoscaling_view(p: ServingPlan) -> dict[str, object]:
     b = scaling_behavior(p)
     return {
         "from_predicted_startup_seconds": round(b.startup_s, 1),
+        "scale_up_stabilization_seconds": b.scale_up_window_s,
         "scale_up_period_seconds": b.scale_up_period_s,
         "scale_down_stabilization_seconds": b.scale_down_window_s,
         "scale_down_period_seconds": b.scale_down_period_s,
@@ -121,6 +123,7 @@ _SERVING_OPTIONS = {
     "serving.model_cache": "--source",
     "serving.shared_compile_cache": "--shared-compile-cache",
     "serving.fast_image_pull": "--fast-image-pull",
+    "serving.pull_mode": "--pull-mode",
 }
 
 
@@ -155,8 +158,10 @@ def plan_from_options(
         profile = profile.with_architecture(ModelArchitecture.from_file(config_json))
     assumptions = read_assumptions(tuning.pop("assumptions_path", None))
     # How the model is served, one value: the plan records it (core.planning.serving).
-    serving_keys = ("image", "vllm_version", "shared_compile_cache", "warm_spares", "fast_image_pull")
+    serving_keys = ("image", "vllm_version", "shared_compile_cache", "warm_spares", "fast_image_pull", "pull_mode")
     chosen = {k: tuning.pop(k) for k in serving_keys if tuning.get(k) is not None}
+    if "pull_mode" in chosen:  # --pull-mode decides the node's FastImagePull (on for parallel only)
+        chosen["fast_image_pull"] = chosen["pull_mode"] == "parallel"
     for k in serving_keys:
         tuning.pop(k, None)
     try:
@@ -231,6 +236,11 @@ def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
             default=True,
             show_default=True,
             help="nodeadm FastImagePull (SOCI parallel pull) on the node.",
+        ),
+        click.option(
+            "--pull-mode",
+            type=click.Choice(["plain", "parallel", "lazy", "snapshot"]),
+            help="How the image reaches a fresh node (default: parallel, or plain with --no-fast-image-pull).",
         ),
         click.option("--shared-compile-cache", is_flag=True, help="Compile cache restored from S3 on fresh nodes."),
         click.option("--warm-spares", type=int, default=0, show_default=True, help="Warm spare pods to cost."),
