@@ -9,6 +9,7 @@ from fastload_constructs.core.catalog import GIB
 from fastload_constructs.core.errors import is_whole_number, one_of, require
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.releases import DEFAULT_VLLM_VERSION, release_family
+from fastload_constructs.core.planning.standby import check_standbys
 
 StreamSource = Literal["s3", "local"]
 KvCacheDtype = Literal["auto", "fp8"]
@@ -62,6 +63,7 @@ class TuningOptions:
     node_local_model_cache: bool = False  # weights copied to the node's NVMe once per node
     shared_compile_cache: bool = False  # compile cache restored from S3 on a fresh node
     warm_spares: int = 0  # placeholder pods holding a GPU each path-ready
+    standbys: int = 0  # sleeping vLLM engines woken on scale-out (planning/standby.py)  # -> Serving
 
 
 # Warm spares per model: one bound for the planner's costing, cdk.json, ServedModel and the chart.
@@ -173,3 +175,4 @@ def validate_options(opts: TuningOptions) -> None:
         "a positive whole number of bytes",
     )
     check_spares(opts.warm_spares)
+    check_standbys(opts.standbys)
