@@ -125,6 +125,26 @@ def _warm_spares(model_cache: str) -> dict[str, Any]:
     return dict(plan=serving, server=server, spares=2)
 
 
+def _standby(model_cache: str) -> dict[str, Any]:
+    from fastload_constructs.core.model import ModelProfile
+    from fastload_constructs.core.planning.options import TuningOptions
+    from fastload_constructs.core.planning.plan import plan
+    from fastload_constructs.core.serving.vllm_server import ServerOptions, server_spec
+
+    source = "local" if model_cache == "node-local" else "s3"
+    serving = plan(
+        ModelProfile.from_numbers(parameter_count=8_030_261_248), "g6e.2xlarge", TuningOptions(source=source)
+    )
+    server = server_spec(
+        serving,
+        model_name="llama",
+        model_uri="s3://models-bucket/models/llama",
+        region="us-east-1",
+        options=ServerOptions(model_cache=model_cache, replicas=None, do_not_disrupt=True),  # type: ignore[arg-type]
+    )
+    return dict(plan=serving, server=server, standbys=2)
+
+
 # Chart class name -> (case name, keyword arguments) to synthesise it with.
 CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
     "LocalNvmeStorage": [("default", dict), ("16-volumes", lambda: {"volumes_per_node": 16})],
@@ -174,6 +194,10 @@ CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
     ],
     "PriorityClassesChart": [("default", dict)],
     "WarmSparesChart": [(mode, lambda mode=mode: _warm_spares(mode)) for mode in ("node-local", "s3")],
+    "StandbyEnginesChart": [(mode, lambda mode=mode: _standby(mode)) for mode in ("node-local", "s3")],
+    "StandbyNodePoolChart": [
+        ("g6e", lambda: dict(instance_type="g6e.2xlarge", node_class="fastload-gpu", gpu_limit=2)),
+    ],
 }
 
 
