@@ -27,6 +27,7 @@ from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions, check_spares
 from fastload_constructs.core.planning.plan import ServingPlan, plan
+from fastload_constructs.core.planning.standby import check_standbys
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
 from fastload_constructs.core.serving.access import ServingAccess
 from fastload_constructs.core.serving.vllm_server import ServerOptions, VllmServerSpec
@@ -37,6 +38,7 @@ from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.scale_out_metrics import KedaScaling
 from fastload_constructs.k8s.keda import VllmAutoscalingChart
+from fastload_constructs.k8s.standby import StandbyEnginesChart
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.k8s.warm_spares import WarmSparesChart
 
@@ -62,11 +64,17 @@ class ServedModel(Construct):
       on the model's vLLM metric, HPA behaviour from the plan (`core.scaling.autoscaling.scaling_behavior`),
       applied after the server and after KEDA's Helm chart. The Deployment then has no `spec.replicas`
       (KEDA's HPA owns it): `server.replicas` must be None or the default 1. Default: `None`, a fixed count.
+    - `standbys`: sleeping vLLM engines woken on scale-out, on FMA v0.6.4 (`k8s.StandbyEnginesChart`,
+      `core.serving.standby`): the model's Deployment becomes FMA's requester Deployment (same name, so the
+      ScaledObject is unchanged) and every replica's vLLM runs in an FMA launcher Pod (the launcher image's
+      vLLM 0.26.0). Needs `infra.FmaController` in the model's namespace (pass its `chart` in `after`), FMA's
+      CRDs, and a standby node pool (`k8s.StandbyNodePoolChart`). Not with `warm_spares`. Default: 0.
     - `after`: what must exist before the server is applied (the namespace's chart, PriorityClasses,
       the local-nvme storage class, node pools...). Default: nothing but the reader identity.
 
     Attributes: `plan`, `reader` (`ModelReaderIdentity`: `role`, `association`), `chart` (`VllmChart`),
-    `server` (`AppliedChart` of the chart; `.manifest`), `spare_chart` / `spares` (`WarmSparesChart` and
+    `standby_chart` (`StandbyEnginesChart`, None without standbys), `server` (`AppliedChart` of the chart,
+    or of `standby_chart`; `.manifest`), `spare_chart` / `spares` (`WarmSparesChart` and
     its `AppliedChart`, None without warm spares), `autoscaling_chart` / `autoscaler`
     (`VllmAutoscalingChart` and its `AppliedChart`, None without autoscaling), `applied` (every
     `AppliedChart`, in apply order), `model_uri`, `service_url`.
@@ -88,6 +96,7 @@ class ServedModel(Construct):
         server: ServerOptions | None = None,
         access: ServingAccess | None = None,
         warm_spares: int = 0,
+        standbys: int = 0,
         autoscaling: KedaScaling | None = None,
         kms_key: kms.IKey | None = None,
         after: Sequence[IDependable] = (),
@@ -102,6 +111,13 @@ class ServedModel(Construct):
             "None or a ServingAccess(network_policy=..., allow_from_cidrs=..., api_key_secret=...)",
         )
         check_spares(warm_spares)
+        check_standbys(standbys)
+        require(
+            standbys == 0 or warm_spares == 0,
+            "standbys",
+            standbys,
+            "0 with warm_spares (a standby already holds the engine warm; choose one)",
+        )
         options = _autoscaled(options, autoscaling, serving_plan)
         prefix = check_key_prefix(prefix)
         check_dns_label(model_name, "model_name")
@@ -146,6 +162,13 @@ class ServedModel(Construct):
             if warm_spares > 0
             else None
         )
+        standby_chart = (
+            StandbyEnginesChart(
+                app, f"{chart.node.id}-standby", plan=serving_plan, server=spec, standbys=standbys, access=access
+            )
+            if standbys > 0
+            else None
+        )
         autoscaling_chart = (
             VllmAutoscalingChart(
                 app,
@@ -163,6 +186,8 @@ class ServedModel(Construct):
         super().__init__(scope, id)
         self.cdk8s_app, self.chart = app, chart
         self.spare_chart, self.autoscaling_chart = spare_chart, autoscaling_chart
+        # With standbys FMA's objects replace the vLLM Deployment (`chart` still holds the server's spec).
+        self.standby_chart = standby_chart
         self.namespace, self.name, self.service_account = spec.namespace, spec.name, spec.service_account_name
         self.plan = serving_plan
         self.reader = ModelReaderIdentity(
@@ -180,7 +205,11 @@ class ServedModel(Construct):
         # Pod Identity hands out credentials when a pod is created: the association (and the
         # grants it waits for) must exist before the Deployment.
         self.server = AppliedChart(
-            self, "Server", cluster=cluster, chart=self.chart, after=[self.reader.identity.ready, *after]
+            self,
+            "Server",
+            cluster=cluster,
+            chart=standby_chart if standby_chart is not None else self.chart,
+            after=[self.reader.identity.ready, *after],
         )
         self._cluster = cluster
         self.applied: list[AppliedChart] = [self.server]

@@ -563,3 +563,40 @@ def standby_node_pool_spec(
     spec["template"]["metadata"]["labels"] = {**node.labels, LABEL_STANDBY: STANDBY_VALUE}
     spec["template"]["spec"]["taints"].append({"key": LABEL_STANDBY, "value": STANDBY_VALUE, "effect": "NoSchedule"})
     return spec
+
+
+# --- FMA's controllers (Helm chart fma-controllers 0.6.4) ----------------------------------------------------
+FMA_CHART_REPOSITORY = f"oci://{FMA_REGISTRY}/charts/fma-controllers"
+FMA_CHART_NAME = "fma-controllers"
+# The cluster-scoped objects the chart does not make (FMA docs/install-step-by-step.md at v0.6.4).
+FMA_CRD_URLS = tuple(
+    f"https://raw.githubusercontent.com/llm-d-incubation/llm-d-fast-model-actuation/{FMA_TAG}/config/crd/{f}"
+    for f in (
+        "fma.llm-d.ai_inferenceserverconfigs.yaml",
+        "fma.llm-d.ai_launcherconfigs.yaml",
+        "fma.llm-d.ai_launcherpopulationpolicies.yaml",
+    )
+)
+FMA_ADMISSION_POLICIES_URL = f"https://github.com/llm-d-incubation/llm-d-fast-model-actuation/tree/{FMA_TAG}/config/validating-admission-policies"
+
+
+def node_view_cluster_role(release: str = DEFAULT_RELEASE) -> str:
+    """The ClusterRole granting nodes get/list/watch that the chart binds (`global.nodeViewClusterRole`)."""
+    return check_dns_label(f"{release}-node-view", "release")
+
+
+def node_view_rules() -> list[dict[str, Any]]:
+    """EKS grants ordinary service accounts no node reads; FMA's controllers read nodes (GPU slots, populations)."""
+    return [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "watch"]}]
+
+
+def fma_values(release: str = DEFAULT_RELEASE) -> dict[str, Any]:
+    """Helm values of fma-controllers 0.6.4: the image tag pinned (its default is `latest`), both controllers on,
+    the node-view ClusterRole named. The chart runs the controllers in its release namespace and they manage only
+    that namespace, so install it where the models run."""
+    check_dns_label(release, "release")
+    return {
+        "global": {"imageTag": FMA_TAG, "nodeViewClusterRole": node_view_cluster_role(release)},
+        "dualPodsController": {"enabled": True},
+        "launcherPopulator": {"enabled": True},
+    }
