@@ -8,6 +8,8 @@ import pytest
 from aws_cdk.assertions import Template
 
 from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.scaling.capacity import Workload, node_capacity, pack_pods
 from fastload_constructs.core.serving.standby import FMA_TAG, fma_values
 from fastload_constructs.core.serving.vllm_server import ServerOptions
@@ -64,7 +66,7 @@ def served(standbys=2, **kwargs):
         model_name="llama",
         profile=LLAMA,
         instance_type="g6e.2xlarge",
-        standbys=standbys,
+        tuning=TuningOptions(serving=Serving(standbys=standbys)),
         after=[fma.chart],
         **kwargs,
     )
@@ -97,18 +99,11 @@ def test_without_standbys_the_served_model_is_unchanged():
     assert model.standby_chart is None and model.server.chart is model.chart
 
 
-@pytest.mark.parametrize(
-    "kwargs, field",
-    [
-        ({"standbys": -1}, "standbys"),
-        ({"standbys": True}, "standbys"),
-        ({"standbys": 1, "warm_spares": 1}, "standbys"),
-    ],
-)
-def test_bad_standby_props_name_the_field(kwargs, field):
+@pytest.mark.parametrize("standbys", [-1, True])
+def test_bad_standby_counts_name_the_field(standbys):
     with pytest.raises(FastloadConfigError) as err:
-        served(**kwargs)
-    assert err.value.field == field
+        served(standbys=standbys)
+    assert err.value.field == "serving.standbys"
 
 
 def test_standbys_add_their_own_nodes_to_the_capacity():

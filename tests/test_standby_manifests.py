@@ -21,7 +21,6 @@ import yaml
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
-from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.serving.access import ServingAccess
 from fastload_constructs.core.serving.standby import (
     ANNOTATION_ISC,
@@ -34,14 +33,15 @@ from fastload_constructs.core.serving.vllm_server import ServerOptions, server_s
 from fastload_constructs.k8s.standby import StandbyEnginesChart, StandbyNodePoolChart
 from fastload_constructs.runtime import v1_proxy
 from tests.crd_schemas import crd_schema, validate_custom_resource
+from tests.serving_plans import planned
 from tests.test_attack_network_access import NAMESPACE, ingress_allowed, pod_in
 
 LLAMA_8B = ModelProfile.from_numbers(parameter_count=8_030_261_248)
 FMA_KINDS = {"InferenceServerConfig", "LauncherConfig", "LauncherPopulationPolicy"}
 
 
-def serving_plan(**tuning):
-    return plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(**tuning))
+def serving_plan(**serving):
+    return planned(LLAMA_8B, "g6e.2xlarge", **serving)
 
 
 def server(p=None, **options):
@@ -55,10 +55,10 @@ def server(p=None, **options):
     )
 
 
-def synth(standbys=2, access=None, **options):
-    p = serving_plan(source="local") if options.get("model_cache") == "node-local" else serving_plan()
+def synth(standbys=2, access=None, model_cache="s3", **options):
+    p = serving_plan(model_cache=model_cache, standbys=standbys)
     app = cdk8s.App()
-    StandbyEnginesChart(app, "llama", plan=p, server=server(p, **options), standbys=standbys, access=access)
+    StandbyEnginesChart(app, "llama", plan=p, server=server(p, **options), access=access)
     return [d for d in yaml.safe_load_all(app.synth_yaml()) if d]
 
 
@@ -289,7 +289,7 @@ def test_sleepers_that_leave_too_little_kv_cache_are_refused(tmp_path):
         )
     )
     model = LLAMA_8B.with_architecture(ModelArchitecture.from_file(config))
-    p = plan(model, "g6e.2xlarge", TuningOptions(kv_sequences=1))
+    p = planned(model, "g6e.2xlarge", TuningOptions(kv_sequences=1), standbys=1)
     assert p.kv_fit is not None
     spec = server(p)
     sleepers_that_do_not_fit = int(p.kv_fit.kv_available_bytes - p.kv_fit.kv_needed_bytes) // (2 * 2**30) + 1
@@ -388,3 +388,18 @@ def test_the_path_filter_never_passes_the_dev_mode_routes(proxy, method, path):
     status, _ = request(proxy, method, path, body=b"{}" if method == "POST" else None)
     assert status == 404
     assert FakeEngine.calls == []
+
+
+@pytest.mark.parametrize("name", ["StandbyEnginesChart", "StandbyNodePoolChart"])
+def test_standby_charts_validate_for_every_supported_kubernetes_version(name):
+    from tests.emitted_manifests import chart_classes, chart_manifests
+    from tests.test_safety_gates import SUPPORTED_KUBERNETES_VERSIONS, validate
+
+    docs = chart_manifests(name, chart_classes()[name])
+    assert docs
+    for version in SUPPORTED_KUBERNETES_VERSIONS:
+        for case, doc in docs:
+            try:
+                validate(doc, version)
+            except Exception as exc:
+                raise AssertionError(f"{case} {doc['kind']} on {version}: {exc}") from exc

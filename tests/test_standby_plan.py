@@ -13,6 +13,7 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.planning.standby import (
     StandbyAssumptions,
     standby_gpu_memory_utilization,
@@ -30,7 +31,7 @@ def test_without_standbys_the_plan_has_no_standby_path():
 
 
 def test_8b_on_g6e_2xlarge_wakes_within_10_s_and_says_what_is_estimated():
-    paths = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(standbys=2)).scale_out_paths
+    paths = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=Serving(standbys=2))).scale_out_paths
     assert paths is not None and paths.standby is not None
     standby = paths.standby
     assert [p.name for p in standby.phases] == ["requester_start", "bind", "wake", "route", "first_token"]
@@ -92,8 +93,14 @@ def test_reduced_gpu_memory_utilization_leaves_two_gib_per_sleeper():
 @pytest.mark.parametrize("value", [-1, 101, 1.5, True, "2"])
 def test_bad_standby_counts_name_the_field(value):
     with pytest.raises(FastloadConfigError) as err:
-        plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(standbys=value))
-    assert err.value.field == "standbys"
+        Serving(standbys=value)
+    assert err.value.field == "serving.standbys"
+
+
+def test_standbys_and_warm_spares_are_one_choice_or_the_other():
+    with pytest.raises(FastloadConfigError) as err:
+        Serving(standbys=1, warm_spares=1)
+    assert err.value.field == "serving.standbys"
 
 
 def test_cli_prints_the_standby_path_with_its_sources(capsys):

@@ -16,7 +16,8 @@ from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.calibration import assumptions_from_dict
 from fastload_constructs.core.planning.options import DEFAULT_IMAGE_BYTES, TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
-from fastload_constructs.core.planning.releases import DEFAULT_VLLM_VERSION
+from fastload_constructs.core.planning.releases import DEFAULT_IMAGE
+from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.planning.standby import StandbyPath
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
 
@@ -168,9 +169,15 @@ def plan_from_options(
     if config_json is not None:
         profile = profile.with_architecture(ModelArchitecture.from_file(config_json))
     assumptions = read_assumptions(tuning.pop("assumptions_path", None))
+    # How the model is served, one value: the plan records it (core.planning.serving).
+    serving_keys = ("image", "vllm_version", "shared_compile_cache", "warm_spares", "standbys", "fast_image_pull")
+    chosen = {k: tuning.pop(k) for k in serving_keys if tuning.get(k) is not None}
+    for k in serving_keys:
+        tuning.pop(k, None)
+    serving = Serving(model_cache="node-local" if source == "local" else "s3", **chosen)
     options = TuningOptions(
         tensor_parallel_size=tensor_parallel_size,
-        source=source,  # type: ignore[arg-type]
+        serving=serving,
         compile_cache_warm=warm_compile_cache,
         assumptions=assumptions if assumptions is not None else LoadAssumptions(),
         **{k: v for k, v in tuning.items() if v is not None},
@@ -192,7 +199,7 @@ def model_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Choice(["s3", "local"]),
             default="s3",
             show_default=True,
-            help="Where the streamer reads weights: S3, or a node-local NVMe copy.",
+            help="Where the streamer reads weights: S3, or a node-local NVMe copy made once per node.",
         ),
         click.option("--warm-compile-cache", is_flag=True, help="Predict with a compile-cache hit."),
     )
@@ -216,7 +223,13 @@ def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--kv-sequences", type=int, help="Full-length sequences the KV cache must hold (default 1)."),
         click.option("--kv-cache-dtype", type=click.Choice(["auto", "fp8"]), help="vLLM --kv-cache-dtype."),
         click.option("--capture-sizes", help="CUDA-graph capture sizes, e.g. 1,2,4,8,16,32 (default: vLLM's)."),
-        click.option("--vllm-version", default=DEFAULT_VLLM_VERSION, show_default=True, help="vLLM release."),
+        click.option(
+            "--image",
+            default=DEFAULT_IMAGE,
+            show_default=True,
+            help="The pinned vLLM image; its tag is the vLLM release planned for.",
+        ),
+        click.option("--vllm-version", help="The image's vLLM release, only when its tag names none (a digest)."),
         click.option(
             "--image-gb",
             type=float,
@@ -230,7 +243,6 @@ def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="nodeadm FastImagePull (SOCI parallel pull) on the node.",
         ),
-        click.option("--node-local-cache", is_flag=True, help="Weights copied to the node's NVMe once per node."),
         click.option("--shared-compile-cache", is_flag=True, help="Compile cache restored from S3 on fresh nodes."),
         click.option("--warm-spares", type=int, default=0, show_default=True, help="Warm spare pods to cost."),
         click.option(
@@ -256,8 +268,7 @@ def _tuning_kwargs(raw: dict[str, Any]) -> dict[str, Any]:
     """CLI values -> plan_from_options keywords."""
     sizes = parse_capture_sizes(raw.pop("capture_sizes"))
     image_bytes = int(raw.pop("image_gb") * 1e9)
-    node_local = raw.pop("node_local_cache")
-    return {**raw, "cudagraph_capture_sizes": sizes, "image_bytes": image_bytes, "node_local_model_cache": node_local}
+    return {**raw, "cudagraph_capture_sizes": sizes, "image_bytes": image_bytes}
 
 
 def _echo_table(view: dict[str, object]) -> None:

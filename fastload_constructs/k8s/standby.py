@@ -61,6 +61,8 @@ def _object(scope: Construct, id: str, api_version: str, kind: str, name: str, b
 class StandbyEnginesChart(cdk8s.Chart):
     """FMA's objects for `server` (a `VllmServerSpec` of `plan`) with `standbys` sleeping engines.
 
+    `standbys`: default the plan's (`plan.serving.standbys`).
+
     `access`: who may reach the path filter (default: the namespace's pods, as `VllmChart`).
     `release`: the Helm release of FMA's controllers in this namespace (`infra.FmaController`).
     `co_sleepers`: sleeping engines of other models that may share a GPU (see `core.serving.standby`).
@@ -74,7 +76,7 @@ class StandbyEnginesChart(cdk8s.Chart):
         *,
         plan: ServingPlan,
         server: VllmServerSpec,
-        standbys: int,
+        standbys: int | None = None,
         access: ServingAccess | None = None,
         release: str = "fma",
         co_sleepers: int = 1,
@@ -85,7 +87,8 @@ class StandbyEnginesChart(cdk8s.Chart):
             access,
             "None or a ServingAccess(network_policy=..., allow_from_namespaces=..., allow_from_cidrs=...)",
         )
-        spec = standby_spec(plan, server, standbys=standbys, release=release, co_sleepers=co_sleepers)
+        count = plan.serving.standbys if standbys is None else standbys
+        spec = standby_spec(plan, server, standbys=count, release=release, co_sleepers=co_sleepers)
         super().__init__(scope, id, namespace=spec.namespace, labels=dict(spec.labels))
         self.spec = spec
         self.access = access if access is not None else ServingAccess()

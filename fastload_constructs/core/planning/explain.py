@@ -66,6 +66,6 @@ def assumption_notes(
         f"{opts.probe_safety_factor:g} x predicted {predicted.total_s:.0f} s)",
         f"fresh node adds node launch {a.node_launch_s:g} s, GPU registration {a.gpu_registration_s:g} s, image "
         f"pull {paths.fresh_node.seconds('image_pull'):.0f} s ({opts.image_bytes / 1e9:.1f} GB"
-        + (", FastImagePull" if opts.fast_image_pull else "")
+        + (", FastImagePull" if opts.serving.fast_image_pull else "")
         + "): before the startup probe starts",
     )

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from fastload_constructs.core.catalog import GpuInstance
 from fastload_constructs.core.model import DTYPE_BYTES, ModelProfile
 from fastload_constructs.core.planning.assumptions import MB
-from fastload_constructs.core.planning.options import StreamSource, TuningOptions
+from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.releases import captured_graphs, default_capture_sizes, release_family
+from fastload_constructs.core.planning.serving import StreamSource
 from fastload_constructs.core.planning.streamer import StreamerSettings, load_network_mb_s
 
 
