@@ -190,6 +190,15 @@ def test_no_request_reaches_a_sleeping_engine():
     assert container["readinessProbe"]["httpGet"] == {"path": "/ready", "port": 8080}
 
 
+def test_the_requester_deployment_records_the_plan_with_its_standby_path():
+    from fastload_constructs.core.serving.plan_record import PLAN_ANNOTATION
+
+    docs = synth()
+    record = json.loads(one(docs, "Deployment", "llama")["metadata"]["annotations"][PLAN_ANNOTATION])
+    assert record["paths_s"]["standby"] <= 10
+    assert PLAN_ANNOTATION not in (one(docs, "Deployment", "llama-standby")["metadata"].get("annotations") or {})
+
+
 def test_keda_owns_the_requesters_and_the_primer_holds_n_on_the_standby_pool():
     docs = synth(standbys=3)
     requesters = one(docs, "Deployment", "llama")["spec"]

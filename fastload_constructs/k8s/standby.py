@@ -193,7 +193,11 @@ class StandbyEnginesChart(cdk8s.Chart):
         }
         if replicas is not None:  # None: KEDA's HPA owns the count, a re-applied manifest never resets it
             body["replicas"] = replicas
-        return _object(self, id, "apps/v1", "Deployment", name, {"spec": body})
+        deployment = _object(self, id, "apps/v1", "Deployment", name, {"spec": body})
+        if name == spec.name and spec.deployment_annotations:
+            for key, value in spec.deployment_annotations.items():
+                deployment.metadata.add_annotation(key, value)
+        return deployment
 
     def _network_policies(self, spec: StandbySpec) -> list[cdk8s.ApiObject]:
         controller = {"podSelector": {"matchLabels": dict(spec.controller_labels)}}

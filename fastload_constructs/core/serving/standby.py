@@ -145,6 +145,8 @@ class StandbySpec:
     launcher_memory_limit_bytes: int
     init_containers: tuple[SyncContainer, ...]
     volumes: tuple[dict[str, Any], ...]
+    # On the requester Deployment: the plan it was made from (core/serving/plan_record.py), standby path included.
+    deployment_annotations: Mapping[str, str]
 
     @property
     def primer_name(self) -> str:
@@ -536,6 +538,7 @@ def standby_spec(
         launcher_memory_limit_bytes=memory_limit,
         init_containers=init_containers,
         volumes=tuple(volumes),
+        deployment_annotations=dict(server.annotations),
     )
 
 
