@@ -45,7 +45,10 @@ def reference_plan() -> str:
         header += " | ".join(path.name.replace("_", " ") for path in paths.as_tuple()) + " |"
         rows += [header, "| --- |" + " ---: |" * len(paths.as_tuple())]
         for phase in names:
-            cells = [f"{path.seconds(phase):.1f}" if any(n == phase for n, _ in path.phases) else "-" for path in paths.as_tuple()]
+            cells = [
+                f"{path.seconds(phase):.1f}" if any(n == phase for n, _ in path.phases) else "-"
+                for path in paths.as_tuple()
+            ]
             rows.append(f"| {phase.replace('_', ' ')} | " + " | ".join(cells) + " |")
         rows.append("| **total (s)** | " + " | ".join(f"**{path.total_s:.1f}**" for path in paths.as_tuple()) + " |")
         rows.append("")

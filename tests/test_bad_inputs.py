@@ -249,6 +249,21 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         lambda w: build_app(context(image="vllm/vllm-openai:latest"), str(w.out)),
         "fastload:models[0].image",
     ),
+    (
+        "app-image-without-a-release-tag",
+        lambda w: build_app(context(image="acme/vllm:prod"), str(w.out)),
+        "fastload:models[0].vllmVersion",
+    ),
+    (
+        "app-vllm-version-contradicting-the-tag",
+        lambda w: build_app(context(image="vllm/vllm-openai:v0.8.5", vllmVersion="0.9.0"), str(w.out)),
+        "fastload:models[0].vllmVersion",
+    ),
+    (
+        "app-ami-alias-undated",
+        lambda w: build_app({**context(), "fastload:amiAlias": "al2023@prod"}, str(w.out)),
+        "fastload:amiAlias",
+    ),
     ("server-options-zero-replicas", lambda w: ServerOptions(replicas=0), "replicas"),
     (
         "node-pool-options-capacity-block",

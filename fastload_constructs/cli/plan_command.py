@@ -139,6 +139,17 @@ def _autoscaling_view(p: ServingPlan) -> dict[str, object]:
     }
 
 
+# Serving's fields -> the `fastload plan` options that set them.
+_SERVING_OPTIONS = {
+    "image": "--image",
+    "serving.vllm_version": "--vllm-version",
+    "serving.warm_spares": "--warm-spares",
+    "serving.model_cache": "--source",
+    "serving.shared_compile_cache": "--shared-compile-cache",
+    "serving.fast_image_pull": "--fast-image-pull",
+}
+
+
 def plan_from_options(
     instance_type: str,
     parameter_count: float | None,
@@ -174,7 +185,11 @@ def plan_from_options(
     chosen = {k: tuning.pop(k) for k in serving_keys if tuning.get(k) is not None}
     for k in serving_keys:
         tuning.pop(k, None)
-    serving = Serving(model_cache="node-local" if source == "local" else "s3", **chosen)
+    try:
+        serving = Serving(model_cache="node-local" if source == "local" else "s3", **chosen)
+    except FastloadConfigError as exc:  # name the option typed, not the field
+        option = _SERVING_OPTIONS.get(exc.field, exc.field)
+        raise FastloadConfigError(option, exc.value, exc.accepted.replace("vllm_version=", "--vllm-version ")) from None
     options = TuningOptions(
         tensor_parallel_size=tensor_parallel_size,
         serving=serving,

@@ -8,7 +8,7 @@ from typing import Literal
 from fastload_constructs.core.catalog import GIB
 from fastload_constructs.core.errors import is_whole_number, one_of, require
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
-from fastload_constructs.core.planning.serving import Serving, StreamSource
+from fastload_constructs.core.planning.serving import Serving
 
 KvCacheDtype = Literal["auto", "fp8"]
 
@@ -58,16 +58,6 @@ class TuningOptions:
     # --- how the model is served: image (and so the vLLM release), model cache, shared compile cache,
     # warm spares, image pull. Recorded on the plan; charts and constructs derive from it.
     serving: Serving = field(default_factory=Serving)
-
-    @property
-    def source(self) -> StreamSource:
-        """Where the serving pod streams weights from (the serving choice's model cache)."""
-        return self.serving.stream_source
-
-    @property
-    def vllm_version(self) -> str:
-        """The vLLM release planned for: the serving image's."""
-        return self.serving.engine_version
 
 
 def validate_options(opts: TuningOptions) -> None:

@@ -47,12 +47,12 @@ def version_from_image(image: str) -> str | None:
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(\.\d+)?([.+\-a-z0-9]*)$")
 
 
-def release_family(version: str) -> ReleaseFamily:
+def release_family(version: str, field: str = "vllm_version") -> ReleaseFamily:
     """vLLM releases by what start-up does: "v0" (< 0.7: no torch.compile by default), "v1"
     (0.7-0.10: piecewise compile, warm cache ~8 s, PIECEWISE graphs only), "recent" (>= 0.11:
     FULL_AND_PIECEWISE graphs by default, AOT-loaded warm cache ~2.5 s)."""
     match = _VERSION.match(version.strip()) if isinstance(version, str) else None
-    require(match is not None, "vllm_version", version, "a vLLM release such as 0.34.0 or v0.8.5")
+    require(match is not None, field, version, "a vLLM release such as 0.34.0 or v0.8.5")
     assert match is not None
     major, minor = int(match[1]), int(match[2])
     if major == 0 and minor < 7:

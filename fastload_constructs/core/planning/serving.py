@@ -76,7 +76,7 @@ class Serving:
                 f"the vLLM release of {self.image!r}, whose tag names none (e.g. vllm_version='0.34.0')",
             )
         else:
-            release_family(self.vllm_version)  # a release such as 0.34.0
+            release_family(self.vllm_version, "serving.vllm_version")  # a release such as 0.34.0
             require(
                 tagged is None or tagged == self.vllm_version.lstrip("v"),
                 "serving.vllm_version",

@@ -63,7 +63,7 @@ def streamer_concurrency(
     if opts.concurrency is not None:
         return opts.concurrency
     processes = max(1, tp)
-    if (source or opts.source) == "local":
+    if (source or opts.serving.stream_source) == "local":
         return max(8, min(64, math.ceil(16 * max(1, instance.nvme_count) / processes)))
     burst_mb, _ = load_network_mb_s(instance, opts)
     wanted = math.ceil(burst_mb / processes / opts.assumptions.streamer_mb_per_unit)
