@@ -144,6 +144,7 @@ _SERVING_OPTIONS = {
     "image": "--image",
     "serving.vllm_version": "--vllm-version",
     "serving.warm_spares": "--warm-spares",
+    "serving.standbys": "--standbys",
     "serving.model_cache": "--source",
     "serving.shared_compile_cache": "--shared-compile-cache",
     "serving.fast_image_pull": "--fast-image-pull",
