@@ -68,8 +68,12 @@ def validate_custom_resource(doc: dict[str, Any]) -> None:
 
 @cache
 def chart_values(chart: str) -> dict[str, Any]:
-    """The vendored `values.yaml` of `karpenter` or `keda` at the pinned version."""
-    folder = {"karpenter": f"karpenter-{KARPENTER_VERSION}", "keda": f"keda-{KEDA_VERSION}"}[chart]
+    """The vendored `values.yaml` of `karpenter`, `keda` or `fma` (fma-controllers) at the pinned version."""
+    folder = {
+        "karpenter": f"karpenter-{KARPENTER_VERSION}",
+        "keda": f"keda-{KEDA_VERSION}",
+        "fma": f"fma-{FMA_VERSION}",
+    }[chart]
     loaded: dict[str, Any] = yaml.safe_load((FIXTURES / folder / "values.yaml").read_text())
     return loaded
 

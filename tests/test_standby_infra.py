@@ -14,7 +14,7 @@ from fastload_constructs.core.scaling.capacity import Workload, node_capacity, p
 from fastload_constructs.core.serving.standby import FMA_TAG, fma_values
 from fastload_constructs.core.serving.vllm_server import ServerOptions
 from fastload_constructs.infra import FmaController, ServedModel
-from tests.crd_schemas import validate_custom_resource
+from tests.crd_schemas import chart_values, unknown_value_paths, validate_custom_resource
 from tests.test_served_model import LLAMA, manifests, stack_with_cluster
 
 
@@ -45,6 +45,13 @@ def test_fma_controller_is_the_pinned_oci_chart_in_the_models_namespace_with_nod
     # The chart binds the ClusterRole: it exists first.
     (role_id,) = manifests(template)
     assert role_id in chart["DependsOn"]
+
+
+def test_fma_values_are_all_known_to_the_pinned_chart():
+    defaults = chart_values("fma")
+    assert unknown_value_paths(fma_values(), defaults) == []
+    assert defaults["global"]["imageTag"] == "latest"  # why the tag is pinned
+    assert unknown_value_paths({"global": {"imageTags": "v0.6.4"}}, defaults) == ["global.imageTags"]
 
 
 def test_fma_controller_refuses_a_bad_namespace():
