@@ -29,6 +29,9 @@ from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.assumptions import MB
 
 HOURS_PER_DAY = 24
+# The vLLM release FMA v0.6.4's launcher image runs (dockerfiles/Dockerfile.launcher.benchmark: FROM
+# vllm/vllm-openai:v0.26.0): with standbys every replica of the model runs it, not the Serving image's.
+LAUNCHER_VLLM_VERSION = "0.26.0"
 # Standbys per model: one bound for the planner, ServedModel and the chart.
 MAX_STANDBYS = 100
 
@@ -197,6 +200,8 @@ def standby_path(
         f"{a.published_hot_start_avg_s:g} s ({low:g}-{high:g} s): the pessimistic bound until measured here",
         "a requester wakes a standby only if it lands on a GPU holding one (preferred affinity steers it); "
         "otherwise the warm-node or fresh-node path runs",
+        f"with standbys every replica's engine runs in FMA's launcher image (vLLM {LAUNCHER_VLLM_VERSION}), "
+        "not the serving image",
     )
     return StandbyPath(phases=phases, idle=standby_idle_cost(model, instance, tp, standbys, a), notes=notes)
 

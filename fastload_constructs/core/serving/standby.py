@@ -66,9 +66,8 @@ FMA_VERSION = "0.6.4"
 FMA_TAG = f"v{FMA_VERSION}"
 FMA_REGISTRY = "ghcr.io/llm-d-incubation/llm-d-fast-model-actuation"
 FMA_API_VERSION = "fma.llm-d.ai/v1alpha1"
-LAUNCHER_IMAGE = f"{FMA_REGISTRY}/launcher:{FMA_TAG}"  # built FROM vllm/vllm-openai:v0.26.0
+LAUNCHER_IMAGE = f"{FMA_REGISTRY}/launcher:{FMA_TAG}"  # planning.standby.LAUNCHER_VLLM_VERSION
 REQUESTER_IMAGE = f"{FMA_REGISTRY}/requester:{FMA_TAG}"
-LAUNCHER_VLLM_VERSION = "0.26.0"
 DEFAULT_RELEASE = "fma"
 # pkg/api/interface.go: the requester's annotations; the container FMA looks for.
 ANNOTATION_ISC = "dual-pods.llm-d.ai/inference-server-config"
