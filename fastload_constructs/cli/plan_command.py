@@ -18,6 +18,7 @@ from fastload_constructs.core.planning.options import DEFAULT_IMAGE_BYTES, Tunin
 from fastload_constructs.core.planning.plan import ServingPlan, plan
 from fastload_constructs.core.planning.releases import DEFAULT_IMAGE
 from fastload_constructs.core.planning.serving import Serving
+from fastload_constructs.core.planning.standby import StandbyPath
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
 
 
@@ -71,8 +72,33 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
             for path in paths.as_tuple()
         }
         view["warm_spares"] = {"count": paths.warm_spares, "idle_gpu_hours_per_day": paths.spare_gpu_hours_per_day}
+        if paths.standby is not None:
+            view["standbys"] = standby_view(paths.standby)
+            view["standby_sources"] = standby_sources(paths.standby)
     view["assumptions"] = list(p.assumptions)
     return view
+
+
+def standby_view(standby: StandbyPath) -> dict[str, object]:
+    """The standby path's total and what the standbys hold idle (phases and sources: `standby_sources`)."""
+    idle = standby.idle
+    return {
+        "count": idle.standbys,
+        "total_seconds": round(standby.total_s, 1),
+        "from_measurements_seconds": round(standby.measured_s, 1),
+        "idle_gpus": idle.gpus,
+        "idle_gpu_hours_per_day": idle.gpu_hours_per_day,
+        "host_gib_per_standby": round(idle.host_bytes_per_standby / 1024**3, 1),
+        "pinned_host_gib_per_standby": round(idle.pinned_host_bytes_per_standby / 1024**3, 1),
+        "gpu_gib_per_sleeper": round(idle.gpu_bytes_per_sleeper_per_gpu / 1024**3, 1),
+    }
+
+
+def standby_sources(standby: StandbyPath) -> list[str]:
+    """One line per phase of the standby path: seconds, measured or estimated, and the source; then the notes."""
+    return [
+        f"{p.name} {p.seconds:.1f} s ({'measured' if p.measured else 'estimated'}): {p.source}" for p in standby.phases
+    ] + list(standby.notes)
 
 
 def read_assumptions(path: Path | None) -> LoadAssumptions | None:
@@ -120,6 +146,7 @@ _SERVING_OPTIONS = {
     "image": "--image",
     "serving.vllm_version": "--vllm-version",
     "serving.warm_spares": "--warm-spares",
+    "serving.standbys": "--standbys",
     "serving.model_cache": "--source",
     "serving.shared_compile_cache": "--shared-compile-cache",
     "serving.fast_image_pull": "--fast-image-pull",
@@ -158,7 +185,15 @@ def plan_from_options(
         profile = profile.with_architecture(ModelArchitecture.from_file(config_json))
     assumptions = read_assumptions(tuning.pop("assumptions_path", None))
     # How the model is served, one value: the plan records it (core.planning.serving).
-    serving_keys = ("image", "vllm_version", "shared_compile_cache", "warm_spares", "fast_image_pull", "pull_mode")
+    serving_keys = (
+        "image",
+        "vllm_version",
+        "shared_compile_cache",
+        "warm_spares",
+        "standbys",
+        "fast_image_pull",
+        "pull_mode",
+    )
     chosen = {k: tuning.pop(k) for k in serving_keys if tuning.get(k) is not None}
     if "pull_mode" in chosen:  # --pull-mode decides the node's FastImagePull (on for parallel only)
         chosen["fast_image_pull"] = chosen["pull_mode"] == "parallel"
@@ -244,6 +279,13 @@ def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option("--shared-compile-cache", is_flag=True, help="Compile cache restored from S3 on fresh nodes."),
         click.option("--warm-spares", type=int, default=0, show_default=True, help="Warm spare pods to cost."),
+        click.option(
+            "--standbys",
+            type=int,
+            default=0,
+            show_default=True,
+            help="Sleeping vLLM engines woken on scale-out (FMA): add the standby path and its idle cost.",
+        ),
         click.option(
             "--assumptions",
             "assumptions_path",

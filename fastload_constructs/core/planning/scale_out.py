@@ -11,6 +11,7 @@ from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.phases import pod_phases, predict_phases, weight_load
 from fastload_constructs.core.planning.pull_modes import PullMode, image_phases
 from fastload_constructs.core.planning.serving import StreamSource
+from fastload_constructs.core.planning.standby import StandbyPath, standby_path
 from fastload_constructs.core.planning.streamer import StreamerSettings, streamer_concurrency
 
 HOURS_PER_DAY = 24
@@ -33,7 +34,7 @@ class ScaleOutPath:
 
 @dataclass(frozen=True)
 class ScaleOutPaths:
-    """Time to serve for the three ways a replica can start, and what warm spares cost idle.
+    """Time to serve for the ways a replica can start, and what warm spares (and standbys) cost idle.
 
     fresh_node: a node is launched for it (node, GPU registration, image pull, then the pod cold,
         or with the shared compile cache / node-local copy where enabled).
@@ -49,9 +50,14 @@ class ScaleOutPaths:
     warm_spares: int
     spare_gpu_hours_per_day: float
     pull_mode: PullMode = "parallel"  # how the fresh node got the image (core.planning.pull_modes)
+    # With standbys (TuningOptions.standbys > 0): waking a sleeping engine (planning/standby.py).
+    standby: StandbyPath | None = None
 
-    def as_tuple(self) -> tuple[ScaleOutPath, ScaleOutPath, ScaleOutPath]:
-        return (self.fresh_node, self.warm_node, self.warm_spare)
+    def as_tuple(self) -> tuple[ScaleOutPath, ...]:
+        base = (self.fresh_node, self.warm_node, self.warm_spare)
+        if self.standby is None:
+            return base
+        return (*base, ScaleOutPath("standby", tuple((p.name, p.seconds) for p in self.standby.phases)))
 
 
 def scale_out_paths(
@@ -100,4 +106,5 @@ def scale_out_paths(
         warm_spares=opts.serving.warm_spares,
         spare_gpu_hours_per_day=float(opts.serving.warm_spares * tp * HOURS_PER_DAY),
         pull_mode=mode,
+        standby=standby_path(model, instance, tp, opts.serving.standbys) if opts.serving.standbys > 0 else None,
     )

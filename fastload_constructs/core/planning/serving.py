@@ -16,6 +16,7 @@ from typing import Literal
 from fastload_constructs.core.errors import is_whole_number, one_of, require
 from fastload_constructs.core.planning.pull_modes import PULL_MODES, PullMode, effective_pull_mode
 from fastload_constructs.core.planning.releases import DEFAULT_IMAGE, release_family, version_from_image
+from fastload_constructs.core.planning.standby import check_standbys
 
 ModelCache = Literal["s3", "node-local"]
 MODEL_CACHE_MODES: tuple[str, ...] = ("s3", "node-local")
@@ -58,6 +59,9 @@ class Serving:
       core.cluster.image_cache); see core.planning.pull_modes. Default: None, `parallel` with
       `fast_image_pull` and `plain` without. When given, `fast_image_pull` must be True for `parallel`
       and False for the others (with a snapshot the SOCI snapshotter would unpack the image again).
+    - `standbys`: sleeping vLLM engines woken on scale-out, on FMA (planning/standby.py for the path and
+      its idle cost, serving/standby.py for the objects). All replicas of the model then run through FMA.
+      Default: 0.
     """
 
     image: str = DEFAULT_IMAGE
@@ -67,6 +71,7 @@ class Serving:
     warm_spares: int = 0
     fast_image_pull: bool = True
     pull_mode: PullMode | None = None
+    standbys: int = 0
 
     def __post_init__(self) -> None:
         tagged = version_from_image(self.image)
@@ -105,6 +110,13 @@ class Serving:
     def image_pull_mode(self) -> PullMode:
         """The pull mode planned: `pull_mode`, else parallel with FastImagePull and plain without."""
         return effective_pull_mode(self.pull_mode, self.fast_image_pull)
+        check_standbys(self.standbys, "serving.standbys")
+        require(
+            self.standbys == 0 or self.warm_spares == 0,
+            "serving.standbys",
+            self.standbys,
+            "0 with warm_spares (a standby already holds the engine warm; choose one)",
+        )
 
     @property
     def engine_version(self) -> str:
