@@ -15,6 +15,7 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.scaling.autoscaling import Autoscaling, check_autoscaling
 from fastload_constructs.core.scaling.metrics import alert_rules, scaling_query
 from fastload_constructs.core.serving import engines, sglang_server, vllm_server
@@ -150,6 +151,9 @@ def test_what_sglang_is_not_mapped_for_is_refused_with_one_message():
     with pytest.raises(FastloadConfigError) as err:
         sglang_plan(kv_cache_dtype="fp8")
     assert err.value.field == "kv_cache_dtype"
+    with pytest.raises(FastloadConfigError) as err:
+        Serving(engine="sglang", standbys=1)  # standby engines are vLLM's sleep mode
+    assert err.value.field == "serving.standbys"
     with pytest.raises(FastloadConfigError) as err:
         planned(LLAMA_8B, "g6e.2xlarge", engine="tgi")
     assert (err.value.field, err.value.value) == ("serving.engine", "tgi")

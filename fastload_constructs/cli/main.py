@@ -39,6 +39,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "fastload_constructs.cli.timeline_command:timeline_command",
         "Phases of one real scale-out from kubectl get events (and the pod's vLLM log), beside the plan.",
     ),
+    "image-cache": (
+        "fastload_constructs.cli.image_cache_command:image_cache_command",
+        "Print the builder commands for an EBS snapshot holding the vLLM image (or the node's mount script).",
+    ),
     "calibrate": (
         "fastload_constructs.cli.calibrate_command:calibrate_command",
         "Fit stream throughput and fixed costs to LOGS of your own launches; write an assumptions file.",

@@ -12,6 +12,7 @@ from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools  # noqa: E40
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage  # noqa: E402
 from fastload_constructs.k8s.namespace_chart import NamespaceChart  # noqa: E402
 from fastload_constructs.k8s.runtime_scripts import RuntimeScriptsChart  # noqa: E402
+from fastload_constructs.k8s.standby import StandbyEnginesChart, StandbyNodePoolChart  # noqa: E402
 from fastload_constructs.k8s.vllm_chart import VllmChart  # noqa: E402
 from fastload_constructs.k8s.warm_spares import PriorityClassesChart, WarmSparesChart  # noqa: E402
 
@@ -21,6 +22,8 @@ __all__ = [
     "NamespaceChart",
     "PriorityClassesChart",
     "RuntimeScriptsChart",
+    "StandbyEnginesChart",
+    "StandbyNodePoolChart",
     "VllmChart",
     "WarmSparesChart",
 ]
