@@ -336,5 +336,7 @@ def test_the_storage_provisioner_is_exempt_only_in_kube_system():
 
 
 def test_exemptions_are_few_and_explained():
-    assert len(EXEMPTIONS) <= 3  # the storage provisioner and vLLM's two opt-in node caches
+    # The storage provisioner and the server's two opt-in node caches (vLLM's, and SGLang's same pod shape).
+    assert len({e.reason for e in EXEMPTIONS}) <= 3
+    assert {e.label[1] for e in EXEMPTIONS} <= {"local-volume-provisioner", "vllm", "sglang"}
     assert all(len(e.reason.split()) >= 20 and e.controls for e in EXEMPTIONS)
