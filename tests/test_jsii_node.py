@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -43,11 +44,18 @@ def _no_node_env(tmp_path: Path) -> dict[str, str]:
 def built_wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The wheel (`pip install .`) and the editable wheel (`pip install -e .`) built from this tree."""
     out = tmp_path_factory.mktemp("wheels")
+    # A copy of what the sdist holds, so the build leaves no build/ or egg-info in the checkout.
+    src = tmp_path_factory.mktemp("src")
+    for name in ("setup.py", "pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    shutil.copytree(
+        ROOT / "fastload_constructs", src / "fastload_constructs", ignore=shutil.ignore_patterns("__pycache__")
+    )
     built = {}
     for kind, hook in (("wheel", "build_wheel"), ("editable", "build_editable")):
         code = f"import sys; from setuptools import build_meta; print('BUILT', build_meta.{hook}(sys.argv[1]))"
         done = subprocess.run(
-            [sys.executable, "-c", code, str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
+            [sys.executable, "-c", code, str(out)], cwd=src, capture_output=True, text=True, timeout=300, check=False
         )
         assert done.returncode == 0, done.stderr[-3000:]
         built[kind] = out / done.stdout.split("BUILT ")[-1].strip()
