@@ -70,3 +70,22 @@ def test_a_venv_made_by_another_python_is_made_again(project: Path) -> None:
     done = _make(project, python)
     assert "has no working Python >= 3.10; making it again" in done.stdout
     assert not (project / ".venv" / "stale").exists()
+
+
+def _recipe(target: str) -> list[str]:
+    """The commands `make <target>` runs, with the set-up steps taken as done."""
+    done = [".venv/.installed", ".venv/.installed-dev", ".venv/bin/cdk", ".venv/cdk-cli/node_modules/aws-cdk/bin/cdk"]
+    args = ["make", "--no-print-directory", "-n", *(f"--old-file={f}" for f in done), target]
+    return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=60, check=True).stdout.splitlines()
+
+
+def test_test_runs_everything_and_test_fast_leaves_out_slow_tests() -> None:
+    (full,) = [line for line in _recipe("test") if " -m pytest" in line]
+    (fast,) = [line for line in _recipe("test-fast") if " -m pytest" in line]
+    assert full.endswith("-m pytest") and fast.endswith('-m pytest -m "not slow"')
+    assert not any("ruff" in line for line in _recipe("test-fast"))  # checks are `make check` / `make test`
+
+
+def test_synth_runs_the_cdk_wrapper_not_a_node_from_path() -> None:
+    (synth,) = [line for line in _recipe("synth") if "synth" in line and "cdk" in line]
+    assert synth.startswith(".venv/bin/cdk synth") and "PATH=" not in synth
