@@ -170,17 +170,18 @@ def plan_from_options(
             parameter_count=size_value if size_option == "--params" else None,
             dtype=dtype,
         )
-        config_json = tuning.pop("config_json", None)
-        if config_json is not None:
-            profile = profile.with_architecture(ModelArchitecture.from_file(config_json))
-        assumptions = read_assumptions(tuning.pop("assumptions_path", None))
-        options = TuningOptions(
-            tensor_parallel_size=tensor_parallel_size,
-            source=source,  # type: ignore[arg-type]
-            compile_cache_warm=warm_compile_cache,
-            assumptions=assumptions if assumptions is not None else LoadAssumptions(),
-            **{k: v for k, v in tuning.items() if v is not None},
-        )
+    config_json = tuning.pop("config_json", None)
+    if config_json is not None:
+        profile = profile.with_architecture(ModelArchitecture.from_file(config_json))
+    assumptions = read_assumptions(tuning.pop("assumptions_path", None))
+    options = TuningOptions(
+        tensor_parallel_size=tensor_parallel_size,
+        source=source,  # type: ignore[arg-type]
+        compile_cache_warm=warm_compile_cache,
+        assumptions=assumptions if assumptions is not None else LoadAssumptions(),
+        **{k: v for k, v in tuning.items() if v is not None},
+    )
+    with _size_named_as_typed(size_option, size_value):
         return plan(profile, instance_type, options)
 
 
