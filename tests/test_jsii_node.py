@@ -91,6 +91,11 @@ def test_aws_cdk_imported_first_with_no_node_on_path_synthesizes(built_wheels: d
     assert done.returncode == 0, done.stderr[-3000:]
     jsii_node, vpcs = done.stdout.split()[-2:]
     assert jsii_node == str(packaged_node()) and vpcs == "1"
+    # A JSII_NODE the user set is left as it is.
+    code = f"import os, site; site.addsitedir({str(site_dir)!r}); print(os.environ['JSII_NODE'])"
+    env = {**_no_node_env(tmp_path), "JSII_NODE": "/opt/node-22/bin/node"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "/opt/node-22/bin/node"
 
 
 def test_without_the_pth_aws_cdk_first_finds_no_node(tmp_path: Path) -> None:
