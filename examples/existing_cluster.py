@@ -48,20 +48,23 @@ from aws_cdk import aws_s3 as s3  # noqa: E402
 from aws_cdk.lambda_layer_kubectl_v35 import KubectlV35Layer  # noqa: E402
 from constructs import Construct  # noqa: E402
 
-from fastload_constructs.core.model import ModelProfile  # noqa: E402
-from fastload_constructs.core.serving.access import ServingAccess  # noqa: E402
-from fastload_constructs.core.serving.vllm_server import ServerOptions  # noqa: E402
-from fastload_constructs.core.serving.warm_spares import VLLM_PRIORITY_CLASS  # noqa: E402
-from fastload_constructs.infra import (  # noqa: E402
+# One import: every construct, chart and options type is exported from the package root.
+from fastload_constructs import (  # noqa: E402
     AppliedChart,
     FastloadNetwork,
     GpuNodeGroup,
     ModelBucket,
     ModelBucketLock,
+    ModelProfile,
+    NamespaceChart,
     NvidiaDevicePlugin,
+    PriorityClassesChart,
     ServedModel,
+    ServerOptions,
+    Serving,
+    ServingAccess,
+    TuningOptions,
 )
-from fastload_constructs.k8s import NamespaceChart, PriorityClassesChart  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -162,9 +165,10 @@ class FastVllmOnExistingCluster(cdk.Stack):
             model_name="llama-3-1-8b",
             profile=ModelProfile.from_numbers(parameter_count=8_030_261_248),
             instance_type="g6e.2xlarge",
-            # 2 replicas + 1 spare + 1 surge pod of a rolling update: the node group's 4 GPUs.
-            server=ServerOptions(replicas=2, priority_class_name=VLLM_PRIORITY_CLASS, warm_check=True),
-            warm_spares=1,
+            # How it is served, once: 1 warm spare (2 replicas + 1 spare + 1 surge pod of a rolling update:
+            # the node group's 4 GPUs). The pods get the class above the spares' from the plan.
+            tuning=TuningOptions(serving=Serving(warm_spares=1)),
+            server=ServerOptions(replicas=2),
             # Besides the namespace's pods: a load balancer with IP targets, from its VPC addresses.
             access=ServingAccess(allow_from_cidrs=(existing.vpc_cidr,)),
             after=[namespace, classes],

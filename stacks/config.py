@@ -15,7 +15,7 @@ import difflib
 import json
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fastload_constructs.core.catalog import lookup
@@ -25,8 +25,10 @@ from fastload_constructs.core.errors import FastloadConfigError, is_whole_number
 from fastload_constructs.core.model import DTYPE_BYTES, PARAMETER_COUNT, TOTAL_BYTES, ModelArchitecture, ModelProfile
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.calibration import assumptions_from_dict
-from fastload_constructs.core.planning.options import TuningOptions, check_spares
+from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
+from fastload_constructs.core.planning.releases import DEFAULT_IMAGE, image_tag
+from fastload_constructs.core.planning.serving import Serving, check_spares
 from fastload_constructs.core.scaling.autoscaling import (
     DEFAULT_SCALING_METRIC,
     DEFAULT_TARGET_WAITING_REQUESTS,
@@ -35,12 +37,11 @@ from fastload_constructs.core.scaling.autoscaling import (
 )
 from fastload_constructs.core.scaling.capacity import DEFAULT_GPU_NODE_MODE, check_gpu_node_mode
 from fastload_constructs.core.serving import image_mirror as image_mirror
-from fastload_constructs.core.serving.cache_sharing import SharedCompileCache
-from fastload_constructs.core.serving.vllm_server import DEFAULT_IMAGE, ServerOptions, check_extra_args, image_tag
+from fastload_constructs.core.serving.cache_sharing import DEFAULT_COMPILE_CACHE_PREFIX
+from fastload_constructs.core.serving.vllm_server import ServerOptions, check_extra_args
 from fastload_constructs.core.validation import check_bucket_name, check_dns_label, check_key_prefix, check_role_arn
 
 PREFIX = "fastload:"
-DEFAULT_COMPILE_CACHE_PREFIX = "compile-cache"
 
 
 @dataclass(frozen=True)
@@ -52,44 +53,49 @@ class ModelSpec:
     s3_prefix: str
     instance_type: str
     replicas: int
+    # Everything the planner takes, the serving choices (image, caches, warm spares) included.
     options: TuningOptions
-    # Warm first launches (off by default): restore/publish the compile cache
-    # through the model bucket; stream from a node-local NVMe copy of the model.
-    shared_compile_cache: bool = False
-    node_local_model_cache: bool = False
-    image: str = DEFAULT_IMAGE
     extra_args: tuple[str, ...] = ()
     # Pod autoscaling (KEDA) bounds and target; min == max means a fixed replica count.
     autoscaling: Autoscaling = field(default_factory=Autoscaling)
-    # Warm headroom (core/serving/warm_spares.py): placeholder pods of this model's shape that pre-warm nodes.
-    warm_spares: int = 0
+
+    @property
+    def serving(self) -> Serving:
+        return self.options.serving
+
+    @property
+    def warm_spares(self) -> int:
+        return self.serving.warm_spares
+
+    @property
+    def image(self) -> str:
+        return self.serving.image
 
     @property
     def autoscaled(self) -> bool:
         return self.autoscaling.max_replicas > self.autoscaling.min_replicas
 
-    def serving_plan(self) -> ServingPlan:
-        return plan(self.profile, self.instance_type, self.options)
+    def serving_plan(self, *, image: str | None = None) -> ServingPlan:
+        """The model's plan; `image` pulls the same release from elsewhere (an ECR mirror of it)."""
+        options = self.options
+        if image is not None:
+            options = replace(options, serving=replace(options.serving, image=image))
+        return plan(self.profile, self.instance_type, options)
 
     def server_options(
         self,
-        shared_compile_cache: SharedCompileCache | None = None,
         *,
-        image: str | None = None,
+        compile_cache_prefix: str = DEFAULT_COMPILE_CACHE_PREFIX,
         priority_class_name: str | None = None,
         do_not_disrupt: bool = False,
     ) -> ServerOptions:
-        """The vLLM server options of this model (the bucket's cache location, a mirrored image, the
-        PriorityClass and Karpenter's do-not-disrupt come from the stack). An autoscaled model has no
-        replica count: KEDA's HPA owns it."""
+        """The vLLM server options of this model (the cache prefix, the PriorityClass and Karpenter's
+        do-not-disrupt come from the stack). An autoscaled model has no replica count: KEDA's HPA owns it."""
         return ServerOptions(
-            image=image if image is not None else self.image,
             extra_args=self.extra_args,
             replicas=None if self.autoscaled else self.replicas,
-            shared_compile_cache=shared_compile_cache,
-            model_cache="node-local" if self.node_local_model_cache else "s3",
+            compile_cache_prefix=compile_cache_prefix,
             priority_class_name=priority_class_name,
-            warm_check=self.warm_spares > 0,
             do_not_disrupt=do_not_disrupt,
         )
 
@@ -252,6 +258,10 @@ _CONTEXT_KEY_OF = {
     "model.dtype": "dtype",
     "tensor_parallel_size": "tensorParallelSize",
     "gpu_memory_utilization": "gpuMemoryUtilization",
+    "serving.vllm_version": "vllmVersion",
+    "serving.warm_spares": "warmSpares",
+    "serving.model_cache": "nodeLocalModelCache",
+    "serving.shared_compile_cache": "sharedCompileCache",
 }
 
 
@@ -289,6 +299,7 @@ MODEL_KEYS: dict[str, Key] = {
     "sharedCompileCache": Key(bool, lambda f, v: _flag(f, False if v is None else v), "compile cache through S3"),
     "nodeLocalModelCache": Key(bool, lambda f, v: _flag(f, False if v is None else v), "stream an NVMe copy"),
     "image": Key(str, lambda f, v: _image(f, v), "a pinned vLLM image (not latest)"),
+    "vllmVersion": Key(str, lambda f, v: v, "the image's vLLM release, when its tag names none"),
     "extraArgs": Key(
         # check_extra_args names `f` (or `f[i]`) itself.
         list,
@@ -353,13 +364,17 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         options = TuningOptions(
             tensor_parallel_size=v["tensorParallelSize"],
             gpu_memory_utilization=v["gpuMemoryUtilization"],
-            # The streamer reads the node-local copy: tune it and predict for NVMe.
-            source="local" if v["nodeLocalModelCache"] else "s3",
             max_model_len=v["maxModelLen"],
             cudagraph_capture_sizes=v["cudaGraphCaptureSizes"],
             kv_cache_dtype=v["kvCacheDtype"],
-            node_local_model_cache=v["nodeLocalModelCache"],
-            shared_compile_cache=v["sharedCompileCache"],
+            # How the model is served, given to the planner once: the charts derive from the plan.
+            serving=Serving(
+                image=v["image"],
+                vllm_version=v["vllmVersion"],
+                model_cache="node-local" if v["nodeLocalModelCache"] else "s3",
+                shared_compile_cache=v["sharedCompileCache"],
+                warm_spares=v["warmSpares"],
+            ),
             assumptions=assumptions if assumptions is not None else LoadAssumptions(),
         )
     autoscaling = parse_model_scaling(raw, where, v["replicas"])
@@ -370,12 +385,8 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         instance_type=instance.name,
         replicas=autoscaling.min_replicas,
         options=options,
-        shared_compile_cache=v["sharedCompileCache"],
-        node_local_model_cache=v["nodeLocalModelCache"],
-        image=v["image"],
         extra_args=v["extraArgs"],
         autoscaling=autoscaling,
-        warm_spares=v["warmSpares"],
     )
 
 

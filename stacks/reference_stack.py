@@ -29,7 +29,6 @@ from constructs import Construct, IDependable
 from fastload_constructs.core.cluster.karpenter import NodePoolOptions
 from fastload_constructs.core.scaling.capacity import Workload, family_gpu_limits, node_capacity
 from fastload_constructs.core.serving.access import ServingAccess
-from fastload_constructs.core.serving.cache_sharing import SharedCompileCache
 from fastload_constructs.infra.applied_chart import AppliedChart
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache
@@ -54,10 +53,14 @@ class FastloadReferenceStack(Stack):
     def __init__(self, scope: Construct, construct_id: str, *, config: ReferenceConfig, **kwargs: Any) -> None:
         super().__init__(scope, construct_id, **kwargs)
         self.config = config
-        self.plans = {m.name: m.serving_plan() for m in config.models}
         # Pulling the vLLM image through ECR in-region: the ECR api/dkr endpoints keep pulls in the VPC.
         self.network = FastloadNetwork(self, "Network", interface_endpoints=config.image_mirror is not None)
         self.image_mirror = self._add_image_mirror(config)
+        # Each model's plan, for the image its pods pull (the mirror's copy of the same release).
+        self.plans = {
+            m.name: m.serving_plan(image=self.image_mirror.image(m.image) if self.image_mirror is not None else None)
+            for m in config.models
+        }
         # Managed node groups, not Auto Mode: GPU nodes need our launch
         # template (nodeadm RAID0 of the instance store).
         # A literal cluster name: Karpenter's IAM policy carries it in condition keys.
@@ -125,8 +128,6 @@ class FastloadReferenceStack(Stack):
 
     def _add_models(self, config: ReferenceConfig) -> None:
         """One ServedModel per configured model: reader identity, server, warm spares, ScaledObject."""
-        # A literal bucket name (fastload:modelBucketName) keeps the YAML export free of placeholders.
-        bucket_name = config.model_bucket_name or self.model_bucket.bucket_name
         # Warm spares anywhere: every vLLM pod gets the class above the spares' (one spare may serve any model).
         vllm_class = self.priority_chart.vllm_class_name if self.priority_chart is not None else None
         access = self._serving_access(config)
@@ -138,7 +139,6 @@ class FastloadReferenceStack(Stack):
             after.append(self.karpenter_nodes.applied)
         self.served_models: dict[str, ServedModel] = {}
         for model in config.models:
-            cache = SharedCompileCache(bucket_name, config.compile_cache_prefix) if model.shared_compile_cache else None
             self.served_models[model.name] = ServedModel(
                 self,
                 f"Model-{model.name}",
@@ -148,14 +148,12 @@ class FastloadReferenceStack(Stack):
                 model_name=model.name,
                 plan=self.plans[model.name],
                 server=model.server_options(
-                    cache,
-                    image=self.image_mirror.image(model.image) if self.image_mirror is not None else model.image,
+                    compile_cache_prefix=config.compile_cache_prefix,
                     priority_class_name=vllm_class,
                     # Karpenter leaves a node alone while a vLLM pod loads or serves on it (core.cluster.karpenter).
                     do_not_disrupt=self.karpenter is not None,
                 ),
                 access=access,
-                warm_spares=model.warm_spares,
                 autoscaling=self._autoscaling(model),
                 after=after,
             )
@@ -220,36 +218,35 @@ class FastloadReferenceStack(Stack):
                 desired_size=capacity.peak_nodes,
                 max_size=capacity.peak_nodes,
                 subnets=self.network.gpu_subnet_selection,
-                # nodeadm's parallel pull and unpack (SOCI) for the multi-GB vLLM image; with RAID0
-                # its store sits on NVMe, so the root volume's throughput does not cap it.
-                fast_image_pull=True,
+                # nodeadm's parallel pull and unpack (SOCI) for the multi-GB vLLM image, as the plans of
+                # the models on this type ask; with RAID0 its store sits on NVMe.
+                fast_image_pull=any(
+                    p.serving.fast_image_pull for p in self.plans.values() if p.instance.name == instance_type
+                ),
             )
 
     def _add_karpenter(self, config: ReferenceConfig) -> None:
         """Karpenter controller + GPU NodePools limited to the peak GPUs (max replicas + surge) per family."""
         cluster_sg = self.inference_cluster.security_group_id
-        self.karpenter_nodes = KarpenterGpuNodes(
-            self,
-            "KarpenterGpuNodes",
-            cluster=self.cluster,
-            cluster_name=self.cluster_name,
-            instance_types=list(config.instance_types),
-            options=NodePoolOptions(
-                gpu_limits=family_gpu_limits(self.node_capacity), fast_image_pull=True, ami_alias=config.ami_alias
-            ),
-            security_group_ids=[cluster_sg],
-        )
         self.karpenter = KarpenterController(
             self,
             "Karpenter",
             cluster=self.cluster,
             cluster_name=self.cluster_name,
-            node_role=self.karpenter_nodes.node_role,
             subnets=self.network.gpu_subnets.subnets,
             system_nodes=self.inference_cluster.system_nodes,
         )
-        # NodePool and EC2NodeClass are Karpenter's CRDs: its Helm chart first.
-        self.karpenter_nodes.applied.apply_after(self.karpenter.chart)
+        # NodePool and EC2NodeClass are Karpenter's CRDs: the method orders them after its Helm chart.
+        self.karpenter_nodes = self.karpenter.add_gpu_node_pools(
+            "GpuNodes",
+            instance_types=list(config.instance_types),
+            options=NodePoolOptions(
+                gpu_limits=family_gpu_limits(self.node_capacity),
+                fast_image_pull=any(p.serving.fast_image_pull for p in self.plans.values()),
+                ami_alias=config.ami_alias,
+            ),
+            security_group_ids=[cluster_sg],
+        )
         # What the exported EC2NodeClass names as ${KARPENTER_NODE_ROLE} and ${CLUSTER_SECURITY_GROUP_ID}.
         CfnOutput(self, "KarpenterNodeRoleName", value=self.karpenter_nodes.node_role.role_name)
         CfnOutput(self, "ClusterSecurityGroupId", value=cluster_sg)

@@ -100,27 +100,21 @@ def _autoscaling(metric: str, target: float) -> dict[str, Any]:
 
 def _warm_spares(model_cache: str) -> dict[str, Any]:
     from fastload_constructs.core.model import ModelProfile
-    from fastload_constructs.core.planning.options import TuningOptions
-    from fastload_constructs.core.planning.plan import plan
-    from fastload_constructs.core.serving.cache_sharing import SharedCompileCache
-    from fastload_constructs.core.serving.vllm_server import ServerOptions, server_spec
-    from fastload_constructs.core.serving.warm_spares import VLLM_PRIORITY_CLASS
+    from fastload_constructs.core.serving.vllm_server import server_spec
+    from tests.serving_plans import planned
 
-    source = "local" if model_cache == "node-local" else "s3"
-    serving = plan(
-        ModelProfile.from_numbers(parameter_count=70_000_000_000), "g6e.12xlarge", TuningOptions(source=source)
+    serving = planned(
+        ModelProfile.from_numbers(parameter_count=70_000_000_000),
+        "g6e.12xlarge",
+        model_cache=model_cache,
+        shared_compile_cache=model_cache == "node-local",
+        warm_spares=2,
     )
     server = server_spec(
         serving,
         model_name="llama-70b",
         model_uri="s3://models-bucket/models/llama-70b",
         region="us-east-1",
-        options=ServerOptions(
-            model_cache=model_cache,  # type: ignore[arg-type]
-            shared_compile_cache=SharedCompileCache("models-bucket") if model_cache == "node-local" else None,
-            priority_class_name=VLLM_PRIORITY_CLASS,
-            warm_check=True,
-        ),
     )
     return dict(plan=serving, server=server, spares=2)
 

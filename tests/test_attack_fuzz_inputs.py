@@ -198,6 +198,9 @@ PLAN_OPTIONS = {
     "--instance": ("instance_type", "--instance"),
     "--dtype": ("--dtype",),
     "--source": ("--source",),
+    "--image": ("--image", "--vllm-version"),
+    "--vllm-version": ("--vllm-version",),
+    "--warm-spares": ("--warm-spares",),
 }
 
 

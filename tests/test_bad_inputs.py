@@ -27,6 +27,7 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile, ShardInfo
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.scaling.autoscaling import Autoscaling
 from fastload_constructs.core.scaling.capacity import Workload, node_capacity
@@ -115,7 +116,7 @@ def warm_spares(where: Where, instance_type: str, spares: int, **server: Any) ->
 
     from fastload_constructs.k8s.warm_spares import WarmSparesChart
 
-    serving = plan(MODEL_8B, instance_type)
+    serving = plan(MODEL_8B, instance_type, TuningOptions(serving=Serving(warm_spares=spares)))
     store = lookup(instance_type).has_instance_store
     options = ServerOptions(
         **{"priority_class_name": VLLM_PRIORITY_CLASS, "compile_cache": "host-path" if store else "empty-dir", **server}
@@ -123,7 +124,7 @@ def warm_spares(where: Where, instance_type: str, spares: int, **server: Any) ->
     spec = server_spec(
         serving, model_name="llama", model_uri="s3://models-bucket/llama", region="us-east-1", options=options
     )
-    return WarmSparesChart(cdk8s.App(outdir=str(where.out)), "spares", plan=serving, server=spec, spares=spares)
+    return WarmSparesChart(cdk8s.App(outdir=str(where.out)), "spares", plan=serving, server=spec)
 
 
 def image_mirror_on_plain_network(where: Where) -> EcrPullThroughCache:
@@ -140,6 +141,22 @@ def served_model(where: Where, **kwargs: Any) -> ServedModel:
     cluster = eks.Cluster.from_cluster_attributes(stack, "Cluster", cluster_name="c")
     models = cdk.aws_s3.Bucket.from_bucket_name(stack, "Models", "models")
     return ServedModel(stack, "Llama", cluster=cluster, bucket=models, prefix="models/l", model_name="l", **kwargs)
+
+
+def served_model_on_eks_v1(where: Where) -> ServedModel:
+    """aws_eks (v1) clusters are not supported: one clear error, not a jsii traceback at apply time."""
+    stack = app_in(where)
+    cluster = cdk.aws_eks.Cluster.from_cluster_attributes(stack, "V1", cluster_name="c")
+    models = cdk.aws_s3.Bucket.from_bucket_name(stack, "Models", "models")
+    return ServedModel(
+        stack,
+        "Llama",
+        cluster=cluster,
+        bucket=models,
+        prefix="models/l",
+        model_name="l",
+        plan=plan(MODEL_8B, "g6e.2xlarge"),
+    )
 
 
 def big_tensor_model() -> ModelProfile:
@@ -232,6 +249,21 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         lambda w: build_app(context(image="vllm/vllm-openai:latest"), str(w.out)),
         "fastload:models[0].image",
     ),
+    (
+        "app-image-without-a-release-tag",
+        lambda w: build_app(context(image="acme/vllm:prod"), str(w.out)),
+        "fastload:models[0].vllmVersion",
+    ),
+    (
+        "app-vllm-version-contradicting-the-tag",
+        lambda w: build_app(context(image="vllm/vllm-openai:v0.8.5", vllmVersion="0.9.0"), str(w.out)),
+        "fastload:models[0].vllmVersion",
+    ),
+    (
+        "app-ami-alias-undated",
+        lambda w: build_app({**context(), "fastload:amiAlias": "al2023@prod"}, str(w.out)),
+        "fastload:amiAlias",
+    ),
     ("server-options-zero-replicas", lambda w: ServerOptions(replicas=0), "replicas"),
     (
         "node-pool-options-capacity-block",
@@ -239,25 +271,20 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         "capacity_types",
     ),
     ("served-model-without-plan", lambda w: served_model(w), "profile"),
+    ("served-model-without-kubectl-provider", lambda w: served_model(w, plan=plan(MODEL_8B, "g6e.2xlarge")), "cluster"),
+    ("served-model-on-an-eks-v1-cluster", lambda w: served_model_on_eks_v1(w), "cluster"),
     ("server-options-do-not-disrupt-text", lambda w: ServerOptions(do_not_disrupt="true"), "do_not_disrupt"),
+    ("serving-negative-warm-spares", lambda w: Serving(warm_spares=-1), "serving.warm_spares"),
+    ("serving-a-trillion-warm-spares", lambda w: Serving(warm_spares=10**12), "serving.warm_spares"),
+    ("serving-latest-image", lambda w: Serving(image="vllm/vllm-openai:latest"), "image"),
+    ("serving-untagged-release", lambda w: Serving(image="acme/vllm:prod"), "serving.vllm_version"),
     (
-        "served-model-negative-warm-spares",
-        lambda w: served_model(w, plan=plan(MODEL_8B, "g6e.2xlarge"), warm_spares=-1),
-        "warm_spares",
-    ),
-    (
-        "served-model-a-trillion-warm-spares",
+        "served-model-spares-under-another-class",
         lambda w: served_model(
             w,
-            plan=plan(MODEL_8B, "g6e.2xlarge"),
-            server=ServerOptions(priority_class_name=VLLM_PRIORITY_CLASS),
-            warm_spares=10**12,
+            plan=plan(MODEL_8B, "g6e.2xlarge", TuningOptions(serving=Serving(warm_spares=1))),
+            server=ServerOptions(priority_class_name="batch-low"),
         ),
-        "warm_spares",
-    ),
-    (
-        "served-model-spares-without-the-vllm-class",
-        lambda w: served_model(w, plan=plan(MODEL_8B, "g6e.2xlarge"), warm_spares=1),
         "server.priority_class_name",
     ),
     (
@@ -383,12 +410,12 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         lambda w: build_app(context(warmSpares=10**12), str(w.out)),
         "fastload:models[0].warmSpares",
     ),
-    ("warm-spares-negative", lambda w: warm_spares(w, "g6e.2xlarge", -1), "warm_spares"),
-    ("warm-spares-over-the-bound", lambda w: warm_spares(w, "g6e.2xlarge", 1001), "warm_spares"),
-    ("warm-spares-without-instance-store", lambda w: warm_spares(w, "p3.8xlarge", 1), "warm_spares"),
+    ("warm-spares-negative", lambda w: warm_spares(w, "g6e.2xlarge", -1), "serving.warm_spares"),
+    ("warm-spares-over-the-bound", lambda w: warm_spares(w, "g6e.2xlarge", 1001), "serving.warm_spares"),
+    ("warm-spares-without-instance-store", lambda w: warm_spares(w, "p3.8xlarge", 1), "serving.warm_spares"),
     (
-        "warm-spares-vllm-pods-without-their-class",
-        lambda w: warm_spares(w, "g6e.2xlarge", 1, priority_class_name=None),
+        "warm-spares-vllm-pods-under-another-class",
+        lambda w: warm_spares(w, "g6e.2xlarge", 1, priority_class_name="batch-low"),
         "priority_class_name",
     ),
     ("warm-spares-class-not-below-default", lambda w: priority_classes(spare_value=0), "spare_priority"),

@@ -27,6 +27,7 @@ from fastload_constructs.core.serving.vllm_server import CACHE_MOUNT_PATH, Serve
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.runtime import cache_sync
 from stacks.config import DEFAULT_KUBERNETES_VERSION
+from tests.serving_plans import planned, served_as
 
 URI = "s3://fastload-test-models/models/llama-3.1-8b"
 LLAMA_8B = ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16")
@@ -41,10 +42,14 @@ def s3_plan():
 
 @pytest.fixture(scope="module")
 def local_plan():
-    return plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(source="local"))
+    return planned(LLAMA_8B, "g6e.2xlarge", model_cache="node-local")
 
 
 def spec(p, **kw):
+    """The server spec of `p`, with serving choices (image, shared_compile_cache...) planned into it."""
+    serving = {k: kw.pop(k) for k in ("image", "shared_compile_cache", "model_cache") if k in kw}
+    if serving:
+        p = served_as(p, **serving)
     return server_spec(p, model_name="llama", model_uri=URI, region="us-east-1", options=ServerOptions(**kw))
 
 
@@ -55,7 +60,7 @@ def test_off_by_default(s3_plan):
 
 
 def test_shared_cache_restores_before_and_publishes_after(s3_plan):
-    s = spec(s3_plan, shared_compile_cache=CACHE)
+    s = spec(s3_plan, shared_compile_cache=True)
     (restore,) = s.init_containers
     (publish,) = s.sidecars
     for step, command in ((restore, "restore-compile-cache"), (publish, "publish-compile-cache")):
@@ -94,7 +99,7 @@ def test_key_changes_whenever_vllms_would(s3_plan):
 
 
 def test_node_local_model_cache_reads_nvme(local_plan):
-    s = spec(local_plan, model_cache="node-local")
+    s = spec(local_plan)
     (stage,) = s.init_containers
     folder = f"{MODEL_MOUNT_PATH}/{node_local_model_dir(URI)}"
     assert s.args[0] == s.model_path == folder  # vLLM streams the local copy
@@ -108,30 +113,28 @@ def test_node_local_model_cache_reads_nvme(local_plan):
 
 
 def test_model_stage_runs_before_cache_restore(local_plan):
-    s = spec(local_plan, model_cache="node-local", shared_compile_cache=CACHE, verify_staged_model=True)
+    s = spec(local_plan, shared_compile_cache=True, verify_staged_model=True)
     assert [c.name for c in s.init_containers] == ["stage-model", "restore-compile-cache"]
     assert "--verify-sha256" in s.init_containers[0].args
 
 
-@pytest.mark.parametrize(
-    "use_local_plan, kwargs, field",
-    [
-        (False, {"model_cache": "node-local"}, "model_cache"),  # plan tuned for S3
-        (True, {}, "model_cache"),  # plan tuned for NVMe but reading S3
-        (False, {"model_cache": "nfs"}, "model_cache"),
-        (False, {"shared_compile_cache": "s3://bucket"}, "shared_compile_cache"),
-    ],
-)
-def test_inconsistent_choices_are_refused(s3_plan, local_plan, use_local_plan, kwargs, field):
+def test_the_pod_reads_what_the_plan_was_made_for(s3_plan, local_plan):
+    """One value: the spec has no model-cache option of its own to disagree with the plan's."""
+    assert spec(s3_plan).model_path == URI and s3_plan.source == "s3"
+    assert spec(local_plan).model_path.startswith(MODEL_MOUNT_PATH) and local_plan.source == "local"
+    assert not hasattr(ServerOptions(), "model_cache") and not hasattr(ServerOptions(), "image")
+    # The shared cache is in the model's own bucket, under the options' prefix.
+    (restore,) = spec(s3_plan, shared_compile_cache=True, compile_cache_prefix="cc").init_containers
+    assert list(restore.args)[list(restore.args).index("--prefix") + 1] == "cc/llama"
     with pytest.raises(FastloadConfigError) as err:
-        spec(local_plan if use_local_plan else s3_plan, **kwargs)
-    assert err.value.field == field
+        ServerOptions(compile_cache_prefix="/abs")
+    assert err.value.field == "compile_cache_prefix"
 
 
 def test_no_instance_store_cannot_cache_models_locally():
-    p3 = plan(ModelProfile.from_numbers(parameter_count=1_000_000_000), "p3.2xlarge", TuningOptions(source="local"))
+    p3 = planned(ModelProfile.from_numbers(parameter_count=1_000_000_000), "p3.2xlarge", model_cache="node-local")
     with pytest.raises(FastloadConfigError, match="model_cache"):
-        spec(p3, compile_cache="empty-dir", model_cache="node-local")
+        spec(p3, compile_cache="empty-dir")
 
 
 @pytest.mark.parametrize(
@@ -150,7 +153,7 @@ def test_shared_cache_location_is_checked(bucket, prefix, field):
 
 def test_ephemeral_cache_can_still_be_shared(s3_plan):
     """Without NVMe the cache lives for the pod only, and restoring it still skips torch.compile."""
-    s = spec(s3_plan, compile_cache="empty-dir", shared_compile_cache=CACHE)
+    s = spec(s3_plan, compile_cache="empty-dir", shared_compile_cache=True)
     assert [c.name for c in s.init_containers] == ["restore-compile-cache"]
 
 
@@ -160,11 +163,10 @@ def warm_docs(local_plan):
     chart = VllmChart(
         app,
         "warm",
-        plan=local_plan,
+        plan=served_as(local_plan, shared_compile_cache=True),
         model_name="llama",
         model_uri=URI,
         region="us-east-1",
-        options=ServerOptions(shared_compile_cache=CACHE, model_cache="node-local"),
     )
     return cdk8s.Testing.synth(chart)
 

@@ -114,14 +114,21 @@ def test_pod_without_kubectl_is_a_clear_error(tmp_path, monkeypatch, capsys):
     assert "kubectl" in err and "kubectl logs vllm-0 --namespace inference" in err
 
 
-def _fake_kubectl(tmp_path, monkeypatch, started_at: str) -> Path:
-    """A stand-in kubectl on PATH: records its calls, answers `get pod` with a start time, `logs` with a fixture."""
+def _fake_kubectl(tmp_path, monkeypatch, started_at: str, instance: str = "", annotations: str = "{}") -> Path:
+    """A stand-in kubectl on PATH: records its calls, answers `get pod` with a start time (or the instance
+    label), `get deployment` with annotations, `logs` with a fixture."""
     calls = tmp_path / "calls"
+    (tmp_path / "annotations.json").write_text(annotations)
     fake = tmp_path / "kubectl"
     fake.write_text(
         "#!/bin/sh\n"
         f"echo \"$@\" >> '{calls}'\n"
-        f"if [ \"$1\" = get ]; then printf '%s' '{started_at}'; else cat '{WARM}'; fi\n"
+        'case "$*" in\n'
+        f"  *labels*) printf '%s' '{instance}';;\n"
+        f"  'get deployment'*) cat '{tmp_path / 'annotations.json'}';;\n"
+        f"  get*) printf '%s' '{started_at}';;\n"
+        f"  *) cat '{WARM}';;\n"
+        "esac\n"
     )
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
@@ -131,7 +138,8 @@ def _fake_kubectl(tmp_path, monkeypatch, started_at: str) -> Path:
 def test_pod_reads_log_and_start_time_through_kubectl(tmp_path, monkeypatch, capsys):
     calls = _fake_kubectl(tmp_path, monkeypatch, "2026-12-02T17:19:52Z")
     assert main(["coldstart", "--pod", "vllm-0", "-n", "inference", "-c", "vllm", "--json"]) == 0
-    get_call, logs_call = sorted(calls.read_text().splitlines())  # "get ..." sorts before "logs ..."
+    # "get ..." sorts before "logs ..."; the instance-label lookup (no label here) is left aside.
+    get_call, logs_call = sorted(c for c in calls.read_text().splitlines() if "labels" not in c)
     assert logs_call.split() == ["logs", "vllm-0", "--namespace", "inference", "--container", "vllm"]
     assert get_call.startswith("get pod vllm-0 --namespace inference --output jsonpath=")
     assert '@.name=="vllm"' in get_call and "state.running.startedAt" in get_call
@@ -264,16 +272,15 @@ def test_pod_and_selector_together_is_a_usage_error(capsys):
 
 def test_plot_hint_names_the_published_packages_of_the_plot_extra(monkeypatch, capsys):
     """Without matplotlib, --plot says what to install: the [plot] extra's own requirements, from PyPI."""
+    import re
     import sys
-
-    import tomllib
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` raises ModuleNotFoundError
     monkeypatch.delitem(sys.modules, "fastload_constructs.coldstart.plot", raising=False)
     assert main(["coldstart", COLD, "--plot", "out.png"]) == 2
     err = capsys.readouterr().err
-    pyproject = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
-    (wanted,) = pyproject["project"]["optional-dependencies"]["plot"]
+    pyproject = (Path(__file__).parent.parent / "pyproject.toml").read_text()
+    (wanted,) = re.findall(r'^plot = \["([^"]+)"\]$', pyproject, re.MULTILINE)
     assert err.startswith("fastload: --plot needs matplotlib: pip install '")
     assert "fastload-constructs" not in err  # not on PyPI
     name, _, spec = wanted.partition(">")
@@ -289,3 +296,26 @@ def test_html_report_wraps_the_failure_line(tmp_path, capsys):
     style = page.split("<style>")[1].split("</style>")[0]
     pre_rules = [rule for rule in style.split("}") if rule.startswith("pre{")]
     assert pre_rules and "white-space:pre-wrap" in pre_rules[0] and "overflow-wrap:anywhere" in pre_rules[0]
+
+
+def test_pod_is_compared_with_the_plan_its_deployment_records(tmp_path, monkeypatch, capsys):
+    """The plan travels with the Deployment (core.serving.plan_record): --pod needs no --instance."""
+    from fastload_constructs.core.model import ModelProfile
+    from fastload_constructs.core.planning import plan
+    from fastload_constructs.core.serving.plan_record import plan_annotations
+
+    recorded = plan(ModelProfile.from_numbers(parameter_count=8_030_261_248), "g6e.2xlarge")
+    annotations = json.dumps(plan_annotations(recorded))
+    _fake_kubectl(tmp_path, monkeypatch, "2026-12-02T17:19:52Z", instance="llama", annotations=annotations)
+    assert main(["coldstart", "--pod", "llama-0", "-n", "inference", "--json"]) == 0
+    out, err = capsys.readouterr()
+    (report,) = json.loads(out)
+    assert "plan recorded on the pod's Deployment (vLLM 0.34.0, g6e.2xlarge, TP 1)" in err
+    vs_plan = report["vs_plan"]
+    assert vs_plan["total"]["predicted"] == pytest.approx(recorded.predicted.total_s, abs=0.2)
+    assert vs_plan["weight_load"]["predicted"] == pytest.approx(recorded.predicted.weight_load_s, abs=0.1)
+    # Without a recorded plan (no label, no annotation) nothing is compared: never a guessed plan.
+    _fake_kubectl(tmp_path, monkeypatch, "2026-12-02T17:19:52Z")
+    assert main(["coldstart", "--pod", "llama-0", "-n", "inference", "--json"]) == 0
+    (report,) = json.loads(capsys.readouterr().out)
+    assert "vs_plan" not in report

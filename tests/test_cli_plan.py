@@ -51,7 +51,7 @@ def test_plan_takes_every_option_and_prints_throughput_and_paths(tmp_path, capsy
     args = ["plan", "--instance", "g6e.2xlarge", "--params", "8.03e9", "--config-json", str(config)]
     args += ["--concurrency", "8", "--memory-limit", str(8 * 2**30), "--gpu-memory-utilization", "0.85"]
     args += ["--max-model-len", "16384", "--kv-sequences", "4", "--capture-sizes", "1,2,4,8,16,32"]
-    args += ["--vllm-version", "0.10.1", "--warm-spares", "3", "--no-fast-image-pull", "--json"]
+    args += ["--image", "vllm/vllm-openai:v0.10.1", "--warm-spares", "3", "--no-fast-image-pull", "--json"]
     assert main(args) == 0
     view = json.loads(capsys.readouterr().out)
     assert view["model_loader_extra_config"]["concurrency"] == 8
@@ -150,3 +150,37 @@ def test_plan_text_is_yaml_with_clean_values(capsys):
     view = yaml.safe_load(head)
     assert view["max_model_len"] is None and view["cudagraph_capture_sizes"] is None
     assert view["tensor_parallel_size"] == 1 and view["dominant_phase"] == "compile"
+
+
+def test_serving_errors_name_the_option_typed(capsys):
+    """The plan's Serving value checks them; the CLI says which option, not which field."""
+    for args, option in (
+        (["--image", "acme/vllm:prod"], "--vllm-version"),
+        (["--image", "vllm/vllm-openai:v0.8.5", "--vllm-version", "0.9.0"], "--vllm-version"),
+        (["--warm-spares", "-1"], "--warm-spares"),
+        (["--image", "vllm/vllm-openai:latest"], "--image"),
+    ):
+        assert main(["plan", "--instance", "g6e.2xlarge", "--params", "8.03e9", *args]) == 2
+        (line,) = capsys.readouterr().err.strip().splitlines()
+        assert line.startswith(f"fastload: {option}: "), line
+        assert "serving." not in line
+    # A digest names no release: --vllm-version says which.
+    digest = "vllm/vllm-openai@sha256:" + "b" * 64
+    assert (
+        main(
+            [
+                "plan",
+                "--instance",
+                "g6e.2xlarge",
+                "--params",
+                "8.03e9",
+                "--image",
+                digest,
+                "--vllm-version",
+                "0.9.2",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    assert json.loads(capsys.readouterr().out)["vllm_version"] == "0.9.2"

@@ -35,6 +35,7 @@ from fastload_constructs.core.naming import LABEL_NODE_ROLE, NODE_ROLE_SYSTEM
 from fastload_constructs.core.planning.fit import tensor_parallel_candidates
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.scaling.autoscaling import (
     HPA_DEFAULT_SCALE_DOWN_WINDOW_S,
     Autoscaling,
@@ -146,7 +147,7 @@ def test_scale_down_waits_at_least_twice_the_predicted_start_up(instance, params
 def test_a_slower_start_up_scales_down_later():
     model = ModelProfile.from_numbers(parameter_count=8_000_000_000)
     # A shared compile cache shortens even a fresh node's start (the archive is restored, not compiled).
-    warm = scaling_behavior(plan(model, "g6e.2xlarge", TuningOptions(shared_compile_cache=True)))
+    warm = scaling_behavior(plan(model, "g6e.2xlarge", TuningOptions(serving=Serving(shared_compile_cache=True))))
     cold = scaling_behavior(plan(model, "g6e.2xlarge"))
     assert warm.startup_s < cold.startup_s
     assert warm.scale_down_window_s <= cold.scale_down_window_s

@@ -18,7 +18,6 @@ from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.scaling.autoscaling import Autoscaling, scaling_behavior
 from fastload_constructs.core.serving.access import ServingAccess
-from fastload_constructs.core.serving.cache_sharing import SharedCompileCache
 from fastload_constructs.core.serving.vllm_server import ServerOptions
 from fastload_constructs.core.serving.warm_spares import SPARE_PRIORITY_CLASS, VLLM_PRIORITY_CLASS
 from fastload_constructs.infra import (
@@ -31,6 +30,7 @@ from fastload_constructs.infra import (
 )
 from fastload_constructs.k8s import NamespaceChart, PriorityClassesChart
 from tests.imported_subnets import scraper_subnets
+from tests.serving_plans import planned
 
 ENV = cdk.Environment(account="111122223333", region="us-east-1")
 LLAMA = ModelProfile.from_numbers(parameter_count=8_030_261_248)
@@ -120,8 +120,8 @@ def test_a_shared_compile_cache_in_the_bucket_is_granted_under_its_prefix_only()
         bucket=bucket,
         prefix="models/llama",
         model_name="llama",
-        plan=plan(LLAMA, "g6e.2xlarge"),
-        server=ServerOptions(shared_compile_cache=SharedCompileCache("acme-models", "cache")),
+        plan=planned(LLAMA, "g6e.2xlarge", shared_compile_cache=True),
+        server=ServerOptions(compile_cache_prefix="cache"),
     )
     template = Template.from_stack(stack).to_json()
     puts = [
@@ -144,14 +144,6 @@ def test_a_shared_compile_cache_in_the_bucket_is_granted_under_its_prefix_only()
         ({"plan": plan(LLAMA, "g6e.2xlarge"), "instance_type": "g6e.2xlarge"}, "plan"),
         ({"profile": LLAMA, "instance_type": "g6e.3xlarge"}, "instance_type"),
         ({"profile": LLAMA, "instance_type": "g6e.2xlarge", "tuning": TuningOptions(tensor_parallel_size=3)}, None),
-        (
-            {
-                "profile": LLAMA,
-                "instance_type": "g6e.2xlarge",
-                "server": ServerOptions(shared_compile_cache=SharedCompileCache("other-bucket")),
-            },
-            "server.shared_compile_cache.bucket",
-        ),
         ({"plan": plan(LLAMA, "g6e.2xlarge"), "server": {"replicas": 2}}, "server"),
         ({"plan": plan(LLAMA, "g6e.2xlarge"), "prefix": "/models/llama"}, "prefix"),
     ],
@@ -218,9 +210,8 @@ def test_warm_spares_apply_after_the_server_as_its_service_account():
         bucket=bucket,
         prefix="models/llama",
         model_name="llama",
-        plan=plan(LLAMA, "g6e.2xlarge"),
-        server=ServerOptions(priority_class_name=VLLM_PRIORITY_CLASS, warm_check=True),
-        warm_spares=2,
+        # Spares are the plan's: the server gets the class above theirs and a warm check from it.
+        plan=planned(LLAMA, "g6e.2xlarge", warm_spares=2),
         after=[classes],
     )
     template = Template.from_stack(stack).to_json()

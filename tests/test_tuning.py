@@ -18,6 +18,7 @@ from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.phases import _transfer_seconds, estimated_layers
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.planning.releases import captured_graphs, default_capture_sizes, release_family
+from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.serving.cache_sharing import compile_cache_key
 
 LLAMA_8B = ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16")  # 16,060,522,496 B
@@ -198,7 +199,9 @@ def test_capture_sizes_shorten_cuda_graph_capture():
     assert default.predicted.cuda_graph_s == pytest.approx(1 + 51 * 32 * 0.013 + 35 * 32 * 0.0047)
     assert short.predicted.cuda_graph_s == pytest.approx(1 + 4 * 32 * 0.013 + 4 * 32 * 0.0047)
     # v0 releases capture one full-model graph per size: 67 x 32 x 0.0047.
-    v0 = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, vllm_version="0.5.5"))
+    v0 = plan(
+        LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, serving=Serving(image="vllm/vllm-openai:v0.5.5"))
+    )
     assert v0.predicted.cuda_graph_s == pytest.approx(1 + 67 * 32 * 0.0047)
     assert short.cudagraph_capture_sizes == (1, 2, 4, 8)
     none = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, cudagraph_capture_sizes=()))
@@ -212,17 +215,21 @@ def test_compile_scales_with_layers_and_release():
     warm = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, compile_cache_warm=True))
     assert warm.predicted.compile_s == pytest.approx(2.5)
     v1 = plan(
-        LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, compile_cache_warm=True, vllm_version="0.9.2")
+        LLAMA_31_8B,
+        "g6e.2xlarge",
+        TuningOptions(max_model_len=8192, compile_cache_warm=True, serving=Serving(image="vllm/vllm-openai:v0.9.2")),
     )
     assert v1.predicted.compile_s == pytest.approx(8.0)
-    v0 = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, vllm_version="0.5.5"))
+    v0 = plan(
+        LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, serving=Serving(image="vllm/vllm-openai:v0.5.5"))
+    )
     assert v0.predicted.compile_s == 0
     # Without config.json, layers come from the parameter count: 16 x 8.03 ^ 0.33 = 31.9 -> 32.
     assert estimated_layers(LLAMA_8B) == 32 and estimated_layers(LLAMA_70B) == 65
 
 
 def test_scale_out_paths_fresh_warm_and_spare():
-    p = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(warm_spares=2))
+    p = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=Serving(warm_spares=2)))
     paths = p.scale_out_paths
     assert paths is not None
     fresh, warm, spare = paths.as_tuple()
@@ -230,7 +237,7 @@ def test_scale_out_paths_fresh_warm_and_spare():
     assert names[:3] == ["node_launch", "gpu_registration", "image_pull"]
     # 11.6e9 B at 71.5 MB/s x 3.3 (FastImagePull) = 49.2 s.
     assert fresh.seconds("image_pull") == pytest.approx(11.6e9 / (71.5e6 * 3.3))
-    slow_pull = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(fast_image_pull=False)).scale_out_paths
+    slow_pull = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=Serving(fast_image_pull=False))).scale_out_paths
     assert slow_pull is not None and slow_pull.fresh_node.seconds("image_pull") == pytest.approx(11.6e9 / 71.5e6)
     assert fresh.seconds("compile") == pytest.approx(p.predicted.compile_s)  # cold: no shared cache
     assert warm.seconds("compile") == pytest.approx(2.5)
@@ -242,7 +249,9 @@ def test_scale_out_paths_fresh_warm_and_spare():
 
 
 def test_node_local_cache_and_shared_compile_cache_change_the_paths():
-    p = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(node_local_model_cache=True, shared_compile_cache=True))
+    p = plan(
+        LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=Serving(model_cache="node-local", shared_compile_cache=True))
+    )
     paths = p.scale_out_paths
     assert paths is not None
     assert "model_copy" in [n for n, _ in paths.fresh_node.phases]
@@ -261,12 +270,12 @@ def test_calibrated_throughput_replaces_the_model():
 
 def test_local_reads_are_limited_by_streamer_threads():
     # 2 threads x 350 MB/s = 700 MB/s < one NVMe at 2000 MB/s.
-    p = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(source="local", concurrency=2))
+    p = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=Serving(model_cache="node-local"), concurrency=2))
     assert p.predicted.load_throughput_mb_s == pytest.approx(700)
 
 
 def test_local_nvme_source_on_g6e_48xlarge():
-    p = plan(LLAMA_70B, "g6e.48xlarge", TuningOptions(source="local"))
+    p = plan(LLAMA_70B, "g6e.48xlarge", TuningOptions(serving=Serving(model_cache="node-local")))
     assert p.tensor_parallel_size == 4
     # ceil(16 x 4 NVMe / 4 processes) = 16.
     assert p.streamer.concurrency == 16
@@ -303,7 +312,6 @@ def test_memory_limit_respects_the_largest_tensor():
         (TuningOptions(gpu_memory_utilization=0), "gpu_memory_utilization"),
         (TuningOptions(gpu_memory_utilization=1.5), "gpu_memory_utilization"),
         (TuningOptions(concurrency=0), "concurrency"),
-        (TuningOptions(source="nfs"), "source"),  # type: ignore[arg-type]
         (TuningOptions(probe_safety_factor=0.5), "probe_safety_factor"),
         (TuningOptions(memory_limit_bytes=-1), "memory_limit_bytes"),
         (TuningOptions(kv_cache_reserve_fraction=1.0), "kv_cache_reserve_fraction"),
@@ -311,8 +319,6 @@ def test_memory_limit_respects_the_largest_tensor():
         (TuningOptions(kv_sequences=0), "kv_sequences"),
         (TuningOptions(cudagraph_capture_sizes=(8, 4)), "cudagraph_capture_sizes"),
         (TuningOptions(cudagraph_capture_sizes=(0,)), "cudagraph_capture_sizes"),
-        (TuningOptions(vllm_version="main"), "vllm_version"),
-        (TuningOptions(warm_spares=-1), "warm_spares"),
         (TuningOptions(kv_cache_dtype="int4"), "kv_cache_dtype"),  # type: ignore[arg-type]
     ],
 )
@@ -320,6 +326,45 @@ def test_bad_options_name_their_field(options, field):
     with pytest.raises(FastloadConfigError) as err:
         plan(LLAMA_8B, "g6e.2xlarge", options)
     assert err.value.field == field
+
+
+@pytest.mark.parametrize(
+    "serving, field",
+    [
+        (dict(image="vllm/vllm-openai:latest"), "image"),
+        (dict(image="registry.example/vllm:nightly"), "serving.vllm_version"),  # the tag names no release
+        (dict(image="vllm/vllm-openai:v0.8.5", vllm_version="0.9.0"), "serving.vllm_version"),  # contradicts it
+        (dict(image="vllm/vllm-openai:v0.8.5", vllm_version="0.8.5"), "serving.vllm_version"),  # repeats it
+        (dict(model_cache="nfs"), "serving.model_cache"),
+        (dict(warm_spares=-1), "serving.warm_spares"),
+        (dict(warm_spares=10**12), "serving.warm_spares"),
+        (dict(shared_compile_cache="yes"), "serving.shared_compile_cache"),
+    ],
+)
+def test_bad_serving_choices_name_their_field(serving, field):
+    with pytest.raises(FastloadConfigError) as err:
+        Serving(**serving)
+    assert err.value.field == field
+
+
+def test_the_plan_is_made_for_the_images_vllm_release_and_records_how_it_is_served():
+    """The issue's case: an image of v0.8.5 is planned as 0.8.5 (compile, graphs, probe), not the default."""
+    old = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=Serving(image="vllm/vllm-openai:v0.8.5")))
+    new = plan(LLAMA_8B, "g6e.2xlarge")
+    assert (old.vllm_version, new.vllm_version) == ("0.8.5", "0.34.0")
+    assert (
+        old.predicted.compile_s != new.predicted.compile_s and old.predicted.cuda_graph_s != new.predicted.cuda_graph_s
+    )
+    digest = "vllm/vllm-openai@sha256:" + "a" * 64
+    assert (
+        plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=Serving(image=digest, vllm_version="0.11.0"))).vllm_version
+        == "0.11.0"
+    )
+    spares = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=Serving(warm_spares=3, shared_compile_cache=True)))
+    assert spares.serving.warm_spares == 3 and spares.scale_out_paths.warm_spares == 3
+    assert spares.scale_out_paths.spare_gpu_hours_per_day == 3 * 24
+    local = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=Serving(model_cache="node-local")))
+    assert local.source == "local" and local.streamer.concurrency == 16  # tuned for the NVMe copy it reads
 
 
 def test_probe_budget_always_covers_the_prediction():

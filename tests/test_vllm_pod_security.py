@@ -6,14 +6,12 @@ import cdk8s
 import pytest
 
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.planning.options import TuningOptions
-from fastload_constructs.core.planning.plan import plan
-from fastload_constructs.core.serving.cache_sharing import SharedCompileCache
 from fastload_constructs.core.serving.vllm_server import ServerOptions
 from fastload_constructs.k8s import vllm_chart
 from tests.emitted_manifests import chart_manifests
 from tests.pod_security import baseline_violations, control_of, pod_of, restricted_gaps
 from tests.pss_exemptions import unexempted_violations
+from tests.serving_plans import planned
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +51,12 @@ def test_gap_to_restricted_is_running_as_root(pods):
 
 
 def _warm_pod(compile_cache: str) -> dict:
-    p = plan(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge", TuningOptions(source="local"))
+    p = planned(
+        ModelProfile.from_numbers(parameter_count=8_000_000_000),
+        "g6e.2xlarge",
+        model_cache="node-local",
+        shared_compile_cache=True,
+    )
     chart = vllm_chart.VllmChart(
         cdk8s.Testing.app(),
         "warm",
@@ -61,11 +64,7 @@ def _warm_pod(compile_cache: str) -> dict:
         model_name="llama",
         model_uri="s3://fastload-models/models/llama",
         region="us-east-1",
-        options=ServerOptions(
-            compile_cache=compile_cache,
-            model_cache="node-local",
-            shared_compile_cache=SharedCompileCache("fastload-models"),
-        ),
+        options=ServerOptions(compile_cache=compile_cache),
     )
     (doc,) = [d for d in cdk8s.Testing.synth(chart) if d["kind"] == "Deployment"]
     return doc

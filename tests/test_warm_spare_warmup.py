@@ -19,14 +19,11 @@ import pytest
 
 from fastload_constructs.cli.main import main
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.planning.options import TuningOptions
-from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.serving.cache_sharing import (
     COMPILE_CACHE_VOLUME,
     MODEL_CACHE_VOLUME,
     SCRIPT_NAME,
     SCRIPT_VOLUME,
-    SharedCompileCache,
     SyncContainer,
     cache_sync_script,
     model_cache_prefix,
@@ -37,6 +34,7 @@ from fastload_constructs.core.serving.warm_spares import VLLM_PRIORITY_CLASS, wa
 from fastload_constructs.runtime import cache_sync
 from tests.hf_model_factory import write_hf_model
 from tests.s3_server import TEST_ENV
+from tests.serving_plans import planned
 
 PREFIX = "models/tiny"
 CACHE_PREFIX = "compile-cache"
@@ -91,20 +89,16 @@ def staged(s3_server, tmp_path):
 
 def specs(bucket: str):
     profile = ModelProfile.from_numbers(parameter_count=8_000_000_000)
-    serving = plan(profile, "g6e.2xlarge", TuningOptions(source="local"))
+    serving = planned(profile, "g6e.2xlarge", model_cache="node-local", shared_compile_cache=True, warm_spares=1)
     server = server_spec(
         serving,
         model_name="tiny",
         model_uri=f"s3://{bucket}/{PREFIX}",
         region="us-east-1",
-        options=ServerOptions(
-            model_cache="node-local",
-            shared_compile_cache=SharedCompileCache(bucket, CACHE_PREFIX),
-            priority_class_name=VLLM_PRIORITY_CLASS,
-            warm_check=True,
-        ),
+        options=ServerOptions(compile_cache_prefix=CACHE_PREFIX),
     )
-    return server, warm_spare_spec(serving, server, spares=1)
+    assert server.priority_class_name == VLLM_PRIORITY_CLASS
+    return server, warm_spare_spec(serving, server)
 
 
 def publish_first_pods_cache(s3, bucket: str, key: str, root: Path) -> None:

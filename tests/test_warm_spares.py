@@ -19,9 +19,8 @@ from fastload_constructs.core import naming
 from fastload_constructs.core.cluster.settings import SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
-from fastload_constructs.core.serving.cache_sharing import SCRIPT_NAME, SharedCompileCache, cache_sync_script
+from fastload_constructs.core.serving.cache_sharing import SCRIPT_NAME, cache_sync_script
 from fastload_constructs.core.serving.vllm_server import ServerOptions
 from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, warm_check_script
 from fastload_constructs.core.serving.warm_spares import (
@@ -37,6 +36,7 @@ from fastload_constructs.k8s.warm_spares import PriorityClassesChart, WarmSpares
 from fastload_constructs.runtime import cache_sync, warm_check
 from stacks.config import parse_reference_config
 from tests.pss_exemptions import unexempted_violations
+from tests.serving_plans import planned
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 URI = "s3://models-bucket/models/llama"
@@ -53,8 +53,13 @@ CASES = [
 
 
 def build(instance, params, model_cache, shared, compile_cache, spares=2):
-    source = "local" if model_cache == "node-local" else "s3"
-    serving = plan(ModelProfile.from_numbers(parameter_count=int(params)), instance, TuningOptions(source=source))
+    serving = planned(
+        ModelProfile.from_numbers(parameter_count=int(params)),
+        instance,
+        model_cache=model_cache,
+        shared_compile_cache=shared,
+        warm_spares=spares,
+    )
     app = cdk8s.Testing.app()
     classes = PriorityClassesChart(app, "priority-classes")
     vllm = VllmChart(
@@ -64,15 +69,9 @@ def build(instance, params, model_cache, shared, compile_cache, spares=2):
         model_name="llama",
         model_uri=URI,
         region="us-east-1",
-        options=ServerOptions(
-            model_cache=model_cache,
-            compile_cache=compile_cache,
-            shared_compile_cache=SharedCompileCache("models-bucket") if shared else None,
-            priority_class_name=classes.vllm_class_name,
-            warm_check=True,
-        ),
+        options=ServerOptions(compile_cache=compile_cache, priority_class_name=classes.vllm_class_name),
     )
-    spare = WarmSparesChart(app, "llama-spares", plan=serving, server=vllm.spec, spares=spares)
+    spare = WarmSparesChart(app, "llama-spares", plan=serving, server=vllm.spec)
     return serving, vllm, spare, classes
 
 
@@ -212,11 +211,24 @@ def test_priority_classes_refuse_an_inverted_or_reserved_order(kwargs, field):
     assert err.value.field == field
 
 
-def test_spares_need_the_vllm_class_on_the_server():
-    serving = plan(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge")
+def test_a_plan_with_spares_gives_the_server_the_class_above_them_and_a_warm_check():
+    serving = planned(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge", warm_spares=1)
     chart = VllmChart(cdk8s.Testing.app(), "llama", plan=serving, model_name="llama", model_uri=URI, region="r")
+    assert chart.spec.priority_class_name == VLLM_PRIORITY_CLASS
+    assert chart.spec.init_containers[0].name == "warm-check"
+    assert warm_spare_spec(serving, chart.spec).replicas == 1
+    # A class of the user's own below the spares' would never preempt them: refused.
+    other = VllmChart(
+        cdk8s.Testing.app(),
+        "llama",
+        plan=serving,
+        model_name="llama",
+        model_uri=URI,
+        region="r",
+        options=ServerOptions(priority_class_name="batch-low"),
+    )
     with pytest.raises(FastloadConfigError) as err:
-        warm_spare_spec(serving, chart.spec, spares=1)
+        warm_spare_spec(serving, other.spec)
     assert err.value.field == "priority_class_name"
 
 

@@ -16,6 +16,7 @@ from fastload_constructs.core.model import DTYPE_BYTES, PARAMETER_COUNT, TOTAL_B
 from fastload_constructs.core.planning.calibration import MeasuredLaunch, assumptions_as_dict, fit_assumptions
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.releases import release_family
+from fastload_constructs.core.planning.serving import Serving
 
 
 def launch_from_report(
@@ -49,7 +50,11 @@ def launch_from_report(
         instance_type=instance_type,
         source=source,
         model=model,
-        options=TuningOptions(vllm_version=version.lstrip("v"), cudagraph_capture_sizes=capture_sizes),
+        options=TuningOptions(
+            # The upstream image of the release the log names: the plan replays that release.
+            serving=Serving(image=f"vllm/vllm-openai:v{version.lstrip('v')}"),
+            cudagraph_capture_sizes=capture_sizes,
+        ),
         process_start_s=phase("process_start", "engine_init"),
         weight_load_s=phase("weight_load"),
         compile_s=phase("dynamo_transform", "graph_compile"),

@@ -14,7 +14,12 @@ from pathlib import Path
 import click
 
 from fastload_constructs.cli.plan_command import model_plan_options, plan_from_options
-from fastload_constructs.coldstart.kubectl import list_pods, pod_log_stream, read_container_started_at
+from fastload_constructs.coldstart.kubectl import (
+    list_pods,
+    pod_log_stream,
+    read_container_started_at,
+    read_recorded_plan,
+)
 from fastload_constructs.coldstart.parser import ColdStartReport, parse_lines, parse_started_at, parse_stream
 from fastload_constructs.coldstart.render import render_table, report_as_dict
 from fastload_constructs.core.errors import FastloadConfigError
@@ -140,6 +145,27 @@ def _estimate(
     ).predicted
 
 
+def _recorded_estimate(pod: str, namespace: str) -> PhaseEstimate | None:
+    """The prediction the pod's Deployment records (`fastload.io/plan`): the plan it was deployed with."""
+    record = read_recorded_plan(pod, namespace)
+    if record is None:
+        return None
+    phases = record.pod_phases_s
+    click.echo(
+        f"fastload: compared with the plan recorded on the pod's Deployment (vLLM {record.vllm_version}, "
+        f"{record.instance_type}, TP {record.tensor_parallel_size})",
+        err=True,
+    )
+    return PhaseEstimate(
+        process_start_s=phases.get("process_start", 0.0),
+        weight_load_s=phases.get("weight_load", 0.0),
+        compile_s=phases.get("compile", 0.0),
+        cuda_graph_s=phases.get("cuda_graph", 0.0),
+        kv_and_server_s=phases.get("kv_and_server", 0.0),
+        load_throughput_mb_s=0.0,
+    )
+
+
 def _parse_source(source: _Source, start: datetime | None) -> ColdStartReport:
     """Parse one source; a pod's own startedAt after its first log line is dropped with a note."""
     if start is not None or source.pod_started_at is None:
@@ -209,6 +235,8 @@ def coldstart_command(
     estimate = _estimate(
         instance_type, parameter_count, total_bytes, dtype, tensor_parallel_size, source, warm_compile_cache
     )
+    if estimate is None and pod is not None and namespace is not None:
+        estimate = _recorded_estimate(pod, namespace)
     reports: list[ColdStartReport] = []
     unrecognised: list[str] = []
     for log_source, start in zip(sources, starts, strict=True):

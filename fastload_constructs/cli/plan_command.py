@@ -24,7 +24,8 @@ from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.calibration import assumptions_from_dict
 from fastload_constructs.core.planning.options import DEFAULT_IMAGE_BYTES, TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
-from fastload_constructs.core.planning.releases import DEFAULT_VLLM_VERSION
+from fastload_constructs.core.planning.releases import DEFAULT_IMAGE
+from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
 from fastload_constructs.core.validation import CountRule
 
@@ -143,6 +144,17 @@ def _size_named_as_typed(size_option: str, size_value: int) -> Iterator[None]:
         raise FastloadConfigError(size_option, size_value, exc.accepted) from None
 
 
+# Serving's fields -> the `fastload plan` options that set them.
+_SERVING_OPTIONS = {
+    "image": "--image",
+    "serving.vllm_version": "--vllm-version",
+    "serving.warm_spares": "--warm-spares",
+    "serving.model_cache": "--source",
+    "serving.shared_compile_cache": "--shared-compile-cache",
+    "serving.fast_image_pull": "--fast-image-pull",
+}
+
+
 def plan_from_options(
     instance_type: str,
     parameter_count: float | None,
@@ -174,9 +186,19 @@ def plan_from_options(
     if config_json is not None:
         profile = profile.with_architecture(ModelArchitecture.from_file(config_json))
     assumptions = read_assumptions(tuning.pop("assumptions_path", None))
+    # How the model is served, one value: the plan records it (core.planning.serving).
+    serving_keys = ("image", "vllm_version", "shared_compile_cache", "warm_spares", "fast_image_pull")
+    chosen = {k: tuning.pop(k) for k in serving_keys if tuning.get(k) is not None}
+    for k in serving_keys:
+        tuning.pop(k, None)
+    try:
+        serving = Serving(model_cache="node-local" if source == "local" else "s3", **chosen)
+    except FastloadConfigError as exc:  # name the option typed, not the field
+        option = _SERVING_OPTIONS.get(exc.field, exc.field)
+        raise FastloadConfigError(option, exc.value, exc.accepted.replace("vllm_version=", "--vllm-version ")) from None
     options = TuningOptions(
         tensor_parallel_size=tensor_parallel_size,
-        source=source,  # type: ignore[arg-type]
+        serving=serving,
         compile_cache_warm=warm_compile_cache,
         assumptions=assumptions if assumptions is not None else LoadAssumptions(),
         **{k: v for k, v in tuning.items() if v is not None},
@@ -214,7 +236,7 @@ def model_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Choice(["s3", "local"]),
             default="s3",
             show_default=True,
-            help="Where the streamer reads weights: S3, or a node-local NVMe copy.",
+            help="Where the streamer reads weights: S3, or a node-local NVMe copy made once per node.",
         ),
         click.option("--warm-compile-cache", is_flag=True, help="Predict with a compile-cache hit."),
     )
@@ -238,7 +260,13 @@ def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--kv-sequences", type=int, help="Full-length sequences the KV cache must hold (default 1)."),
         click.option("--kv-cache-dtype", type=click.Choice(["auto", "fp8"]), help="vLLM --kv-cache-dtype."),
         click.option("--capture-sizes", help="CUDA-graph capture sizes, e.g. 1,2,4,8,16,32 (default: vLLM's)."),
-        click.option("--vllm-version", default=DEFAULT_VLLM_VERSION, show_default=True, help="vLLM release."),
+        click.option(
+            "--image",
+            default=DEFAULT_IMAGE,
+            show_default=True,
+            help="The pinned vLLM image; its tag is the vLLM release planned for.",
+        ),
+        click.option("--vllm-version", help="The image's vLLM release, only when its tag names none (a digest)."),
         click.option(
             "--image-gb",
             type=float,
@@ -252,7 +280,6 @@ def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="nodeadm FastImagePull (SOCI parallel pull) on the node.",
         ),
-        click.option("--node-local-cache", is_flag=True, help="Weights copied to the node's NVMe once per node."),
         click.option("--shared-compile-cache", is_flag=True, help="Compile cache restored from S3 on fresh nodes."),
         click.option("--warm-spares", type=int, default=0, show_default=True, help="Warm spare pods to cost."),
         click.option(
@@ -274,8 +301,7 @@ def _tuning_kwargs(raw: dict[str, Any]) -> dict[str, Any]:
     if not (math.isfinite(image_gb) and 0 < image_gb <= MAX_IMAGE_GB):
         raise FastloadConfigError("--image-gb", image_gb, f"a number of GB above 0 and at most {MAX_IMAGE_GB:,.0f}")
     image_bytes = int(image_gb * 1e9)
-    node_local = raw.pop("node_local_cache")
-    return {**raw, "cudagraph_capture_sizes": sizes, "image_bytes": image_bytes, "node_local_model_cache": node_local}
+    return {**raw, "cudagraph_capture_sizes": sizes, "image_bytes": image_bytes}
 
 
 def _echo_table(view: dict[str, object]) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.serving.plan_record import PlanRecord, read_plan_record
 
 
 def kubectl_logs_command(
@@ -167,3 +168,39 @@ def pod_log_stream(
         process.wait()
         process.stdout.close()
         process.stderr.close()
+
+
+INSTANCE_LABEL = "app.kubernetes.io/instance"
+
+
+def instance_label_command(pod: str, namespace: str, kubectl: str = "kubectl") -> list[str]:
+    """The pod's server name: its `app.kubernetes.io/instance` label (the vLLM Deployment's name)."""
+    label = INSTANCE_LABEL.replace(".", "\\.")
+    return [kubectl, "get", "pod", pod, "--namespace", namespace, "--output", f"jsonpath={{.metadata.labels.{label}}}"]
+
+
+def deployment_annotations_command(name: str, namespace: str, kubectl: str = "kubectl") -> list[str]:
+    """A Deployment's annotations, as JSON."""
+    output = "jsonpath={.metadata.annotations}"
+    return [kubectl, "get", "deployment", name, "--namespace", namespace, "--output", output]
+
+
+def read_recorded_plan(pod: str, namespace: str) -> PlanRecord | None:
+    """The plan the pod's Deployment records (core.serving.plan_record), or None when kubectl, the label
+    or the annotation is missing: the comparison is then left out, never guessed."""
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        return None
+    label = subprocess.run(instance_label_command(pod, namespace, kubectl), capture_output=True, text=True, check=False)
+    name = label.stdout.strip()
+    if label.returncode != 0 or not name:
+        return None
+    command = deployment_annotations_command(name, namespace, kubectl)
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0 or not done.stdout.strip():
+        return None
+    try:
+        annotations = json.loads(done.stdout)
+    except ValueError:
+        return None
+    return read_plan_record(annotations) if isinstance(annotations, dict) else None

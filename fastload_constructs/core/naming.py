@@ -35,6 +35,10 @@ GPU_TAINT_VALUE = "true"
 GPU_TAINT_EFFECT = "NoSchedule"
 GPU_RESOURCE = "nvidia.com/gpu"
 
+# PriorityClasses with warm spares (core/serving/warm_spares.py): vLLM pods preempt the spares.
+VLLM_PRIORITY_CLASS = "fastload-vllm"
+SPARE_PRIORITY_CLASS = "fastload-warm-spare"
+
 # Node-local cache layout under the RAID0 instance-store mount.
 COMPILE_CACHE_HOST_ROOT = f"{NODE_CACHE_ROOT}/vllm-cache"
 MODEL_CACHE_HOST_ROOT = f"{NODE_CACHE_ROOT}/models"
@@ -68,6 +72,8 @@ __all__ = [
     "NODE_ROLE_SYSTEM",
     "PART_OF",
     "PROVISIONER_NAME",
+    "SPARE_PRIORITY_CLASS",
+    "VLLM_PRIORITY_CLASS",
     "WELL_KNOWN_INSTANCE_TYPE",
     "gpu_model_label_value",
     "service_account_name",

@@ -15,6 +15,38 @@ import cdk8s
 from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
+from fastload_constructs.core.errors import FastloadConfigError, require
+
+# The kubectl provider's attributes every applied chart needs (aws_eks_v2 ICluster).
+_EXISTING_CLUSTER_GUIDE = "docs/existing-cluster.md"
+
+
+def check_cluster(cluster: object, field: str = "cluster") -> None:
+    """An aws_eks_v2 cluster with a kubectl provider; one clear line instead of a jsii traceback otherwise.
+
+    aws_eks (v1) clusters carry their kubectl handler differently and are not supported: their
+    manifests would be applied by a second, incompatible provider.
+    """
+    # An imported cluster is a jsii proxy whose delegates carry the module of their interface.
+    delegates = getattr(cluster, "_delegates", None) or [cluster]
+    modules = {type(d).__module__ for d in delegates}
+    if any(m.startswith("aws_cdk.aws_eks") and not m.startswith("aws_cdk.aws_eks_v2") for m in modules):
+        raise FastloadConfigError(
+            field,
+            "an aws_cdk.aws_eks (v1) cluster",
+            "an aws_cdk.aws_eks_v2 cluster (aws_eks v1 is not supported): import yours with "
+            "aws_eks_v2.Cluster.from_cluster_attributes(..., kubectl_provider=aws_eks_v2.KubectlProvider(...)); "
+            f"see {_EXISTING_CLUSTER_GUIDE}",
+        )
+    require(
+        getattr(cluster, "kubectl_provider", None) is not None,
+        field,
+        getattr(cluster, "cluster_name", cluster),
+        "a cluster with a kubectl provider: InferenceCluster has one; an imported cluster needs "
+        "kubectl_provider=aws_eks_v2.KubectlProvider(scope, id, cluster=..., kubectl_layer=..., role=...) "
+        f"(see {_EXISTING_CLUSTER_GUIDE})",
+    )
+
 
 class AppliedChart(Construct):
     """`chart` applied to `cluster` after `after` (other AppliedCharts, associations, Helm releases...).
@@ -31,6 +63,7 @@ class AppliedChart(Construct):
         chart: cdk8s.Chart,
         after: Sequence[IDependable] = (),
     ) -> None:
+        check_cluster(cluster)
         super().__init__(scope, id)
         self.chart = chart
         self.manifest = eks.KubernetesManifest(self, "Manifest", cluster=cluster, manifest=chart.to_json())

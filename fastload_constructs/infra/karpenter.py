@@ -103,11 +103,13 @@ class KarpenterController(Construct):
     """Karpenter 1.14.1 for `cluster`, able to launch nodes with `node_role` into tagged `subnets`.
 
     `cluster_name` must be a literal (Karpenter's policy puts it in condition
-    keys); pass it when `cluster.cluster_name` is a token.
+    keys); pass it when `cluster.cluster_name` is a token. `node_role`: the role
+    its nodes get; default: one created here with the EKS worker policies.
+    Add GPU node pools with `add_gpu_node_pools`, which orders them after the
+    controller's charts and gives them its node role.
 
-    Attributes: `role` (controller role), `association`, `queue`, `rules`
-    (event name -> Rule), `crd_chart`, `chart` (depend on it before applying
-    NodePools), `cluster_name`.
+    Attributes: `role` (controller role), `association`, `node_role`, `queue`,
+    `rules` (event name -> Rule), `crd_chart`, `chart`, `cluster_name`.
     """
 
     def __init__(
@@ -116,7 +118,7 @@ class KarpenterController(Construct):
         id: str,
         *,
         cluster: eks.ICluster,
-        node_role: iam.IRole,
+        node_role: iam.IRole | None = None,
         subnets: Sequence[ec2.ISubnet] = (),
         cluster_name: str | None = None,
         system_nodes: SystemNodes | None = None,
@@ -135,6 +137,8 @@ class KarpenterController(Construct):
         require(isinstance(replicas, int) and 1 <= replicas <= 3, "replicas", replicas, "a whole number from 1 to 3")
         super().__init__(scope, id)
         self.cluster_name = name
+        self._cluster = cluster
+        self.node_role = node_role if node_role is not None else karpenter_node_role(self, "NodeRole")
 
         self.queue = sqs.Queue(
             self,
@@ -176,7 +180,7 @@ class KarpenterController(Construct):
             partition=Aws.PARTITION,
             region=Aws.REGION,
             account=Aws.ACCOUNT_ID,
-            node_role_arn=node_role.role_arn,
+            node_role_arn=self.node_role.role_arn,
             interruption_queue_arn=self.queue.queue_arn,
         )
         by_sid = {s["Sid"]: s for s in statements}
@@ -227,6 +231,30 @@ class KarpenterController(Construct):
             self.chart.node.add_dependency(policy)
         if system_nodes is not None and system_nodes.nodegroup is not None:
             self.chart.node.add_dependency(system_nodes.nodegroup)
+
+    def add_gpu_node_pools(
+        self,
+        id: str,
+        *,
+        instance_types: Sequence[str],
+        name: str = "fastload-gpu",
+        options: NodePoolOptions | None = None,
+        security_group_ids: Sequence[str] = (),
+    ) -> KarpenterGpuNodes:
+        """NodePools and an EC2NodeClass for `instance_types` (`KarpenterGpuNodes`), with this controller's
+        node role, applied after its Helm charts (they define the NodePool and EC2NodeClass kinds)."""
+        return KarpenterGpuNodes(
+            self,
+            id,
+            cluster=self._cluster,
+            cluster_name=self.cluster_name,
+            instance_types=instance_types,
+            name=name,
+            options=options,
+            security_group_ids=security_group_ids,
+            node_role=self.node_role,
+            after=[self.chart],
+        )
 
     def _acknowledge_wildcards(self, policy: iam.ManagedPolicy, statements: list[dict[str, Any]]) -> None:
         """IAM5 for each documented `*` resource, with why it cannot be narrower."""
@@ -291,14 +319,7 @@ class KarpenterGpuNodes(Construct):
         opts = options if options is not None else NodePoolOptions()
         plan_node_pools(instance_types, opts)
         super().__init__(scope, id)
-        self.node_role = node_role or iam.Role(
-            self,
-            "NodeRole",
-            assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
-            managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(n) for n in NODE_MANAGED_POLICIES],
-        )
-        if node_role is None:
-            acknowledge_managed_policies(self.node_role, EKS_NODE_POLICY_REASONS)
+        self.node_role = node_role if node_role is not None else karpenter_node_role(self, "NodeRole")
         self.chart = KarpenterGpuNodePools(
             cdk8s.App(),
             name,
@@ -322,3 +343,15 @@ class KarpenterGpuNodes(Construct):
             self, "Manifests", cluster=cluster, chart=self.chart, after=[self.access_entry, *after]
         )
         self.manifest = self.applied.manifest
+
+
+def karpenter_node_role(scope: Construct, id: str) -> iam.Role:
+    """The role of the nodes Karpenter launches: the EKS worker, CNI, ECR pull and SSM managed policies."""
+    role = iam.Role(
+        scope,
+        id,
+        assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
+        managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(n) for n in NODE_MANAGED_POLICIES],
+    )
+    acknowledge_managed_policies(role, EKS_NODE_POLICY_REASONS)
+    return role

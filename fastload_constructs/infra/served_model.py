@@ -4,7 +4,7 @@
 Pod Identity role that reads only the model's prefix of any `s3.IBucket`,
 the tuned `VllmChart` applied through the cluster's kubectl provider, and the
 ordering that makes it work (the association and its grants exist before a
-pod asks for credentials). Its warm spares (`warm_spares=`) and its KEDA
+pod asks for credentials). Its warm spares (the plan's `serving.warm_spares`) and its KEDA
 ScaledObject (`autoscaling=`) are applied after the server, and any other
 chart of the model plugs in with `add_chart`; every chart applied here is
 found by `ManifestExport`. Every input is checked, and every chart rendered,
@@ -25,14 +25,14 @@ from constructs import Construct, IDependable
 
 from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.planning.options import TuningOptions, check_spares
+from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
 from fastload_constructs.core.serving.access import ServingAccess
 from fastload_constructs.core.serving.vllm_server import ServerOptions, VllmServerSpec
 from fastload_constructs.core.serving.warm_spares import warm_spare_spec
 from fastload_constructs.core.validation import check_dns_label, check_key_prefix
-from fastload_constructs.infra.applied_chart import AppliedChart
+from fastload_constructs.infra.applied_chart import AppliedChart, check_cluster
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.scale_out_metrics import KedaScaling
@@ -49,15 +49,16 @@ class ServedModel(Construct):
     - `bucket`: any `s3.IBucket` (a `ModelBucket` is unwrapped); `kms_key` default: the bucket's `encryption_key`.
     - `prefix`, `model_name`: where the model is staged, and the DNS label naming its objects.
     - `plan`: a `ServingPlan`; or `profile` + `instance_type` (+ `tuning`, default `TuningOptions()`) to make one.
-    - `server`: `ServerOptions` (namespace, image, replicas, caches, extra args, do_not_disrupt...).
-      Default: `ServerOptions()`. With `server.shared_compile_cache` (in this bucket) the role may also
-      publish under its prefix.
+      How the model is served is the plan's (`plan.serving`: image, node-local copy, shared compile cache,
+      warm spares): nothing here repeats it. With a shared compile cache the role may also publish under
+      `server.compile_cache_prefix` of this bucket; with warm spares they are applied after the server
+      (`k8s.WarmSparesChart`, same service account, so the same reader identity): the cluster needs the
+      PriorityClasses (`k8s.PriorityClassesChart`, applied once per cluster: pass its `AppliedChart` in
+      `after`).
+    - `server`: `ServerOptions` (namespace, replicas, compile-cache volume and prefix, extra args,
+      do_not_disrupt...). Default: `ServerOptions()`.
     - `access`: `ServingAccess`, who may reach the server (NetworkPolicy exceptions, an API key).
       Default: `None`, a NetworkPolicy admitting the namespace's own pods only.
-    - `warm_spares`: placeholder pods of the server's shape that pre-warm GPU nodes for it
-      (`k8s.WarmSparesChart`, same service account, so the same reader identity), applied after the
-      server. Needs `server.priority_class_name="fastload-vllm"` and that class (`k8s.PriorityClassesChart`,
-      applied once per cluster: pass its `AppliedChart` in `after`). Default: 0.
     - `autoscaling`: `KedaScaling(controller=KedaController, settings=Autoscaling(...))`: a KEDA ScaledObject
       on the model's vLLM metric, HPA behaviour from the plan (`core.scaling.autoscaling.scaling_behavior`),
       applied after the server and after KEDA's Helm chart. The Deployment then has no `spec.replicas`
@@ -87,7 +88,6 @@ class ServedModel(Construct):
         tuning: TuningOptions | None = None,
         server: ServerOptions | None = None,
         access: ServingAccess | None = None,
-        warm_spares: int = 0,
         autoscaling: KedaScaling | None = None,
         kms_key: kms.IKey | None = None,
         after: Sequence[IDependable] = (),
@@ -101,21 +101,13 @@ class ServedModel(Construct):
             access,
             "None or a ServingAccess(network_policy=..., allow_from_cidrs=..., api_key_secret=...)",
         )
-        check_spares(warm_spares)
+        warm_spares = serving_plan.serving.warm_spares
         options = _autoscaled(options, autoscaling, serving_plan)
         prefix = check_key_prefix(prefix)
         check_dns_label(model_name, "model_name")
         if isinstance(bucket, ModelBucket):
             kms_key = kms_key or bucket.kms_key
             bucket = bucket.bucket
-        cache = options.shared_compile_cache
-        if cache is not None:
-            require(
-                cache.bucket in (bucket.bucket_name, _literal_bucket_name(bucket)),
-                "server.shared_compile_cache.bucket",
-                cache.bucket,
-                "the served model's bucket (its bucket_name)",
-            )
         # A literal bucket name keeps the exported YAML free of placeholders.
         model_uri = f"s3://{_literal_bucket_name(bucket)}/{prefix}"
         # The charts live in their own cdk8s App, outside the construct tree: making them here runs every
@@ -133,7 +125,7 @@ class ServedModel(Construct):
         )
         spec = chart.spec
         if warm_spares > 0:
-            _check_spares(serving_plan, spec, warm_spares)
+            _check_spares(serving_plan, spec)
         _refuse_clash(scope, cluster, spec.namespace, spec.name, spec.service_account_name)
         spare_chart = (
             WarmSparesChart(
@@ -141,7 +133,6 @@ class ServedModel(Construct):
                 f"{chart.node.id}-warm-spares",
                 plan=serving_plan,
                 server=spec,
-                spares=warm_spares,
             )
             if warm_spares > 0
             else None
@@ -160,6 +151,7 @@ class ServedModel(Construct):
             if autoscaling is not None
             else None
         )
+        check_cluster(cluster)
         super().__init__(scope, id)
         self.cdk8s_app, self.chart = app, chart
         self.spare_chart, self.autoscaling_chart = spare_chart, autoscaling_chart
@@ -174,7 +166,7 @@ class ServedModel(Construct):
             prefix=prefix,
             model_name=model_name,
             namespace=options.namespace,
-            compile_cache_prefix=cache.prefix if cache is not None else None,
+            compile_cache_prefix=options.compile_cache_prefix if serving_plan.serving.shared_compile_cache else None,
         )
         self.model_uri = model_uri
         # Pod Identity hands out credentials when a pod is created: the association (and the
@@ -238,10 +230,10 @@ def _autoscaled(options: ServerOptions, autoscaling: KedaScaling | None, serving
     return replace(options, replicas=None)
 
 
-def _check_spares(serving_plan: ServingPlan, spec: VllmServerSpec, spares: int) -> None:
+def _check_spares(serving_plan: ServingPlan, spec: VllmServerSpec) -> None:
     """The spares' own checks, their fields named as ServedModel's props."""
     try:
-        warm_spare_spec(serving_plan, spec, spares=spares)
+        warm_spare_spec(serving_plan, spec)
     except FastloadConfigError as exc:
         field = "server.priority_class_name" if exc.field == "priority_class_name" else exc.field
         raise FastloadConfigError(field, exc.value, exc.accepted) from None

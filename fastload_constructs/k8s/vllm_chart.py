@@ -159,7 +159,7 @@ class VllmChart(cdk8s.Chart):
         deployment = kplus.Deployment(
             self,
             "Deployment",
-            metadata=cdk8s.ApiObjectMetadata(name=spec.name),
+            metadata=cdk8s.ApiObjectMetadata(name=spec.name, annotations=dict(spec.annotations)),
             pod_metadata=cdk8s.ApiObjectMetadata(
                 labels=dict(spec.labels),
                 # `kubectl logs` (and `fastload coldstart --pod`) read vLLM's log even beside a sidecar.

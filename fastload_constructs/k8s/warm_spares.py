@@ -90,7 +90,7 @@ class PriorityClassesChart(cdk8s.Chart):
 
 
 class WarmSparesChart(cdk8s.Chart):
-    """`spares` placeholder pods of `server`'s shape that pre-warm GPU nodes for it.
+    """The plan's `serving.warm_spares` placeholder pods of `server`'s shape that pre-warm GPU nodes for it.
 
     `server` is the vLLM chart's spec (`VllmChart(...).spec`), made with
     `priority_class_name` set to the vLLM class and preferably `warm_check=True`
@@ -105,10 +105,9 @@ class WarmSparesChart(cdk8s.Chart):
         *,
         plan: ServingPlan,
         server: VllmServerSpec,
-        spares: int,
         classes: PriorityClasses | None = None,
     ) -> None:
-        spec = warm_spare_spec(plan, server, spares=spares, classes=classes)
+        spec = warm_spare_spec(plan, server, classes=classes)
         super().__init__(scope, id, namespace=spec.namespace, labels=dict(spec.labels))
         self.spec: WarmSpareSpec = spec
         self.deployment: kplus.Deployment | None = self._deployment(spec) if spec.replicas > 0 else None

@@ -18,6 +18,7 @@ from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.phases import PhaseEstimate
 from fastload_constructs.core.planning.plan import ServingPlan, StartupProbe, plan
 from fastload_constructs.core.planning.scale_out import ScaleOutPath, ScaleOutPaths
+from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.planning.streamer import StreamerSettings
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "PhaseEstimate",
     "ScaleOutPath",
     "ScaleOutPaths",
+    "Serving",
     "ServingPlan",
     "StartupProbe",
     "StreamerSettings",

@@ -75,7 +75,7 @@ def fit_assumptions(launches: list[MeasuredLaunch], base: LoadAssumptions | None
     warm: dict[str, list[float]] = {}
     for x in launches:
         opts = dataclasses.replace(x.options, assumptions=unscaled)
-        family = release_family(opts.vllm_version)
+        family = release_family(opts.serving.engine_version)
         if x.compile_s is not None and x.compile_s > 0 and family != "v0":
             if x.compile_warm:
                 warm.setdefault(family, []).append(x.compile_s)

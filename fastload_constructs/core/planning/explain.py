@@ -30,9 +30,9 @@ def assumption_notes(
     the probe budget, and what a fresh node adds."""
     tp = streamer.ranks
     a = opts.assumptions
-    family = release_family(opts.vllm_version)
+    family = release_family(opts.serving.engine_version)
     sizes = capture_sizes_for(opts)
-    measured = a.measured_throughput(instance.name, opts.source)
+    measured = a.measured_throughput(instance.name, opts.serving.stream_source)
     burst_mb, sustained_mb = load_network_mb_s(instance, opts)
     return (
         (
@@ -47,7 +47,7 @@ def assumption_notes(
                 else ""
             )
             + f"), PCIe {a.pcie_mb_per_gpu * tp:,.0f} MB/s)"
-            if opts.source == "s3"
+            if opts.serving.stream_source == "s3"
             else f"weights at {predicted.load_throughput_mb_s:,.0f} MB/s from {max(1, instance.nvme_count)} NVMe "
             f"device(s) at {a.nvme_mb_per_device:g} MB/s (PCIe {a.pcie_mb_per_gpu:g} MB/s per GPU)"
         ),
@@ -58,7 +58,7 @@ def assumption_notes(
             if fit is not None
             else f"KV cache: architecture unknown, {opts.kv_cache_reserve_fraction:.0%} of vLLM's memory kept for it"
         ),
-        f"vLLM {opts.vllm_version} ({family}): torch.compile {'warm' if opts.compile_cache_warm else 'cold'} "
+        f"vLLM {opts.serving.engine_version} ({family}): torch.compile {'warm' if opts.compile_cache_warm else 'cold'} "
         f"{predicted.compile_s:.1f} s for {estimated_layers(model)} layers; "
         f"{captured_graphs(family, sizes, opts.max_num_seqs)} CUDA graphs ({len(sizes)} capture sizes) "
         f"{predicted.cuda_graph_s:.1f} s",
@@ -66,6 +66,6 @@ def assumption_notes(
         f"{opts.probe_safety_factor:g} x predicted {predicted.total_s:.0f} s)",
         f"fresh node adds node launch {a.node_launch_s:g} s, GPU registration {a.gpu_registration_s:g} s, image "
         f"pull {paths.fresh_node.seconds('image_pull'):.0f} s ({opts.image_bytes / 1e9:.1f} GB"
-        + (", FastImagePull" if opts.fast_image_pull else "")
+        + (", FastImagePull" if opts.serving.fast_image_pull else "")
         + "): before the startup probe starts",
     )

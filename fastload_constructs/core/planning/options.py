@@ -8,9 +8,8 @@ from typing import Literal
 from fastload_constructs.core.catalog import GIB
 from fastload_constructs.core.errors import is_whole_number, one_of, require
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
-from fastload_constructs.core.planning.releases import DEFAULT_VLLM_VERSION, release_family
+from fastload_constructs.core.planning.serving import Serving
 
-StreamSource = Literal["s3", "local"]
 KvCacheDtype = Literal["auto", "fp8"]
 
 # vllm/vllm-openai:v0.34.0, compressed bytes pulled from the registry (assumed: the published EKS
@@ -31,7 +30,6 @@ class TuningOptions:
     # KV cache (15% of 0.9 x 45,776 MiB = 5.9 GiB: the 2.5 GiB runtime overhead below plus ~3.4 GiB of
     # KV). With an architecture the KV need for the context is computed instead (see kv_fit).
     kv_cache_reserve_fraction: float = 0.15
-    source: StreamSource = "s3"
     concurrency: int | None = None
     memory_limit_bytes: int | None = None
     distributed: bool | None = None
@@ -55,32 +53,14 @@ class TuningOptions:
     # graphs "took 0.31-0.62 GiB" (vllm logs in issue #20264 and tests/fixtures): 2.5 GiB.
     runtime_overhead_bytes: int = int(2.5 * GIB)
     # --- torch.compile and CUDA graphs ---------------------------------------------------------
-    vllm_version: str = DEFAULT_VLLM_VERSION
     # vLLM's cudagraph_capture_sizes (--compilation-config); None = vLLM's default list.
     cudagraph_capture_sizes: tuple[int, ...] | None = None
     max_num_seqs: int = 256
     # --- scale-out paths -----------------------------------------------------------------------
     image_bytes: int = DEFAULT_IMAGE_BYTES
-    fast_image_pull: bool = True  # nodeadm FastImagePull (SOCI parallel pull), as the reference stack sets
-    node_local_model_cache: bool = False  # weights copied to the node's NVMe once per node
-    shared_compile_cache: bool = False  # compile cache restored from S3 on a fresh node
-    warm_spares: int = 0  # placeholder pods holding a GPU each path-ready
-
-
-# Warm spares per model: one bound for the planner's costing, cdk.json, ServedModel and the chart.
-MAX_WARM_SPARES = 1000
-
-
-def check_spares(value: object, field: str = "warm_spares") -> int:
-    """A count of warm spares (placeholder GPU pods): a whole number from 0 to MAX_WARM_SPARES."""
-    require(
-        is_whole_number(value) and 0 <= value <= MAX_WARM_SPARES,
-        field,
-        value,
-        f"a whole number from 0 to {MAX_WARM_SPARES}",
-    )
-    assert isinstance(value, int)
-    return value
+    # --- how the model is served: image (and so the vLLM release), model cache, shared compile cache,
+    # warm spares, image pull. Recorded on the plan; charts and constructs derive from it.
+    serving: Serving = field(default_factory=Serving)
 
 
 def validate_options(opts: TuningOptions) -> None:
@@ -98,7 +78,7 @@ def validate_options(opts: TuningOptions) -> None:
         opts.kv_cache_reserve_fraction,
         "a number in [0, 1)",
     )
-    one_of("source", opts.source, ("s3", "local"))
+    require(isinstance(opts.serving, Serving), "serving", opts.serving, "a Serving(image=..., model_cache=...)")
     if opts.concurrency is not None:
         require(
             is_whole_number(opts.concurrency) and 1 <= opts.concurrency <= 256,
@@ -152,7 +132,6 @@ def validate_options(opts: TuningOptions) -> None:
         opts.runtime_overhead_bytes,
         "a whole number of bytes >= 0",
     )
-    release_family(opts.vllm_version)
     if opts.cudagraph_capture_sizes is not None:
         sizes = opts.cudagraph_capture_sizes
         require(
@@ -175,4 +154,3 @@ def validate_options(opts: TuningOptions) -> None:
         opts.image_bytes,
         "a positive whole number of bytes",
     )
-    check_spares(opts.warm_spares)

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from fastload_constructs.core.catalog import GpuInstance
 from fastload_constructs.core.model import DTYPE_BYTES, ModelProfile
 from fastload_constructs.core.planning.assumptions import MB
-from fastload_constructs.core.planning.options import StreamSource, TuningOptions
+from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.releases import captured_graphs, default_capture_sizes, release_family
+from fastload_constructs.core.planning.serving import StreamSource
 from fastload_constructs.core.planning.streamer import StreamerSettings, load_network_mb_s
 
 
@@ -95,7 +96,7 @@ def weight_load(
 def compile_seconds(model: ModelProfile, opts: TuningOptions, warm: bool) -> float:
     """torch.compile: none before 0.7; a cache hit costs a release-family constant; a miss costs
     Dynamo (per layer) + Inductor (fixed + per layer), scaled by a calibration factor."""
-    family = release_family(opts.vllm_version)
+    family = release_family(opts.serving.engine_version)
     a = opts.assumptions
     if family == "v0":
         return 0.0
@@ -107,7 +108,7 @@ def compile_seconds(model: ModelProfile, opts: TuningOptions, warm: bool) -> flo
 
 
 def capture_sizes_for(opts: TuningOptions) -> tuple[int, ...]:
-    family = release_family(opts.vllm_version)
+    family = release_family(opts.serving.engine_version)
     if opts.cudagraph_capture_sizes is not None:
         return opts.cudagraph_capture_sizes
     return default_capture_sizes(family, opts.max_num_seqs)
@@ -123,7 +124,7 @@ def cuda_graph_seconds(model: ModelProfile, opts: TuningOptions) -> float:
     Llama-3.1-8B with 1..64, tensorfuse), but a batch larger than the largest size, or between two
     sizes, runs padded to the next size or eagerly: decode throughput at high concurrency falls.
     """
-    family = release_family(opts.vllm_version)
+    family = release_family(opts.serving.engine_version)
     sizes = capture_sizes_for(opts)
     if not sizes:
         return 0.0
@@ -150,7 +151,7 @@ def predict_phases(
 ) -> PhaseEstimate:
     """Seconds per phase of the pod, from bytes over the narrowest pipe and the architecture."""
     a = opts.assumptions
-    seconds, rate = weight_load(model, instance, tp, streamer, opts, source or opts.source)
+    seconds, rate = weight_load(model, instance, tp, streamer, opts, source or opts.serving.stream_source)
     warm = opts.compile_cache_warm if warm_compile is None else warm_compile
     return PhaseEstimate(
         process_start_s=a.process_start_s,

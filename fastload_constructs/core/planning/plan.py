@@ -10,17 +10,17 @@ prose a user reads about them is written by `explain`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fastload_constructs.core.catalog import GIB, GpuInstance, lookup
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.explain import assumption_notes
 from fastload_constructs.core.planning.fit import KvFit, choose_tensor_parallel, kv_fit
-from fastload_constructs.core.planning.options import KvCacheDtype, StreamSource, TuningOptions, validate_options
+from fastload_constructs.core.planning.options import KvCacheDtype, TuningOptions, validate_options
 from fastload_constructs.core.planning.phases import PhaseEstimate, predict_phases
-from fastload_constructs.core.planning.releases import DEFAULT_VLLM_VERSION
 from fastload_constructs.core.planning.scale_out import ScaleOutPaths, scale_out_paths
+from fastload_constructs.core.planning.serving import Serving, StreamSource
 from fastload_constructs.core.planning.streamer import StreamerSettings, streamer_concurrency, streamer_memory_limit
 
 
@@ -44,7 +44,6 @@ class ServingPlan:
     model: ModelProfile
     tensor_parallel_size: int
     gpu_memory_utilization: float
-    source: StreamSource
     streamer: StreamerSettings
     predicted: PhaseEstimate
     startup_probe: StartupProbe
@@ -57,8 +56,20 @@ class ServingPlan:
     # Passed to vLLM only when the user set them (--max-model-len, --compilation-config).
     max_model_len: int | None = None
     cudagraph_capture_sizes: tuple[int, ...] | None = None
-    vllm_version: str = DEFAULT_VLLM_VERSION
     kv_cache_dtype: KvCacheDtype = "auto"  # passed as --kv-cache-dtype when not "auto"
+    # How the model is served (image and so the vLLM release, model cache, shared compile cache, warm
+    # spares, image pull): what the plan was made for, and what charts and constructs apply.
+    serving: Serving = field(default_factory=Serving)
+
+    @property
+    def source(self) -> StreamSource:
+        """Where the serving pod streams weights from."""
+        return self.serving.stream_source
+
+    @property
+    def vllm_version(self) -> str:
+        """The vLLM release planned for (the serving image's)."""
+        return self.serving.engine_version
 
     @property
     def gpus_per_pod(self) -> int:
@@ -129,7 +140,6 @@ def plan(model: ModelProfile, instance_type: str | GpuInstance, options: TuningO
         model=model,
         tensor_parallel_size=tp,
         gpu_memory_utilization=opts.gpu_memory_utilization,
-        source=opts.source,
         streamer=streamer,
         predicted=predicted,
         startup_probe=startup_probe(predicted, opts),
@@ -141,6 +151,6 @@ def plan(model: ModelProfile, instance_type: str | GpuInstance, options: TuningO
         kv_fit=fit,
         max_model_len=opts.max_model_len,
         cudagraph_capture_sizes=opts.cudagraph_capture_sizes,
-        vllm_version=opts.vllm_version,
+        serving=opts.serving,
         kv_cache_dtype=opts.kv_cache_dtype,
     )

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from fastload_constructs.core.catalog import GpuInstance
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.assumptions import MB
-from fastload_constructs.core.planning.options import StreamSource, TuningOptions
+from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.phases import pod_phases, predict_phases, weight_load
+from fastload_constructs.core.planning.serving import StreamSource
 from fastload_constructs.core.planning.streamer import StreamerSettings, streamer_concurrency
 
 HOURS_PER_DAY = 24
@@ -65,29 +66,28 @@ def scale_out_paths(
     Idle cost of N spares: N x TP GPUs x 24 h GPU-hours a day.
     """
     a = opts.assumptions
-    pull_rate = a.image_pull_mb_s * (a.fast_image_pull_speedup if opts.fast_image_pull else 1.0)
+    node_local = opts.serving.model_cache == "node-local"
+    pull_rate = a.image_pull_mb_s * (a.fast_image_pull_speedup if opts.serving.fast_image_pull else 1.0)
     node = (
         ("node_launch", a.node_launch_s),
         ("gpu_registration", a.gpu_registration_s),
         ("image_pull", opts.image_bytes / (pull_rate * MB)),
     )
-    local_streamer = dataclasses.replace(
-        streamer, concurrency=streamer_concurrency(instance, dataclasses.replace(opts, source="local"), tp)
-    )
-    s3_streamer = dataclasses.replace(
-        streamer, concurrency=streamer_concurrency(instance, dataclasses.replace(opts, source="s3"), tp)
-    )
+    local_streamer = dataclasses.replace(streamer, concurrency=streamer_concurrency(instance, opts, tp, source="local"))
+    s3_streamer = dataclasses.replace(streamer, concurrency=streamer_concurrency(instance, opts, tp, source="s3"))
     if opts.concurrency is not None:
         local_streamer = s3_streamer = streamer
-    cold = predict_phases(model, instance, tp, s3_streamer, opts, source="s3", warm_compile=opts.shared_compile_cache)
+    cold = predict_phases(
+        model, instance, tp, s3_streamer, opts, source="s3", warm_compile=opts.serving.shared_compile_cache
+    )
     fresh_pod = pod_phases(cold)
-    if opts.node_local_model_cache:
+    if node_local:
         copy_s, _ = weight_load(model, instance, 1, dataclasses.replace(s3_streamer, distributed=True), opts, "s3")
         local = predict_phases(
-            model, instance, tp, local_streamer, opts, source="local", warm_compile=opts.shared_compile_cache
+            model, instance, tp, local_streamer, opts, source="local", warm_compile=opts.serving.shared_compile_cache
         )
         fresh_pod = (("model_copy", copy_s - a.weight_load_fixed_s), *pod_phases(local))
-    warm_source: StreamSource = "local" if opts.node_local_model_cache else "s3"
+    warm_source: StreamSource = "local" if node_local else "s3"
     warm_streamer = local_streamer if warm_source == "local" else s3_streamer
     warm = predict_phases(model, instance, tp, warm_streamer, opts, source=warm_source, warm_compile=True)
     spare = predict_phases(model, instance, tp, local_streamer, opts, source="local", warm_compile=True)
@@ -95,6 +95,6 @@ def scale_out_paths(
         fresh_node=ScaleOutPath("fresh_node", node + fresh_pod),
         warm_node=ScaleOutPath("warm_node", pod_phases(warm)),
         warm_spare=ScaleOutPath("warm_spare", pod_phases(spare)),
-        warm_spares=opts.warm_spares,
-        spare_gpu_hours_per_day=float(opts.warm_spares * tp * HOURS_PER_DAY),
+        warm_spares=opts.serving.warm_spares,
+        spare_gpu_hours_per_day=float(opts.serving.warm_spares * tp * HOURS_PER_DAY),
     )

@@ -9,6 +9,7 @@ from fastload_constructs.core.catalog import GpuInstance
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.serving import StreamSource
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,9 @@ def load_network_mb_s(instance: GpuInstance, opts: TuningOptions) -> tuple[float
     return instance.pod_burst_gbps * 125 * eff, instance.pod_network_gbps * 125 * eff
 
 
-def streamer_concurrency(instance: GpuInstance, opts: TuningOptions, tp: int = 1) -> int:
+def streamer_concurrency(
+    instance: GpuInstance, opts: TuningOptions, tp: int = 1, source: StreamSource | None = None
+) -> int:
     """Streamer concurrency units per process.
 
     S3: enough CRT clients to fill the NIC a scaling pod gets, which is the whole node's for the
@@ -60,7 +63,7 @@ def streamer_concurrency(instance: GpuInstance, opts: TuningOptions, tp: int = 1
     if opts.concurrency is not None:
         return opts.concurrency
     processes = max(1, tp)
-    if opts.source == "local":
+    if (source or opts.serving.stream_source) == "local":
         return max(8, min(64, math.ceil(16 * max(1, instance.nvme_count) / processes)))
     burst_mb, _ = load_network_mb_s(instance, opts)
     wanted = math.ceil(burst_mb / processes / opts.assumptions.streamer_mb_per_unit)

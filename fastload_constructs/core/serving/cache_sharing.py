@@ -35,6 +35,10 @@ MODEL_CACHE_VOLUME = "model-cache"
 DEFAULT_CACHE_PREFIX = "compile-cache"
 
 
+# Where shared compile-cache archives go in a model bucket unless told otherwise.
+DEFAULT_COMPILE_CACHE_PREFIX = "compile-cache"
+
+
 @dataclass(frozen=True)
 class SharedCompileCache:
     """Where compile-cache archives live: `s3://<bucket>/<prefix>/<key>.tar.gz`."""

@@ -13,7 +13,6 @@ args or env below depends on the pod, the node or the replica.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -21,9 +20,12 @@ from typing import Literal
 from fastload_constructs.core import naming
 from fastload_constructs.core.cluster.karpenter import DO_NOT_DISRUPT
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
+from fastload_constructs.core.naming import VLLM_PRIORITY_CLASS
 from fastload_constructs.core.planning.plan import ServingPlan
+from fastload_constructs.core.planning.releases import image_tag
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.serving.cache_sharing import (
+    DEFAULT_COMPILE_CACHE_PREFIX,
     MODEL_MOUNT_PATH,
     SharedCompileCache,
     SyncContainer,
@@ -33,6 +35,7 @@ from fastload_constructs.core.serving.cache_sharing import (
     publish_compile_cache,
     restore_compile_cache,
 )
+from fastload_constructs.core.serving.plan_record import plan_annotations
 from fastload_constructs.core.serving.streamer_env import streamer_env
 from fastload_constructs.core.serving.warm_check import warm_check as warm_check_container
 from fastload_constructs.core.tokens import CDK_TOKEN, is_token, stable
@@ -43,8 +46,6 @@ from fastload_constructs.core.validation import (
     check_key_prefix,
 )
 
-# vLLM's OpenAI-compatible server image; the tag is part of the compile-cache key.
-DEFAULT_IMAGE = "vllm/vllm-openai:v0.34.0"
 SERVER_PORT = 8000
 # The image's entrypoint has changed between releases; naming the command pins how args are read.
 SERVER_COMMAND = ("vllm", "serve")
@@ -58,9 +59,6 @@ DEFAULT_PVC_SIZE_GIB = 100
 
 CompileCache = Literal["host-path", "pvc", "empty-dir"]
 COMPILE_CACHE_MODES: tuple[str, ...] = ("host-path", "pvc", "empty-dir")
-# Where vLLM streams weights from: straight from S3, or a node-local NVMe copy made once per node.
-ModelCache = Literal["s3", "node-local"]
-MODEL_CACHE_MODES: tuple[str, ...] = ("s3", "node-local")
 
 # Flags server_spec owns; user `extra_args` may not set them a second time. The pipeline- and
 # data-parallel sizes are refused too: the pod asks for TP GPUs, and PP or DP > 1 would need more
@@ -84,8 +82,6 @@ MANAGED_FLAGS = (
     "--quantization",
     "-q",
 )
-
-_IMAGE = re.compile(r"^[a-z0-9][a-z0-9._/:-]*[a-z0-9](:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[a-f0-9]{64})$")
 
 
 @dataclass(frozen=True)
@@ -147,23 +143,8 @@ class VllmServerSpec:
     # Warm spares (core/serving/warm_spares.py): the vLLM pods' PriorityClass, above the placeholders'.
     priority_class_name: str | None = None
     pod_annotations: Mapping[str, str] = field(default_factory=dict)  # on the pod template, beside the chart's
-
-
-def image_tag(image: object) -> str:
-    """The tag (or digest) of a pinned image reference; 'latest' and untagged images are refused.
-
-    The registry host may hold CDK tokens (an ECR mirror in this stack's account and region,
-    `infra.image_mirror`); the repository path and the tag must be literal.
-    """
-    literal = CDK_TOKEN.sub("deploy-time", image) if isinstance(image, str) else image
-    ok = isinstance(image, str) and isinstance(literal, str) and bool(_IMAGE.match(literal))
-    tag = ""
-    if ok:
-        assert isinstance(image, str)
-        tag = image.rsplit("@", 1)[1] if "@" in image else image.rsplit(":", 1)[1]
-        ok = tag != "latest" and not is_token(tag) and not is_token(image.split("/", 1)[-1])
-    require(ok, "image", image, "a pinned image reference such as 'vllm/vllm-openai:v0.34.0' (not 'latest')")
-    return tag
+    # On the Deployment itself: the plan it was made from (core/serving/plan_record.py).
+    annotations: Mapping[str, str] = field(default_factory=dict)
 
 
 def check_model_uri(value: object, field: str = "model_uri") -> str:
@@ -367,8 +348,6 @@ class ServerOptions:
     """Namespace of every object. Default: `inference`."""
     name: str | None = None
     """Deployment/Service name. Default: the model name; set it to run one model twice (e.g. on two types)."""
-    image: str = DEFAULT_IMAGE
-    """A pinned vLLM OpenAI server image; `latest` is refused. Default: `vllm/vllm-openai:v0.34.0`."""
     replicas: int | None = 1
     """Pods of the Deployment. `None`: the Deployment has no `spec.replicas`, an autoscaler owns the count
     (KEDA's HPA with `ServedModel(autoscaling=...)`), so re-applying the manifest never resets it. Default: 1."""
@@ -383,17 +362,14 @@ class ServerOptions:
     """An S3 endpoint override for the streamer (tests, S3-compatible stores). Default: AWS S3."""
     extra_args: tuple[str, ...] = ()
     """More `vllm serve` arguments; flags the plan sets are refused (see MANAGED_FLAGS). Default: none."""
-    shared_compile_cache: SharedCompileCache | None = None
-    """Restore and publish the compile cache through S3. Default: off."""
-    model_cache: ModelCache = "s3"
-    """Stream from `s3` or from a `node-local` NVMe copy (needs a plan with source="local"). Default: `s3`."""
+    compile_cache_prefix: str = DEFAULT_COMPILE_CACHE_PREFIX
+    """Where shared compile-cache archives go in the model's bucket, when the plan's serving choice has
+    `shared_compile_cache` (each model under its own folder). Default: `compile-cache`."""
     verify_staged_model: bool = False
     """With `node-local`, also check each file's SHA-256 against the staging manifest. Default: False."""
     priority_class_name: str | None = None
-    """The pods' PriorityClass (warm spares: core/serving/warm_spares.py). Default: none (the cluster default)."""
-    warm_check: bool = False
-    """A first init container verifying what a warm spare left on the node and logging which path the pod
-    takes (warm or cold). Default: False."""
+    """The pods' PriorityClass. Default: `fastload-vllm` (above the spares') when the plan has warm spares,
+    else none (the cluster default). Set it on every model of a cluster where any model has spares."""
     do_not_disrupt: bool = False
     """Annotate the pods `karpenter.sh/do-not-disrupt: "true"` (`core.cluster.karpenter.DO_NOT_DISRUPT`): Karpenter's
     voluntary disruption (consolidation, drift) skips a node while a vLLM pod loads or serves on it. Set it
@@ -403,7 +379,6 @@ class ServerOptions:
         check_dns_label(self.namespace, "namespace")
         if self.name is not None:
             check_dns1035_label(self.name, "name")
-        image_tag(self.image)
         served = self.served_model_name
         require(
             served is None or (isinstance(served, str) and served != "" and not any(c.isspace() for c in served)),
@@ -431,17 +406,10 @@ class ServerOptions:
             "None or an http(s) URL",
         )
         object.__setattr__(self, "extra_args", check_extra_args(self.extra_args))
-        require(
-            self.shared_compile_cache is None or isinstance(self.shared_compile_cache, SharedCompileCache),
-            "shared_compile_cache",
-            self.shared_compile_cache,
-            "None or a SharedCompileCache(bucket, prefix)",
-        )
-        one_of("model_cache", self.model_cache, MODEL_CACHE_MODES)
+        check_key_prefix(self.compile_cache_prefix, "compile_cache_prefix")
         require(isinstance(self.verify_staged_model, bool), "verify_staged_model", self.verify_staged_model, "a bool")
         if self.priority_class_name is not None:
             check_dns_subdomain(self.priority_class_name, "priority_class_name")
-        require(isinstance(self.warm_check, bool), "warm_check", self.warm_check, "True or False")
         require(isinstance(self.do_not_disrupt, bool), "do_not_disrupt", self.do_not_disrupt, "True or False")
 
 
@@ -455,7 +423,9 @@ def server_spec(
 ) -> VllmServerSpec:
     """Check every input and decide the pod; raises FastloadConfigError naming the bad field.
 
-    `options.priority_class_name` and `options.warm_check` serve warm spares (core/serving/warm_spares.py).
+    What the model is served with (image, model cache, shared compile cache, warm spares) is the plan's
+    (`plan.serving`): nothing here repeats it. With warm spares the pods get the PriorityClass above the
+    spares' and a first init container that checks what a spare left on the node.
     """
     require(isinstance(plan, ServingPlan), "plan", plan, "a ServingPlan from fastload_constructs.tuning.plan")
     opts = options if options is not None else ServerOptions()
@@ -463,13 +433,21 @@ def server_spec(
     check_dns1035_label(model_name, "model_name")
     name = opts.name if opts.name is not None else check_dns1035_label(model_name, "name")
     namespace = opts.namespace
-    image = opts.image
+    serving = plan.serving
+    image = serving.image
     replicas = opts.replicas
     compile_cache = opts.compile_cache
-    model_cache = opts.model_cache
-    shared_compile_cache = opts.shared_compile_cache
+    model_cache = serving.model_cache
     tag = image_tag(image)
     uri = check_model_uri(model_uri)
+    # The shared cache lives in the model's own bucket, under the options' prefix.
+    shared_compile_cache = (
+        SharedCompileCache(uri[len("s3://") :].split("/", 1)[0], opts.compile_cache_prefix)
+        if serving.shared_compile_cache
+        else None
+    )
+    warm_spares = serving.warm_spares > 0
+    priority_class_name = opts.priority_class_name or (VLLM_PRIORITY_CLASS if warm_spares else None)
     served = opts.served_model_name if opts.served_model_name is not None else model_name
     instance = plan.instance
     if compile_cache in ("host-path", "pvc") and not instance.has_instance_store:
@@ -487,18 +465,9 @@ def server_spec(
             f"(one local-nvme volume, one {instance.name}); use 'host-path' to spread replicas",
         )
     require(isinstance(region, str) and region != "", "region", region, "an AWS region such as us-east-1")
-    # The plan's streamer settings and predictions assume one source; the pod must read that one.
-    wanted_source = "local" if model_cache == "node-local" else "s3"
-    require(
-        plan.source == wanted_source,
-        "model_cache",
-        model_cache,
-        f"{'node-local' if plan.source == 'local' else 's3'} for a plan made with source={plan.source!r} "
-        f"(or plan with TuningOptions(source={wanted_source!r}))",
-    )
     if model_cache == "node-local" and not instance.has_instance_store:
         raise FastloadConfigError(
-            "model_cache", model_cache, f"'s3' on {instance.name}, which has no instance-store NVMe"
+            "serving.model_cache", model_cache, f"'s3' on {instance.name}, which has no instance-store NVMe"
         )
 
     node_labels = {naming.WELL_KNOWN_INSTANCE_TYPE: instance.name}
@@ -511,7 +480,7 @@ def server_spec(
     startup, readiness, liveness = probes(plan)
     init_containers: list[SyncContainer] = []
     sidecars: list[SyncContainer] = []
-    if opts.warm_check and (model_cache == "node-local" or compile_cache == "host-path"):
+    if warm_spares and (model_cache == "node-local" or compile_cache == "host-path"):
         init_containers.append(
             warm_check_container(
                 uri,
@@ -563,6 +532,7 @@ def server_spec(
         model_host_path=naming.MODEL_CACHE_HOST_ROOT if model_cache == "node-local" else None,
         init_containers=tuple(init_containers),
         sidecars=tuple(sidecars),
-        priority_class_name=opts.priority_class_name,
+        priority_class_name=priority_class_name,
         pod_annotations={DO_NOT_DISRUPT: "true"} if opts.do_not_disrupt else {},
+        annotations=plan_annotations(plan),
     )

@@ -32,8 +32,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
-from fastload_constructs.core.planning.options import check_spares
+from fastload_constructs.core.naming import SPARE_PRIORITY_CLASS, VLLM_PRIORITY_CLASS
 from fastload_constructs.core.planning.plan import ServingPlan
+from fastload_constructs.core.planning.serving import check_spares
 from fastload_constructs.core.serving.cache_sharing import (
     SyncContainer,
 )
@@ -51,8 +52,6 @@ VLLM_PRIORITY = 1000
 # class (kubernetes.io/docs/tasks/administer-cluster/node-overprovisioning): below 0, so any pod
 # that fits the node may take a spare's place.
 SPARE_PRIORITY = -1000
-VLLM_PRIORITY_CLASS = "fastload-vllm"
-SPARE_PRIORITY_CLASS = "fastload-warm-spare"
 # `sleep infinity` (GNU coreutils, in the Ubuntu-based vllm/vllm-openai image) is PID 1 without a
 # SIGTERM handler: a grace period would only keep the GPU from the pod that preempted it.
 SPARE_COMMAND = ("sleep", "infinity")
@@ -166,16 +165,17 @@ class WarmSpareSpec:
 
 
 def warm_spare_spec(
-    plan: ServingPlan, server: VllmServerSpec, *, spares: int, classes: PriorityClasses | None = None
+    plan: ServingPlan, server: VllmServerSpec, *, classes: PriorityClasses | None = None
 ) -> WarmSpareSpec:
-    """The placeholders for `server` (built from `plan`); `spares` of them. Raises FastloadConfigError."""
-    check_spares(spares)
+    """The placeholders for `server` (built from `plan`): the plan's `serving.warm_spares` of them.
+    Raises FastloadConfigError."""
+    spares = check_spares(plan.serving.warm_spares, "serving.warm_spares")
     require(isinstance(server, VllmServerSpec), "server", server, "a VllmServerSpec from vllm_server.server_spec")
     classes = classes or priority_classes()
     instance = plan.instance
     if spares > 0 and not instance.has_instance_store:
         raise FastloadConfigError(
-            "warm_spares",
+            "serving.warm_spares",
             spares,
             f"0 on {instance.name}, which has no instance-store NVMe (a spare leaves the image, the model "
             "copy and the compile cache on the node's RAID0 array)",

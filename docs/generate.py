@@ -1,0 +1,139 @@
+"""Regenerate the docs' generated parts from the code: `make docs` (tests/test_docs.py checks them).
+
+A generated part sits between `<!-- generated: NAME -->` and `<!-- end generated -->` in README.md or
+docs/*.md; NAME is a function of GENERATORS below. `docs/api.md` is written whole from the docstrings
+of every name the package root exports. Figures in the README come only from here, so they cannot go
+stale: a test regenerates every part and fails when the file says something else.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+BLOCK = re.compile(r"(<!-- generated: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- end generated -->)", re.S)
+DOCUMENTS = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
+API_PAGE = ROOT / "docs" / "api.md"
+
+
+def _reference_plans() -> list[tuple[str, object]]:
+    """(model name, plan) of every model of cdk.json, parsed as `cdk synth` parses them."""
+    from stacks.config import parse_reference_config
+
+    context = json.loads((ROOT / "cdk.json").read_text())["context"]
+    config = parse_reference_config(context)
+    return [(m.name, m.serving_plan()) for m in config.models]
+
+
+def reference_plan() -> str:
+    """The reference app's models, phase by phase per scale-out path (seconds), as planned now."""
+    rows: list[str] = []
+    for name, p in _reference_plans():
+        paths = p.scale_out_paths  # type: ignore[attr-defined]
+        names: list[str] = []
+        for path in paths.as_tuple():
+            names += [n for n, _ in path.phases if n not in names]
+        header = "| " + name + " on " + p.instance.name + " (vLLM " + p.vllm_version + ") | "  # type: ignore[attr-defined]
+        header += " | ".join(path.name.replace("_", " ") for path in paths.as_tuple()) + " |"
+        rows += [header, "| --- |" + " ---: |" * len(paths.as_tuple())]
+        for phase in names:
+            cells = [
+                f"{path.seconds(phase):.1f}" if any(n == phase for n, _ in path.phases) else "-"
+                for path in paths.as_tuple()
+            ]
+            rows.append(f"| {phase.replace('_', ' ')} | " + " | ".join(cells) + " |")
+        rows.append("| **total (s)** | " + " | ".join(f"**{path.total_s:.1f}**" for path in paths.as_tuple()) + " |")
+        rows.append("")
+    return "\n".join(rows)
+
+
+GENERATORS: dict[str, Callable[[], str]] = {"reference-plan": reference_plan}
+
+
+def render(text: str) -> str:
+    """`text` with every generated part regenerated."""
+
+    def one(match: re.Match[str]) -> str:
+        name = match["name"]
+        if name not in GENERATORS:
+            raise SystemExit(f"docs: no generator named {name!r} (known: {', '.join(GENERATORS)})")
+        body = GENERATORS[name]().rstrip("\n") + "\n"
+        return match.group(1) + body + match.group(4)
+
+    return BLOCK.sub(one, text)
+
+
+def _signature(obj: object) -> str:
+    try:
+        text = str(inspect.signature(obj))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return ""
+    # Default values that are objects print their address, which changes every run.
+    return re.sub(r"<([\w.]+) object at 0x[0-9a-f]+>", r"\1(...)", text)
+
+
+def api_reference() -> str:
+    """docs/api.md: every name `fastload_constructs` exports, its signature and docstring."""
+    import fastload_constructs
+
+    lines = [
+        "# API reference",
+        "",
+        "Generated from the docstrings by `make docs` (`docs/generate.py`); do not edit by hand.",
+        "Every name is importable from the package root: `from fastload_constructs import ServedModel`.",
+        "",
+    ]
+    for name in fastload_constructs.__all__:
+        obj = getattr(fastload_constructs, name)
+        module = getattr(obj, "__module__", "") or ""
+        kind = "class" if inspect.isclass(obj) else "function" if callable(obj) else "value"
+        lines.append(f"## `{name}`")
+        lines.append("")
+        lines.append(f"{kind} in `{module}`" if module else kind)
+        lines.append("")
+        if kind != "value":
+            target = obj.__init__ if inspect.isclass(obj) and "__init__" in vars(obj) else obj  # type: ignore[misc]
+            signature = _signature(target).replace("(self, ", "(").replace("(self)", "()")
+            if signature:
+                lines += ["```python", f"{name}{signature}", "```", ""]
+        doc = inspect.getdoc(obj) if kind != "value" else None
+        if doc:
+            lines += [doc, ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str]) -> int:
+    check = "--check" in argv
+    stale: list[str] = []
+    for path in DOCUMENTS:
+        text = path.read_text()
+        new = render(text)
+        if new != text:
+            stale.append(str(path.relative_to(ROOT)))
+            if not check:
+                path.write_text(new)
+    api = api_reference()
+    if not API_PAGE.exists() or API_PAGE.read_text() != api:
+        stale.append(str(API_PAGE.relative_to(ROOT)))
+        if not check:
+            API_PAGE.write_text(api)
+    if check and stale:
+        print("docs: stale, run `make docs`: " + ", ".join(stale), file=sys.stderr)
+        return 1
+    print("docs: " + ("up to date" if not stale else "regenerated " + ", ".join(stale)))
+    return 0
+
+
+if __name__ == "__main__":
+    from fastload_constructs.jsii_node import use_packaged_node
+
+    use_packaged_node()
+    sys.exit(main(sys.argv[1:]))

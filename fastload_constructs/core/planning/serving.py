@@ -1,0 +1,100 @@
+"""How a model is served: the choices that change what a new replica's start-up does, made once.
+
+`Serving` is given to the planner once (`TuningOptions(serving=...)`) and recorded on
+the plan (`plan.serving`). Everything downstream derives from the plan: the vLLM
+chart's image, model path and cache containers, the warm spares `ServedModel` applies,
+the nodes' image-pull setting in the reference stack. Nothing is entered twice, so a
+plan that predicts a warm-spare path always comes with its spares, and a Deployment
+built from an image tag is planned for that image's vLLM release.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from fastload_constructs.core.errors import is_whole_number, one_of, require
+from fastload_constructs.core.planning.releases import DEFAULT_IMAGE, release_family, version_from_image
+
+ModelCache = Literal["s3", "node-local"]
+MODEL_CACHE_MODES: tuple[str, ...] = ("s3", "node-local")
+StreamSource = Literal["s3", "local"]
+
+# Warm spares per model: one bound for the planner's costing, cdk.json, ServedModel and the chart.
+MAX_WARM_SPARES = 1000
+
+
+def check_spares(value: object, field: str = "warm_spares") -> int:
+    """A count of warm spares (placeholder GPU pods): a whole number from 0 to MAX_WARM_SPARES."""
+    require(
+        is_whole_number(value) and 0 <= value <= MAX_WARM_SPARES,
+        field,
+        value,
+        f"a whole number from 0 to {MAX_WARM_SPARES}",
+    )
+    assert isinstance(value, int)
+    return value
+
+
+@dataclass(frozen=True)
+class Serving:
+    """How one model is served. Every field is checked here, once.
+
+    - `image`: the pinned vLLM OpenAI server image (`latest` refused). Its tag is the vLLM release the
+      plan is made for (`vllm/vllm-openai:v0.8.5` plans 0.8.5's compile and CUDA-graph behaviour).
+      Default: `vllm/vllm-openai:v0.34.0`.
+    - `vllm_version`: only for an image whose tag names no release (a digest, a custom tag).
+      Default: None, read from the tag.
+    - `model_cache`: `s3` (stream from S3) or `node-local` (copy to the node's NVMe once, stream
+      from there). Default: `s3`.
+    - `shared_compile_cache`: restore torch.compile's cache from S3 on a fresh node and publish it.
+      Default: False.
+    - `warm_spares`: placeholder pods of the model's shape holding a GPU node path-ready. Default: 0.
+    - `fast_image_pull`: the nodes pull with nodeadm FastImagePull (SOCI parallel pull and unpack).
+      Default: True.
+    """
+
+    image: str = DEFAULT_IMAGE
+    vllm_version: str | None = None
+    model_cache: ModelCache = "s3"
+    shared_compile_cache: bool = False
+    warm_spares: int = 0
+    fast_image_pull: bool = True
+
+    def __post_init__(self) -> None:
+        tagged = version_from_image(self.image)
+        if self.vllm_version is None:
+            require(
+                tagged is not None,
+                "serving.vllm_version",
+                None,
+                f"the vLLM release of {self.image!r}, whose tag names none (e.g. vllm_version='0.34.0')",
+            )
+        else:
+            release_family(self.vllm_version, "serving.vllm_version")  # a release such as 0.34.0
+            require(
+                tagged is None or tagged == self.vllm_version.lstrip("v"),
+                "serving.vllm_version",
+                self.vllm_version,
+                f"None: the image tag already names vLLM {tagged}",
+            )
+        one_of("serving.model_cache", self.model_cache, MODEL_CACHE_MODES)
+        for name in ("shared_compile_cache", "fast_image_pull"):
+            value = getattr(self, name)
+            require(isinstance(value, bool), f"serving.{name}", value, "True or False")
+        check_spares(self.warm_spares, "serving.warm_spares")
+
+    @property
+    def engine_version(self) -> str:
+        """The vLLM release this model runs: the image tag's, else `vllm_version`."""
+        version = self.vllm_version if self.vllm_version is not None else version_from_image(self.image)
+        assert version is not None  # __post_init__ refused an image without one
+        return version.lstrip("v")
+
+    @property
+    def stream_source(self) -> StreamSource:
+        """Where the serving pod's streamer reads weights from."""
+        return "local" if self.model_cache == "node-local" else "s3"
+
+
+__all__ = ["MAX_WARM_SPARES", "MODEL_CACHE_MODES", "ModelCache", "Serving", "StreamSource", "check_spares"]
