@@ -116,7 +116,7 @@ def _warm_spares(model_cache: str) -> dict[str, Any]:
         model_uri="s3://models-bucket/models/llama-70b",
         region="us-east-1",
     )
-    return dict(plan=serving, server=server, spares=2)
+    return dict(plan=serving, server=server)
 
 
 # Chart class name -> (case name, keyword arguments) to synthesise it with.

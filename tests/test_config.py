@@ -146,13 +146,14 @@ def test_an_unknown_model_key_names_the_closest_model_keys():
     assert err.value.field == "fastload:models[0].extraArg" and "closest: extraArgs" in err.value.accepted
 
 
-def test_image_and_extra_args_reach_the_server_options():
+def test_image_reaches_the_plan_and_extra_args_the_server_options():
     (model,) = parse_reference_config(
         context(model={"image": "vllm/vllm-openai:v0.35.1", "extraArgs": ["--max-num-seqs", "64", "--enforce-eager"]})
     ).models
-    options = model.server_options()
-    assert options.image == "vllm/vllm-openai:v0.35.1"
-    assert options.extra_args == ("--max-num-seqs", "64", "--enforce-eager")
+    # The image is how the model is served: the plan is made for its release and records it.
+    p = model.serving_plan()
+    assert p.serving.image == "vllm/vllm-openai:v0.35.1" and p.vllm_version == "0.35.1"
+    assert model.server_options().extra_args == ("--max-num-seqs", "64", "--enforce-eager")
 
 
 @pytest.mark.parametrize(

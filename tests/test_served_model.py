@@ -310,8 +310,10 @@ def test_access_and_do_not_disrupt_are_rendered_on_the_server():
 @pytest.mark.parametrize(
     "props, field",
     [
-        ({"warm_spares": True}, "warm_spares"),
-        ({"warm_spares": 1}, "server.priority_class_name"),
+        (
+            {"plan": planned(LLAMA, "g6e.2xlarge", warm_spares=1), "server": ServerOptions(priority_class_name="low")},
+            "server.priority_class_name",
+        ),
         ({"access": "namespace-only"}, "access"),
         ({"autoscaling": "keda"}, "autoscaling"),
         ({"keda": Autoscaling(1, 3), "server": ServerOptions(replicas=2)}, "server.replicas"),
@@ -346,8 +348,7 @@ def test_bad_new_options_are_refused_naming_the_field(props, field):
                 bucket=bucket,
                 prefix="m",
                 model_name="llama",
-                plan=plan(LLAMA, "g6e.2xlarge"),
-                **props,
+                **{"plan": plan(LLAMA, "g6e.2xlarge"), **props},
             )
     assert err.value.field == field
     assert str(err.value).startswith(f"{field}: got ")

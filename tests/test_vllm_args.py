@@ -138,8 +138,6 @@ def test_version_label_is_a_valid_label_value_for_digests():
 @pytest.mark.parametrize(
     "kwargs, field",
     [
-        ({"image": "vllm/vllm-openai"}, "image"),
-        ({"image": "vllm/vllm-openai:latest"}, "image"),
         ({"model_uri": "https://example.com/models/llama"}, "model_uri"),
         ({"model_uri": "s3://Bad_Bucket/models/llama"}, "model_uri.bucket"),
         ({"model_uri": "s3://fastload-test-models"}, "model_uri.prefix"),

@@ -1,8 +1,10 @@
 """Cold-start reports from vLLM server logs: which start-up phase took the time.
 
 `patterns` holds the log-line regexes (with the vLLM release each came from),
-`parser` turns log lines (streamed) into a `ColdStartReport`, `render` prints tables and
-JSON, `plot` draws stacked bars (imports matplotlib), `kubectl` reads pod logs.
+`scanner` reads log lines (streamed) into a `records.Timeline`, `phases/` works out
+one start-up phase per module, `parser` puts them into a `ColdStartReport` (the entry
+points), `render` prints tables and JSON, `plot` draws stacked bars (imports
+matplotlib), `kubectl` reads pod logs.
 """
 
 from fastload_constructs.coldstart.parser import (

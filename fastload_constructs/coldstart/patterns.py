@@ -22,10 +22,12 @@ ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m|\[[0-9][0-9;]*m")
 #   kubectl logs --timestamps / docker logs -t: "2026-12-02T17:00:05.123456789Z "
 #   docker compose, Portainer: "2026-05-01 20:54:16.988 | "; TorchServe: "2024-09-13T22:26:20,870 "
 #   bracketed collectors: "[2025-08-12T08:42:31Z] "
+# A stamp alone on its line is kept too: kubectl prints one before each tqdm redraw (the bar follows
+# a carriage return, and copies of the log put it on the next line).
 # This clock wins over vLLM's own (no year, no zone, the container's local time).
 COLLECTOR_TIMESTAMP = re.compile(
     r"^\[?(?P<date>\d{4}-\d{2}-\d{2})[T ](?P<clock>\d{2}:\d{2}:\d{2})(?:[.,](?P<fraction>\d+))?"
-    r"(?P<zone>Z|[+-]\d{2}:?\d{2})?\]?(?:\s+\|)?\s"
+    r"(?P<zone>Z|[+-]\d{2}:?\d{2})?\]?(?:\s+\|)?(?:\s|$)"
 )
 
 # Box drawing that terminal UIs (k9s, lazydocker) put around copied lines, and
@@ -45,12 +47,14 @@ PROCESS_PREFIX = re.compile(r"\((?P<process>[A-Za-z][\w.-]*(?: [\w=.-]+)?) pid=(
 #   0.34.0:      "(%(vllm_process_name)s pid=%(process)d) %(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] %(message)s"
 #   0.10-0.11:   "%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] %(message)s" (0.11: fileinfo)
 #   0.6.6:       "%(levelname)s %(asctime)s %(filename)s:%(lineno)d] %(message)s" (no opening bracket)
+#   without the time: "INFO [model.py:531] Resolved architecture: ..." (a vLLM 0.17 ROCm pod read with
+#   `kubectl logs --timestamps`, whose collector clock times it; a JSON record rebuilt by forms.py)
 # `search`, not `match`: a collector prefix or VLLM_LOGGING_PREFIX may come first.
 RECORD = re.compile(
     rf"(?:{_PREFIX})?"
     r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+"
-    r"(?P<time>\d{2}-\d{2} \d{2}:\d{2}:\d{2})(?:[.,]\d+)?\s+"
-    r"\[?(?P<source>[\w./-]+\.py:\d+)\]\s?(?P<message>.*)$"
+    r"(?:(?P<time>\d{2}-\d{2} \d{2}:\d{2}:\d{2})(?:[.,]\d+)?\s+\[?|\[)"
+    r"(?P<source>[\w./-]+\.py:\d+)\]\s?(?P<message>.*)$"
 )
 
 # runai_model_streamer/__init__.py (0.17.1) with RUNAI_STREAMER_LOG_TO_STDERR=1:
@@ -69,6 +73,53 @@ UNTIMED = re.compile(rf"^(?:{_PREFIX})*(?P<level>INFO|WARNING|ERROR):\s+(?P<mess
 
 # A Python exception line at the end of a traceback, e.g. "torch.OutOfMemoryError: CUDA out of memory."
 EXCEPTION_LINE = re.compile(rf"^(?:{_PREFIX})*(?P<message>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception): .+)$")
+
+# A traceback frame, as Python prints it: '  File "/.../vllm/v1/worker/gpu_model_runner.py", line 2410, in capture_model'.
+TRACEBACK_FRAME = re.compile(r'File "(?P<path>[^"]+)", line \d+, in (?P<function>[\w<>.]+)')
+
+# What a traceback says was running: vLLM and torch functions that do one phase's work and call no other
+# phase's (outer functions such as EngineCore._initialize_kv_caches or Worker.determine_available_memory
+# wrap torch.compile, the KV-cache sizing and capture together, so they name none). The innermost
+# frame (or code line) that matches, before the root-cause exception, names the phase; first rule wins.
+#   cuda_graph: vllm/v1/worker/gpu_model_runner.py `capture_model` (0.8.5-0.34.0), vllm/worker/model_runner.py
+#     `capture_model` (V0); on TPU, tpu_model_runner.py `capture_model` is XLA's precompile (graph_compile).
+#   weight_load: model_runner `load_model`, loaders' `load_weights` / `load_model` / `download_model`,
+#     `process_weights_after_loading`.
+#   kv_cache_profiling: vllm/v1/core/kv_cache_utils.py `get_kv_cache_config(s)`, `check_enough_kv_cache_memory`;
+#     V0 worker.py `determine_num_available_blocks`, `raise_if_cache_size_invalid` (not `initialize_cache`,
+#     which also warms up and captures); the KV-cache allocation `initialize_kv_cache`, `_allocate_kv_cache_tensors`.
+#   engine_init: worker `init_device`, vllm/distributed/parallel_state.py `init_distributed_environment`,
+#     `initialize_model_parallel`, `ensure_model_parallel_initialized`.
+#   dynamo_transform: torch/_dynamo's tracing (convert_frame.py, symbolic_convert.py, output_graph.py), not
+#     eval_frame.py, through which every call of a compiled model passes.
+#   graph_compile: torch/_inductor/compile_fx.py, vllm/compilation/backends.py and compiler_interface.py.
+FAILING_CALLS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("graph_compile", re.compile(r'tpu\w*\.py", line \d+, in capture_model\b')),
+    ("cuda_graph", re.compile(r"\b(?:capture_model|_capture_cudagraphs)\b")),
+    ("dynamo_transform", re.compile(r"torch/_dynamo/(?:convert_frame|symbolic_convert|output_graph)\.py")),
+    (
+        "graph_compile",
+        re.compile(r"torch/_inductor/compile_fx\.py|vllm/compilation/(?:backends|compiler_interface)\.py"),
+    ),
+    (
+        "kv_cache_profiling",
+        re.compile(
+            r"\b(?:get_kv_cache_configs?|_?check_enough_kv_cache_memory|determine_num_available_blocks"
+            r"|raise_if_cache_size_invalid|initialize_kv_cache|_allocate_kv_cache_tensors)\b"
+        ),
+    ),
+    (
+        "weight_load",
+        re.compile(r"\b(?:load_model|load_weights|download_model|process_weights_after_loading)\b"),
+    ),
+    (
+        "engine_init",
+        re.compile(
+            r"\b(?:init_device|init_distributed_environment|initialize_model_parallel"
+            r"|ensure_model_parallel_initialized)\b"
+        ),
+    ),
+)
 
 # Failures whose message names the phase, whatever line came last:
 #   KV cache: vllm/v1/core/kv_cache_utils.py (0.9.2-0.34.0) "To serve at least one request with the
@@ -122,6 +173,13 @@ class LineKind(Enum):
     SERVER_STARTING = "server_starting"
     SERVER_READY = "server_ready"
     VERSION = "version"
+    # Loading under way: the checkpoint-shard progress bar (100%: the read has ended).
+    WEIGHTS_PROGRESS = "weights_progress"
+    # TPU (tpu-inference, JAX): the weights are in HBM; the load printed no duration.
+    WEIGHTS_ON_DEVICE = "weights_on_device"
+    # TPU: the XLA precompile of every input shape (its compile phase) starts or moves to the next shape.
+    XLA_COMPILE_START = "xla_compile_start"
+    XLA_COMPILED = "xla_compiled"
 
 
 # The Run:ai streamer's summary, searched anywhere in a line: it is printed bare
@@ -140,9 +198,14 @@ STREAMER_SUMMARY = re.compile(
 # Progress bars printed without an envelope that still mark a phase:
 #   CUDA graph capture starts: vllm/v1/worker/gpu_model_runner.py tqdm desc "Capturing CUDA graph shapes"
 #   (0.8.5-0.10.0), "Capturing CUDA graphs ({mode}, {runtime_mode})" (0.10.1-0.34.0).
+# vLLM's process prefix may come first.
 BARE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
-    (LineKind.CUDA_GRAPH_START, re.compile(r"^Capturing CUDA graph(?:s \(| shapes)")),
+    (LineKind.CUDA_GRAPH_START, re.compile(rf"^(?:{_PREFIX})*Capturing CUDA graph(?:s \(| shapes)")),
 )
+# Progress that times no phase but shows which one was running (where a failure belongs):
+#   vllm/model_executor/model_loader/weight_utils.py (0.6.6-0.34.0) tqdm desc "Loading safetensors checkpoint
+#   shards" ("Loading pt checkpoint shards" for .bin/.pt), bar_format "{desc}: {percentage:3.0f}% Completed | ...".
+WEIGHTS_PROGRESS = re.compile(rf"^(?:{_PREFIX})*Loading \w+ checkpoint shards:\s+(?P<percent>\d+)% Completed\b")
 
 # (kind, pattern searched in the message); first match wins.
 MESSAGE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
@@ -233,6 +296,27 @@ MESSAGE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
     # vllm/entrypoints/openai/api_server.py (0.6.6-0.11.0): "vLLM API server version %s";
     #   vllm/v1/engine/core.py (0.8.5-0.34.0): "Initializing a V1 LLM engine (v%s) with config: %s";
     #   vllm/engine/llm_engine.py (0.6.x-0.9.2): "Initializing a V0 LLM engine (v%s)" / "Initializing an LLM engine (v%s)"
+    # TPU back ends, whose compile phase is XLA's precompile of every input shape:
+    #   vLLM V1 PyTorch/XLA vllm/v1/worker/tpu_model_runner.py (0.8.x): "Compiling the model with different
+    #   input shapes.", "  -- num_tokens: %d", "Compilation finished in %.2f [secs]." (printed "in in" in
+    #   some builds), then "Compiling sampling with different input shapes.", "  -- num_tokens: %d, num_seqs: %d";
+    #   vLLM V0 vllm/worker/tpu_model_runner.py (0.6.x): "Compiling the model with different input shapes...",
+    #   "batch_size: %d, seq_len: %d";
+    #   tpu-inference (JAX) compilation_manager.py: "Precompile worker0 sample --> {...}" and
+    #   "Compilation finished in %.2f [secs]." per shape.
+    (
+        LineKind.XLA_COMPILE_START,
+        re.compile(
+            r"^(?:Compiling (?:the model|sampling) with different input shapes\b"
+            r"|-- num_tokens: \d+|batch_size: \d+, seq_len: \d+$|Precompile \S+ .*-->)"
+        ),
+    ),
+    (LineKind.XLA_COMPILED, re.compile(rf"^Compilation finished in (?:in )?{_NUM} \[secs\]\.?$")),
+    # tpu-inference (JAX) model_loader.py: "Loading model with MODEL_IMPL_TYPE=%s" starts the load;
+    #   tpu_runner.py / tpu_jax_runner.py `load_model` ends it with "Init model | hbm=%sGiB" (HBM in use once
+    #   the weights have landed).
+    (LineKind.WEIGHTS_START, re.compile(r"^Loading model with MODEL_IMPL_TYPE=\S+$")),
+    (LineKind.WEIGHTS_ON_DEVICE, re.compile(r"^Init model \| hbm=")),
     (
         LineKind.VERSION,
         re.compile(
@@ -262,6 +346,13 @@ KEYWORDS = (
     "Application startup",
     "API server version",
     "LLM engine (v",
+    "input shapes",
+    "num_tokens:",
+    "seq_len:",
+    "Precompile",
+    "Compilation finished",
+    "MODEL_IMPL_TYPE",
+    "Init model",
 )
 # Substrings without which a line holds no ANSI colour code (with or without its ESC byte).
 ANSI_HINTS = ("\x1b[", "[0;", "[1;", "[0m")
@@ -288,3 +379,9 @@ def classify_bare(line: str) -> tuple[LineKind, re.Match[str]] | None:
         if found:
             return kind, found
     return None
+
+
+def classify_progress(line: str) -> tuple[LineKind, re.Match[str]] | None:
+    """A progress bar that shows a phase running (the checkpoint-shard bar), or None."""
+    found = WEIGHTS_PROGRESS.search(line)
+    return (LineKind.WEIGHTS_PROGRESS, found) if found else None

@@ -1,0 +1,14 @@
+"""cuda_graph: "Graph capturing finished in ... secs" of the slowest-capturing worker."""
+
+from __future__ import annotations
+
+from fastload_constructs.coldstart.patterns import LineKind
+from fastload_constructs.coldstart.records import Evidence, LogEvent, seconds_of
+
+
+def cuda_graphs(events: list[LogEvent]) -> tuple[float | None, list[Evidence]]:
+    captures = [e for e in events if e.kind is LineKind.CUDA_GRAPH]
+    if not captures:
+        return None, []
+    slowest = max(captures, key=seconds_of)
+    return seconds_of(slowest), [Evidence("cuda_graph", slowest.line_number, slowest.text, "")]

@@ -1,0 +1,328 @@
+"""One pass over a log's lines: recognise the start-up lines, keep only those (and the errors).
+
+Memory is bounded by the start-up section, not by the file: lines are fed one at a
+time and only recognised events and error lines are kept; reading stops at
+"Application startup complete.".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from datetime import datetime, timedelta
+from typing import IO
+
+from fastload_constructs.coldstart import forms, patterns
+from fastload_constructs.coldstart.patterns import LineKind
+from fastload_constructs.coldstart.records import LogEvent, Problem, Timeline
+
+# vLLM's datefmt "%m-%d %H:%M:%S" has no year; a leap year lets "02-29" parse.
+_BASE_YEAR = 2000
+# Longer lines are cut here (a 200 MB line without a newline must not be held whole).
+MAX_LINE_CHARS = 64 * 1024
+_EVIDENCE_CHARS = 400
+# A log's events and the errors after its last start-up line are capped (a crash loop can print millions).
+_MAX_EVENTS = 100_000
+_MAX_PROBLEMS = 1_000
+# Substrings without which a line holds no bare start-up event (see patterns.classify_bare).
+_BARE_HINTS = ("RunAI", "Capturing", "checkpoint shards")
+
+_LEVELS = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s")
+_VLLM_TIME = re.compile(r"^(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$")
+
+
+def parse_time(text: str, previous: datetime | None) -> datetime:
+    """Read "MM-DD HH:MM:SS" in the year of `previous`, moving on a year when the clock wraps past New Year."""
+    year = previous.year if previous is not None else _BASE_YEAR
+    found = _VLLM_TIME.match(text)
+    if found is None:
+        raise ValueError(f"not MM-DD HH:MM:SS: {text!r}")
+    month, day, hour, minute, second = (int(g) for g in found.groups())
+    try:
+        at = datetime(year, month, day, hour, minute, second)
+    except ValueError:  # 02-29 outside a leap year
+        at = datetime(_BASE_YEAR, month, day, hour, minute, second)
+    if previous is not None:
+        if previous - at > timedelta(days=180):
+            at = _with_year(at, at.year + 1)
+        elif at - previous > timedelta(days=180):
+            at = _with_year(at, at.year - 1)
+    return at
+
+
+def _vllm_time(text: str, previous: datetime | None) -> datetime | None:
+    """`parse_time`, or None for a date no calendar has (month 13, February 30): that line is read untimed."""
+    try:
+        return parse_time(text, previous)
+    except ValueError:
+        return None
+
+
+def _with_year(moment: datetime, year: int) -> datetime:
+    try:
+        return moment.replace(year=year)
+    except ValueError:  # 02-29
+        return moment.replace(year=year, day=28)
+
+
+def nearest_year(moment: datetime, anchor: datetime) -> datetime:
+    """`moment` moved to the year that puts it closest to `anchor` (vLLM's times carry no year)."""
+    candidates = []
+    for year in (anchor.year - 1, anchor.year, anchor.year + 1):
+        try:
+            candidates.append(moment.replace(year=year))
+        except ValueError:  # 02-29 outside a leap year
+            continue
+    return min(candidates, key=lambda c: abs(c - anchor))
+
+
+def _process_key(process: str | None, pid: str | None) -> str:
+    """One name per process: the vLLM prefix, with its pid so V0's identical worker names stay apart."""
+    return f"{process} pid={pid}" if process else "main"
+
+
+def _innermost_prefix(line: str) -> tuple[str | None, str | None]:
+    found = list(patterns.PROCESS_PREFIX.finditer(line))
+    return (found[-1]["process"], found[-1]["pid"]) if found else (None, None)
+
+
+# Events after which the start has made progress: an error before one of them was survived.
+_MILESTONES = frozenset(LineKind) - {LineKind.VERSION}
+
+
+class _Scanner:
+    """Feeds lines one at a time; keeps only what the report needs."""
+
+    def __init__(self) -> None:
+        self.timeline = Timeline()
+        # The vLLM time of the last record that mattered to nothing, parsed only when needed.
+        self.lazy_time: str | None = None
+        # Events seen before any line carried a time, held until one does.
+        self.untimed: list[tuple[str, LineKind, dict[str, str], int, str, int]] = []
+        # The last line that carried a collector's stamp.
+        self.stamped_line = 0
+
+    def _settle(self) -> None:
+        if self.lazy_time is not None:
+            at = _vllm_time(self.lazy_time, self.timeline.last_at)
+            if at is not None:
+                self._advance(at)
+            self.lazy_time = None
+
+    def _note_signals(self, process: str | None, pid: str | None, source: str, message: str) -> None:
+        t = self.timeline
+        if (process or "").startswith(patterns.SERVER_PROCESS) or patterns.SERVER_SOURCE.search(source):
+            t.server_signal = True
+        if process and pid and patterns.WORKER_PROCESS.match(process):
+            t.worker_pids.add(pid)
+            if process.startswith("VllmWorkerProcess"):
+                t.v0_worker_processes = True
+        if "world" in message:
+            size = patterns.WORLD_SIZE.search(message)
+            if size:
+                t.world_sizes.add(int(size["a"] or size["b"]))
+        if "tensor_parallel_size=" in message:
+            config = patterns.PARALLEL_CONFIG.search(message)
+            if config:
+                t.parallel_config = max(t.parallel_config, int(config["tp"]) * int(config["pp"]))
+
+    def _add_problem(self, is_exception: bool, text: str, number: int, at: datetime | None) -> None:
+        t = self.timeline
+        if t.problems_after_last_event < _MAX_PROBLEMS:
+            t.problems.append(Problem(is_exception, text[:_EVIDENCE_CHARS], number, at))
+            t.problems_after_last_event += 1
+
+    def _add_frame(self, line: str, number: int) -> None:
+        """A bare traceback frame ('File "...", line N, in f'): it names what was running when a start failed."""
+        t = self.timeline
+        if len(t.frames) < _MAX_PROBLEMS:  # emptied at every start-up line, as the errors are
+            t.frames.append(Problem(False, line[:_EVIDENCE_CHARS], number, None))
+
+    def _add_event(
+        self,
+        at: datetime | None,
+        process: str,
+        found: tuple[LineKind, re.Match[str]],
+        number: int,
+        text: str,
+        repeated: int,
+    ) -> None:
+        t = self.timeline
+        kind, match = found
+        if len(t.events) + len(self.untimed) >= _MAX_EVENTS:
+            return
+        values = {k: v for k, v in match.groupdict().items() if v is not None and k not in ("process", "pid")}
+        if at is None:
+            # A progress bar before the log's first timed line: it takes that line's time.
+            self.untimed.append((process, kind, values, number, text[:_EVIDENCE_CHARS], repeated))
+        else:
+            self._flush_untimed(at)
+            t.events.append(LogEvent(at, process, kind, values, number, text[:_EVIDENCE_CHARS], repeated))
+        if kind in _MILESTONES:
+            # Errors before this line were survived; keep only the latest as a last resort.
+            t.problems = t.problems[-1:]
+            t.frames = []
+            t.problems_after_last_event = 0
+        if kind is LineKind.SERVER_READY:
+            t.server_signal = True
+            t.stopped_at_ready = True
+
+    def _advance(self, at: datetime) -> None:
+        t = self.timeline
+        t.first_at = t.first_at or at
+        if t.last_at is None or at >= t.last_at:
+            t.last_at = at
+        self._flush_untimed(at)
+
+    def _flush_untimed(self, at: datetime) -> None:
+        if self.untimed:
+            held, self.untimed = self.untimed, []
+            self.timeline.events.extend(LogEvent(at, *fields) for fields in held)
+
+    def _unwrap(self, raw: str) -> tuple[str, datetime | None]:
+        """The line vLLM wrote, and the collector's time when the log has a collector clock (see forms.py)."""
+        t = self.timeline
+        line = raw[:MAX_LINE_CHARS].rstrip("\r\n")
+        if any(hint in line for hint in patterns.ANSI_HINTS):
+            line = patterns.ANSI_ESCAPE.sub("", line)
+        line = line.strip(patterns.FRAME_CHARS)
+        collector_at: datetime | None = None
+        envelope = forms.unwrap_json(line) if line.endswith("}") else None
+        if envelope is not None:
+            line, collector_at = envelope.line.strip(patterns.FRAME_CHARS), envelope.at
+        stamp = patterns.COLLECTOR_TIMESTAMP.match(line) if collector_at is None else None
+        if stamp:
+            collector_at = forms.collector_time(stamp)  # None for an impossible date: the line is read untimed
+            line = line[stamp.end() :].strip(patterns.FRAME_CHARS)
+        # One clock per log, decided by its first timed line: a collector's time there means every
+        # line has one (kubectl --timestamps, docker -t, a JSON envelope), and that clock wins over vLLM's.
+        if collector_at is not None and t.clock != "vllm":
+            t.clock = "collector"
+            return line, collector_at
+        return line, None
+
+    def feed(self, raw: str, number: int) -> None:
+        self.timeline.lines_read = number
+        line, collector_at = self._unwrap(raw)
+        if collector_at is not None:
+            self.stamped_line = number
+        repeated = 0
+        if "repeated" in line:
+            ray = patterns.RAY_REPEATED.search(line)
+            if ray:
+                repeated, line = int(ray["times"]), line[: ray.start()]
+        # Cheap substring tests first: most lines of a long log are request lines that match nothing.
+        record = patterns.RECORD.search(line) if _LEVELS.search(line) else None
+        if record is None and "] " in line and "," in line:
+            record = patterns.STREAMER_RECORD.search(line)
+        if record:
+            self._record(record, collector_at, number, line, repeated)
+            return
+        self._settle()
+        if collector_at is not None:
+            self._advance(collector_at)
+        if not self._bare(line, collector_at, number, repeated):
+            self._untimed(line, collector_at, number, repeated)
+
+    def _record_time(self, record: re.Match[str], collector_at: datetime | None) -> datetime | None:
+        t = self.timeline
+        if t.clock == "collector" or record["time"] is None:
+            vllm_time = record["time"]
+            return collector_at or t.last_at or (_vllm_time(vllm_time, None) if vllm_time else None)
+        self._settle()
+        return _vllm_time(record["time"], t.last_at)
+
+    def _record(
+        self, record: re.Match[str], collector_at: datetime | None, number: int, line: str, repeated: int
+    ) -> None:
+        """A line in vLLM's record envelope (or the streamer's): signals, a start-up event, an error."""
+        t = self.timeline
+        if t.clock == "undecided" and record["time"] is not None:
+            t.clock = "vllm"
+        process, pid = record["process"], record["pid"]
+        message = record["message"].strip()
+        self._note_signals(process, pid, record.groupdict().get("source") or "", message)
+        found = patterns.classify(message)
+        failing = record["level"] in ("ERROR", "CRITICAL")
+        if t.clock != "collector" and record["time"] and found is None and not failing and t.first_at is not None:
+            self.lazy_time = record["time"]  # most lines: parse the time only if a later line needs it
+            return
+        at = self._record_time(record, collector_at)
+        if at is not None:
+            self._advance(at)
+        if failing:
+            self._add_problem(patterns.EXCEPTION_LINE.match(message) is not None, message, number, at)
+        if found is not None:
+            self._add_event(at, _process_key(process, pid), found, number, line, repeated)
+
+    def _bare(self, line: str, collector_at: datetime | None, number: int, repeated: int) -> bool:
+        """A start-up event printed without an envelope (progress bars, the streamer's print)."""
+        t = self.timeline
+        bare = None
+        if any(hint in line for hint in _BARE_HINTS):
+            bare = patterns.classify_bare(line) or patterns.classify_progress(line)
+        if bare is None:
+            return False
+        inner = patterns.ANY_DATETIME.search(line)
+        at = collector_at or (_vllm_time(inner["time"].replace("T", " "), t.last_at) if inner else None) or t.last_at
+        if t.clock == "collector" and collector_at is None and self.stamped_line != number - 1:
+            # Under a collector's clock a bar redrawn after "\r" follows its stamp on the line before; with
+            # that line cut from the copy, the bar is held for the next stamp (not the last one, maybe long before).
+            at = None
+        process, pid = _innermost_prefix(line)
+        self._note_signals(process, pid, "", "")
+        if at is not None:
+            self._advance(at)
+        self._add_event(at, _process_key(process, pid), bare, number, line, repeated)
+        return True
+
+    def _untimed(self, line: str, collector_at: datetime | None, number: int, repeated: int) -> None:
+        """uvicorn's lines ("INFO:     Application startup complete."), exception lines and traceback frames."""
+        t = self.timeline
+        untimed = patterns.UNTIMED.match(line)
+        if untimed is None:
+            if "Error" in line or "Exception" in line:
+                exception = patterns.EXCEPTION_LINE.match(line)
+                if exception:
+                    self._add_problem(True, exception["message"].strip(), number, collector_at)
+            elif 'File "' in line and patterns.TRACEBACK_FRAME.search(line):
+                self._add_frame(line, number)
+            return
+        if t.last_at is None:
+            return
+        message = untimed["message"].strip()
+        if untimed["level"] == "ERROR":
+            self._add_problem(patterns.EXCEPTION_LINE.match(message) is not None, message, number, collector_at)
+        found = patterns.classify(message)
+        if found is not None:
+            at = collector_at or t.last_at
+            self._add_event(at, _process_key(untimed["process"], untimed["pid"]), found, number, line, repeated)
+
+
+def scan(lines: Iterable[str]) -> Timeline:
+    """Recognise every start-up line; all other lines are ignored. Stops after the server is ready."""
+    scanner = _Scanner()
+    for number, raw in enumerate(lines, start=1):
+        scanner.feed(raw, number)
+        if scanner.timeline.stopped_at_ready:
+            break
+    scanner._settle()
+    return scanner.timeline
+
+
+def iter_text_lines(stream: IO[bytes]) -> Iterator[str]:
+    """Decode a byte stream line by line (invalid UTF-8 replaced, never raised), holding one line at a time.
+
+    A line longer than MAX_LINE_CHARS is cut there and the rest of it skipped.
+    """
+    limit = MAX_LINE_CHARS * 4  # bytes: a UTF-8 character is at most 4
+    while True:
+        piece = stream.readline(limit)
+        if not piece:
+            return
+        if not piece.endswith(b"\n") and len(piece) >= limit:
+            while True:  # skip the rest of an over-long line
+                rest = stream.readline(limit)
+                if not rest or rest.endswith(b"\n"):
+                    break
+        yield piece.decode("utf-8", errors="replace")
