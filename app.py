@@ -33,6 +33,7 @@ import aws_cdk as cdk  # noqa: E402
 
 from fastload_constructs.core.errors import FastloadConfigError  # noqa: E402
 from fastload_constructs.infra.manifest_export import synth_with_manifests  # noqa: E402
+from fastload_constructs.infra.synth_limits import check_assembly_limits, check_stack_limits  # noqa: E402
 from stacks.config import parse_reference_config  # noqa: E402
 from stacks.reference_stack import FastloadReferenceStack  # noqa: E402
 
@@ -48,10 +49,15 @@ def build_app(context: dict[str, object] | None = None, outdir: str | None = Non
 def main() -> int:
     try:
         app = build_app()
+        # Limits that would fail only at deploy (500 resources, a 1 MB template, a 20 KB bucket policy):
+        # refused here in one line, before and after synthesis (fastload_constructs/infra/synth_limits.py).
+        for stack in (c for c in app.node.find_all() if isinstance(c, cdk.Stack)):
+            check_stack_limits(stack)
+        assembly = synth_with_manifests(app)  # the assembly, then cdk.out/manifests/*.yaml
+        check_assembly_limits(assembly)
     except FastloadConfigError as exc:
         print(f"fastload: configuration error: {exc}", file=sys.stderr)
         return 2
-    synth_with_manifests(app)  # the assembly, then cdk.out/manifests/*.yaml
     return 0
 
 

@@ -58,7 +58,8 @@ def _options(row: dict[str, Any], base: LoadAssumptions | None = None) -> Tuning
         # The upstream image of the row's release: the plan is made for that release.
         image=f"vllm/vllm-openai:v{version}",
         model_cache="s3" if row.get("storage") == "s3" else "node-local",
-        fast_image_pull=bool(s.get("fast_image_pull", True)),
+        fast_image_pull=bool(s.get("fast_image_pull", s.get("pull_mode", "parallel") == "parallel")),
+        pull_mode=s.get("pull_mode"),
     )
     return TuningOptions(
         concurrency=s.get("concurrency"),
@@ -80,13 +81,18 @@ def predict(row: dict[str, Any], base: LoadAssumptions | None = None) -> dict[st
     a = opts.assumptions
     if "node_launch_s" in measured:
         out["node_launch"] = a.node_launch_s
+    if "gpu_registration_s" in measured:
+        out["gpu_registration"] = a.gpu_registration_s
+    if "node_s" in measured:  # pending pod -> a node with the GPU allocatable (launch + registration)
+        out["node"] = a.node_launch_s + a.gpu_registration_s
     if row.get("bytes") is None:
         return out
     profile = _profile(row)
     if "compile_s" in measured:
         out["compile"] = compile_seconds(profile, opts, opts.compile_cache_warm)
     if "cuda_graph_s" in measured:
-        out["cuda_graph"] = cuda_graph_seconds(profile, opts)
+        instance = lookup(row["instance_type"]) if row.get("instance_type") else None
+        out["cuda_graph"] = cuda_graph_seconds(profile, opts, instance)
     if "image_pull_s" in measured:
         p = plan(ModelProfile(total_bytes=10**9, dtype="BF16"), _ANY_INSTANCE, opts)
         paths = scale_out_paths(p.model, p.instance, p.tensor_parallel_size, p.streamer, opts)

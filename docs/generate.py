@@ -55,7 +55,22 @@ def reference_plan() -> str:
     return "\n".join(rows)
 
 
-GENERATORS: dict[str, Callable[[], str]] = {"reference-plan": reference_plan}
+def burst_simulation() -> str:
+    """The 1 -> 10 burst (core.scaling.simulation) for the reference app's first model, before and after
+    one-step scale-up; bench/burst_simulation.py prints the same table, the window sweep and the picture."""
+    from dataclasses import replace
+
+    from fastload_constructs.core.planning.plan import plan
+    from fastload_constructs.core.scaling.simulation import burst_comparison, comparison_table
+    from stacks.config import parse_reference_config
+
+    model = parse_reference_config(json.loads((ROOT / "cdk.json").read_text())["context"]).models[0]
+    snapshot = replace(model.serving, pull_mode="snapshot", fast_image_pull=False)
+    snapshot_plan = plan(model.profile, model.instance_type, replace(model.options, serving=snapshot))
+    return comparison_table(burst_comparison(model.serving_plan(), snapshot_plan)) + "\n"
+
+
+GENERATORS: dict[str, Callable[[], str]] = {"reference-plan": reference_plan, "burst-simulation": burst_simulation}
 
 
 def render(text: str) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fastload_constructs.core.catalog import lookup
+from fastload_constructs.core.cluster.image_cache import ImageCache
 from fastload_constructs.core.cluster.karpenter import DEFAULT_AMI_ALIAS, check_ami_alias
 from fastload_constructs.core.cluster.settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
@@ -129,6 +130,9 @@ class ReferenceConfig:
     image_mirror: ImageMirrorConfig | None = None
     # The Karpenter EC2NodeClass's AMI alias: a dated AL2023 release (core.cluster.karpenter.DEFAULT_AMI_ALIAS).
     ami_alias: str = DEFAULT_AMI_ALIAS
+    # An EBS snapshot holding the vLLM image (core.cluster.image_cache): every GPU node restores it, the
+    # models are planned with the snapshot pull mode. None: the image is pulled (FastImagePull).
+    image_cache: ImageCache | None = None
 
     @property
     def instance_types(self) -> tuple[str, ...]:
@@ -434,7 +438,18 @@ CONTEXT_KEYS: dict[str, Key] = {
     "gpuNodes": Key(str, lambda f, v: check_gpu_node_mode(DEFAULT_GPU_NODE_MODE if v is None else v, f), "nodes"),
     "vllmImageMirror": Key(dict, lambda f, v: parse_image_mirror(v), "the vLLM image through ECR"),
     "amiAlias": Key(str, lambda f, v: check_ami_alias(DEFAULT_AMI_ALIAS if v is None else v, f), "Karpenter AMI"),
+    "imageCacheSnapshotId": Key(str, lambda f, v: _image_cache(f, v), "EBS snapshot holding the vLLM image"),
 }
+
+
+def _image_cache(field: str, value: str | None) -> ImageCache | None:
+    """The snapshot id as an ImageCache, its error naming the context key."""
+    if value is None:
+        return None
+    try:
+        return ImageCache(snapshot_id=value)
+    except FastloadConfigError as err:
+        raise FastloadConfigError(field, value, err.accepted) from None
 
 
 def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
@@ -450,6 +465,13 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
     # Models are planned with the calibrated assumptions, so those are read first.
     v = {key: spec.check(PREFIX + key, raw[key]) for key, spec in CONTEXT_KEYS.items() if key != "models"}
     models: tuple[ModelSpec, ...] = _models(PREFIX + "models", raw["models"], v["assumptions"])
+    if v["imageCacheSnapshotId"] is not None:
+        models = tuple(
+            replace(
+                m, options=replace(m.options, serving=replace(m.serving, pull_mode="snapshot", fast_image_pull=False))
+            )
+            for m in models
+        )
     for spec in models:
         spec.serving_plan()  # raises on a model that does not fit its instance type
     cache_prefix = v["compileCachePrefix"]
@@ -472,6 +494,7 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
         gpu_nodes=v["gpuNodes"],
         image_mirror=v["vllmImageMirror"],
         ami_alias=v["amiAlias"],
+        image_cache=v["imageCacheSnapshotId"],
     )
 
 

@@ -219,10 +219,12 @@ class FastloadReferenceStack(Stack):
                 max_size=capacity.peak_nodes,
                 subnets=self.network.gpu_subnet_selection,
                 # nodeadm's parallel pull and unpack (SOCI) for the multi-GB vLLM image, as the plans of
-                # the models on this type ask; with RAID0 its store sits on NVMe.
+                # the models on this type ask; with RAID0 its store sits on NVMe. With an image cache the
+                # image is on the node already (core.cluster.image_cache; the plans say snapshot, SOCI off).
                 fast_image_pull=any(
                     p.serving.fast_image_pull for p in self.plans.values() if p.instance.name == instance_type
                 ),
+                image_cache=config.image_cache,
             )
 
     def _add_karpenter(self, config: ReferenceConfig) -> None:
@@ -243,6 +245,7 @@ class FastloadReferenceStack(Stack):
             options=NodePoolOptions(
                 gpu_limits=family_gpu_limits(self.node_capacity),
                 fast_image_pull=any(p.serving.fast_image_pull for p in self.plans.values()),
+                image_cache=config.image_cache,
                 ami_alias=config.ami_alias,
             ),
             security_group_ids=[cluster_sg],

@@ -450,12 +450,12 @@ def load_settings(model: ModelSpec, plan: ServingPlan, concurrency: int | None, 
     """N concurrent requests: vLLM runs up to max_num_seqs at once and queues the rest, and KEDA scales on
     the queue (targetWaitingRequests per replica): N = max_num_seqs + 2 x target asks for one replica
     more than the one serving. T: long enough for the scraper (30 s), KEDA's poll and the HPA's
-    scale-up period (core.scaling, at most one predicted start-up), twice over."""
+    scale-up stabilisation (core.scaling), twice over."""
     from fastload_constructs.core.scaling.autoscaling import scaling_behavior
 
     n = concurrency or model.options.max_num_seqs + 2 * math.ceil(model.autoscaling.target)
     behavior = scaling_behavior(plan)
-    t = seconds or 2.0 * (30 + behavior.polling_interval_s + behavior.scale_up_period_s)
+    t = seconds or 2.0 * (30 + behavior.polling_interval_s + behavior.scale_up_window_s)
     return LoadSettings(concurrency=n, max_seconds=t)
 
 

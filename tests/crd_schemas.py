@@ -21,11 +21,17 @@ import yaml
 FIXTURES = Path(__file__).parent / "fixtures"
 KARPENTER_VERSION = "1.14.1"
 KEDA_VERSION = "2.20.2"
+FMA_VERSION = "0.6.4"
 CRD_FILES = {
     ("karpenter.sh/v1", "NodePool"): f"karpenter-{KARPENTER_VERSION}/karpenter.sh_nodepools.yaml",
     ("karpenter.k8s.aws/v1", "EC2NodeClass"): f"karpenter-{KARPENTER_VERSION}/karpenter.k8s.aws_ec2nodeclasses.yaml",
     ("keda.sh/v1alpha1", "ScaledObject"): f"keda-{KEDA_VERSION}/keda.sh_scaledobjects.yaml",
     ("keda.sh/v1alpha1", "TriggerAuthentication"): f"keda-{KEDA_VERSION}/keda.sh_triggerauthentications.yaml",
+    ("fma.llm-d.ai/v1alpha1", "InferenceServerConfig"): f"fma-{FMA_VERSION}/fma.llm-d.ai_inferenceserverconfigs.yaml",
+    ("fma.llm-d.ai/v1alpha1", "LauncherConfig"): f"fma-{FMA_VERSION}/fma.llm-d.ai_launcherconfigs.yaml",
+    ("fma.llm-d.ai/v1alpha1", "LauncherPopulationPolicy"): (
+        f"fma-{FMA_VERSION}/fma.llm-d.ai_launcherpopulationpolicies.yaml"
+    ),
 }
 KINDS = {kind for _, kind in CRD_FILES}
 
@@ -62,8 +68,12 @@ def validate_custom_resource(doc: dict[str, Any]) -> None:
 
 @cache
 def chart_values(chart: str) -> dict[str, Any]:
-    """The vendored `values.yaml` of `karpenter` or `keda` at the pinned version."""
-    folder = {"karpenter": f"karpenter-{KARPENTER_VERSION}", "keda": f"keda-{KEDA_VERSION}"}[chart]
+    """The vendored `values.yaml` of `karpenter`, `keda` or `fma` (fma-controllers) at the pinned version."""
+    folder = {
+        "karpenter": f"karpenter-{KARPENTER_VERSION}",
+        "keda": f"keda-{KEDA_VERSION}",
+        "fma": f"fma-{FMA_VERSION}",
+    }[chart]
     loaded: dict[str, Any] = yaml.safe_load((FIXTURES / folder / "values.yaml").read_text())
     return loaded
 

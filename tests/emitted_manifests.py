@@ -119,6 +119,24 @@ def _warm_spares(model_cache: str) -> dict[str, Any]:
     return dict(plan=serving, server=server)
 
 
+def _standby(model_cache: str) -> dict[str, Any]:
+    from fastload_constructs.core.model import ModelProfile
+    from fastload_constructs.core.serving.vllm_server import ServerOptions, server_spec
+    from tests.serving_plans import planned
+
+    serving = planned(
+        ModelProfile.from_numbers(parameter_count=8_030_261_248), "g6e.2xlarge", model_cache=model_cache, standbys=2
+    )
+    server = server_spec(
+        serving,
+        model_name="llama",
+        model_uri="s3://models-bucket/models/llama",
+        region="us-east-1",
+        options=ServerOptions(replicas=None, do_not_disrupt=True),
+    )
+    return dict(plan=serving, server=server)
+
+
 # Chart class name -> (case name, keyword arguments) to synthesise it with.
 CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
     "LocalNvmeStorage": [("default", dict), ("16-volumes", lambda: {"volumes_per_node": 16})],
@@ -167,7 +185,12 @@ CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
         ("autoscaled-on-karpenter", lambda: _vllm("host-path", replicas=None, do_not_disrupt=True)),
     ],
     "PriorityClassesChart": [("default", dict)],
+    "RuntimeScriptsChart": [("default", dict)],
     "WarmSparesChart": [(mode, lambda mode=mode: _warm_spares(mode)) for mode in ("node-local", "s3")],
+    "StandbyEnginesChart": [(mode, lambda mode=mode: _standby(mode)) for mode in ("node-local", "s3")],
+    "StandbyNodePoolChart": [
+        ("g6e", lambda: dict(instance_type="g6e.2xlarge", node_class="fastload-gpu", gpu_limit=2)),
+    ],
 }
 
 

@@ -276,6 +276,8 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
     ("server-options-do-not-disrupt-text", lambda w: ServerOptions(do_not_disrupt="true"), "do_not_disrupt"),
     ("serving-negative-warm-spares", lambda w: Serving(warm_spares=-1), "serving.warm_spares"),
     ("serving-a-trillion-warm-spares", lambda w: Serving(warm_spares=10**12), "serving.warm_spares"),
+    ("serving-negative-standbys", lambda w: Serving(standbys=-1), "serving.standbys"),
+    ("serving-standbys-and-warm-spares", lambda w: Serving(standbys=1, warm_spares=1), "serving.standbys"),
     ("serving-latest-image", lambda w: Serving(image="vllm/vllm-openai:latest"), "image"),
     ("serving-untagged-release", lambda w: Serving(image="acme/vllm:prod"), "serving.vllm_version"),
     (
@@ -359,6 +361,11 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         "app-target-waiting-requests-with-another-metric",
         lambda w: build_app(context(scalingMetric="num_requests_running", scalingTarget=8), str(w.out)),
         "fastload:models[0].targetWaitingRequests",
+    ),
+    (
+        "app-image-cache-not-a-snapshot",
+        lambda w: build_app({**context(), "fastload:imageCacheSnapshotId": "ami-0123456789abcdef0"}, str(w.out)),
+        "fastload:imageCacheSnapshotId",
     ),
     (
         "app-unknown-gpu-nodes-mode",

@@ -198,7 +198,9 @@ def test_chart_renders_init_containers_sidecar_and_script(warm_docs):
     assert volumes["cache-sync"]["configMap"]["name"] == config_map["metadata"]["name"]
     assert volumes["model-cache"]["hostPath"]["path"] == naming.MODEL_CACHE_HOST_ROOT
     mounts = {m["name"]: m for m in vllm["volumeMounts"]}
-    assert mounts["model-cache"]["mountPath"] == MODEL_MOUNT_PATH and mounts["model-cache"]["readOnly"] is True
+    # Only the model's own folder (issue 28), at the path vLLM reads.
+    assert mounts["model-cache"]["mountPath"] == f"{MODEL_MOUNT_PATH}/{node_local_model_dir(URI)}"
+    assert mounts["model-cache"]["subPath"] == node_local_model_dir(URI) and mounts["model-cache"]["readOnly"] is True
 
 
 def test_every_manifest_validates(warm_docs):

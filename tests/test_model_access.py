@@ -79,7 +79,14 @@ def test_staging_can_delete_objects_but_never_erase_versions():
 def test_compile_cache_access_is_confined_to_its_prefix():
     (spec,) = access.compile_cache_statements(BUCKET, "compile-cache/llama")
     assert spec.resources == (f"{BUCKET}/compile-cache/llama/*",)
-    assert set(spec.actions) == {"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"}
+    # PutObjectTagging: the temporary upload is tagged for the bucket's lifecycle rule (issue 28).
+    assert set(spec.actions) == {
+        "s3:GetObject",
+        "s3:PutObject",
+        "s3:DeleteObject",
+        "s3:AbortMultipartUpload",
+        "s3:PutObjectTagging",
+    }
     grant = as_policy(spec)
     assert applies(grant, "s3:PutObject", resource=f"{BUCKET}/compile-cache/llama/k.tar.gz")
     assert not applies(grant, "s3:PutObject", resource=f"{BUCKET}/compile-cache/qwen/k.tar.gz")

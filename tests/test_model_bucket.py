@@ -86,12 +86,29 @@ def test_bucket_is_private_versioned_sse_s3_and_retained(default):
     assert bucket["DeletionPolicy"] == "Retain" and bucket["UpdateReplacePolicy"] == "Retain"
 
 
+def _rules(template, bucket_id) -> dict[str, dict]:
+    return {r["Id"]: r for r in template["Resources"][bucket_id]["Properties"]["LifecycleConfiguration"]["Rules"]}
+
+
 def test_noncurrent_versions_and_stale_uploads_expire(default):
     _, template, bucket_id = default
-    (rule,) = template["Resources"][bucket_id]["Properties"]["LifecycleConfiguration"]["Rules"]
+    rule = _rules(template, bucket_id)["ExpireNoncurrentVersions"]
     assert rule["Status"] == "Enabled"
+    assert "Prefix" not in rule and "TagFilters" not in rule  # the whole bucket: every incomplete upload
     assert rule["NoncurrentVersionExpiration"] == {"NoncurrentDays": 30}
     assert rule["AbortIncompleteMultipartUpload"] == {"DaysAfterInitiation": 7}
+
+
+def test_temporary_objects_a_killed_publisher_left_expire_in_a_day(default):
+    from fastload_constructs.runtime.cache_sync import TEMPORARY_TAGGING
+
+    _, template, bucket_id = default
+    rule = _rules(template, bucket_id)["ExpireTemporaryObjects"]
+    assert rule["Status"] == "Enabled"
+    assert rule["ExpirationInDays"] == 1 and rule["NoncurrentVersionExpiration"] == {"NoncurrentDays": 1}
+    # The tag the publisher puts on its temporary upload, exactly.
+    (tag,) = rule["TagFilters"]
+    assert f"{tag['Key']}={tag['Value']}" == TEMPORARY_TAGGING
 
 
 def test_server_access_logs_go_to_a_private_logs_bucket_by_policy_not_acl(default):

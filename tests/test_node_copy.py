@@ -86,7 +86,8 @@ def test_old_copies_go_once_no_pod_leased_them(s3, bucket, tmp_path):
     _copy(dest, s3=s3, bucket=bucket)
     old = dest.parent / os.readlink(dest)
     _stage(s3, bucket, "m", _model(2))
-    os.utime(old / LEASES_DIR / os.listdir(old / LEASES_DIR)[0], (0, 0))  # last used long ago
+    for aged in (old / LEASES_DIR / os.listdir(old / LEASES_DIR)[0], old / COMPLETE_MARKER, old):
+        os.utime(aged, (0, 0))  # completed and last used long ago
     assert _copy(dest, s3=s3, bucket=bucket, lease_grace_s=60).status == "staged"
     assert not old.exists()
     assert [p.name for p in (dest.parent / COPIES_DIR).iterdir()] == [os.readlink(dest).split("/")[1]]

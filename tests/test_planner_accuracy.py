@@ -9,6 +9,7 @@ the held-out rows alone. bench/planner_accuracy.py prints every ratio.
 
 import importlib.util
 import math
+import statistics
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,46 @@ def test_a_wrong_constant_would_fail_the_bar():
 
     wrong = LoadAssumptions(streamer_mb_per_unit=30.0, streamer_local_mb_per_thread=90.0)
     assert accuracy.median_abs_log_ratio(accuracy.ratios(ROWS, wrong), "weight_load", False) > LIMIT
+
+
+def _median_factor(table, keep) -> float:
+    logs = [abs(math.log(p / m)) for row_id, phase, p, m, _ in table if keep(row_id, phase)]
+    assert len(logs) >= 2
+    return math.exp(statistics.median(logs))
+
+
+BY_ID = {row["id"]: row for row in ROWS}
+
+
+@pytest.mark.parametrize("phase", ["node_launch", "gpu_registration", "image_pull"])
+def test_fresh_node_phases_are_within_35_percent_of_the_gpu_node_measurements(phase):
+    every = accuracy.median_abs_log_ratio(TABLE, phase, held_out_only=False)
+    assert every is not None and every < LIMIT, f"{phase}: median factor {math.exp(every or 0):.2f}"
+
+
+def test_a_gpu_node_is_planned_from_gpu_measurements_not_cpu_ones():
+    # Launch + registration, end to end: 140.3 s on g6.12xlarge (a constant's source), ~90 s (g4dn/g5, 2022)
+    # and 80-120 s ("cloud providers"); the CPU nodes' 26-40 s would be off by 3x.
+    predicted = {row_id: p for row_id, phase, p, _, _ in TABLE if phase == "node"}
+    assert set(predicted) == {"karpenter-g6-12xlarge-node", "device-plugin-291-gpu-node", "tensorfuse-gpu-node"}
+    factor = math.exp(accuracy.median_abs_log_ratio(TABLE, "node", held_out_only=False) or 0)
+    assert factor < 1.4  # 1.38: the held-out rows are faster; reported, not tuned away
+
+
+def test_a_warm_compile_runs_dynamo_again():
+    def warm(row_id, phase):
+        return phase == "compile" and BY_ID[row_id]["settings"].get("compile_cache") == "warm"
+
+    assert _median_factor(TABLE, warm) < 1.35
+    # The old constant (2.5 s for a hit on recent releases) was 3x too fast for 8B and 6x for 70B.
+    from fastload_constructs.core.planning.assumptions import LoadAssumptions
+
+    old = LoadAssumptions(compile_warm_recent_s=2.5, compile_warm_dynamo_s_per_layer=0.0)
+    assert _median_factor(accuracy.ratios(ROWS, old), warm) > 2
+
+
+def test_cuda_graph_capture_on_hopper_is_within_35_percent():
+    def hopper(row_id, phase):
+        return phase == "cuda_graph" and BY_ID[row_id]["instance_type"] == "p5.48xlarge"
+
+    assert _median_factor(TABLE, hopper) < 1.35

@@ -99,7 +99,10 @@ def test_exported_manifests_carry_the_cache_containers(synthesized):
     assembly, _ = synthesized
     folder = Path(assembly.directory) / "manifests"
     # After the cluster-wide charts, the node pools and cdk.json's model with its ScaledObject.
-    docs = [d for d in yaml.safe_load_all((folder / "06-warm-8b.yaml").read_text()) if d]
+    # The namespace's shared in-pod scripts come first (issue 28), applied once before the first model using them.
+    (scripts,) = [d for d in yaml.safe_load_all((folder / "06-fastload-runtime-inference.yaml").read_text()) if d]
+    assert scripts["kind"] == "ConfigMap" and scripts["metadata"]["name"].startswith("fastload-runtime-")
+    docs = [d for d in yaml.safe_load_all((folder / "07-warm-8b.yaml").read_text()) if d]
     (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
     pod = deployment["spec"]["template"]["spec"]
     assert [c["name"] for c in pod["initContainers"]] == ["stage-model", "restore-compile-cache"]

@@ -137,9 +137,10 @@ def test_scale_down_waits_at_least_twice_the_predicted_start_up(instance, params
         p.scale_out_paths is not None and startup == p.scale_out_paths.fresh_node.total_s
     )  # a scale-out may need a node
     assert b.scale_down_window_s >= 2 * startup and b.scale_down_window_s >= HPA_DEFAULT_SCALE_DOWN_WINDOW_S
-    assert b.scale_up_period_s >= startup  # no second pod ordered before the first could serve
+    assert b.scale_up_window_s < startup  # the demand is confirmed long before a pod could serve
     hpa = hpa_behavior(b)
-    assert hpa["scaleUp"]["stabilizationWindowSeconds"] == 0
+    assert hpa["scaleUp"]["stabilizationWindowSeconds"] == b.scale_up_window_s == 45
+    assert hpa["scaleUp"]["policies"] == [{"type": "Pods", "value": 100, "periodSeconds": 15}]  # one step
     assert hpa["scaleDown"]["stabilizationWindowSeconds"] == b.scale_down_window_s
     assert any(str(b.scale_down_window_s) in line for line in b.describe())
 
@@ -151,7 +152,7 @@ def test_a_slower_start_up_scales_down_later():
     cold = scaling_behavior(plan(model, "g6e.2xlarge"))
     assert warm.startup_s < cold.startup_s
     assert warm.scale_down_window_s <= cold.scale_down_window_s
-    assert warm.scale_up_period_s < cold.scale_up_period_s
+    assert warm.scale_up_window_s == cold.scale_up_window_s  # scale-up no longer waits for a start-up
 
 
 @pytest.mark.parametrize(

@@ -156,7 +156,7 @@ def test_eks_karpenter_vllm_cold_start_custom_columns() -> None:
     phases = {p.name: p for p in t.phases}
     # Nominated 14:52:31 -> Scheduled 14:55:18 -> Pulled 14:59:04 -> Started 14:59:05
     assert phases["node_launch + gpu_registration"].seconds == 167.0
-    assert phases["node_launch + gpu_registration"].predicted_s == pytest.approx(120.0)
+    assert phases["node_launch + gpu_registration"].predicted_s == pytest.approx(78.0 + 60.0)  # planner constants
     assert phases["image_pull"].seconds == 226.0 and phases["container_start"].seconds == 1.0
     assert t.image_pulls[0].seconds == 224.0 and t.image_pulls[0].including_waiting_s is None  # "in 3m44s" only
     # The vLLM log lines pasted under the table (after a "----" rule) are not part of its last message.

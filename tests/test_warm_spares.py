@@ -296,6 +296,7 @@ def test_reference_stack_sizes_the_node_group_for_replicas_plus_spares(tmp_path)
         "local-nvme",
         "namespace",
         "priority-classes",
+        "fastload-runtime-inference",  # the namespace's shared in-pod scripts (issue 28)
         "llama-3-1-8b-instruct",
         "llama-3-1-8b-instruct-warm-spares",
     ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -13,8 +14,15 @@ from fastload_constructs.coldstart.parser import ColdStartReport, parse_log
 from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import DTYPE_BYTES, PARAMETER_COUNT, TOTAL_BYTES, ModelArchitecture, ModelProfile
-from fastload_constructs.core.planning.calibration import MeasuredLaunch, assumptions_as_dict, fit_assumptions
+from fastload_constructs.core.planning.calibration import (
+    MeasuredLaunch,
+    MeasuredNode,
+    assumptions_as_dict,
+    fit_assumptions,
+    fit_node_phases,
+)
 from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.pull_modes import PULL_MODES, PullMode
 from fastload_constructs.core.planning.releases import release_family
 from fastload_constructs.core.planning.serving import Serving
 
@@ -64,9 +72,68 @@ def launch_from_report(
     )
 
 
+# Under this, "pod created -> scheduled" is a pod placed on a node that was already up: the fastest
+# published GPU node takes 72 s (GKE, research for issue 26), CPU nodes 26 s (awslabs/node-latency-for-k8s).
+NO_NEW_NODE_S = 10.0
+
+
+def _seconds(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 else None
+
+
+def node_from_timeline(view: Any, label: str, pull_mode: PullMode) -> MeasuredNode:
+    """One `fastload timeline --json` output as the fresh-node phases it recorded."""
+    ok = isinstance(view, dict) and isinstance(view.get("phases"), list) and isinstance(view.get("image_pulls"), list)
+    if not ok or not all(isinstance(p, dict) and isinstance(p.get("name"), str) for p in view["phases"]):
+        raise FastloadConfigError("--timeline", label, "the JSON that `fastload timeline --json` prints")
+    phases = {p["name"]: _seconds(p.get("seconds")) for p in view["phases"]}
+    launch, registration = phases.get("node_launch"), phases.get("gpu_registration")
+    whole = phases.get("node_launch + gpu_registration")
+    if launch is not None and registration is not None:
+        whole = launch + registration
+    if whole is not None and whole < NO_NEW_NODE_S:  # the pod went to a running node: nothing launched
+        launch = registration = whole = None
+    # The kubelet's own timing of the pull ("in X", "Image size: N bytes"), else the events' span.
+    pulls = [p for p in view["image_pulls"] if isinstance(p, dict) and _seconds(p.get("seconds")) is not None]
+    pull_s = _seconds(pulls[0]["seconds"]) if pulls else phases.get("image_pull")
+    size = pulls[0].get("size_bytes") if pulls else None
+    return MeasuredNode(
+        label=label,
+        node_launch_s=launch,
+        gpu_registration_s=registration,
+        node_s=whole,
+        image_pull_s=pull_s,
+        image_bytes=size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else None,
+        pull_mode=pull_mode,
+    )
+
+
+def _read_timeline(path: Path) -> Any:
+    if not path.is_file():
+        raise FastloadConfigError("--timeline", str(path), "an existing file written by `fastload timeline --json`")
+    try:
+        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except json.JSONDecodeError:
+        raise FastloadConfigError("--timeline", str(path), "the JSON that `fastload timeline --json` prints") from None
+
+
 @click.command("calibrate")
-@click.argument("logs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--instance", "instance_type", required=True, help="The instance type these launches ran on.")
+@click.argument("logs", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--instance", "instance_type", help="The instance type the LOGS' launches ran on (needed with LOGS).")
+@click.option(
+    "--timeline",
+    "timelines",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A `fastload timeline --json` output of a real scale-out (repeatable): fits the fresh-node phases.",
+)
+@click.option(
+    "--pull-mode",
+    type=click.Choice(list(PULL_MODES)),
+    default="parallel",
+    show_default=True,
+    help="How the --timeline scale-outs' nodes pulled the image.",
+)
 @click.option("--source", type=click.Choice(["s3", "local"]), default="s3", show_default=True)
 @click.option(
     "--params", "parameter_count", type=CountType(PARAMETER_COUNT), help="Parameter count (default: from the log)."
@@ -79,7 +146,9 @@ def launch_from_report(
 @click.option("-o", "--out", "out_path", required=True, type=click.Path(dir_okay=False, path_type=Path))
 def calibrate_command(
     logs: tuple[Path, ...],
-    instance_type: str,
+    instance_type: str | None,
+    timelines: tuple[Path, ...],
+    pull_mode: PullMode,
     source: str,
     parameter_count: float | None,
     total_bytes: int | None,
@@ -91,8 +160,64 @@ def calibrate_command(
 ) -> None:
     """Fit stream throughput and fixed costs to LOGS of your own launches; write an assumptions file.
 
-    Use it with `fastload plan --assumptions FILE` or the reference app's `fastload:assumptions`.
+    With --timeline (the JSON of `fastload timeline`), also the fresh node: node launch, GPU registration
+    and the image pull. Use it with `fastload plan --assumptions FILE` or the reference app's
+    `fastload:assumptions`.
     """
+    if not logs and not timelines:
+        raise FastloadConfigError("LOGS", "none", "vLLM start-up logs, or --timeline files, or both")
+    nodes = [node_from_timeline(_read_timeline(path), str(path), pull_mode) for path in timelines]
+    fitted = (
+        fit_assumptions(
+            _launches(
+                logs,
+                instance_type,
+                source,
+                parameter_count,
+                total_bytes,
+                dtype,
+                config_json,
+                vllm_version,
+                capture_sizes,
+            )
+        )
+        if logs
+        else None
+    )
+    if nodes:
+        fitted = fit_node_phases(nodes, fitted)
+    assert fitted is not None
+    sources = [str(p) for p in logs] + [str(p) for p in timelines]
+    out_path.write_text(json.dumps(assumptions_as_dict(fitted, sources), indent=2) + "\n")
+    for name, src, mb_s in fitted.measured_throughput_mb_s:
+        click.echo(f"{name} {src}: {mb_s:,.0f} MB/s")
+    if logs:
+        click.echo(
+            f"process start {fitted.process_start_s:.1f} s, KV + server {fitted.kv_and_server_s:.1f} s, "
+            f"compile x{fitted.compile_scale:.2f} (warm {fitted.compile_warm_recent_s:.1f} s), "
+            f"CUDA graphs x{fitted.cuda_graph_scale:.2f}"
+        )
+    if nodes:
+        click.echo(
+            f"fresh node: launch {fitted.node_launch_s:.1f} s, GPU registration {fitted.gpu_registration_s:.1f} s, "
+            f"image pull {fitted.image_pull_mb_s:.1f} MB/s plain ({len(nodes)} scale-outs)"
+        )
+    click.echo(f"wrote {out_path}")
+
+
+def _launches(
+    logs: tuple[Path, ...],
+    instance_type: str | None,
+    source: str,
+    parameter_count: float | None,
+    total_bytes: int | None,
+    dtype: str,
+    config_json: Path | None,
+    vllm_version: str | None,
+    capture_sizes: str | None,
+) -> list[MeasuredLaunch]:
+    if instance_type is None:
+        raise FastloadConfigError("--instance", None, "the instance type the LOGS' launches ran on")
     instance = lookup(instance_type, "--instance")
     model = None
     if parameter_count is not None and total_bytes is not None:
@@ -125,16 +250,7 @@ def calibrate_command(
         if config_json is not None and model is None:
             launch = _with_arch(launch, ModelArchitecture.from_file(config_json))
         launches.append(launch)
-    fitted = fit_assumptions(launches)
-    out_path.write_text(json.dumps(assumptions_as_dict(fitted, [str(p) for p in logs]), indent=2) + "\n")
-    for name, src, mb_s in fitted.measured_throughput_mb_s:
-        click.echo(f"{name} {src}: {mb_s:,.0f} MB/s")
-    click.echo(
-        f"process start {fitted.process_start_s:.1f} s, KV + server {fitted.kv_and_server_s:.1f} s, "
-        f"compile x{fitted.compile_scale:.2f} (warm {fitted.compile_warm_recent_s:.1f} s), "
-        f"CUDA graphs x{fitted.cuda_graph_scale:.2f}"
-    )
-    click.echo(f"wrote {out_path}")
+    return launches
 
 
 def _with_arch(launch: MeasuredLaunch, arch: ModelArchitecture) -> MeasuredLaunch:

@@ -15,6 +15,7 @@ import sys
 
 import click
 
+from fastload_constructs.cli.signals import EXIT_TERMINATED, Terminated
 from fastload_constructs.core.errors import FastloadConfigError
 
 # name -> (module:attribute, one-line summary for `fastload --help`)
@@ -38,6 +39,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "timeline": (
         "fastload_constructs.cli.timeline_command:timeline_command",
         "Phases of one real scale-out from kubectl get events (and the pod's vLLM log), beside the plan.",
+    ),
+    "image-cache": (
+        "fastload_constructs.cli.image_cache_command:image_cache_command",
+        "Print the builder commands for an EBS snapshot holding the vLLM image (or the node's mount script).",
     ),
     "calibrate": (
         "fastload_constructs.cli.calibrate_command:calibrate_command",
@@ -125,7 +130,10 @@ def main(argv: list[str] | None = None) -> int:
     except FastloadConfigError as exc:
         click.echo(f"fastload: {exc}", err=True)
         return 2
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__cause__, Terminated):
+            click.echo("fastload: terminated (SIGTERM)", err=True)
+            return EXIT_TERMINATED
         click.echo("fastload: aborted", err=True)
         return 130
     except click.UsageError as exc:

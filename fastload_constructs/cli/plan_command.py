@@ -26,6 +26,7 @@ from fastload_constructs.core.planning.options import DEFAULT_IMAGE_BYTES, Tunin
 from fastload_constructs.core.planning.plan import ServingPlan, plan
 from fastload_constructs.core.planning.releases import DEFAULT_IMAGE
 from fastload_constructs.core.planning.serving import Serving
+from fastload_constructs.core.planning.standby import StandbyPath
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
 from fastload_constructs.core.validation import CountRule
 
@@ -71,6 +72,7 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
         }
     if p.scale_out_paths is not None:
         paths = p.scale_out_paths
+        view["image_pull_mode"] = paths.pull_mode
         view["scale_out_paths"] = {
             path.name: {
                 "phases": {name: round(seconds, 1) for name, seconds in path.phases},
@@ -79,8 +81,33 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
             for path in paths.as_tuple()
         }
         view["warm_spares"] = {"count": paths.warm_spares, "idle_gpu_hours_per_day": paths.spare_gpu_hours_per_day}
+        if paths.standby is not None:
+            view["standbys"] = standby_view(paths.standby)
+            view["standby_sources"] = standby_sources(paths.standby)
     view["assumptions"] = list(p.assumptions)
     return view
+
+
+def standby_view(standby: StandbyPath) -> dict[str, object]:
+    """The standby path's total and what the standbys hold idle (phases and sources: `standby_sources`)."""
+    idle = standby.idle
+    return {
+        "count": idle.standbys,
+        "total_seconds": round(standby.total_s, 1),
+        "from_measurements_seconds": round(standby.measured_s, 1),
+        "idle_gpus": idle.gpus,
+        "idle_gpu_hours_per_day": idle.gpu_hours_per_day,
+        "host_gib_per_standby": round(idle.host_bytes_per_standby / 1024**3, 1),
+        "pinned_host_gib_per_standby": round(idle.pinned_host_bytes_per_standby / 1024**3, 1),
+        "gpu_gib_per_sleeper": round(idle.gpu_bytes_per_sleeper_per_gpu / 1024**3, 1),
+    }
+
+
+def standby_sources(standby: StandbyPath) -> list[str]:
+    """One line per phase of the standby path: seconds, measured or estimated, and the source; then the notes."""
+    return [
+        f"{p.name} {p.seconds:.1f} s ({'measured' if p.measured else 'estimated'}): {p.source}" for p in standby.phases
+    ] + list(standby.notes)
 
 
 def read_assumptions(path: Path | None) -> LoadAssumptions | None:
@@ -118,6 +145,7 @@ def _autoscaling_view(p: ServingPlan) -> dict[str, object]:
     b = scaling_behavior(p)
     return {
         "from_predicted_startup_seconds": round(b.startup_s, 1),
+        "scale_up_stabilization_seconds": b.scale_up_window_s,
         "scale_up_period_seconds": b.scale_up_period_s,
         "scale_down_stabilization_seconds": b.scale_down_window_s,
         "scale_down_period_seconds": b.scale_down_period_s,
@@ -149,9 +177,11 @@ _SERVING_OPTIONS = {
     "image": "--image",
     "serving.vllm_version": "--vllm-version",
     "serving.warm_spares": "--warm-spares",
+    "serving.standbys": "--standbys",
     "serving.model_cache": "--source",
     "serving.shared_compile_cache": "--shared-compile-cache",
     "serving.fast_image_pull": "--fast-image-pull",
+    "serving.pull_mode": "--pull-mode",
 }
 
 
@@ -187,8 +217,18 @@ def plan_from_options(
         profile = profile.with_architecture(ModelArchitecture.from_file(config_json))
     assumptions = read_assumptions(tuning.pop("assumptions_path", None))
     # How the model is served, one value: the plan records it (core.planning.serving).
-    serving_keys = ("image", "vllm_version", "shared_compile_cache", "warm_spares", "fast_image_pull")
+    serving_keys = (
+        "image",
+        "vllm_version",
+        "shared_compile_cache",
+        "warm_spares",
+        "standbys",
+        "fast_image_pull",
+        "pull_mode",
+    )
     chosen = {k: tuning.pop(k) for k in serving_keys if tuning.get(k) is not None}
+    if "pull_mode" in chosen:  # --pull-mode decides the node's FastImagePull (on for parallel only)
+        chosen["fast_image_pull"] = chosen["pull_mode"] == "parallel"
     for k in serving_keys:
         tuning.pop(k, None)
     try:
@@ -280,8 +320,20 @@ def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="nodeadm FastImagePull (SOCI parallel pull) on the node.",
         ),
+        click.option(
+            "--pull-mode",
+            type=click.Choice(["plain", "parallel", "lazy", "snapshot"]),
+            help="How the image reaches a fresh node (default: parallel, or plain with --no-fast-image-pull).",
+        ),
         click.option("--shared-compile-cache", is_flag=True, help="Compile cache restored from S3 on fresh nodes."),
         click.option("--warm-spares", type=int, default=0, show_default=True, help="Warm spare pods to cost."),
+        click.option(
+            "--standbys",
+            type=int,
+            default=0,
+            show_default=True,
+            help="Sleeping vLLM engines woken on scale-out (FMA): add the standby path and its idle cost.",
+        ),
         click.option(
             "--assumptions",
             "assumptions_path",

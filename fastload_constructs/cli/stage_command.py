@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from fastload_constructs.cli.s3_options import s3_options
+from fastload_constructs.cli.signals import terminate_as_interrupt
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.s3_uri import parse_s3_uri
 
@@ -95,7 +96,7 @@ def stage_command(
                     err=True,
                 )
 
-    with bar:
+    with terminate_as_interrupt(), bar:  # SIGTERM aborts the open uploads, as Ctrl-C does
         result = upload_model(
             client,
             model,
@@ -119,6 +120,8 @@ def stage_command(
         f"{model.profile.dtype}, {model.profile.parameter_count} parameters"
     )
     click.echo(f"manifest: {result.manifest_uri}")
+    if result.aborted_uploads:
+        click.echo(f"aborted {result.aborted_uploads} multipart uploads an earlier, interrupted stage left open")
 
 
 def _require_directory(local_dir: str) -> None:

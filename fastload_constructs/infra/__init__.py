@@ -20,11 +20,14 @@ from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin  #
 from fastload_constructs.infra.pod_identity_role import PodIdentityRole  # noqa: E402
 from fastload_constructs.infra.scale_out_metrics import KedaController, KedaScaling, ScaleOutMetrics  # noqa: E402
 from fastload_constructs.infra.served_model import ServedModel  # noqa: E402
+from fastload_constructs.infra.standby_engines import FmaController  # noqa: E402
+from fastload_constructs.infra.synth_limits import check_assembly_limits, check_stack_limits  # noqa: E402
 
 __all__ = [
     "AppliedChart",
     "EcrPullThroughCache",
     "FastloadNetwork",
+    "FmaController",
     "GpuNodeGroup",
     "InferenceCluster",
     "KarpenterController",
@@ -41,5 +44,7 @@ __all__ = [
     "ScaleOutMetrics",
     "ServedModel",
     "SystemNodes",
+    "check_assembly_limits",
+    "check_stack_limits",
     "synth_with_manifests",
 ]

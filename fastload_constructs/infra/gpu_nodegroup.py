@@ -22,6 +22,8 @@ from fastload_constructs.core.cluster.gpu_nodes import (
     GpuNodeSpec,
     gpu_node_spec,
 )
+from fastload_constructs.core.cluster.image_cache import DEVICE_NAME as IMAGE_CACHE_DEVICE
+from fastload_constructs.core.cluster.image_cache import ImageCache, mount_script
 from fastload_constructs.core.cluster.nodeadm import mime_user_data, node_config
 from fastload_constructs.core.errors import is_whole_number, require
 from fastload_constructs.infra.cfn import cfn_resource
@@ -61,7 +63,9 @@ class GpuNodeGroup(Construct):
     `capacity_type` an `eks.CapacityType` (default ON_DEMAND; CAPACITY_BLOCK needs
     `capacity_reservation_id`); sizes default min 0, max 2, desired = min;
     `instance_store` (default True: RAID0 of the NVMe), `root_volume_gib` (default 200),
-    `fast_image_pull` (default False), `node_role`, `subnets` (default: the cluster's).
+    `fast_image_pull` (default False), `image_cache` (a `core.cluster.image_cache.ImageCache`: the
+    snapshot holding the vLLM image restored as a second volume and mounted as containerd's root;
+    refused with `fast_image_pull`), `node_role`, `subnets` (default: the cluster's).
 
     Attributes: `nodegroup` (eks.Nodegroup), `launch_template`, `role` (node IAM
     role), `spec` (the GpuNodeSpec decided), `labels`, `user_data` (the MIME text).
@@ -82,6 +86,7 @@ class GpuNodeGroup(Construct):
         instance_store: bool = True,
         root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB,
         fast_image_pull: bool = False,
+        image_cache: ImageCache | None = None,
         node_role: iam.IRole | None = None,
         subnets: ec2.SubnetSelection | None = None,
     ) -> None:
@@ -117,25 +122,55 @@ class GpuNodeGroup(Construct):
         super().__init__(scope, id)
         self.spec: GpuNodeSpec = spec
         self.labels = spec.labels
-        self.user_data = mime_user_data(
-            node_config(local_storage=spec.local_storage_strategy, fast_image_pull=fast_image_pull)
+        require(
+            image_cache is None or isinstance(image_cache, ImageCache),
+            "image_cache",
+            image_cache,
+            "a core.cluster.image_cache.ImageCache or None",
         )
+        require(
+            image_cache is None or not fast_image_pull,
+            "fast_image_pull",
+            fast_image_pull,
+            "False with an image cache (the SOCI snapshotter would unpack the cached image again)",
+        )
+        config = node_config(
+            local_storage=spec.local_storage_strategy,
+            fast_image_pull=fast_image_pull,
+            containerd_on_image_cache=image_cache is not None,
+        )
+        self.user_data = mime_user_data(config, scripts=(mount_script(),) if image_cache is not None else ())
+        block_devices = [
+            ec2.BlockDevice(
+                device_name=ROOT_DEVICE_NAME,
+                volume=ec2.BlockDeviceVolume.ebs(
+                    spec.root_volume_gib,
+                    volume_type=ec2.EbsDeviceVolumeType.GP3,
+                    encrypted=True,
+                    delete_on_termination=True,
+                    throughput=spec.root_volume_throughput_mibps,
+                ),
+            )
+        ]
+        if image_cache is not None:
+            block_devices.append(
+                ec2.BlockDevice(
+                    device_name=IMAGE_CACHE_DEVICE,
+                    volume=ec2.BlockDeviceVolume.ebs_from_snapshot(
+                        image_cache.snapshot_id,
+                        volume_size=image_cache.volume_gib,
+                        volume_type=ec2.EbsDeviceVolumeType.GP3,
+                        iops=image_cache.iops,
+                        throughput=image_cache.throughput_mibps,
+                        delete_on_termination=True,
+                    ),
+                )
+            )
         self.launch_template = ec2.LaunchTemplate(
             self,
             "LaunchTemplate",
             user_data=ec2.UserData.custom(self.user_data),
-            block_devices=[
-                ec2.BlockDevice(
-                    device_name=ROOT_DEVICE_NAME,
-                    volume=ec2.BlockDeviceVolume.ebs(
-                        spec.root_volume_gib,
-                        volume_type=ec2.EbsDeviceVolumeType.GP3,
-                        encrypted=True,
-                        delete_on_termination=True,
-                        throughput=spec.root_volume_throughput_mibps,
-                    ),
-                )
-            ],
+            block_devices=block_devices,
             # IMDSv2 only, one hop: pods get AWS credentials from Pod Identity,
             # never from the node role through the metadata service.
             require_imdsv2=True,

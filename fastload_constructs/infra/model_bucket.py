@@ -30,6 +30,8 @@ from constructs import Construct
 from fastload_constructs.core.access.model_bucket import (
     KMS_READ_ACTIONS,
     KMS_STAGE_ACTIONS,
+    TEMPORARY_OBJECT_DAYS,
+    TEMPORARY_OBJECT_TAG,
     StatementSpec,
     check_key_region,
     compile_cache_statements,
@@ -135,6 +137,13 @@ class ModelBucket(Construct):
                     noncurrent_version_expiration=noncurrent_version_expiration,
                     abort_incomplete_multipart_upload_after=Duration.days(INCOMPLETE_UPLOAD_DAYS),
                     expired_object_delete_marker=True,
+                ),
+                # Temporary objects (a compile-cache archive a killed publisher left) go after a day, every version.
+                s3.LifecycleRule(
+                    id="ExpireTemporaryObjects",
+                    tag_filters={TEMPORARY_OBJECT_TAG[0]: TEMPORARY_OBJECT_TAG[1]},
+                    expiration=Duration.days(TEMPORARY_OBJECT_DAYS),
+                    noncurrent_version_expiration=Duration.days(TEMPORARY_OBJECT_DAYS),
                 ),
             ],
             removal_policy=removal_policy,

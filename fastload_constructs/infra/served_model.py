@@ -37,6 +37,8 @@ from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.scale_out_metrics import KedaScaling
 from fastload_constructs.k8s.keda import VllmAutoscalingChart
+from fastload_constructs.k8s.runtime_scripts import RuntimeScriptsChart
+from fastload_constructs.k8s.standby import StandbyEnginesChart
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.k8s.warm_spares import WarmSparesChart
 
@@ -63,11 +65,17 @@ class ServedModel(Construct):
       on the model's vLLM metric, HPA behaviour from the plan (`core.scaling.autoscaling.scaling_behavior`),
       applied after the server and after KEDA's Helm chart. The Deployment then has no `spec.replicas`
       (KEDA's HPA owns it): `server.replicas` must be None or the default 1. Default: `None`, a fixed count.
+    - Standbys (the plan's `serving.standbys`): sleeping vLLM engines woken on scale-out, on FMA v0.6.4
+      (`k8s.StandbyEnginesChart`, `core.serving.standby`): the model's Deployment becomes FMA's requester
+      Deployment (same name, so the ScaledObject is unchanged) and every replica's vLLM runs in an FMA
+      launcher Pod (the launcher image's vLLM 0.26.0). Needs `infra.FmaController` in the model's namespace
+      (pass its `chart` in `after`), FMA's CRDs, and a standby node pool (`k8s.StandbyNodePoolChart`).
     - `after`: what must exist before the server is applied (the namespace's chart, PriorityClasses,
       the local-nvme storage class, node pools...). Default: nothing but the reader identity.
 
     Attributes: `plan`, `reader` (`ModelReaderIdentity`: `role`, `association`), `chart` (`VllmChart`),
-    `server` (`AppliedChart` of the chart; `.manifest`), `spare_chart` / `spares` (`WarmSparesChart` and
+    `standby_chart` (`StandbyEnginesChart`, None without standbys), `server` (`AppliedChart` of the chart,
+    or of `standby_chart`; `.manifest`), `spare_chart` / `spares` (`WarmSparesChart` and
     its `AppliedChart`, None without warm spares), `autoscaling_chart` / `autoscaler`
     (`VllmAutoscalingChart` and its `AppliedChart`, None without autoscaling), `applied` (every
     `AppliedChart`, in apply order), `model_uri`, `service_url`.
@@ -102,7 +110,10 @@ class ServedModel(Construct):
             "None or a ServingAccess(network_policy=..., allow_from_cidrs=..., api_key_secret=...)",
         )
         warm_spares = serving_plan.serving.warm_spares
+        standbys = serving_plan.serving.standbys
         options = _autoscaled(options, autoscaling, serving_plan)
+        # The in-pod scripts from the namespace's one ConfigMap, not embedded per model (issue 28: the template limit).
+        options = replace(options, shared_runtime_scripts=True)
         prefix = check_key_prefix(prefix)
         check_dns_label(model_name, "model_name")
         if isinstance(bucket, ModelBucket):
@@ -137,6 +148,11 @@ class ServedModel(Construct):
             if warm_spares > 0
             else None
         )
+        standby_chart = (
+            StandbyEnginesChart(app, f"{chart.node.id}-standby", plan=serving_plan, server=spec, access=access)
+            if standbys > 0
+            else None
+        )
         autoscaling_chart = (
             VllmAutoscalingChart(
                 app,
@@ -155,6 +171,8 @@ class ServedModel(Construct):
         super().__init__(scope, id)
         self.cdk8s_app, self.chart = app, chart
         self.spare_chart, self.autoscaling_chart = spare_chart, autoscaling_chart
+        # With standbys FMA's objects replace the vLLM Deployment (`chart` still holds the server's spec).
+        self.standby_chart = standby_chart
         self.namespace, self.name, self.service_account = spec.namespace, spec.name, spec.service_account_name
         self.plan = serving_plan
         self.reader = ModelReaderIdentity(
@@ -171,8 +189,15 @@ class ServedModel(Construct):
         self.model_uri = model_uri
         # Pod Identity hands out credentials when a pod is created: the association (and the
         # grants it waits for) must exist before the Deployment.
+        self.runtime_scripts = (
+            _runtime_scripts(scope, cluster, spec.namespace, after) if spec.init_containers or spec.sidecars else None
+        )
         self.server = AppliedChart(
-            self, "Server", cluster=cluster, chart=self.chart, after=[self.reader.identity.ready, *after]
+            self,
+            "Server",
+            cluster=cluster,
+            chart=standby_chart if standby_chart is not None else self.chart,
+            after=[self.reader.identity.ready, *after, *([self.runtime_scripts] if self.runtime_scripts else [])],
         )
         self._cluster = cluster
         self.applied: list[AppliedChart] = [self.server]
@@ -278,6 +303,19 @@ def _refuse_clash(scope: Construct, cluster: eks.ICluster, namespace: str, name:
             service_account,
             f"one ServedModel per model and namespace ({other.node.path} already binds this service account)",
         )
+
+
+def _runtime_scripts(
+    scope: Construct, cluster: eks.ICluster, namespace: str, after: Sequence[IDependable]
+) -> AppliedChart:
+    """The namespace's shared scripts ConfigMap on `cluster`: applied once per stack, cluster and namespace."""
+    stack = Stack.of(scope)
+    id = f"FastloadRuntimeScripts-{namespace}-{cluster.node.addr[:8]}"
+    existing = stack.node.try_find_child(id)
+    if isinstance(existing, AppliedChart):
+        return existing
+    chart = RuntimeScriptsChart(cdk8s.App(), f"fastload-runtime-{namespace}", namespace=namespace)
+    return AppliedChart(stack, id, cluster=cluster, chart=chart, after=after)
 
 
 def _literal_bucket_name(bucket: s3.IBucket) -> str:

@@ -11,6 +11,8 @@ use_packaged_node()  # before cdk8s starts its jsii runtime
 from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools  # noqa: E402
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage  # noqa: E402
 from fastload_constructs.k8s.namespace_chart import NamespaceChart  # noqa: E402
+from fastload_constructs.k8s.runtime_scripts import RuntimeScriptsChart  # noqa: E402
+from fastload_constructs.k8s.standby import StandbyEnginesChart, StandbyNodePoolChart  # noqa: E402
 from fastload_constructs.k8s.vllm_chart import VllmChart  # noqa: E402
 from fastload_constructs.k8s.warm_spares import PriorityClassesChart, WarmSparesChart  # noqa: E402
 
@@ -19,6 +21,9 @@ __all__ = [
     "LocalNvmeStorage",
     "NamespaceChart",
     "PriorityClassesChart",
+    "RuntimeScriptsChart",
+    "StandbyEnginesChart",
+    "StandbyNodePoolChart",
     "VllmChart",
     "WarmSparesChart",
 ]

@@ -83,6 +83,7 @@ class KarpenterGpuNodePools(cdk8s.Chart):
                     fast_image_pull=opts.fast_image_pull,
                     capacity_reservation_ids=opts.capacity_reservation_ids,
                     security_group_ids=security_group_ids,
+                    image_cache=opts.image_cache,
                 ),
             )
         )

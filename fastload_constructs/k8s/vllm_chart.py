@@ -223,7 +223,14 @@ class VllmChart(cdk8s.Chart):
             volumes[MODEL_CACHE_VOLUME] = node_folder(
                 self, "ModelCacheVolume", MODEL_CACHE_VOLUME, spec.model_host_path
             )
-            container.mount(MODEL_MOUNT_PATH, volumes[MODEL_CACHE_VOLUME], read_only=True)
+            # Only this model's folder (a subPath), at the path vLLM is given: the node's other copies stay unseen.
+            assert spec.model_sub_path is not None
+            container.mount(
+                f"{MODEL_MOUNT_PATH}/{spec.model_sub_path}",
+                volumes[MODEL_CACHE_VOLUME],
+                read_only=True,
+                sub_path=spec.model_sub_path,
+            )
         if spec.init_containers or spec.sidecars:
             self._add_cache_sync(deployment, spec, volumes)
 
@@ -263,19 +270,23 @@ class VllmChart(cdk8s.Chart):
         ConfigMap, and get only the AWS_* settings: Pod Identity gives them the
         same credentials as vLLM.
         """
-        script = kplus.ConfigMap(
-            self,
-            "CacheSyncScript",
-            metadata=cdk8s.ApiObjectMetadata(name=f"{spec.name}-cache-sync"),
-            data={
-                SCRIPT_NAME: cache_sync_script(),
-                **(
-                    {WARM_CHECK_SCRIPT: warm_check_script()}
-                    if any(isinstance(step, WarmCheckContainer) for step in spec.init_containers)
-                    else {}
-                ),
-            },
-        )
+        script: kplus.IConfigMap
+        if spec.scripts_shared:  # the namespace's ConfigMap (k8s.RuntimeScriptsChart): referred to, not embedded
+            script = kplus.ConfigMap.from_config_map_name(self, "CacheSyncScript", spec.scripts_config_map)
+        else:
+            script = kplus.ConfigMap(
+                self,
+                "CacheSyncScript",
+                metadata=cdk8s.ApiObjectMetadata(name=spec.scripts_config_map),
+                data={
+                    SCRIPT_NAME: cache_sync_script(),
+                    **(
+                        {WARM_CHECK_SCRIPT: warm_check_script()}
+                        if any(isinstance(step, WarmCheckContainer) for step in spec.init_containers)
+                        else {}
+                    ),
+                },
+            )
         volumes[SCRIPT_VOLUME] = kplus.Volume.from_config_map(self, "CacheSyncVolume", script, name=SCRIPT_VOLUME)
         env = {k: kplus.EnvValue.from_value(v) for k, v in spec.env.items() if k.startswith("AWS_")}
         for step in spec.init_containers:

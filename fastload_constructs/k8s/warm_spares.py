@@ -172,12 +172,16 @@ class WarmSparesChart(cdk8s.Chart):
         volumes: dict[str, kplus.Volume] = {}
         if not spec.init_containers:
             return volumes
-        scripts = kplus.ConfigMap(
-            self,
-            "CacheSyncScript",
-            metadata=cdk8s.ApiObjectMetadata(name=f"{spec.name}-cache-sync"),
-            data={SCRIPT_NAME: cache_sync_script(), WARM_CHECK_SCRIPT: warm_check_script()},
-        )
+        scripts: kplus.IConfigMap
+        if spec.scripts_shared:  # the namespace's ConfigMap (k8s.RuntimeScriptsChart), as the server's pods use
+            scripts = kplus.ConfigMap.from_config_map_name(self, "CacheSyncScript", spec.scripts_config_map)
+        else:
+            scripts = kplus.ConfigMap(
+                self,
+                "CacheSyncScript",
+                metadata=cdk8s.ApiObjectMetadata(name=f"{spec.name}-cache-sync"),
+                data={SCRIPT_NAME: cache_sync_script(), WARM_CHECK_SCRIPT: warm_check_script()},
+            )
         volumes[SCRIPT_VOLUME] = kplus.Volume.from_config_map(self, "CacheSyncVolume", scripts, name=SCRIPT_VOLUME)
         if spec.cache_host_path is not None:
             volumes[COMPILE_CACHE_VOLUME] = node_folder(

@@ -18,13 +18,17 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import errno
 import fcntl
 import gzip
 import hashlib
 import json
 import logging
 import os
+import random
+import re
 import shutil
+import signal
 import stat
 import sys
 import tarfile
@@ -54,6 +58,9 @@ COMPILE_SUBDIR = "torch_compile_cache"
 # kept in the cache root so the publish sidecar replaces exactly that archive once vLLM
 # has compiled a healthy cache, instead of every later pod refusing it and starting cold.
 REFUSED_MARKER = ".fastload-refused-archive"
+# The tag on a temporary archive upload; the model bucket's lifecycle rule expires objects carrying it
+# (core/model_access.py TEMPORARY_OBJECT_TAG, kept equal by a test: this file imports nothing of the package).
+TEMPORARY_TAGGING = "fastload-temporary=true"
 
 
 def _remember_refused(cache_root: Path, head: dict[str, Any] | None) -> None:
@@ -139,6 +146,138 @@ def _head(s3: Any, bucket: str, key: str) -> dict[str, Any] | None:
         raise
 
 
+# Transfers that retry (issue 28): a body that breaks while it is read (connection reset, a
+# server that closes early, a read timeout) is asked for again from the first byte not yet
+# received, with the first GET's ETag as If-Match, so what was copied is kept and a replaced
+# object fails as a restage (412) instead of mixing. Bounded per range: 5 attempts (botocore's
+# standard mode also makes 5 for status errors) with exponential backoff from 0.2 s, capped at
+# 5 s, jittered (sum of the waits at most ~3 s, so a dead endpoint still fails in seconds).
+BODY_ATTEMPTS = 5
+BACKOFF_BASE_S = 0.2
+BACKOFF_MAX_S = 5.0
+# Pieces handed on as they arrive (at most this much per read): a deadline is checked after each,
+# so a trickling body cannot overrun it by more than one piece's wait (botocore's read timeout, 60 s,
+# bounds a body that stops outright).
+_PIECE = 256 * 1024
+
+
+class _BodyEnded(Exception):
+    """The server ended a body before the bytes it announced: a break like any other, so resumed."""
+
+
+class _TransferFailed(Exception):
+    """Reading the archive from S3 failed (after retries, or past the deadline): the archive may be fine."""
+
+
+# Errors of this node's disk, not of the archive: restoring elsewhere would work, so nothing is healed.
+_NODE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO})
+
+
+class _DeadlinePassed(Exception):
+    """A transfer ran past its time limit while data was still arriving."""
+
+
+def _transient(exc: BaseException) -> bool:
+    """A broken body or connection (resumable), as opposed to an answer from S3 (an error code) or our own refusal."""
+    if _error_code(exc):
+        return False
+    if isinstance(exc, (_BodyEnded, OSError)):
+        return True
+    module = type(exc).__module__
+    return module.startswith(("botocore.exceptions", "urllib3", "http.client"))
+
+
+def _backoff(attempt: int) -> None:
+    time.sleep(min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2**attempt) * random.uniform(0.5, 1.0))
+
+
+class _ResumingBody:
+    """Bytes `start`..`end` (inclusive; `end` None: to the object's end) of one object, resumed where a body broke.
+
+    `read(n)` returns up to `n` bytes as soon as any arrive (never waits to fill a block), and
+    raises `_DeadlinePassed` once `deadline` (time.monotonic) passes, between any two pieces.
+    """
+
+    def __init__(
+        self,
+        s3: Any,
+        bucket: str,
+        key: str,
+        *,
+        start: int = 0,
+        end: int | None = None,
+        etag: str | None = None,
+        deadline: float | None = None,
+        attempts: int = BODY_ATTEMPTS,
+        first: dict[str, Any] | None = None,
+    ) -> None:
+        self.s3, self.bucket, self.key = s3, bucket, key
+        self.position, self.end, self.etag = start, end, etag
+        self.deadline, self.attempts = deadline, attempts
+        self.resumed = 0
+        self.failures = 0
+        self._response = first
+        self._finished = end is not None and start > end
+
+    def _open(self) -> None:
+        if self.end is None and self.position == 0:
+            ranged: dict[str, Any] = {}
+        else:
+            ranged = {"Range": f"bytes={self.position}-{'' if self.end is None else self.end}"}
+        conditional = {"IfMatch": self.etag} if self.etag else {}
+        self._response = self.s3.get_object(Bucket=self.bucket, Key=self.key, **ranged, **conditional)
+        if not self.etag and self._response.get("ETag"):
+            self.etag = self._response["ETag"]
+
+    def _read_piece(self, n: int) -> bytes:
+        if self._response is None:
+            self._open()
+        assert self._response is not None
+        body = self._response["Body"]
+        raw = getattr(body, "_raw_stream", None)
+        read1 = getattr(raw, "read1", None)
+        want = n if self.end is None else min(n, self.end - self.position + 1)
+        data: bytes = read1(want) if read1 is not None else body.read(want)
+        if not data and self.end is not None and self.position <= self.end:
+            raise _BodyEnded(f"{self.key}: body ended at byte {self.position}, before {self.end + 1}")
+        return data
+
+    def read(self, n: int = _PIECE) -> bytes:
+        n = _PIECE if n is None or n < 0 else min(n, _PIECE)
+        while not self._finished:
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                self.close()
+                raise _DeadlinePassed(f"{self.key}: past its time limit at byte {self.position}")
+            try:
+                data = self._read_piece(n)
+            except Exception as exc:
+                if not _transient(exc):
+                    raise
+                self.close()
+                self.failures += 1
+                if self.failures >= self.attempts or self.resumed >= self.attempts * 8:
+                    raise  # in a row without progress, or in all (a server that resets every few bytes)
+                LOG.warning("%s: body broke at byte %d (%s); resuming", self.key, self.position, type(exc).__name__)
+                self.resumed += 1
+                _backoff(self.failures - 1)
+                continue
+            self.failures = 0  # bytes arrived: the bound is on attempts in a row without progress
+            if not data:
+                self._finished = True
+                break
+            self.position += len(data)
+            if self.end is not None and self.position > self.end:
+                self._finished = True
+            return data
+        return b""
+
+    def close(self) -> None:
+        if self._response is not None:
+            with contextlib.suppress(Exception):
+                self._response["Body"].close()
+        self._response = None
+
+
 class ArchiveRefused(Exception):
     """The archive breaks a rule (member type, path, size, count, time): nothing of it is used."""
 
@@ -181,7 +320,10 @@ class _InflatingPipe:
             while not self._stop.is_set():
                 if time.monotonic() > self.deadline:
                     raise ArchiveRefused("restore ran past its time limit")
-                data = self.body.read(_COPY_BLOCK)
+                try:
+                    data = self.body.read(_COPY_BLOCK)
+                except Exception as exc:  # the transfer's failure, not the archive's: no healing
+                    raise _TransferFailed(f"{type(exc).__name__}: {exc}") from exc
                 if not data:
                     break
                 self.sha.update(data)
@@ -429,6 +571,7 @@ def restore_compile_cache(
     target = cache_root / COMPILE_SUBDIR
     key = archive_key(prefix, cache_key)
     head: dict[str, Any] | None = None
+    extracting = False
     try:
         cache_root.mkdir(parents=True, exist_ok=True)
         problems = _repair_permissions(target)
@@ -453,12 +596,21 @@ def restore_compile_cache(
                 return Outcome("corrupt", f"s3://{bucket}/{key} has no {SHA256_METADATA} metadata; starting cold")
             tmp = cache_root / f".restore-{uuid.uuid4().hex[:12]}"
             tmp.mkdir()
+            extracting = True  # from here on, a failure that is neither the transfer's nor the disk's is the archive's
             try:
-                conditional = {"IfMatch": head["ETag"]} if head.get("ETag") else {}
-                body = s3.get_object(Bucket=bucket, Key=key, **conditional)["Body"]
+                size = head.get("ContentLength")
+                deadline = time.monotonic() + limits.seconds
+                body = _ResumingBody(  # conditional on the HEAD's ETag, resumed where a body breaks
+                    s3,
+                    bucket,
+                    key,
+                    end=size - 1 if isinstance(size, int) and size > 0 else None,
+                    etag=head.get("ETag") or None,
+                    deadline=deadline,
+                )
                 stream = _InflatingPipe(
                     body,
-                    deadline=time.monotonic() + limits.seconds,
+                    deadline=deadline,
                     max_inflated=limits.unpacked_bytes + 512 * (2 * limits.members + 2) + (1 << 20),
                 )
                 try:
@@ -487,9 +639,16 @@ def restore_compile_cache(
         # A refused archive heals: this pod's publisher replaces exactly that one once it is ready.
         _remember_refused(cache_root, head)
         return Outcome("corrupt", f"{type(exc).__name__}: {exc}; starting cold")
+    except _TransferFailed as exc:
+        return Outcome("error", f"reading s3://{bucket}/{key} failed: {exc}; starting cold")
     except PermissionError as exc:
         return Outcome("error", f"permission denied: {exc.filename or exc}; starting cold")
     except Exception as exc:  # network, disk or anything else must not stop the pod
+        if extracting and not (isinstance(exc, OSError) and exc.errno in _NODE_ERRNOS):
+            # Any other failure while unpacking (a name too long for this filesystem, say) is the archive's:
+            # every pod would meet it, so it is refused and healed like a corrupt one (issue 28).
+            _remember_refused(cache_root, head)
+            return Outcome("corrupt", f"{type(exc).__name__}: {exc}; starting cold")
         return Outcome("error", f"{type(exc).__name__}: {exc}; starting cold")
 
 
@@ -547,7 +706,7 @@ def publish_compile_cache(
         return Outcome("miss", f"nothing to publish under {source}")
     key = archive_key(prefix, cache_key)
     temporary = f"{key}.tmp-{uuid.uuid4().hex}"
-    uploaded = False
+    uploaded = False  # set before the upload starts: one stopped mid-way may still have created the object
     try:
         existing = _head(s3, bucket, key)
         if existing is not None and not _is_refused(cache_root, existing):
@@ -573,9 +732,11 @@ def publish_compile_cache(
 
         producer = threading.Thread(target=produce, name="fastload-publish-tar", daemon=True)
         producer.start()
+        uploaded = True
         try:
-            s3.upload_fileobj(reader, bucket, temporary, ExtraArgs={"ContentType": "application/gzip"})
-            uploaded = True
+            # Tagged: the bucket's lifecycle rule expires a temporary a killed publisher left (issue 28).
+            extra = {"ContentType": "application/gzip", "Tagging": TEMPORARY_TAGGING}
+            s3.upload_fileobj(reader, bucket, temporary, ExtraArgs=extra)
         finally:
             reader.close()  # an upload that failed early makes the producer's next write fail and stop
             producer.join()
@@ -592,6 +753,7 @@ def publish_compile_cache(
             MetadataDirective="REPLACE",
             Metadata={SHA256_METADATA: digest},
             ContentType="application/gzip",
+            TaggingDirective="REPLACE",  # the archive itself is not temporary: no tag, never expired
         )
         (cache_root / REFUSED_MARKER).unlink(missing_ok=True)
         healed = " (replaced a refused archive)" if existing is not None else ""
@@ -674,25 +836,23 @@ def _download_verified(
         if size == 0:
             data = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
             ranges: list[tuple[int, int]] = []
+            etag = None
         else:
             ranges = [(start, min(start + part, size) - 1) for start in range(0, size, part)]
             first = s3.get_object(Bucket=bucket, Key=key, Range=f"bytes=0-{ranges[0][1]}")
             total = str(first.get("ContentRange", "")).rpartition("/")[2]
             if total and total != "*" and int(total) != size:
                 raise Restaged(f"{key}: {total} bytes in S3, {size} in the manifest")
-            data = first["Body"].read()
             etag = first.get("ETag")
+            data = _read_range(s3, bucket, key, ranges[0], etag, first)
         if len(data) != (ranges[0][1] + 1 if ranges else len(data)):
             raise Restaged(f"{key}: short read")
         digest.update(data)
         out.write(data)
         if len(ranges) > 1:
-            extra = {"IfMatch": etag} if etag else {}
 
             def fetch(r: tuple[int, int]) -> bytes:
-                body: bytes = s3.get_object(Bucket=bucket, Key=key, Range=f"bytes={r[0]}-{r[1]}", **extra)[
-                    "Body"
-                ].read()
+                body = _read_range(s3, bucket, key, r, etag, None)
                 if len(body) != r[1] - r[0] + 1:
                     raise Restaged(f"{key}: short read at {r[0]}")
                 return body
@@ -718,6 +878,20 @@ def _download_verified(
         raise Restaged(f"{key}: sha256 differs from the manifest")
 
 
+def _read_range(
+    s3: Any, bucket: str, key: str, r: tuple[int, int], etag: str | None, first: dict[str, Any] | None
+) -> bytes:
+    """One range's bytes, resumed from where its body broke (conditional on `etag`): the range is kept, not redone."""
+    body = _ResumingBody(s3, bucket, key, start=r[0], end=r[1], etag=etag, first=first)
+    pieces = []
+    try:
+        while piece := body.read(_PIECE):
+            pieces.append(piece)
+    finally:
+        body.close()
+    return b"".join(pieces)
+
+
 def _lease(copy: Path) -> None:
     """Record that a pod on this node is about to read `copy` (its last lease keeps it from removal)."""
     leases = copy / LEASES_DIR
@@ -726,11 +900,47 @@ def _lease(copy: Path) -> None:
 
 
 def _last_used(copy: Path) -> float:
-    leases = copy / LEASES_DIR
+    """The latest lease, or when the copy was completed: a copy no pod leased yet is new, not unused since 1970."""
+    completed = 0.0
+    with contextlib.suppress(OSError):
+        completed = max(copy.stat().st_mtime, (copy / COMPLETE_MARKER).stat().st_mtime)
     try:
-        return max((p.stat().st_mtime for p in leases.iterdir()), default=copy.stat().st_mtime)
+        return max([completed, *(p.stat().st_mtime for p in (copy / LEASES_DIR).iterdir())])
     except OSError:
-        return 0.0
+        return completed
+
+
+# <name>-<16 hex of the manifest's SHA-256> (or a legacy folder adopted as <name>-legacy-<8 hex>).
+_COPY_NAME = re.compile(r"^(?P<model>.+)-(?:[0-9a-f]{16}|legacy-[0-9a-f]{8})$")
+
+
+@contextlib.contextmanager
+def _model_lock_if_free(root: Path, copy_name: str, own: str | None) -> Iterator[bool]:
+    """Hold the lock of the model that owns `copy_name` (not waiting); yield whether it is held.
+
+    A copier holds its model's lock from the copy's completion through its lease and the switch
+    of the model's symlink, so a collector holding that lock never removes a copy in between.
+    The caller's own model (`own`) is already locked by the caller.
+    """
+    match = _COPY_NAME.match(copy_name)
+    if match is None or match.group("model") == own:
+        yield True
+        return
+    try:
+        handle = open(root / f".{match.group('model')}.lock", "a")  # noqa: SIM115 - held for the block
+    except OSError:
+        yield False
+        return
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        handle.close()
 
 
 def _tree_bytes(path: Path) -> int:
@@ -753,24 +963,27 @@ def _current_copies(root: Path) -> set[str]:
     return current
 
 
-def collect_copies(root: Path, *, lease_grace_s: float, budget_bytes: int, need_bytes: int = 0) -> tuple[bool, str]:
+def collect_copies(
+    root: Path, *, lease_grace_s: float, budget_bytes: int, need_bytes: int = 0, own: str | None = None
+) -> tuple[bool, str]:
     """Remove copies no model folder points at and no pod leased within the grace; say whether `need_bytes` fit.
 
     Fits means: the copies left plus `need_bytes` stay within `budget_bytes`, and the disk has
     `need_bytes` free. A copy in use (current, or leased recently) is never removed.
     """
     copies = root / COPIES_DIR
-    current = _current_copies(root)
     now = time.time()
     kept = 0
     for copy in sorted(copies.iterdir()) if copies.is_dir() else []:
         if copy.name.startswith("."):
             kept += _tree_bytes(copy)  # a partial copy of another model, owned by its lock holder
             continue
-        if copy.name in current or now - _last_used(copy) < lease_grace_s:
-            kept += _tree_bytes(copy)
-            continue
-        left = _remove_tree(copy)
+        with _model_lock_if_free(root, copy.name, own) as locked:
+            # Decided and removed under the owner's lock: its copier cannot be completing, leasing or switching it.
+            if not locked or copy.name in _current_copies(root) or now - _last_used(copy) < lease_grace_s:
+                kept += _tree_bytes(copy)
+                continue
+            left = _remove_tree(copy)
         if left:
             LOG.warning("could not remove old model copy %s: %s", copy, left[0])
             kept += _tree_bytes(copy)
@@ -860,7 +1073,8 @@ def _stage_once(
     if (copy / COMPLETE_MARKER).exists():
         _lease(copy)
         _point(dest, copy)
-        collect_copies(dest.parent, lease_grace_s=grace, budget_bytes=budget)
+        _check_pointed(dest, copy)
+        collect_copies(dest.parent, lease_grace_s=grace, budget_bytes=budget, own=dest.name)
         return Outcome("present", f"{dest} -> {copy.name}")
     for leftover in copies.glob(f".{dest.name}-*.partial-*"):  # we hold this model's lock: a killed copy's
         _remove_tree(leftover)
@@ -868,7 +1082,7 @@ def _stage_once(
         _remove_tree(copy)
     previous = _previous_files(dest)
     need = sum(size for _, name, size, sha in files if previous.get(name) != sha)
-    fits, why = collect_copies(dest.parent, lease_grace_s=grace, budget_bytes=budget, need_bytes=need)
+    fits, why = collect_copies(dest.parent, lease_grace_s=grace, budget_bytes=budget, need_bytes=need, own=dest.name)
     if not fits:
         return Outcome("error", f"no room for the model copy: {why}")
     partial = copies / f".{dest.name}-{content}.partial-{uuid.uuid4().hex[:8]}"
@@ -894,14 +1108,22 @@ def _stage_once(
             raise Restaged("the manifest changed while the files were copied")
         (partial / MANIFEST_NAME).write_bytes(before)
         (partial / COMPLETE_MARKER).write_text(json.dumps({"source": f"s3://{bucket}/{base}", "content": content}))
+        _lease(partial)  # leased before it is complete: never a copy with no lease (issue 28)
         os.replace(partial, copy)
     finally:
         if partial.exists():
             _remove_tree(partial)
     _lease(copy)
     _point(dest, copy)
-    collect_copies(dest.parent, lease_grace_s=grace, budget_bytes=budget)
+    _check_pointed(dest, copy)
+    collect_copies(dest.parent, lease_grace_s=grace, budget_bytes=budget, own=dest.name)
     return Outcome("staged", f"s3://{bucket}/{base} -> {dest} -> {copy.name}")
+
+
+def _check_pointed(dest: Path, copy: Path) -> None:
+    """`dest` must lead to a complete copy once pointed: a copy collected meanwhile is copied again, never reported."""
+    if not (dest / COMPLETE_MARKER).is_file() or not (copy / COMPLETE_MARKER).is_file():
+        raise Restaged(f"{copy.name} was removed while it was being switched to")
 
 
 def _previous_files(dest: Path) -> dict[str, str]:
@@ -933,6 +1155,11 @@ def _client(endpoint_url: str | None) -> Any:
     return boto3.client("s3", endpoint_url=endpoint_url or None, config=config)
 
 
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    del frame
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cache_sync", description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("command", choices=["restore-compile-cache", "publish-compile-cache", "stage-model"])
@@ -951,6 +1178,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--then-sleep", action="store_true", help="sleep forever afterwards (sidecar)")
     parser.add_argument("--endpoint-url", default=os.environ.get("AWS_ENDPOINT_URL"))
     args = parser.parse_args(argv)
+    # The kubelet stops a pod's containers with SIGTERM, whose default ends Python at once: as SystemExit,
+    # `finally` blocks run, so a publish deletes its temporary archive and aborts its upload.
+    with contextlib.suppress(ValueError):  # not the main thread (tests calling main from a thread)
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s fastload-cache %(message)s")
 
     try:

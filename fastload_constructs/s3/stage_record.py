@@ -15,11 +15,13 @@ needs S3 to list the same size and ETag).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,9 @@ class StageRecord:
     path: Path
     hashes: dict[str, dict[str, Any]] = field(default_factory=dict)
     uploads: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    # Multipart uploads this machine started and has not completed or aborted yet, per URI: upload id -> key.
+    # A stage killed outright (SIGKILL, power) leaves them open; the next successful stage aborts them.
+    pending: dict[str, dict[str, str]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
@@ -62,6 +67,13 @@ class StageRecord:
             and isinstance(data.get("uploads"), dict)
         ):
             record.hashes, record.uploads = data["hashes"], data["uploads"]
+            pending = data.get("pending")
+            if isinstance(pending, dict):
+                record.pending = {
+                    uri: {str(u): str(k) for u, k in ids.items()}
+                    for uri, ids in pending.items()
+                    if isinstance(ids, dict)
+                }
         return record
 
     def known_sha256(self, f: LocalFile) -> str | None:
@@ -90,17 +102,61 @@ class StageRecord:
         with self._lock:
             self.uploads.setdefault(uri, {})[name] = {"etag": etag, "sha256": sha256, "size": size}
 
+    def remember_pending(self, uri: str, upload_id: str, key: str) -> None:
+        with self._lock:
+            self.pending.setdefault(uri, {})[upload_id] = key
+
+    def forget_pending(self, uri: str, upload_id: str) -> None:
+        with self._lock:
+            self.pending.get(uri, {}).pop(upload_id, None)
+            if uri in self.pending and not self.pending[uri]:
+                del self.pending[uri]
+
+    def pending_for(self, uri: str) -> dict[str, str]:
+        with self._lock:
+            return dict(self.pending.get(uri, {}))
+
     def save(self) -> None:
-        """Write atomically; a record that cannot be written only costs the next run a re-hash."""
+        """Write atomically; a record that cannot be written only costs the next run a re-hash.
+
+        The temporary file goes whatever happens (a full disk fails the write, not the clean-up),
+        and temporaries a killed run left behind are removed once they are an hour old.
+        """
         with self._lock:
             payload = json.dumps(
-                {"version": RECORD_VERSION, "root": str(self.root), "hashes": self.hashes, "uploads": self.uploads}
+                {
+                    "version": RECORD_VERSION,
+                    "root": str(self.root),
+                    "hashes": self.hashes,
+                    "uploads": self.uploads,
+                    "pending": self.pending,
+                }
             )
+        tmp = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".record-")
+            _remove_stale_temporaries(self.path.parent)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=TEMP_PREFIX)
             with os.fdopen(fd, "w") as handle:
                 handle.write(payload)
             os.replace(tmp, self.path)
+            tmp = None
         except OSError:
             pass
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+
+
+TEMP_PREFIX = ".record-"
+# A record is written in well under a second; one an hour old belongs to a run that was killed mid-write.
+STALE_TEMP_S = 3600.0
+
+
+def _remove_stale_temporaries(directory: Path) -> None:
+    now = time.time()
+    for leftover in directory.glob(f"{TEMP_PREFIX}*"):
+        with contextlib.suppress(OSError):
+            if now - leftover.lstat().st_mtime > STALE_TEMP_S:
+                leftover.unlink()

@@ -43,6 +43,7 @@ from typing import Any
 from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.naming import SHA256_METADATA_KEY, STAGE_MANIFEST_NAME
 from fastload_constructs.core.s3_uri import S3Location
+from fastload_constructs.s3.cleanup import abort_recorded_uploads
 from fastload_constructs.s3.client import metadata_value
 from fastload_constructs.s3.errors import S3AccessError, explained
 from fastload_constructs.s3.file_region import FileRegion
@@ -165,6 +166,7 @@ class StageResult:
     manifest_uri: str
     manifest: dict[str, object]
     hashed_bytes: int = 0
+    aborted_uploads: int = 0  # multipart uploads an earlier, killed run left open, aborted after this one succeeded
 
 
 def upload_model(
@@ -251,16 +253,42 @@ def upload_model(
             deleted = bool(plan.upload or (delete_stale and plan.stale))
             condition = {"IfMatch": f'"{manifest_etag}"'} if manifest_etag and not deleted else {"IfNoneMatch": "*"}
             if deleted or body != old_manifest:  # a no-op re-run leaves the manifest as it is
-                client.put_object(
-                    Bucket=location.bucket,
-                    Key=manifest_key,
-                    ContentType="application/json",
-                    Body=body,
-                    **condition,
-                )
+                _put_manifest(client, location.bucket, manifest_key, body, condition, stage_id)
+        aborted = abort_recorded_uploads(client, location, record)
     finally:
         record.save()
-    return StageResult(plan, f"s3://{location.bucket}/{manifest_key}", manifest, hashed)
+    return StageResult(plan, f"s3://{location.bucket}/{manifest_key}", manifest, hashed, aborted)
+
+
+def _put_manifest(client: Any, bucket: str, key: str, body: bytes, condition: dict[str, str], stage_id: str) -> None:
+    """PUT the manifest, tagged with this run's stage id; a 412 on a manifest that is ours is success.
+
+    A PUT whose reply is lost is sent again by botocore's retries, and the retry's condition
+    (If-None-Match: *, or the old ETag) then fails against the manifest the first attempt wrote.
+    That manifest carries our stage id and our bytes: the stage succeeded, and says so.
+    """
+    try:
+        client.put_object(
+            Bucket=bucket,
+            Key=key,
+            ContentType="application/json",
+            Body=body,
+            Metadata={STAGE_ID_METADATA_KEY: stage_id},
+            **condition,
+        )
+    except Exception as exc:
+        response = getattr(exc, "response", None) or {}
+        code = str(response.get("Error", {}).get("Code", ""))
+        if code not in ("PreconditionFailed", "412"):
+            raise
+        try:
+            there = client.get_object(Bucket=bucket, Key=key)
+            ours = metadata_value(there.get("Metadata"), STAGE_ID_METADATA_KEY) == stage_id
+            ours = ours and there["Body"].read() == body
+        except Exception:
+            ours = False
+        if not ours:
+            raise
 
 
 @dataclass(frozen=True)
@@ -389,6 +417,8 @@ class _Pipeline:
         upload_id = self.client.create_multipart_upload(
             Bucket=bucket, Key=key, ChecksumAlgorithm=PART_CHECKSUM, Metadata={STAGE_ID_METADATA_KEY: self.stage_id}
         )["UploadId"]
+        self.record.remember_pending(self.location.uri, upload_id, key)  # saved now: a SIGKILL must not lose it
+        self.record.save()
         futures: list[Future[Any]] = []
         try:
             part_size, read, number = self.settings.part_size(f.size), 0, 0
@@ -411,6 +441,7 @@ class _Pipeline:
             completed: dict[str, Any] = self.client.complete_multipart_upload(
                 Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}
             )
+            self.record.forget_pending(self.location.uri, upload_id)
             return completed
         except BaseException as exc:
             self.fail(exc)
@@ -421,6 +452,7 @@ class _Pipeline:
                     future.exception()  # wait: an abort (or closing the file) while parts still upload
             with contextlib.suppress(Exception):  # the failure that got us here is the one to report
                 self.client.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id)
+                self.record.forget_pending(self.location.uri, upload_id)
             raise
 
     def _done(self, f: LocalFile, sha: str, etag: str) -> Uploaded:

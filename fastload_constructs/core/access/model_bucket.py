@@ -41,7 +41,14 @@ COMPILE_CACHE_OBJECT_ACTIONS = (
     "s3:DeleteObject",
     "s3:GetObject",
     "s3:PutObject",
+    # The temporary upload carries TEMPORARY_OBJECT_TAG, so the bucket's lifecycle rule expires one a
+    # killed publisher left; S3 checks PutObjectTagging for a PUT or copy that sets tags.
+    "s3:PutObjectTagging",
 )
+# The tag on temporary objects (a compile-cache archive still being published) and how long a lifecycle
+# rule keeps one: a publish takes minutes, so a day-old temporary belongs to a publisher that was killed.
+TEMPORARY_OBJECT_TAG = ("fastload-temporary", "true")
+TEMPORARY_OBJECT_DAYS = 1
 # ListBucketMultipartUploads is not granted: nothing in `fastload stage` lists uploads
 # (s3transfer keeps its own upload ids), and the action has no `s3:prefix` condition
 # key to confine it to a model (Service Authorization Reference, Amazon S3: only

@@ -50,6 +50,7 @@ from fastload_constructs.core.cluster.gpu_nodes import (
     check_root_volume,
     gpu_node_spec,
 )
+from fastload_constructs.core.cluster.image_cache import ImageCache, karpenter_block_device, mount_script
 from fastload_constructs.core.cluster.nodeadm import mime_user_data, node_config
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
 from fastload_constructs.core.naming import GPU_RESOURCE
@@ -170,6 +171,7 @@ def node_class_spec(
     fast_image_pull: bool = True,
     capacity_reservation_ids: Sequence[str] = (),
     security_group_ids: Sequence[str] = (),
+    image_cache: ImageCache | None = None,
 ) -> dict[str, Any]:
     """EC2NodeClass `spec`: what a managed GPU node group's launch template has, for Karpenter nodes.
 
@@ -178,7 +180,11 @@ def node_class_spec(
     `localStorage.strategy: RAID0`), nodeadm `FastImagePull` in MIME user data
     (Karpenter merges its own NodeConfig part with the cluster's coordinates),
     IMDSv2 with one hop, an encrypted gp3 root, and the reservations of
-    `reserved` capacity.
+    `reserved` capacity. With an `image_cache`: the snapshot's volume as a
+    second block device, mounted as containerd's root by a user-data script,
+    the RAID0 written by us with `disabledMounts: [Containerd]` (not through
+    `instanceStorePolicy`, whose NodeConfig has no such field), and no
+    FastImagePull (core.cluster.image_cache says why).
     """
     spec: dict[str, Any] = {
         "role": node_role,
@@ -209,9 +215,19 @@ def node_class_spec(
             "httpPutResponseHopLimit": 1,
         },
     }
-    if instance_store:
+    if image_cache is not None:
+        require(
+            not fast_image_pull,
+            "fast_image_pull",
+            fast_image_pull,
+            "False with an image cache (the SOCI snapshotter would unpack the cached image again)",
+        )
+        spec["blockDeviceMappings"].append(karpenter_block_device(image_cache))
+        config = node_config(local_storage="RAID0" if instance_store else None, containerd_on_image_cache=True)
+        spec["userData"] = mime_user_data(config, scripts=(mount_script(),))
+    elif instance_store:
         spec["instanceStorePolicy"] = "RAID0"
-    if fast_image_pull:
+    if fast_image_pull and image_cache is None:
         spec["userData"] = mime_user_data(node_config(local_storage=None, fast_image_pull=True))
     if capacity_reservation_ids:
         spec["capacityReservationSelectorTerms"] = [{"id": i} for i in capacity_reservation_ids]
@@ -277,6 +293,9 @@ class NodePoolOptions:
     """EC2 capacity reservations for `reserved` capacity (required with it, refused without). Default: none."""
     fast_image_pull: bool = True
     """nodeadm FastImagePull (parallel pull and unpack) in the node user data. Default: True."""
+    image_cache: ImageCache | None = None
+    """An EBS snapshot holding the vLLM image (core.cluster.image_cache), restored on every node; needs
+    fast_image_pull False. Default: None (the image is pulled)."""
 
     def limit_of(self, family: str) -> int | None:
         """The GPU limit of `family`'s NodePool."""
@@ -300,6 +319,18 @@ class NodePoolOptions:
         object.__setattr__(self, "capacity_types", check_capacity(capacity, reservations))
         object.__setattr__(self, "capacity_reservation_ids", tuple(reservations))
         require(isinstance(self.fast_image_pull, bool), "fast_image_pull", self.fast_image_pull, "True or False")
+        require(
+            self.image_cache is None or isinstance(self.image_cache, ImageCache),
+            "image_cache",
+            self.image_cache,
+            "an ImageCache or None",
+        )
+        require(
+            self.image_cache is None or not self.fast_image_pull,
+            "fast_image_pull",
+            self.fast_image_pull,
+            "False with an image cache (the SOCI snapshotter would unpack the cached image again)",
+        )
         if self.gpu_limits is not None:
             require(
                 isinstance(self.gpu_limits, Mapping)

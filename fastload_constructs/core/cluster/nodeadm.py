@@ -27,29 +27,38 @@ NODEADM_KIND = "NodeConfig"
 NODEADM_CONTENT_TYPE = "application/node.eks.aws"
 LOCAL_STORAGE_STRATEGIES = ("RAID0", "RAID10", "Mount")
 MIME_BOUNDARY = "==FASTLOAD-NODEADM=="
+SHELL_CONTENT_TYPE = 'Content-Type: text/x-shellscript; charset="us-ascii"'
 
 
 def node_config(
     *,
     local_storage: str | None = "RAID0",
     fast_image_pull: bool = False,
+    containerd_on_image_cache: bool = False,
 ) -> dict[str, Any]:
     """A NodeConfig document; `local_storage=None` leaves instance-store disks alone.
 
     `fast_image_pull` turns on nodeadm's `FastImagePull` feature gate (parallel
     layer pulls); nodeadm ignores it below its vCPU/memory threshold.
+    `containerd_on_image_cache` keeps containerd's root off the instance-store
+    array (`disabledMounts: [Containerd]`): it lives on the image-cache volume
+    (core.cluster.image_cache), which a user-data script mounts first.
     """
     spec: dict[str, Any] = {}
     if local_storage is not None:
         one_of("local_storage", local_storage, LOCAL_STORAGE_STRATEGIES)
-        spec["instance"] = {"localStorage": {"strategy": local_storage}}
+        storage: dict[str, Any] = {"strategy": local_storage}
+        if containerd_on_image_cache:
+            storage["disabledMounts"] = ["Containerd"]
+        spec["instance"] = {"localStorage": storage}
     if fast_image_pull:
         spec["featureGates"] = {"FastImagePull": True}
     return {"apiVersion": NODEADM_API_VERSION, "kind": NODEADM_KIND, "spec": spec}
 
 
-def mime_user_data(*documents: dict[str, Any]) -> str:
-    """EC2 user data: a MIME multipart/mixed message, one nodeadm part per document."""
+def mime_user_data(*documents: dict[str, Any], scripts: tuple[str, ...] = ()) -> str:
+    """EC2 user data: a MIME multipart/mixed message, one nodeadm part per document, then one
+    `text/x-shellscript` part per script (cloud-init runs them before nodeadm starts containerd)."""
     lines = [
         "MIME-Version: 1.0",
         f'Content-Type: multipart/mixed; boundary="{MIME_BOUNDARY}"',
@@ -64,5 +73,7 @@ def mime_user_data(*documents: dict[str, Any]) -> str:
             yaml.safe_dump(document, sort_keys=False).rstrip("\n"),
             "",
         ]
+    for script in scripts:
+        lines += [f"--{MIME_BOUNDARY}", SHELL_CONTENT_TYPE, "", script.rstrip("\n"), ""]
     lines.append(f"--{MIME_BOUNDARY}--")
     return "\n".join(lines) + "\n"

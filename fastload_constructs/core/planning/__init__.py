@@ -5,7 +5,8 @@
 
 Modules, one decision each: `assumptions` (cited figures), `options` (what a user
 may set), `releases` (vLLM release families), `fit` (memory and TP), `streamer`
-(Run:ai settings), `phases` (seconds per start-up phase), `scale_out` (fresh node,
+(Run:ai settings), `phases` (seconds per start-up phase), `pull_modes` (how the image
+reaches a fresh node), `scale_out` (fresh node,
 warm node, warm spare), `explain` (the plan's reasoning in words), `plan` (the
 ServingPlan), `calibration` (figures fitted to your logs).
 """
@@ -17,14 +18,17 @@ from fastload_constructs.core.planning.fit import KvFit
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.phases import PhaseEstimate
 from fastload_constructs.core.planning.plan import ServingPlan, StartupProbe, plan
+from fastload_constructs.core.planning.pull_modes import PULL_MODES, PullMode
 from fastload_constructs.core.planning.scale_out import ScaleOutPath, ScaleOutPaths
 from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.planning.streamer import StreamerSettings
 
 __all__ = [
+    "PULL_MODES",
     "KvFit",
     "LoadAssumptions",
     "PhaseEstimate",
+    "PullMode",
     "ScaleOutPath",
     "ScaleOutPaths",
     "Serving",

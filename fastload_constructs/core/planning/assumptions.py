@@ -66,11 +66,17 @@ class LoadAssumptions:
     # 0.78 s per layer (geometric mean), after a fixed 2 s of setup.
     inductor_s_per_layer: float = 0.78
     inductor_fixed_s: float = 2.0
-    # torch.compile on a cache hit ("Directly load the compiled graph"): ~8 s on the v1 releases
-    # before 0.11 ("torch.compile takes 7.51 s in total", vllm issue #20264, 0.9) and ~2-3 s on recent
-    # releases that load the AOT artifact (issue 19's published measurements): 8 and 2.5 s.
-    compile_warm_v1_s: float = 8.0
-    compile_warm_recent_s: float = 2.5
+    # torch.compile on a cache hit ("Directly load the compiled graph(s) ... took X s"): Dynamo's
+    # bytecode transform is not cached and runs again, per layer, then the artifact loads. Dynamo on a
+    # hit: 11.75 s / 80 layers (Llama-3-70B TP4), 16.74 s / 94 (Qwen3-235B TP8; anyscale/ray-serve-llm-
+    # perf-examples replica_initialization/experiment_terminal_output/*-compile-cache.txt, vLLM ~0.11),
+    # 5.03 s / 32 (Llama-3-8B, vllm PR #16848): 0.16 s per layer (geometric mean 0.160).
+    compile_warm_dynamo_s_per_layer: float = 0.16
+    # The artifact load itself: 3.83 s (70B), 5.53 s (235B) (same anyscale logs), 4.19 s (vllm PR #16848,
+    # v1 0.8), 5.96 s (AOT load, noonghunna/club-3090 issue #142): 4 s, for the v1 releases and recent ones.
+    # Replaces 8 s / 2.5 s totals, which left Dynamo out on recent releases (issue 26: 3x too fast).
+    compile_warm_v1_s: float = 4.0
+    compile_warm_recent_s: float = 4.0
     # --- CUDA graphs -----------------------------------------------------------------------------
     # Piecewise capture (v1 and later: one graph per piece between attention ops, every layer):
     # Llama-3-8B's 67 sizes took 15 s (PR #11005, -O3: 0.0070 s per size-layer) and 54 s on L40S
@@ -80,21 +86,44 @@ class LoadAssumptions:
     # releases add): 67 sizes in 10 s for Llama-3-8B without torch.compile (PR #11005): 0.0047.
     cuda_graph_full_s_per_graph_layer: float = 0.0047
     cuda_graph_fixed_s: float = 1.0
+    # Hopper and newer GPUs (CUDA capability >= 9.0) capture far faster than the two figures above
+    # (GPU unstated, L40S). Measured less the fixed second, over the model above, on H100: 2.8 / 33.1
+    # (Llama-3.1-8B, 67 sizes x 0.057 s, vllm PR #22897), 15 / 82.9 (Llama-3-70B TP4, "Graph capturing
+    # finished in 16 secs", anyscale/ray-serve-llm-perf-examples llama70b-base.txt) and 8 / 52.9
+    # (Qwen3-32B, "CUDA graph capture [9s", llm-d guides/gke-pod-snapshots/benchmark-results/
+    # vllm-qwen3-32b-h100.md): 0.13 (geometric mean).
+    cuda_graph_hopper_factor: float = 0.13
     # --- fresh node -----------------------------------------------------------------------------
-    # Pending pod to a Ready EKS node: "~70 seconds vs ~80 seconds from instance launch to node
-    # registration" (Karpenter maintainers, aws/karpenter-provider-aws issue #6128), "1-2 minutes to
-    # add new nodes" (aws.amazon.com/blogs/containers/eliminate-kubernetes-node-scaling-lag-with-pod-
-    # priority-and-over-provisioning/): 90 s.
-    node_launch_s: float = 90.0
-    # NVIDIA device plugin DaemonSet pod start and `nvidia.com/gpu` registration on the new node:
-    # assumed 30 s (a GPU node "may show as ready but still require about a minute to allocate GPU
-    # resources", cloudpilot-ai/karpenter-provider-gcp PR #148; no EKS measurement found).
-    gpu_registration_s: float = 30.0
+    # Pending pod to a registered GPU node (Karpenter: NodeClaim created -> launched -> registered).
+    # GPU nodes boot slower than CPU nodes (the 26-40 s of karpenter.sh's NodeClaim example is a
+    # c5a.2xlarge): g6.12xlarge created -> launched 2.8 s, launched -> registered 76.5 s (Karpenter
+    # controller log, gnosia93/training-on-eks, Karpenter 1.8-era, EKS 1.34); "~70 seconds vs ~80 seconds
+    # from instance launch to node registration" (aws/karpenter-provider-aws issue #6128): 78 s.
+    node_launch_s: float = 78.0
+    # Registered -> initialized: the NVIDIA device plugin starts on the node and registers
+    # `nvidia.com/gpu`, and only then does kube-scheduler bind the pod (karpenter-provider-aws #1914):
+    # 61.0 s on the g6.12xlarge above (`allocatable` shows `nvidia.com/gpu: 4`); a GPU node "may show
+    # as ready but still require about a minute to allocate GPU resources" (cloudpilot-ai/
+    # karpenter-provider-gcp PR #148): 60 s.
+    gpu_registration_s: float = 60.0
     # Image pull + unpack of the AWS vLLM DLC, 9,354,342,327 B: 2m10.8s with containerd's default
     # pull, 39.6 s with SOCI parallel pull on AL2023 (nodeadm FastImagePull) (aws-samples/
     # karpenter-blueprints, blueprints/soci-snapshotter/README.md): 71.5 MB/s, 3.3x faster in parallel.
     image_pull_mb_s: float = 71.5
     fast_image_pull_speedup: float = 3.3
+    # SOCI lazy loading: the pull itself is a manifest and index, 1.8 s (vLLM v0.26.0, 8.91 GB, llm-d
+    # guides/gke-pod-snapshots/benchmark-results/vllm-qwen3-32b-h100.md), 2.6 s (vllm-openai:v0.19.1,
+    # 9.61 GB, llm-d guides/pod-snapshot/README.md), 4.5 s (5.59 GB, ai-on-gke tutorial events): 2.6 s.
+    lazy_image_pull_s: float = 2.6
+    # ... but every file vLLM imports is fetched when first read: "Python & CUDA library imports
+    # (on-demand via gcfs) 73s" before "Loading model from scratch" (same llm-d benchmark, GKE image
+    # streaming, the published lazy-loading measurement for a vLLM image), of which process_start's
+    # 25 s is what imports from a local disk cost anyway: 48 s more.
+    lazy_import_extra_s: float = 48.0
+    # The image already on an EBS data volume restored from a snapshot with Fast Snapshot Restore:
+    # "pod starts up in less than 5 seconds" for a 9.5 GB (20.4 GB unpacked) image (aws-ia.github.io/
+    # terraform-aws-eks-blueprints/patterns/machine-learning/ml-container-cache): 5 s, the bound.
+    snapshot_image_s: float = 5.0
     # --- calibration (fastload calibrate) --------------------------------------------------------
     # Measured stream throughput per (instance type, source), replacing the modelled one.
     measured_throughput_mb_s: tuple[tuple[str, str, float], ...] = ()

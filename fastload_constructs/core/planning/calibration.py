@@ -18,11 +18,13 @@ import dataclasses
 import statistics
 from dataclasses import dataclass
 
+from fastload_constructs.core.catalog import CATALOG
 from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.assumptions import MB, LoadAssumptions
 from fastload_constructs.core.planning.options import TuningOptions
-from fastload_constructs.core.planning.phases import compile_seconds, cuda_graph_seconds
+from fastload_constructs.core.planning.phases import compile_seconds, cuda_graph_seconds, estimated_layers
+from fastload_constructs.core.planning.pull_modes import PullMode
 from fastload_constructs.core.planning.releases import release_family
 
 FORMAT = "fastload-assumptions/1"
@@ -78,11 +80,13 @@ def fit_assumptions(launches: list[MeasuredLaunch], base: LoadAssumptions | None
         family = release_family(opts.serving.engine_version)
         if x.compile_s is not None and x.compile_s > 0 and family != "v0":
             if x.compile_warm:
-                warm.setdefault(family, []).append(x.compile_s)
+                # The artifact load: what a hit costs beyond Dynamo, which runs again on a hit.
+                dynamo = a.compile_warm_dynamo_s_per_layer * estimated_layers(x.model)
+                warm.setdefault(family, []).append(max(0.0, x.compile_s - dynamo))
             else:
                 cold.append(x.compile_s / compile_seconds(x.model, opts, warm=False))
         if x.cuda_graph_s is not None and x.cuda_graph_s > 0:
-            modelled = cuda_graph_seconds(x.model, opts)
+            modelled = cuda_graph_seconds(x.model, opts, CATALOG.get(x.instance_type))
             if modelled > 0:
                 graphs.append(x.cuda_graph_s / modelled)
     if cold:
@@ -144,3 +148,61 @@ def assumptions_from_dict(raw: object, field: str = "assumptions") -> LoadAssump
         measured.append((row["instance_type"], row["source"], float(row["mb_s"])))
     changes["measured_throughput_mb_s"] = tuple(measured)
     return dataclasses.replace(LoadAssumptions(), **changes)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class MeasuredNode:
+    """One real scale-out's fresh-node phases (seconds; None = not recorded), from `fastload timeline`.
+
+    `node_s` is launch + GPU registration where the dump has no boundary between them (no NodeClaim
+    `Registered` event); `image_pull_s` is the kubelet's own timing of the pull ("Successfully pulled
+    image ... in X"), `image_bytes` its "Image size", `pull_mode` how that node pulled.
+    """
+
+    label: str
+    node_launch_s: float | None = None
+    gpu_registration_s: float | None = None
+    node_s: float | None = None
+    image_pull_s: float | None = None
+    image_bytes: int | None = None
+    pull_mode: PullMode = "parallel"
+
+
+def fit_node_phases(nodes: list[MeasuredNode], base: LoadAssumptions | None = None) -> LoadAssumptions:
+    """The fresh-node constants from real scale-outs (medians; each constant only from what was recorded).
+
+    * node launch, GPU registration: medians of the split measurements; scale-outs that recorded only
+      their sum rescale both so they add up to its median, keeping the split measured (or cited) so far;
+    * image pull: a pull mode's own constant: plain and parallel as a rate (bytes over the kubelet's
+      seconds; parallel divided by the FastImagePull speed-up, so both modes stay consistent), lazy and
+      snapshot as seconds.
+    """
+    require(bool(nodes), "timelines", [], "at least one `fastload timeline --json` output")
+    a = base or LoadAssumptions()
+    changes: dict[str, float] = {}
+    launch = _median([n.node_launch_s for n in nodes if n.node_launch_s is not None])
+    registration = _median([n.gpu_registration_s for n in nodes if n.gpu_registration_s is not None])
+    node_launch = launch if launch is not None else a.node_launch_s
+    gpu_registration = registration if registration is not None else a.gpu_registration_s
+    whole = _median([n.node_s for n in nodes if n.node_s is not None and n.node_launch_s is None])
+    if whole is not None and (launch is None or registration is None):
+        share = node_launch / (node_launch + gpu_registration)
+        node_launch, gpu_registration = whole * share, whole * (1 - share)
+    if launch is not None or whole is not None:
+        changes["node_launch_s"] = round(node_launch, 3)
+    if registration is not None or whole is not None:
+        changes["gpu_registration_s"] = round(gpu_registration, 3)
+    for mode in ("plain", "parallel"):
+        rates = [
+            n.image_bytes / n.image_pull_s / MB
+            for n in nodes
+            if n.pull_mode == mode and n.image_pull_s and n.image_bytes
+        ]
+        rate = _median(rates)
+        if rate is not None:
+            changes["image_pull_mb_s"] = round(rate / (a.fast_image_pull_speedup if mode == "parallel" else 1.0), 3)
+    for mode, key in (("lazy", "lazy_image_pull_s"), ("snapshot", "snapshot_image_s")):
+        seconds = _median([n.image_pull_s for n in nodes if n.pull_mode == mode and n.image_pull_s is not None])
+        if seconds is not None:
+            changes[key] = round(seconds, 3)
+    return dataclasses.replace(a, **changes)  # type: ignore[arg-type]

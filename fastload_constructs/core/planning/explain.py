@@ -11,6 +11,7 @@ from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.fit import KvFit
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.phases import PhaseEstimate, capture_sizes_for, estimated_layers
+from fastload_constructs.core.planning.pull_modes import describe_pull_mode
 from fastload_constructs.core.planning.releases import captured_graphs, release_family
 from fastload_constructs.core.planning.scale_out import ScaleOutPaths
 from fastload_constructs.core.planning.streamer import StreamerSettings, load_network_mb_s
@@ -65,7 +66,12 @@ def assumption_notes(
         f"startup probe budget = max({opts.min_startup_budget_seconds} s, "
         f"{opts.probe_safety_factor:g} x predicted {predicted.total_s:.0f} s)",
         f"fresh node adds node launch {a.node_launch_s:g} s, GPU registration {a.gpu_registration_s:g} s, image "
-        f"pull {paths.fresh_node.seconds('image_pull'):.0f} s ({opts.image_bytes / 1e9:.1f} GB"
-        + (", FastImagePull" if opts.serving.fast_image_pull else "")
+        f"pull {paths.fresh_node.seconds('image_pull'):.0f} s ({opts.image_bytes / 1e9:.1f} GB, "
+        + describe_pull_mode(opts.serving.image_pull_mode)
+        + (
+            f", then {paths.fresh_node.seconds('lazy_imports'):.0f} s more imports"
+            if opts.serving.image_pull_mode == "lazy"
+            else ""
+        )
         + "): before the startup probe starts",
     )

@@ -94,15 +94,17 @@ def weight_load(
 
 
 def compile_seconds(model: ModelProfile, opts: TuningOptions, warm: bool) -> float:
-    """torch.compile: none before 0.7; a cache hit costs a release-family constant; a miss costs
-    Dynamo (per layer) + Inductor (fixed + per layer), scaled by a calibration factor."""
+    """torch.compile: none before 0.7; a cache hit costs Dynamo again (per layer, it is not cached)
+    plus the artifact load (a release-family constant); a miss costs Dynamo (per layer) + Inductor
+    (fixed + per layer), scaled by a calibration factor."""
     family = release_family(opts.serving.engine_version)
     a = opts.assumptions
     if family == "v0":
         return 0.0
-    if warm:
-        return a.compile_warm_recent_s if family == "recent" else a.compile_warm_v1_s
     layers = estimated_layers(model)
+    if warm:
+        load = a.compile_warm_recent_s if family == "recent" else a.compile_warm_v1_s
+        return load + a.compile_warm_dynamo_s_per_layer * layers
     cold = a.dynamo_s_per_layer * layers + a.inductor_fixed_s + a.inductor_s_per_layer * layers
     return cold * a.compile_scale
 
@@ -114,8 +116,17 @@ def capture_sizes_for(opts: TuningOptions) -> tuple[int, ...]:
     return default_capture_sizes(family, opts.max_num_seqs)
 
 
-def cuda_graph_seconds(model: ModelProfile, opts: TuningOptions) -> float:
-    """CUDA-graph capture = fixed + graphs x layers x per-graph-layer cost, piecewise or full.
+def is_hopper_or_newer(instance: GpuInstance | None) -> bool:
+    """CUDA capability 9.0 or above (H100, H200, B200): the GPUs whose published graph captures are fast."""
+    if instance is None:
+        return False
+    major = instance.cuda_capability.split(".", 1)[0]
+    return major.isdigit() and int(major) >= 9
+
+
+def cuda_graph_seconds(model: ModelProfile, opts: TuningOptions, instance: GpuInstance | None = None) -> float:
+    """CUDA-graph capture = fixed + graphs x layers x per-graph-layer cost, piecewise or full; on Hopper
+    and newer GPUs the per-graph cost times `cuda_graph_hopper_factor`. `instance` None: GPU not known.
 
     v0: one full-model graph per size. v1: one piecewise graph set per size. Recent (>= 0.11,
     FULL_AND_PIECEWISE): piecewise for every size plus a full decode graph per size <= max_num_seqs.
@@ -136,7 +147,8 @@ def cuda_graph_seconds(model: ModelProfile, opts: TuningOptions) -> float:
     else:
         per_size = len(sizes) * layers * a.cuda_graph_s_per_graph_layer
     per_full = full * layers * a.cuda_graph_full_s_per_graph_layer
-    return (a.cuda_graph_fixed_s + per_size + per_full) * a.cuda_graph_scale
+    gpu = a.cuda_graph_hopper_factor if is_hopper_or_newer(instance) else 1.0
+    return (a.cuda_graph_fixed_s + gpu * (per_size + per_full)) * a.cuda_graph_scale
 
 
 def predict_phases(
@@ -157,7 +169,7 @@ def predict_phases(
         process_start_s=a.process_start_s,
         weight_load_s=seconds,
         compile_s=compile_seconds(model, opts, warm),
-        cuda_graph_s=cuda_graph_seconds(model, opts),
+        cuda_graph_s=cuda_graph_seconds(model, opts, instance),
         kv_and_server_s=a.kv_and_server_s,
         load_throughput_mb_s=rate,
     )

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 from fastload_constructs.core.catalog import GpuInstance
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.planning.assumptions import MB
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.phases import pod_phases, predict_phases, weight_load
+from fastload_constructs.core.planning.pull_modes import PullMode, image_phases
 from fastload_constructs.core.planning.serving import StreamSource
+from fastload_constructs.core.planning.standby import StandbyPath, standby_path
 from fastload_constructs.core.planning.streamer import StreamerSettings, streamer_concurrency
 
 HOURS_PER_DAY = 24
@@ -33,7 +34,7 @@ class ScaleOutPath:
 
 @dataclass(frozen=True)
 class ScaleOutPaths:
-    """Time to serve for the three ways a replica can start, and what warm spares cost idle.
+    """Time to serve for the ways a replica can start, and what warm spares (and standbys) cost idle.
 
     fresh_node: a node is launched for it (node, GPU registration, image pull, then the pod cold,
         or with the shared compile cache / node-local copy where enabled).
@@ -48,9 +49,15 @@ class ScaleOutPaths:
     warm_spare: ScaleOutPath
     warm_spares: int
     spare_gpu_hours_per_day: float
+    pull_mode: PullMode = "parallel"  # how the fresh node got the image (core.planning.pull_modes)
+    # With standbys (TuningOptions.standbys > 0): waking a sleeping engine (planning/standby.py).
+    standby: StandbyPath | None = None
 
-    def as_tuple(self) -> tuple[ScaleOutPath, ScaleOutPath, ScaleOutPath]:
-        return (self.fresh_node, self.warm_node, self.warm_spare)
+    def as_tuple(self) -> tuple[ScaleOutPath, ...]:
+        base = (self.fresh_node, self.warm_node, self.warm_spare)
+        if self.standby is None:
+            return base
+        return (*base, ScaleOutPath("standby", tuple((p.name, p.seconds) for p in self.standby.phases)))
 
 
 def scale_out_paths(
@@ -58,20 +65,21 @@ def scale_out_paths(
 ) -> ScaleOutPaths:
     """The three ways a replica starts (see ScaleOutPaths), phase by phase.
 
-    Fresh node: node launch + GPU registration + image pull (bytes / 71.5 MB/s, 3.3x faster with
-    FastImagePull) + the pod: weights streamed from S3 (with the node-local cache: copied from S3 to
-    NVMe first, then read locally), compile cold unless the shared compile cache restores it.
+    Fresh node: node launch + GPU registration + the image by its pull mode (core.planning.pull_modes:
+    plain bytes / 71.5 MB/s, parallel 3.3x faster, lazy 2.6 s + 48 s of on-demand imports, snapshot
+    5 s) + the pod: weights streamed from S3 (with the node-local cache: copied from S3 to NVMe first,
+    then read locally), compile cold unless the shared compile cache restores it.
     Warm node: the pod only, compile warm, weights from NVMe if the node-local cache is on.
     Warm spare: the pod only, compile warm, weights from NVMe (the placeholder copied them).
     Idle cost of N spares: N x TP GPUs x 24 h GPU-hours a day.
     """
     a = opts.assumptions
     node_local = opts.serving.model_cache == "node-local"
-    pull_rate = a.image_pull_mb_s * (a.fast_image_pull_speedup if opts.serving.fast_image_pull else 1.0)
+    mode = opts.serving.image_pull_mode
     node = (
         ("node_launch", a.node_launch_s),
         ("gpu_registration", a.gpu_registration_s),
-        ("image_pull", opts.image_bytes / (pull_rate * MB)),
+        *image_phases(mode, opts.image_bytes, a),
     )
     local_streamer = dataclasses.replace(streamer, concurrency=streamer_concurrency(instance, opts, tp, source="local"))
     s3_streamer = dataclasses.replace(streamer, concurrency=streamer_concurrency(instance, opts, tp, source="s3"))
@@ -97,4 +105,6 @@ def scale_out_paths(
         warm_spare=ScaleOutPath("warm_spare", pod_phases(spare)),
         warm_spares=opts.serving.warm_spares,
         spare_gpu_hours_per_day=float(opts.serving.warm_spares * tp * HOURS_PER_DAY),
+        pull_mode=mode,
+        standby=standby_path(model, instance, tp, opts.serving.standbys) if opts.serving.standbys > 0 else None,
     )

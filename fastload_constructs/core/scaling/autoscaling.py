@@ -7,14 +7,24 @@ target`, so `targetWaitingRequests: 4` means "add a pod when more than about fou
 requests per pod wait in vLLM's queue" (KEDA docs, scalers/prometheus; Kubernetes
 HPA algorithm: desired = ceil(current x value / target)).
 
+Scale-up is one step. With `AverageValue` on an external metric the HPA's
+desired count is the queue's total over the per-pod target, whatever the current
+count (`GetExternalPerPodMetricReplicas` in kubernetes/kubernetes
+pkg/controller/podautoscaler/replica_calculator.go; KEDA docs, ScaledObject spec,
+"metricType"): pods that are still starting do not lower the total, so adding all
+of them at once does not double-count demand. The rate policy is
+`Pods: MAX_REPLICAS_LIMIT per 15 s`, which never binds below maxReplicas, so the
+HPA goes from 1 to the asked-for count in one step. A stabilisation window of one
+scrape interval plus one HPA sync (45 s) makes a single scrape's spike (seen by
+at most two 15 s syncs) never the minimum of the window, and is a fraction of any
+start-up (`core.scaling.simulation` compares windows and the previous policy).
+
 Scale-down must not flap: a pod that takes `startup_s` to become ready was asked
 for because load grew. Removing it before it could ever serve throws the start-up
 away, so the HPA's scale-down stabilisation window is at least twice the predicted
 start-up, and never shorter than the HPA default of 300 s (Kubernetes docs,
 "Horizontal Pod Autoscaling", behavior.scaleDown.stabilizationWindowSeconds
-default). Scale-up is immediate (window 0, the HPA default) but adds at most
-`max(1, 50%)` pods per `startup_s`-derived period, so a burst does not order ten
-GPU nodes for a spike that the first two pods absorb.
+default), and it removes one pod per predicted start-up.
 """
 
 from __future__ import annotations
@@ -45,6 +55,15 @@ SCRAPE_INTERVAL_S = 30
 # KEDA polls no faster than the metric changes.
 POLLING_INTERVAL_S = SCRAPE_INTERVAL_S
 STARTUP_SAFETY_FACTOR = 2.0
+# The HPA controller's sync period (kube-controller-manager --horizontal-pod-autoscaler-sync-period, default 15 s;
+# EKS does not expose the flag) and the default policy period (pkg/apis/autoscaling/v2/defaults.go: 15 s).
+HPA_SYNC_PERIOD_S = 15
+HPA_DEFAULT_POLICY_PERIOD_S = 15
+# One scrape's sample stays the latest value for one scrape interval, i.e. for at most
+# SCRAPE_INTERVAL_S / HPA_SYNC_PERIOD_S = 2 syncs; the scale-up window is the minimum of the recommendations
+# newer than now - window (horizontal.go stabilizeRecommendationWithBehaviors: `rec.timestamp.After(upCutoff)`),
+# so a window of scrape + sync always holds a recommendation from before a one-scrape spike.
+SCALE_UP_WINDOW_S = SCRAPE_INTERVAL_S + HPA_SYNC_PERIOD_S
 
 
 def predicted_startup_seconds(plan: ServingPlan) -> float:
@@ -117,10 +136,15 @@ class ScalingBehavior:
     scale_up_period_s: int
     cooldown_s: int
     polling_interval_s: int
+    scale_up_window_s: int = SCALE_UP_WINDOW_S
+    # Pods a scale-up may add per period: MAX_REPLICAS_LIMIT never binds, so maxReplicas is the only bound.
+    scale_up_pods: int = MAX_REPLICAS_LIMIT
 
     def describe(self) -> tuple[str, ...]:
         return (
-            f"scale up: immediately, at most 1 pod or 50% per {self.scale_up_period_s} s",
+            f"scale up: to ceil(waiting / target) in one step (bounded by maxReplicas) once the demand has held "
+            f"for {self.scale_up_window_s} s (one {SCRAPE_INTERVAL_S} s scrape + one {HPA_SYNC_PERIOD_S} s HPA sync: "
+            "a single scrape's spike is ignored)",
             f"scale down: only after {self.scale_down_window_s} s of lower demand "
             f"(>= {STARTUP_SAFETY_FACTOR:g} x predicted start-up {self.startup_s:.0f} s, "
             f">= HPA default {HPA_DEFAULT_SCALE_DOWN_WINDOW_S} s), 1 pod per {self.scale_down_period_s} s",
@@ -133,14 +157,12 @@ def scaling_behavior(plan: ServingPlan) -> ScalingBehavior:
     """Stabilisation windows and periods derived from the plan's predicted start-up."""
     startup = predicted_startup_seconds(plan)
     window = min(HPA_MAX_WINDOW_S, max(HPA_DEFAULT_SCALE_DOWN_WINDOW_S, math.ceil(STARTUP_SAFETY_FACTOR * startup)))
-    # A new pod's metrics only move once it serves: adding more before then double-counts demand.
-    up_period = min(HPA_MAX_POLICY_PERIOD_S, max(POLLING_INTERVAL_S, math.ceil(startup)))
     down_period = min(HPA_MAX_POLICY_PERIOD_S, max(60, math.ceil(startup)))
     return ScalingBehavior(
         startup_s=startup,
         scale_down_window_s=window,
         scale_down_period_s=down_period,
-        scale_up_period_s=up_period,
+        scale_up_period_s=HPA_DEFAULT_POLICY_PERIOD_S,
         cooldown_s=window,
         polling_interval_s=POLLING_INTERVAL_S,
     )
@@ -150,11 +172,10 @@ def hpa_behavior(behavior: ScalingBehavior) -> dict[str, object]:
     """`spec.advanced.horizontalPodAutoscalerConfig.behavior` (autoscaling/v2 HorizontalPodAutoscalerBehavior)."""
     return {
         "scaleUp": {
-            "stabilizationWindowSeconds": 0,
+            "stabilizationWindowSeconds": behavior.scale_up_window_s,
             "selectPolicy": "Max",
             "policies": [
-                {"type": "Pods", "value": 1, "periodSeconds": behavior.scale_up_period_s},
-                {"type": "Percent", "value": 50, "periodSeconds": behavior.scale_up_period_s},
+                {"type": "Pods", "value": behavior.scale_up_pods, "periodSeconds": behavior.scale_up_period_s},
             ],
         },
         "scaleDown": {

@@ -1,4 +1,4 @@
-"""Node capacity for every replica, warm spare and one surge pod per model (managed groups and Karpenter limits).
+"""Node capacity for every replica, warm spare, standby and one surge pod per model (managed groups, Karpenter limits).
 
 Node capacity: tensor-parallel sizes are powers of two dividing the GPUs of a
 node (`tuning.tensor_parallel_candidates`), and first-fit-decreasing packs
@@ -31,6 +31,9 @@ class Workload:
     max_replicas: int
     # Placeholder pods of the model's shape (core/serving/warm_spares.py): always there, each holding its GPUs.
     warm_spares: int = 0
+    # Sleeping engines (core/serving/standby.py): each keeps TP GPUs free for a waking requester, on the
+    # standby node pool, whatever the replica count.
+    standbys: int = 0
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,9 @@ class NodeCapacity:
     peak_gpus: int  # (max replicas + 1 surge) x TP
     baseline_nodes: int
     peak_nodes: int
+    # The standby node pool's share (already counted in the node counts above): standbys x TP GPUs.
+    standby_gpus: int = 0
+    standby_nodes: int = 0
 
     @property
     def peak_gpu_limit(self) -> int:
@@ -64,6 +70,12 @@ def _check_workload(w: Workload) -> GpuInstance:
         w.warm_spares,
         "a whole number >= 0",
     )
+    require(
+        is_whole_number(w.standbys) and w.standbys >= 0,
+        f"{w.name}.standbys",
+        w.standbys,
+        "a whole number >= 0",
+    )
     return instance
 
 
@@ -81,12 +93,18 @@ def node_capacity(workloads: Iterable[Workload]) -> dict[str, NodeCapacity]:
         g = instances[name].gpu_count
         baseline = sum((w.min_replicas + w.warm_spares) * w.tensor_parallel_size for w in group)
         peak = sum((w.max_replicas + w.warm_spares + 1) * w.tensor_parallel_size for w in group)
+        # Standby nodes are a pool of their own (tainted): their GPUs are added, never packed with replicas.
+        # A burst that wakes them uses them, so this overcounts the peak by at most the standby GPUs.
+        standby_gpus = sum(w.standbys * w.tensor_parallel_size for w in group)
+        standby_nodes = math.ceil(standby_gpus / g)
         out[name] = NodeCapacity(
             instance=instances[name],
-            baseline_gpus=baseline,
-            peak_gpus=peak,
-            baseline_nodes=math.ceil(baseline / g),
-            peak_nodes=math.ceil(peak / g),
+            baseline_gpus=baseline + standby_gpus,
+            peak_gpus=peak + standby_gpus,
+            baseline_nodes=math.ceil(baseline / g) + standby_nodes,
+            peak_nodes=math.ceil(peak / g) + standby_nodes,
+            standby_gpus=standby_gpus,
+            standby_nodes=standby_nodes,
         )
     return out
 

@@ -36,6 +36,7 @@ from fastload_constructs.core.serving.cache_sharing import (
     restore_compile_cache,
 )
 from fastload_constructs.core.serving.plan_record import plan_annotations
+from fastload_constructs.core.serving.runtime_scripts import shared_scripts_name
 from fastload_constructs.core.serving.streamer_env import streamer_env
 from fastload_constructs.core.serving.warm_check import warm_check as warm_check_container
 from fastload_constructs.core.tokens import CDK_TOKEN, is_token, stable
@@ -138,6 +139,11 @@ class VllmServerSpec:
     model_cache: str = "s3"
     model_path: str = ""  # the positional model argument: the s3:// URI or the node-local folder
     model_host_path: str | None = None  # node-local model cache only
+    # The model's own folder under the node's model cache (node-local only): vLLM mounts just this
+    # subPath, never the node's whole cache (issue 28: no model reads another's copy on a shared node).
+    # The kubelet resolves the folder's symlink once, when the container starts, so a running pod keeps
+    # the copy it started with whatever a later copier switches the link to.
+    model_sub_path: str | None = None
     init_containers: tuple[SyncContainer, ...] = ()  # run in order before vLLM
     sidecars: tuple[SyncContainer, ...] = ()
     # Warm spares (core/serving/warm_spares.py): the vLLM pods' PriorityClass, above the placeholders'.
@@ -145,6 +151,10 @@ class VllmServerSpec:
     pod_annotations: Mapping[str, str] = field(default_factory=dict)  # on the pod template, beside the chart's
     # On the Deployment itself: the plan it was made from (core/serving/plan_record.py).
     annotations: Mapping[str, str] = field(default_factory=dict)
+    # The ConfigMap holding the in-pod scripts, and whether it is the namespace's shared one
+    # (core/serving/runtime_scripts.py) that the chart only refers to, or the chart's own.
+    scripts_config_map: str = ""
+    scripts_shared: bool = False
 
 
 def check_model_uri(value: object, field: str = "model_uri") -> str:
@@ -370,6 +380,11 @@ class ServerOptions:
     priority_class_name: str | None = None
     """The pods' PriorityClass. Default: `fastload-vllm` (above the spares') when the plan has warm spares,
     else none (the cluster default). Set it on every model of a cluster where any model has spares."""
+    shared_runtime_scripts: bool = False
+    """Mount the in-pod scripts from the namespace's shared ConfigMap
+    (`core.serving.runtime_scripts.shared_scripts_name()`, emitted by `k8s.RuntimeScriptsChart`) instead of
+    embedding them in this model's chart. `infra.ServedModel` turns it on and applies that chart once per
+    namespace; a standalone chart keeps its own. Default: False."""
     do_not_disrupt: bool = False
     """Annotate the pods `karpenter.sh/do-not-disrupt: "true"` (`core.cluster.karpenter.DO_NOT_DISRUPT`): Karpenter's
     voluntary disruption (consolidation, drift) skips a node while a vLLM pod loads or serves on it. Set it
@@ -530,9 +545,12 @@ def server_spec(
         model_cache=model_cache,
         model_path=model_path,
         model_host_path=naming.MODEL_CACHE_HOST_ROOT if model_cache == "node-local" else None,
+        model_sub_path=node_local_model_dir(uri) if model_cache == "node-local" else None,
         init_containers=tuple(init_containers),
         sidecars=tuple(sidecars),
         priority_class_name=priority_class_name,
         pod_annotations={DO_NOT_DISRUPT: "true"} if opts.do_not_disrupt else {},
         annotations=plan_annotations(plan),
+        scripts_config_map=shared_scripts_name() if opts.shared_runtime_scripts else f"{name}-cache-sync",
+        scripts_shared=opts.shared_runtime_scripts,
     )

@@ -162,6 +162,9 @@ class WarmSpareSpec:
     cache_host_path: str | None
     model_host_path: str | None
     server_name: str
+    # The in-pod scripts' ConfigMap: the server's (its shared, per-namespace one when `scripts_shared`).
+    scripts_config_map: str = ""
+    scripts_shared: bool = False
 
 
 def warm_spare_spec(
@@ -231,6 +234,8 @@ def warm_spare_spec(
         cache_host_path=server.cache_host_path,
         model_host_path=server.model_host_path,
         server_name=server.name,
+        scripts_config_map=server.scripts_config_map,
+        scripts_shared=server.scripts_shared,
     )
 
 

@@ -1,0 +1,34 @@
+"""Where a pod finds the in-pod scripts: one ConfigMap per namespace, named by content, or one per model.
+
+The scripts (`runtime/cache_sync.py`, `runtime/warm_check.py`, about 60 kB together) were
+embedded in a ConfigMap of every model's chart, and so in the CloudFormation template once
+per model (a KubernetesManifest carries its manifest inline): 20 models with both caches
+passed CloudFormation's 1 MB template limit on the scripts alone (issue 28). Shared, they are
+one ConfigMap per namespace (`k8s.RuntimeScriptsChart`, applied once by `infra.ServedModel`),
+named after a hash of their text, so a new library version adds a new ConfigMap that new
+pods mount while running pods keep the one they started with.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from fastload_constructs.core import naming
+from fastload_constructs.core.serving.cache_sharing import SCRIPT_NAME, cache_sync_script
+from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, warm_check_script
+
+# 10 hex digits (40 bits) of SHA-256: a name that changes with any change to either script.
+_HASH_DIGITS = 10
+
+
+def runtime_scripts() -> dict[str, str]:
+    """File name -> text of every in-pod script, as mounted at SCRIPT_MOUNT_PATH."""
+    return {SCRIPT_NAME: cache_sync_script(), WARM_CHECK_SCRIPT: warm_check_script()}
+
+
+def shared_scripts_name() -> str:
+    """The shared ConfigMap's name: `fastload-runtime-<hash of the scripts>` (a DNS-1123 name, 27 characters)."""
+    digest = hashlib.sha256()
+    for name, text in sorted(runtime_scripts().items()):
+        digest.update(name.encode() + b"\0" + text.encode() + b"\0")
+    return f"{naming.PART_OF}-runtime-{digest.hexdigest()[:_HASH_DIGITS]}"

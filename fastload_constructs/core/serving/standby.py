@@ -1,0 +1,604 @@
+"""Standby engines on llm-d-incubation/llm-d-fast-model-actuation (FMA) v0.6.4, launcher mode: the decisions.
+
+Why FMA: it is the existing Kubernetes controller that wakes a sleeping vLLM when
+a Deployment scales out, and it works with our KEDA-scaled Deployment, which
+becomes FMA's *requester* Deployment (research for issue 27). What FMA lacks is
+added with plain objects, decided here:
+
+* **N standbys per model**: a primer Deployment `<name>-standby` of N requesters
+  pinned to the standby node pool (required node affinity). FMA starts an engine
+  for each; scaled to 0 once Ready (`kubectl scale deploy/<name>-standby
+  --replicas=0`), FMA puts each engine to sleep (level 1) and keeps it. An engine's
+  identity is its InferenceServerConfig plus its GPUs, not the requester's
+  Deployment, so a requester of the KEDA Deployment landing on that GPU wakes it.
+* **Placement**: the KEDA Deployment's requesters prefer the standby pool (node
+  affinity, weight 100) and nodes holding a sleeping launcher of the model (pod
+  affinity, weight 100); the standby NodePool is tainted (only requesters and
+  launchers tolerate it) and limited to the standby GPUs, so a burst beyond the
+  standbys takes the ordinary pool.
+* **Protection of /sleep, /wake_up, /collective_rpc** (vLLM's dev-mode routes share
+  the serving port and are never token-checked): the engine port (8000) and the
+  launcher API (8001) admit only FMA's dual-pods controller; clients reach the
+  engine through a path filter (`runtime/v1_proxy.py`) in the launcher Pod that
+  forwards only `/v1/*`, `/health`, `/metrics`, `/version` and `/ping`; the requester's SPI (8081)
+  admits only the controller.
+* **Readiness**: no request reaches a sleeping engine. The Service selects the
+  InferenceServerConfig's label, which FMA puts on the launcher Pod only while its
+  engine is bound and awake and removes before `/sleep`; requesters are Ready only
+  while their engine is awake (FMA relays it to their `/ready`).
+
+All replicas of such a model run through FMA (the launcher image's vLLM, 0.26.0 in
+v0.6.4), not only the standbys. Pure: no cdk8s; `k8s/standby.py` renders it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from fastload_constructs.core import naming
+from fastload_constructs.core.catalog import GIB
+from fastload_constructs.core.cluster.gpu_nodes import gpu_node_spec
+from fastload_constructs.core.cluster.karpenter import DO_NOT_DISRUPT, node_pool_spec
+from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
+from fastload_constructs.core.planning.plan import ServingPlan
+from fastload_constructs.core.planning.standby import (
+    StandbyAssumptions,
+    check_standbys,
+    standby_gpu_memory_utilization,
+    standby_host_bytes,
+)
+from fastload_constructs.core.serving.cache_sharing import (
+    COMPILE_CACHE_VOLUME,
+    MODEL_CACHE_VOLUME,
+    MODEL_MOUNT_PATH,
+    SCRIPT_VOLUME,
+    SyncContainer,
+)
+from fastload_constructs.core.serving.vllm_server import CACHE_MOUNT_PATH, SERVER_PORT, SHM_MOUNT_PATH, VllmServerSpec
+from fastload_constructs.core.validation import check_dns_label
+
+# --- FMA v0.6.4 (tag v0.6.4 = commit b057659cb29dc408f2121e9d2c71ea35a8e2acb5) ---------------------------
+FMA_VERSION = "0.6.4"
+FMA_TAG = f"v{FMA_VERSION}"
+FMA_REGISTRY = "ghcr.io/llm-d-incubation/llm-d-fast-model-actuation"
+FMA_API_VERSION = "fma.llm-d.ai/v1alpha1"
+LAUNCHER_IMAGE = f"{FMA_REGISTRY}/launcher:{FMA_TAG}"  # planning.standby.LAUNCHER_VLLM_VERSION
+REQUESTER_IMAGE = f"{FMA_REGISTRY}/requester:{FMA_TAG}"
+DEFAULT_RELEASE = "fma"
+# pkg/api/interface.go: the requester's annotations; the container FMA looks for.
+ANNOTATION_ISC = "dual-pods.llm-d.ai/inference-server-config"
+ANNOTATION_ADMIN_PORT = "dual-pods.llm-d.ai/admin-port"
+LABEL_FMA_SLEEPING = "dual-pods.llm-d.ai/sleeping"
+INFERENCE_SERVER_CONTAINER = "inference-server"
+# cmd/requester/main.go defaults: PROBES_PORT 8080 (GET /ready), SPI_PORT 8081 (the controller's API).
+REQUESTER_PROBES_PORT = 8080
+REQUESTER_SPI_PORT = 8081
+# The launcher's API port (LauncherServicePort, fixed) and the vLLM engine port (the ISC's port).
+LAUNCHER_PORT = 8001
+ENGINE_PORT = SERVER_PORT
+LAUNCHER_COMMAND = ("/app/launcher.py", "--host=0.0.0.0", "--port=8001", "--log-level=info")
+# The path filter clients reach (runtime/v1_proxy.py); named "http", the port the vLLM scrape job keeps.
+PROXY_PORT = 8100
+PROXY_CONTAINER = "v1-proxy"
+PROXY_SCRIPT = "v1_proxy.py"
+PROXY_SCRIPT_MOUNT = "/opt/fastload-proxy"
+PROXY_SCRIPT_VOLUME = "v1-proxy"
+PROXY_CPU_MILLIS = 500
+PROXY_MEMORY_MIB = 256
+# Requester: a tiny process; the GPUs are what it holds.
+REQUESTER_CPU_MILLIS = 200
+REQUESTER_MEMORY_MIB = 256
+# The standby node pool: its nodes carry this label and taint.
+LABEL_STANDBY = "fastload.io/standby"
+STANDBY_VALUE = "true"
+# Labels of ours: launcher Pods of a model (stable: set in the LauncherConfig's template), requester Pods of a
+# model (the KEDA Deployment's and the primer's), and the routing label FMA sets on a serving launcher only.
+LABEL_LAUNCHER_OF = "fastload.io/launcher-of"
+LABEL_REQUESTER_OF = "fastload.io/requester-of"
+LABEL_SERVING = "fastload.io/serving"
+# Helm chart fma-controllers: labels of the dual-pods controller's Pods.
+CONTROLLER_COMPONENT = "dual-pods-controller"
+
+
+def proxy_script() -> str:
+    """The source of the path filter (runtime/v1_proxy.py), for its ConfigMap."""
+    return resources.files("fastload_constructs.runtime").joinpath(PROXY_SCRIPT).read_text()
+
+
+def controller_pod_labels(release: str = DEFAULT_RELEASE) -> dict[str, str]:
+    """The dual-pods controller Pod's labels in chart fma-controllers 0.6.4 (templates/dual-pods-controller)."""
+    return {
+        "app.kubernetes.io/name": "fma-controllers",
+        "app.kubernetes.io/component": CONTROLLER_COMPONENT,
+        "app.kubernetes.io/instance": release,
+    }
+
+
+@dataclass(frozen=True)
+class StandbySpec:
+    """Everything the standby chart renders for one model; built by `standby_spec`."""
+
+    name: str
+    namespace: str
+    standbys: int
+    release: str
+    service_account_name: str
+    labels: Mapping[str, str]  # recommended labels of every object
+    isc: dict[str, Any]  # InferenceServerConfig spec
+    launcher_config: dict[str, Any]  # LauncherConfig spec
+    population_policy: dict[str, Any]  # LauncherPopulationPolicy spec
+    requester_template: dict[str, Any]  # the KEDA Deployment's pod template
+    primer_template: dict[str, Any]  # the primer Deployment's pod template
+    requester_replicas: int | None  # None: KEDA's HPA owns the count
+    service_selector: Mapping[str, str]
+    launcher_selector: Mapping[str, str]
+    requester_selector: Mapping[str, str]
+    primer_selector: Mapping[str, str]
+    controller_labels: Mapping[str, str]
+    gpu_memory_utilization: float
+    launcher_memory_request_bytes: int
+    launcher_memory_limit_bytes: int
+    init_containers: tuple[SyncContainer, ...]
+    volumes: tuple[dict[str, Any], ...]
+    # On the requester Deployment: the plan it was made from (core/serving/plan_record.py), standby path included.
+    deployment_annotations: Mapping[str, str]
+
+    @property
+    def primer_name(self) -> str:
+        return f"{self.name}-standby"
+
+    @property
+    def policy_name(self) -> str:
+        return f"{self.name}-standby"
+
+
+def isc_options(server: VllmServerSpec, gpu_memory_utilization: float) -> str:
+    """The ISC `options`: our `vllm serve` arguments for the launcher's child.
+
+    The launcher splits the string on whitespace (no shell quoting) and parses it with vLLM's
+    OpenAI-server parser, appending `--port <ISC port>` itself: the model goes as `--model`, our
+    `--port` is dropped, sleep mode is switched on and the memory share reduced for sleepers.
+    """
+    args = list(server.args)
+    model, rest = args[0], args[1:]
+    out = ["--model", model]
+    i = 0
+    while i < len(rest):
+        arg = rest[i]
+        if arg == "--port":
+            i += 2
+            continue
+        if arg == "--gpu-memory-utilization":
+            out += [arg, f"{gpu_memory_utilization:g}"]
+            i += 2
+            continue
+        out.append(arg)
+        i += 1
+    out.append("--enable-sleep-mode")
+    for j, arg in enumerate(out):
+        require(
+            arg != "" and not any(c.isspace() for c in arg),
+            f"server.args[{j}]",
+            arg,
+            "vLLM arguments without whitespace (FMA's launcher splits its options string on whitespace)",
+        )
+    return " ".join(out)
+
+
+def _toleration(key: str, value: str, effect: str) -> dict[str, str]:
+    return {"key": key, "operator": "Equal", "value": value, "effect": effect}
+
+
+def _container_security() -> dict[str, Any]:
+    return {
+        "allowPrivilegeEscalation": False,
+        "privileged": False,
+        "readOnlyRootFilesystem": False,
+        "capabilities": {"drop": ["ALL"]},
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+
+
+def _required_node_terms(labels: Mapping[str, str]) -> list[dict[str, Any]]:
+    return [{"matchExpressions": [{"key": k, "operator": "In", "values": [v]} for k, v in labels.items()]}]
+
+
+def _requester_template(
+    server: VllmServerSpec, labels: Mapping[str, str], *, pinned_to_standby: bool
+) -> dict[str, Any]:
+    """A requester Pod: FMA's requester container holding the GPUs, steered to the model's sleepers."""
+    node_labels = dict(server.node_labels)
+    affinity: dict[str, Any] = {}
+    if pinned_to_standby:
+        node_labels[LABEL_STANDBY] = STANDBY_VALUE
+        affinity["nodeAffinity"] = {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": _required_node_terms(node_labels)}
+        }
+    else:
+        affinity["nodeAffinity"] = {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": _required_node_terms(node_labels)},
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "weight": 100,
+                    "preference": {
+                        "matchExpressions": [{"key": LABEL_STANDBY, "operator": "In", "values": [STANDBY_VALUE]}]
+                    },
+                }
+            ],
+        }
+        affinity["podAffinity"] = {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "weight": 100,
+                    "podAffinityTerm": {
+                        "labelSelector": {"matchLabels": {LABEL_LAUNCHER_OF: server.name, LABEL_FMA_SLEEPING: "true"}},
+                        "topologyKey": "kubernetes.io/hostname",
+                    },
+                }
+            ]
+        }
+    gpu = {naming.GPU_RESOURCE: server.gpus}
+    spec: dict[str, Any] = {
+        "serviceAccountName": server.service_account_name,
+        # The requester never calls the Kubernetes API; the controller calls it.
+        "automountServiceAccountToken": False,
+        "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
+        "containers": [
+            {
+                "name": INFERENCE_SERVER_CONTAINER,
+                "image": REQUESTER_IMAGE,
+                "imagePullPolicy": "IfNotPresent",
+                "env": [
+                    {"name": "PROBES_PORT", "value": str(REQUESTER_PROBES_PORT)},
+                    {"name": "SPI_PORT", "value": str(REQUESTER_SPI_PORT)},
+                ],
+                "ports": [
+                    {"containerPort": REQUESTER_PROBES_PORT, "name": "probes"},
+                    {"containerPort": REQUESTER_SPI_PORT, "name": "spi"},
+                ],
+                # Ready only while FMA reports the bound engine awake: no Ready requester without a serving engine.
+                "readinessProbe": {
+                    "httpGet": {"path": "/ready", "port": REQUESTER_PROBES_PORT},
+                    "initialDelaySeconds": 1,
+                    "periodSeconds": 1,
+                    "failureThreshold": 1,
+                },
+                "resources": {
+                    "requests": {"cpu": f"{REQUESTER_CPU_MILLIS}m", "memory": f"{REQUESTER_MEMORY_MIB}Mi", **gpu},
+                    "limits": {"memory": f"{REQUESTER_MEMORY_MIB}Mi", **gpu},
+                },
+                "securityContext": _container_security(),
+            }
+        ],
+        "tolerations": [
+            _toleration(server.toleration.key, server.toleration.value, server.toleration.effect),
+            _toleration(LABEL_STANDBY, STANDBY_VALUE, "NoSchedule"),
+        ],
+        "affinity": affinity,
+    }
+    if server.priority_class_name is not None:
+        spec["priorityClassName"] = server.priority_class_name
+    return {
+        "metadata": {
+            "labels": dict(labels),
+            "annotations": {
+                ANNOTATION_ISC: server.name,
+                ANNOTATION_ADMIN_PORT: str(REQUESTER_SPI_PORT),
+                **server.pod_annotations,
+            },
+        },
+        "spec": spec,
+    }
+
+
+def _mib(n: int) -> str:
+    return f"{n // 1024**2}Mi"
+
+
+def _launcher_pod_spec(
+    server: VllmServerSpec,
+    *,
+    memory_request: int,
+    memory_limit: int,
+    init_containers: tuple[SyncContainer, ...],
+    volumes: tuple[dict[str, Any], ...],
+) -> dict[str, Any]:
+    mounts: list[dict[str, Any]] = [
+        {"name": "dshm", "mountPath": SHM_MOUNT_PATH},
+        {"name": COMPILE_CACHE_VOLUME, "mountPath": CACHE_MOUNT_PATH},
+    ]
+    if server.model_host_path is not None:
+        mounts.append({"name": MODEL_CACHE_VOLUME, "mountPath": MODEL_MOUNT_PATH, "readOnly": True})
+    aws_env = [{"name": k, "value": v} for k, v in server.env.items() if k.startswith("AWS_")]
+    spec: dict[str, Any] = {
+        "serviceAccountName": server.service_account_name,
+        # The launcher's state-change-reflector sidecar patches its own Pod (Role pods get/patch).
+        "automountServiceAccountToken": True,
+        "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
+        "containers": [
+            {
+                "name": INFERENCE_SERVER_CONTAINER,
+                "image": LAUNCHER_IMAGE,
+                "imagePullPolicy": "IfNotPresent",
+                "command": list(LAUNCHER_COMMAND),
+                "ports": [
+                    {"containerPort": LAUNCHER_PORT, "name": "launcher"},
+                    {"containerPort": ENGINE_PORT, "name": "engine"},
+                ],
+                "resources": {
+                    "requests": {"cpu": str(server.cpu), "memory": _mib(memory_request)},
+                    "limits": {"memory": _mib(memory_limit)},
+                },
+                "volumeMounts": mounts,
+                "securityContext": _container_security(),
+            },
+            {
+                "name": PROXY_CONTAINER,
+                "image": LAUNCHER_IMAGE,  # already on the node; it ships python3
+                "imagePullPolicy": "IfNotPresent",
+                "command": [
+                    "python3",
+                    f"{PROXY_SCRIPT_MOUNT}/{PROXY_SCRIPT}",
+                    f"--listen={PROXY_PORT}",
+                    f"--upstream=127.0.0.1:{ENGINE_PORT}",
+                ],
+                "ports": [{"containerPort": PROXY_PORT, "name": "http"}],
+                "resources": {
+                    "requests": {"cpu": f"{PROXY_CPU_MILLIS}m", "memory": f"{PROXY_MEMORY_MIB}Mi"},
+                    "limits": {"memory": f"{PROXY_MEMORY_MIB}Mi"},
+                },
+                "volumeMounts": [{"name": PROXY_SCRIPT_VOLUME, "mountPath": PROXY_SCRIPT_MOUNT, "readOnly": True}],
+                "securityContext": {**_container_security(), "runAsNonRoot": True, "runAsUser": 65534},
+            },
+        ],
+        "initContainers": [
+            {
+                "name": step.name,
+                "image": LAUNCHER_IMAGE,
+                "imagePullPolicy": "IfNotPresent",
+                "command": list(step.command),
+                "env": aws_env,
+                "resources": {
+                    "requests": {"cpu": f"{step.cpu_millis}m", "memory": f"{step.memory_mib}Mi"},
+                    "limits": {"memory": f"{step.memory_mib}Mi"},
+                },
+                "volumeMounts": [{"name": v, "mountPath": p} for v, p in step.mounts],
+                "securityContext": _container_security(),
+            }
+            for step in init_containers
+        ],
+        "tolerations": [
+            _toleration(server.toleration.key, server.toleration.value, server.toleration.effect),
+            _toleration(LABEL_STANDBY, STANDBY_VALUE, "NoSchedule"),
+        ],
+        "volumes": list(volumes),
+    }
+    if not init_containers:
+        del spec["initContainers"]
+    if server.priority_class_name is not None:
+        spec["priorityClassName"] = server.priority_class_name
+    return spec
+
+
+def standby_spec(
+    plan: ServingPlan,
+    server: VllmServerSpec,
+    *,
+    standbys: int,
+    release: str = DEFAULT_RELEASE,
+    co_sleepers: int = 1,
+    assumptions: StandbyAssumptions | None = None,
+) -> StandbySpec:
+    """FMA's objects for `server` with `standbys` sleeping engines. Raises FastloadConfigError.
+
+    `co_sleepers`: sleeping engines of *other* models that may share a GPU with this model's awake
+    engine (FMA puts every scaled-in replica to sleep where it ran); each keeps ~2 GiB there, so this
+    model's `--gpu-memory-utilization` leaves room for them. Default 1.
+    """
+    check_standbys(standbys)
+    require(standbys >= 1, "standbys", standbys, "at least 1 for FMA's objects (0 keeps the plain vLLM Deployment)")
+    require(isinstance(server, VllmServerSpec), "server", server, "a VllmServerSpec from vllm_server.server_spec")
+    check_dns_label(release, "release")
+    require(
+        is_whole_number(co_sleepers) and 0 <= co_sleepers <= 8,
+        "co_sleepers",
+        co_sleepers,
+        "a whole number from 0 to 8",
+    )
+    a = assumptions if assumptions is not None else StandbyAssumptions()
+    require(
+        server.gpus == plan.tensor_parallel_size,
+        "server",
+        server.name,
+        "the server spec made from this plan (GPU counts differ)",
+    )
+    gpu_bytes = plan.instance.gpu_memory_mib * 1024**2
+    utilization = standby_gpu_memory_utilization(plan.gpu_memory_utilization, gpu_bytes, co_sleepers, a)
+    reserve = co_sleepers * a.sleeper_gpu_bytes
+    if plan.kv_fit is not None:
+        left = plan.kv_fit.kv_available_bytes - reserve
+        require(
+            left >= plan.kv_fit.kv_needed_bytes,
+            "standbys",
+            standbys,
+            f"0 for this plan: {co_sleepers} sleeper(s) x {a.sleeper_gpu_bytes / GIB:g} GiB leave "
+            f"{left / GIB:.1f} GiB of KV cache per GPU, below the {plan.kv_fit.kv_needed_bytes / GIB:.1f} GiB "
+            "needed (lower max_model_len or kv_sequences)",
+        )
+    require(utilization > 0, "standbys", standbys, f"0 on {plan.instance.name}: sleepers would fill the GPU")
+    memory_request = standby_host_bytes(plan.model, a)
+    memory_limit = plan.pod_memory_bytes
+    if memory_request > memory_limit:
+        raise FastloadConfigError(
+            "standbys",
+            standbys,
+            f"0 on {plan.instance.name}: a sleeping engine pins its {plan.model.total_gib:.1f} GiB of weights "
+            f"plus {a.sleeper_process_host_bytes / GIB:g} GiB in host RAM, more than the pod's "
+            f"{memory_limit / GIB:.1f} GiB",
+        )
+    name = server.name
+    base = {k: v for k, v in server.labels.items() if k != "app.kubernetes.io/component"}
+    requester_labels = {**base, "app.kubernetes.io/component": "requester", LABEL_REQUESTER_OF: name}
+    primer_labels = {
+        **requester_labels,
+        "app.kubernetes.io/instance": check_dns_label(f"{name}-standby", "name"),
+        "app.kubernetes.io/component": "standby-primer",
+    }
+    # The launcher Pods' own labels (FMA adds app.kubernetes.io/component: launcher and its dual-pods.llm-d.ai/*).
+    launcher_labels = {**base, LABEL_LAUNCHER_OF: name}
+    env = {**server.env, "VLLM_SERVER_DEV_MODE": "1"}
+    isc = {
+        "launcherConfigName": name,
+        "modelServerConfig": {
+            "port": ENGINE_PORT,
+            "options": isc_options(server, utilization),
+            "env_vars": dict(sorted(env.items())),
+            # On the launcher Pod only while its engine is bound and awake: what the Service selects.
+            "labels": {LABEL_SERVING: name},
+        },
+    }
+    # Only the node-local model copy comes along: the shared compile cache holds the vLLM image's artefacts,
+    # and the launcher runs its own vLLM release, which vLLM's own hash keeps apart anyway.
+    init_containers = tuple(step for step in server.init_containers if step.name == "stage-model")
+    volumes: list[dict[str, Any]] = [
+        {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": _mib(server.shm_bytes)}},
+        {"name": PROXY_SCRIPT_VOLUME, "configMap": {"name": f"{name}-v1-proxy", "defaultMode": 0o444}},
+    ]
+    if server.cache_host_path is not None:
+        path = f"{server.cache_host_path}-fma-{FMA_TAG}"
+        volumes.append({"name": COMPILE_CACHE_VOLUME, "hostPath": {"path": path, "type": "DirectoryOrCreate"}})
+    else:
+        volumes.append({"name": COMPILE_CACHE_VOLUME, "emptyDir": {}})
+    if server.model_host_path is not None:
+        volumes.append(
+            {"name": MODEL_CACHE_VOLUME, "hostPath": {"path": server.model_host_path, "type": "DirectoryOrCreate"}}
+        )
+    if init_containers:
+        volumes.append({"name": SCRIPT_VOLUME, "configMap": {"name": f"{name}-cache-sync"}})
+    launcher_config = {
+        # One engine per launcher: its identity stays simple and pod affinity can target it.
+        "maxInstances": 1,
+        "podTemplate": {
+            "metadata": {
+                "labels": launcher_labels,
+                # A standby node holds only launchers: no GPU request, so Karpenter would see it as idle.
+                "annotations": {DO_NOT_DISRUPT: "true"},
+            },
+            "spec": _launcher_pod_spec(
+                server,
+                memory_request=memory_request,
+                memory_limit=memory_limit,
+                init_containers=init_containers,
+                volumes=tuple(volumes),
+            ),
+        },
+    }
+    population_policy = {
+        "enhancedNodeSelector": {
+            "labelSelector": {
+                "matchLabels": {
+                    LABEL_STANDBY: STANDBY_VALUE,
+                    naming.WELL_KNOWN_INSTANCE_TYPE: plan.instance.name,
+                }
+            }
+        },
+        # One launcher per GPU slot of the model on every standby node (launcherCount is per node).
+        "countForLauncher": [
+            {"launcherConfigName": name, "launcherCount": plan.instance.gpu_count // plan.tensor_parallel_size}
+        ],
+    }
+    return StandbySpec(
+        name=name,
+        namespace=server.namespace,
+        standbys=standbys,
+        release=release,
+        service_account_name=server.service_account_name,
+        labels={**base, "app.kubernetes.io/component": "inference-server"},
+        isc=isc,
+        launcher_config=launcher_config,
+        population_policy=population_policy,
+        requester_template=_requester_template(server, requester_labels, pinned_to_standby=False),
+        primer_template=_requester_template(server, primer_labels, pinned_to_standby=True),
+        requester_replicas=server.replicas,
+        service_selector={LABEL_SERVING: name},
+        launcher_selector={LABEL_LAUNCHER_OF: name},
+        requester_selector={LABEL_REQUESTER_OF: name, "app.kubernetes.io/instance": name},
+        primer_selector={
+            LABEL_REQUESTER_OF: name,
+            "app.kubernetes.io/instance": primer_labels["app.kubernetes.io/instance"],
+        },
+        controller_labels=controller_pod_labels(release),
+        gpu_memory_utilization=utilization,
+        launcher_memory_request_bytes=memory_request,
+        launcher_memory_limit_bytes=memory_limit,
+        init_containers=init_containers,
+        volumes=tuple(volumes),
+        deployment_annotations=dict(server.annotations),
+    )
+
+
+def standby_nodes(plan: ServingPlan, standbys: int) -> int:
+    """Standby nodes for `standbys` engines of this plan (one per GPU slot)."""
+    check_standbys(standbys)
+    return math.ceil(standbys * plan.tensor_parallel_size / plan.instance.gpu_count)
+
+
+def standby_node_pool_spec(
+    instance_type: str,
+    *,
+    node_class: str,
+    capacity_types: tuple[str, ...] = ("on-demand",),
+    gpu_limit: int,
+    instance_store: bool = True,
+) -> dict[str, Any]:
+    """A Karpenter NodePool `spec` for standby nodes: the family pool's shape, one type, labelled and tainted
+    `fastload.io/standby=true`, limited to the standby GPUs (so a burst beyond them takes the ordinary pool)."""
+    require(is_whole_number(gpu_limit) and gpu_limit >= 1, "gpu_limit", gpu_limit, "a positive whole number of GPUs")
+    node = gpu_node_spec(instance_type, instance_store=instance_store)
+    spec = node_pool_spec(
+        node, [node.instance.name], node_class=node_class, capacity_types=capacity_types, gpu_limit=gpu_limit
+    )
+    spec["template"]["metadata"]["labels"] = {**node.labels, LABEL_STANDBY: STANDBY_VALUE}
+    spec["template"]["spec"]["taints"].append({"key": LABEL_STANDBY, "value": STANDBY_VALUE, "effect": "NoSchedule"})
+    return spec
+
+
+# --- FMA's controllers (Helm chart fma-controllers 0.6.4) ----------------------------------------------------
+FMA_CHART_REPOSITORY = f"oci://{FMA_REGISTRY}/charts/fma-controllers"
+FMA_CHART_NAME = "fma-controllers"
+# The cluster-scoped objects the chart does not make (FMA docs/install-step-by-step.md at v0.6.4).
+FMA_CRD_URLS = tuple(
+    f"https://raw.githubusercontent.com/llm-d-incubation/llm-d-fast-model-actuation/{FMA_TAG}/config/crd/{f}"
+    for f in (
+        "fma.llm-d.ai_inferenceserverconfigs.yaml",
+        "fma.llm-d.ai_launcherconfigs.yaml",
+        "fma.llm-d.ai_launcherpopulationpolicies.yaml",
+    )
+)
+FMA_ADMISSION_POLICIES_URL = f"https://github.com/llm-d-incubation/llm-d-fast-model-actuation/tree/{FMA_TAG}/config/validating-admission-policies"
+
+
+def node_view_cluster_role(release: str = DEFAULT_RELEASE) -> str:
+    """The ClusterRole granting nodes get/list/watch that the chart binds (`global.nodeViewClusterRole`)."""
+    return check_dns_label(f"{release}-node-view", "release")
+
+
+def node_view_rules() -> list[dict[str, Any]]:
+    """EKS grants ordinary service accounts no node reads; FMA's controllers read nodes (GPU slots, populations)."""
+    return [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "watch"]}]
+
+
+def fma_values(release: str = DEFAULT_RELEASE) -> dict[str, Any]:
+    """Helm values of fma-controllers 0.6.4: the image tag pinned (its default is `latest`), both controllers on,
+    the node-view ClusterRole named. The chart runs the controllers in its release namespace and they manage only
+    that namespace, so install it where the models run."""
+    check_dns_label(release, "release")
+    return {
+        "global": {"imageTag": FMA_TAG, "nodeViewClusterRole": node_view_cluster_role(release)},
+        "dualPodsController": {"enabled": True},
+        "launcherPopulator": {"enabled": True},
+    }

@@ -1,0 +1,35 @@
+"""The namespace's in-pod scripts, once: the ConfigMap every model's pods mount (`core/serving/runtime_scripts.py`)."""
+
+from __future__ import annotations
+
+import cdk8s
+import cdk8s_plus_28 as kplus
+from constructs import Construct
+
+from fastload_constructs.core import naming
+from fastload_constructs.core.serving.runtime_scripts import runtime_scripts, shared_scripts_name
+from fastload_constructs.core.validation import check_dns_label
+
+
+class RuntimeScriptsChart(cdk8s.Chart):
+    """One ConfigMap, `fastload-runtime-<hash>`, in `namespace`, holding cache_sync.py and warm_check.py.
+
+    Charts built with `ServerOptions(shared_runtime_scripts=True)` refer to it by name; `infra.ServedModel`
+    applies this chart once per cluster and namespace, before the first server that needs it.
+    """
+
+    def __init__(self, scope: Construct, id: str, *, namespace: str = naming.DEFAULT_NAMESPACE) -> None:
+        check_dns_label(namespace, "namespace")
+        super().__init__(
+            scope,
+            id,
+            namespace=namespace,
+            labels={"app.kubernetes.io/part-of": naming.PART_OF, "app.kubernetes.io/managed-by": naming.MANAGED_BY},
+        )
+        self.config_map_name = shared_scripts_name()
+        self.config_map = kplus.ConfigMap(
+            self,
+            "Scripts",
+            metadata=cdk8s.ApiObjectMetadata(name=self.config_map_name),
+            data=runtime_scripts(),
+        )

@@ -1,0 +1,174 @@
+"""Right outcomes in the in-pod runtime (issue 28): refused archives heal, fresh copies are never collected."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import tarfile
+import time
+from pathlib import Path
+
+import pytest
+
+from fastload_constructs.runtime import cache_sync
+from fastload_constructs.runtime.cache_sync import (
+    COMPILE_SUBDIR,
+    COMPLETE_MARKER,
+    COPIES_DIR,
+    REFUSED_MARKER,
+    SHA256_METADATA,
+    archive_key,
+    collect_copies,
+    copy_model_to_node,
+    publish_compile_cache,
+    restore_compile_cache,
+)
+
+
+@pytest.fixture()
+def bucket(s3_server):
+    return s3_server.new_bucket("outcomes")
+
+
+@pytest.fixture()
+def s3(s3_server):
+    return s3_server.client()
+
+
+def _archive(members: dict[str, bytes]) -> bytes:
+    raw = io.BytesIO()
+    with (
+        gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=1, mtime=0) as gz,
+        tarfile.open(fileobj=gz, mode="w|", format=tarfile.PAX_FORMAT) as archive,
+    ):
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return raw.getvalue()
+
+
+def test_an_archive_refused_with_an_os_error_is_healed_by_the_publisher(s3, bucket, tmp_path):
+    # A member name longer than NAME_MAX (255 bytes on ext4/xfs): opening it fails with ENAMETOOLONG, on every pod.
+    body = _archive({f"{COMPILE_SUBDIR}/abc/{'x' * 300}.py": b"pass\n"})
+    key = archive_key("cc", "k1")
+    s3.put_object(Bucket=bucket, Key=key, Body=body, Metadata={SHA256_METADATA: hashlib.sha256(body).hexdigest()})
+    root = tmp_path / "cache"
+
+    restored = restore_compile_cache(s3, bucket=bucket, prefix="cc", cache_key="k1", cache_root=root)
+
+    assert restored.status == "corrupt", restored.detail
+    assert (root / REFUSED_MARKER).is_file()
+    # vLLM compiles a healthy cache; the publisher replaces exactly the refused archive.
+    (root / COMPILE_SUBDIR / "abc").mkdir(parents=True)
+    (root / COMPILE_SUBDIR / "abc" / "graph.py").write_bytes(b"def f(x):\n    return x\n")
+    published = publish_compile_cache(s3, bucket=bucket, prefix="cc", cache_key="k1", cache_root=root)
+    assert published.status == "published", published.detail
+    fresh = tmp_path / "next-pod"
+    assert restore_compile_cache(s3, bucket=bucket, prefix="cc", cache_key="k1", cache_root=fresh).status == "restored"
+
+
+def _complete_copy(root: Path, name: str) -> Path:
+    copy = root / COPIES_DIR / name
+    copy.mkdir(parents=True)
+    (copy / "model.safetensors").write_bytes(b"w" * 1000)
+    (copy / COMPLETE_MARKER).write_text("{}")
+    return copy
+
+
+def test_a_copy_no_pod_leased_yet_is_not_collected(tmp_path):
+    copy = _complete_copy(tmp_path, "a-0123456789abcdef")  # just completed by model a's copier: no lease yet
+
+    collect_copies(tmp_path, lease_grace_s=3600, budget_bytes=10**9)
+
+    assert (copy / COMPLETE_MARKER).is_file()
+
+
+def test_a_copy_whose_model_is_being_copied_is_not_collected(tmp_path):
+    import fcntl
+
+    copy = _complete_copy(tmp_path, "a-0123456789abcdef")
+    past = time.time() - 7200
+    for path in (copy, copy / COMPLETE_MARKER):
+        os.utime(path, (past, past))
+    with open(tmp_path / ".a.lock", "a") as held:  # model a's copier is between completion and lease
+        fcntl.flock(held, fcntl.LOCK_EX)
+        collect_copies(tmp_path, lease_grace_s=3600, budget_bytes=10**9)
+        assert (copy / COMPLETE_MARKER).is_file()
+    collect_copies(tmp_path, lease_grace_s=3600, budget_bytes=10**9)  # idle and old: now it goes
+    assert not copy.exists()
+
+
+def test_a_copy_removed_while_it_is_switched_to_is_never_reported_staged(s3, bucket, tmp_path, monkeypatch):
+    weights = os.urandom(100_000)
+    files = {"config.json": b"{}", "model.safetensors": weights}
+    for name, data in files.items():
+        s3.put_object(Bucket=bucket, Key=f"m/{name}", Body=data)
+    manifest = [{"name": n, "size": len(d), "sha256": hashlib.sha256(d).hexdigest()} for n, d in files.items()]
+    s3.put_object(Bucket=bucket, Key="m/fastload-manifest.json", Body=json.dumps({"files": manifest}).encode())
+    point = cache_sync._point
+    removed = []
+
+    def point_then_lose(dest: Path, copy: Path) -> None:
+        point(dest, copy)
+        if not removed:  # a collector that decided before the lease removes it now
+            removed.append(copy.name)
+            cache_sync._remove_tree(copy)
+
+    monkeypatch.setattr(cache_sync, "_point", point_then_lose)
+    dest = tmp_path / "models" / "m"
+
+    outcome = copy_model_to_node(s3, bucket=bucket, prefix="m", dest=dest)
+
+    assert removed
+    if outcome.status in ("staged", "present"):  # reported success: the model must be there
+        assert (dest / "model.safetensors").read_bytes() == weights
+    else:
+        assert outcome.status == "error"
+
+
+# The publish sidecar, stopped by the kubelet (SIGTERM) after its upload, before the copy into place.
+SLOW_COPY_PUBLISH = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from fastload_constructs.runtime import cache_sync
+client = cache_sync._client
+def slow_client(endpoint_url):
+    s3 = client(endpoint_url)
+    s3.meta.events.register("before-call.s3.CopyObject", lambda **kw: time.sleep(30))
+    return s3
+cache_sync._client = slow_client
+sys.exit(cache_sync.main(sys.argv[2:]))
+"""
+
+
+def test_a_publisher_stopped_by_sigterm_leaves_no_temporary_archive(s3_server, s3, bucket, tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    from tests.s3_server import TEST_ENV
+
+    root = tmp_path / "cache"
+    (root / COMPILE_SUBDIR / "abc").mkdir(parents=True)
+    (root / COMPILE_SUBDIR / "abc" / "graph.py").write_bytes(b"x" * 10_000)
+    args = ["publish-compile-cache", "--bucket", bucket, "--prefix", "cc", "--cache-key", "k1"]
+    args += ["--cache-root", str(root), "--endpoint-url", s3_server.url]
+    env = {**os.environ, **TEST_ENV}
+    project = str(Path(__file__).resolve().parents[1])
+    process = subprocess.Popen([sys.executable, "-c", SLOW_COPY_PUBLISH, project, *args], env=env)
+
+    def keys() -> list[str]:
+        return [o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix="cc/").get("Contents", [])]
+
+    deadline = time.monotonic() + 30
+    while not any(".tmp-" in k for k in keys()):
+        assert process.poll() is None and time.monotonic() < deadline, "the temporary archive never appeared"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=30) == 128 + signal.SIGTERM
+
+    assert keys() == []  # neither the temporary nor (since the copy never ran) the archive
