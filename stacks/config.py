@@ -22,14 +22,14 @@ from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.cluster.image_cache import ImageCache
 from fastload_constructs.core.cluster.karpenter import DEFAULT_AMI_ALIAS, check_ami_alias
 from fastload_constructs.core.cluster.settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
-from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
+from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
 from fastload_constructs.core.model import DTYPE_BYTES, PARAMETER_COUNT, TOTAL_BYTES, ModelArchitecture, ModelProfile
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.calibration import assumptions_from_dict
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
 from fastload_constructs.core.planning.releases import DEFAULT_IMAGE, image_tag
-from fastload_constructs.core.planning.serving import Serving, check_spares
+from fastload_constructs.core.planning.serving import ENGINES, Serving, check_spares
 from fastload_constructs.core.scaling.autoscaling import (
     DEFAULT_SCALING_METRIC,
     DEFAULT_TARGET_WAITING_REQUESTS,
@@ -38,6 +38,7 @@ from fastload_constructs.core.scaling.autoscaling import (
 )
 from fastload_constructs.core.scaling.capacity import DEFAULT_GPU_NODE_MODE, check_gpu_node_mode
 from fastload_constructs.core.serving import image_mirror as image_mirror
+from fastload_constructs.core.serving import sglang_server
 from fastload_constructs.core.serving.cache_sharing import DEFAULT_COMPILE_CACHE_PREFIX
 from fastload_constructs.core.serving.vllm_server import ServerOptions, check_extra_args
 from fastload_constructs.core.validation import check_bucket_name, check_dns_label, check_key_prefix, check_role_arn
@@ -263,6 +264,7 @@ _CONTEXT_KEY_OF = {
     "tensor_parallel_size": "tensorParallelSize",
     "gpu_memory_utilization": "gpuMemoryUtilization",
     "serving.vllm_version": "vllmVersion",
+    "serving.engine": "engine",
     "serving.warm_spares": "warmSpares",
     "serving.model_cache": "nodeLocalModelCache",
     "serving.shared_compile_cache": "sharedCompileCache",
@@ -302,8 +304,9 @@ MODEL_KEYS: dict[str, Key] = {
     ),
     "sharedCompileCache": Key(bool, lambda f, v: _flag(f, False if v is None else v), "compile cache through S3"),
     "nodeLocalModelCache": Key(bool, lambda f, v: _flag(f, False if v is None else v), "stream an NVMe copy"),
-    "image": Key(str, lambda f, v: _image(f, v), "a pinned vLLM image (not latest)"),
-    "vllmVersion": Key(str, lambda f, v: v, "the image's vLLM release, when its tag names none"),
+    "engine": Key(str, lambda f, v: _engine(f, "vllm" if v is None else v), "vllm (default) or sglang"),
+    "image": Key(str, lambda f, v: _image(f, v), "a pinned image of the engine (not latest)"),
+    "vllmVersion": Key(str, lambda f, v: v, "the image's engine release, when its tag names none"),
     "extraArgs": Key(
         # check_extra_args names `f` (or `f[i]`) itself.
         list,
@@ -373,6 +376,7 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
             kv_cache_dtype=v["kvCacheDtype"],
             # How the model is served, given to the planner once: the charts derive from the plan.
             serving=Serving(
+                engine=v["engine"],
                 image=v["image"],
                 vllm_version=v["vllmVersion"],
                 model_cache="node-local" if v["nodeLocalModelCache"] else "s3",
@@ -389,9 +393,19 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         instance_type=instance.name,
         replicas=autoscaling.min_replicas,
         options=options,
-        extra_args=v["extraArgs"],
+        extra_args=(
+            sglang_server.check_extra_args(v["extraArgs"], f"{where}.extraArgs")
+            if v["engine"] == "sglang"
+            else v["extraArgs"]
+        ),
         autoscaling=autoscaling,
     )
+
+
+def _engine(field: str, value: object) -> str:
+    one_of(field, value, ENGINES)
+    assert isinstance(value, str)
+    return value
 
 
 def _warm_spares(field: str, value: object) -> int:

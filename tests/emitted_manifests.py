@@ -67,18 +67,18 @@ def chart_classes() -> dict[str, type]:
     return classes
 
 
-def _vllm_plan(instance_type: str = "g6e.12xlarge"):
+def _vllm_plan(instance_type: str = "g6e.12xlarge", **serving: Any):
     from fastload_constructs.core.model import ModelProfile
-    from fastload_constructs.core.planning.plan import plan
+    from tests.serving_plans import planned
 
-    return plan(ModelProfile.from_numbers(parameter_count=70_000_000_000, dtype="BF16"), instance_type)
+    return planned(ModelProfile.from_numbers(parameter_count=70_000_000_000, dtype="BF16"), instance_type, **serving)
 
 
-def _vllm(compile_cache: str, **options: Any) -> dict[str, Any]:
+def _vllm(compile_cache: str, serving: dict[str, Any] | None = None, **options: Any) -> dict[str, Any]:
     from fastload_constructs.core.serving.vllm_server import ServerOptions
 
     return dict(
-        plan=_vllm_plan(),
+        plan=_vllm_plan(**(serving or {})),
         model_name="llama-70b",
         model_uri="s3://models-bucket/models/llama-70b",
         region="us-east-1",
@@ -98,9 +98,9 @@ def _autoscaling(metric: str, target: float) -> dict[str, Any]:
     )
 
 
-def _warm_spares(model_cache: str) -> dict[str, Any]:
+def _warm_spares(model_cache: str, engine: str = "vllm") -> dict[str, Any]:
     from fastload_constructs.core.model import ModelProfile
-    from fastload_constructs.core.serving.vllm_server import server_spec
+    from fastload_constructs.core.serving.engines import server_spec
     from tests.serving_plans import planned
 
     serving = planned(
@@ -109,6 +109,7 @@ def _warm_spares(model_cache: str) -> dict[str, Any]:
         model_cache=model_cache,
         shared_compile_cache=model_cache == "node-local",
         warm_spares=2,
+        engine=engine,
     )
     server = server_spec(
         serving,
@@ -183,10 +184,22 @@ CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
         *((mode, lambda mode=mode: _vllm(mode)) for mode in ("host-path", "pvc", "empty-dir")),
         # KEDA owns the replica count; Karpenter leaves the node alone.
         ("autoscaled-on-karpenter", lambda: _vllm("host-path", replicas=None, do_not_disrupt=True)),
+        # The same chart running SGLang (issue 29): S3 streaming, and the node-local copy with the shared cache.
+        ("sglang-host-path", lambda: _vllm("host-path", {"engine": "sglang"}, replicas=None)),
+        (
+            "sglang-node-local-shared-cache",
+            lambda: _vllm(
+                "host-path",
+                {"engine": "sglang", "model_cache": "node-local", "shared_compile_cache": True, "warm_spares": 1},
+            ),
+        ),
     ],
     "PriorityClassesChart": [("default", dict)],
     "RuntimeScriptsChart": [("default", dict)],
-    "WarmSparesChart": [(mode, lambda mode=mode: _warm_spares(mode)) for mode in ("node-local", "s3")],
+    "WarmSparesChart": [
+        *((mode, lambda mode=mode: _warm_spares(mode)) for mode in ("node-local", "s3")),
+        ("sglang-node-local", lambda: _warm_spares("node-local", engine="sglang")),
+    ],
     "StandbyEnginesChart": [(mode, lambda mode=mode: _standby(mode)) for mode in ("node-local", "s3")],
     "StandbyNodePoolChart": [
         ("g6e", lambda: dict(instance_type="g6e.2xlarge", node_class="fastload-gpu", gpu_limit=2)),

@@ -74,6 +74,7 @@ MODEL_KEYS = [
     "gpuMemoryUtilization",
     "sharedCompileCache",
     "nodeLocalModelCache",
+    "engine",
 ]
 TOP_KEYS = ["kubernetesVersion", "models", "stagerRoleArns", "modelBucketName", "compileCachePrefix"]
 # Errors the serving plan raises after parsing (a model that does not fit), named by the planner.

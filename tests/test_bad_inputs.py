@@ -250,6 +250,21 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         "fastload:models[0].image",
     ),
     (
+        "app-engine-unknown",
+        lambda w: build_app(context(engine="tgi"), str(w.out)),
+        "fastload:models[0].engine",
+    ),
+    (
+        "app-sglang-extra-args-tp-prefix",
+        lambda w: build_app(context(engine="sglang", extraArgs=["--tp", "2"]), str(w.out)),
+        "fastload:models[0].extraArgs[0]",
+    ),
+    (
+        "serving-engine-unknown",
+        lambda w: Serving(engine="tgi"),  # type: ignore[arg-type]
+        "serving.engine",
+    ),
+    (
         "app-image-without-a-release-tag",
         lambda w: build_app(context(image="acme/vllm:prod"), str(w.out)),
         "fastload:models[0].vllmVersion",
@@ -458,6 +473,10 @@ def cli_rows(w: Where) -> dict[str, tuple[list[str], str]]:
         "plan-unknown-instance": (["plan", "--instance", "g6e.99xlarge", "--params", "8e9"], "--instance"),
         "plan-tp-mismatch": (["plan", "--instance", "g6e.12xlarge", "--params", "8e9", "--tp", "3"], "--tp"),
         "plan-model-too-big": (["plan", "--instance", "g6e.xlarge", "--params", "405e9"], "--params"),
+        "plan-unknown-engine": (
+            ["plan", "--instance", "g6e.2xlarge", "--params", "8e9", "--engine", "tgi"],
+            "--engine",
+        ),
         "stage-bad-bucket-uri": (["stage", str(w.model_dir), "s3://Bad_Bucket/m", *stage], "s3_uri.bucket"),
         "stage-parent-prefix": (["stage", str(w.model_dir), f"s3://{w.bucket}/a/../b", *stage], "s3_uri.prefix"),
         "stage-concurrency-0": (

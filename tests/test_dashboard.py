@@ -6,14 +6,23 @@ import json
 import re
 from pathlib import Path
 
-from fastload_constructs.core.scaling.autoscaling import SCALING_METRICS
+import pytest
+
+from fastload_constructs.core.scaling.autoscaling import SCALING_METRICS, SGLANG_SCALING_METRICS
 from fastload_constructs.core.scaling.metrics import SERVER_LABEL, scrape_config
 
 DASHBOARD = json.loads((Path(__file__).parent.parent / "dashboards" / "vllm-scale-out.json").read_text())
 # Metric names per exporter: vLLM 0.34 (vllm/v1/metrics/loggers.py), Karpenter 1.14 (website reference/metrics.md),
 # KEDA 2.20 (pkg/metricscollector/prommetrics.go: namespace keda, subsystem scaler, name metrics_value).
 EXPORTERS = {
-    "vllm": {*SCALING_METRICS.values(), "vllm:time_to_first_token_seconds_bucket"},
+    # The "vllm" job scrapes the server pods of both engines; SGLang 0.5.23's names are in
+    # python/sglang/srt/observability/metrics_collector.py (core.scaling.autoscaling cites each).
+    "vllm": {
+        *SCALING_METRICS.values(),
+        "vllm:time_to_first_token_seconds_bucket",
+        *SGLANG_SCALING_METRICS.values(),
+        "sglang:time_to_first_token_seconds_bucket",
+    },
     "karpenter": {"karpenter_pods_state", "karpenter_nodes_allocatable"},
     "keda-operator": {"keda_scaler_metrics_value"},
 }
@@ -46,7 +55,7 @@ def test_every_query_reads_a_scraped_metric_with_labels_that_exist():
         for metric, labels in selectors:
             assert metric in known, metric
             names = {part.split("=")[0].rstrip("!~") for part in labels.split(",") if part}
-            if metric.startswith("vllm:"):
+            if metric.startswith(("vllm:", "sglang:")):
                 assert names <= written, (expr, names - written)
                 assert SERVER_LABEL in names
 
@@ -57,14 +66,28 @@ def test_every_panel_uses_the_datasource_variable():
         assert panel["datasource"]["uid"] == "${" + variable["name"] + "}"
 
 
-def test_the_scrape_config_keeps_the_pods_the_vllm_chart_emits():
-    """Apply the vllm job's keep rules to the Deployment the chart really emits (its labels and port name)."""
+def test_every_vllm_panel_shows_the_sglang_servers_beside_them():
+    for panel in DASHBOARD["panels"]:
+        queries = [t["expr"] for t in panel["targets"]]
+        for vllm_metric, sglang_metric in (
+            *((SCALING_METRICS[k], SGLANG_SCALING_METRICS[k]) for k in SCALING_METRICS),
+            ("vllm:time_to_first_token_seconds_bucket", "sglang:time_to_first_token_seconds_bucket"),
+        ):
+            for query in queries:
+                if vllm_metric in query:
+                    assert query.replace(vllm_metric, sglang_metric) in queries, (panel["title"], query)
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_the_scrape_config_keeps_the_pods_the_vllm_chart_emits(engine):
+    """Apply the vllm job's keep rules to the Deployment the chart really emits (its labels and port name),
+    for either engine."""
     import cdk8s
 
     from fastload_constructs.k8s.vllm_chart import VllmChart
     from tests.emitted_manifests import _vllm
 
-    docs = cdk8s.Testing.synth(VllmChart(cdk8s.Testing.app(), "llama", **_vllm("host-path")))
+    docs = cdk8s.Testing.synth(VllmChart(cdk8s.Testing.app(), "llama", **_vllm("host-path", {"engine": engine})))
     (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
     pod = deployment["spec"]["template"]
     (vllm_job, *_) = scrape_config(cluster_label="c")["scrape_configs"]
@@ -80,5 +103,6 @@ def test_the_scrape_config_keeps_the_pods_the_vllm_chart_emits():
         rules = [r for r in vllm_job["relabel_configs"] if r["action"] == "keep"]
         if all(re.fullmatch(r["regex"], target.get(r["source_labels"][0], "")) for r in rules):
             kept.append(port)
-    assert kept == ["http"]  # the port vLLM serves /metrics on, once per pod
+    assert kept == ["http"]  # the port the server serves /metrics on, once per pod
+    assert meta["__meta_kubernetes_pod_label_app_kubernetes_io_name"] == engine
     assert meta["__meta_kubernetes_pod_label_app_kubernetes_io_instance"] == deployment["metadata"]["name"]

@@ -180,8 +180,12 @@ def test_the_query_sums_one_servers_pods_and_the_scrape_config_writes_those_labe
     targets = {r.get("target_label") for r in vllm["relabel_configs"]}
     assert {"namespace", "server", "pod"} <= targets
     keep = {r["source_labels"][0]: r["regex"] for r in vllm["relabel_configs"] if r["action"] == "keep"}
-    # The vLLM chart's pod label and container port name (what the chart emits, not a copy of it).
-    assert keep["__meta_kubernetes_pod_label_app_kubernetes_io_name"] == "vllm"
+    # The server pods' label of either engine (Prometheus anchors the regex) and the container port name.
+    app = keep["__meta_kubernetes_pod_label_app_kubernetes_io_name"]
+    assert [name for name in ("vllm", "sglang", "vllm-autoscaling", "karpenter") if re.fullmatch(app, name)] == [
+        "vllm",
+        "sglang",
+    ]
     assert keep["__meta_kubernetes_pod_container_port_name"] == "http"
 
 

@@ -21,7 +21,14 @@ def pods():
     for case, doc in chart_manifests("VllmChart", vllm_chart.VllmChart):
         if pod_of(doc) is not None:
             found[case.split("[", 1)[1].rstrip("]")] = doc
-    assert set(found) == {"host-path", "pvc", "empty-dir", "autoscaled-on-karpenter"}
+    assert set(found) == {
+        "host-path",
+        "pvc",
+        "empty-dir",
+        "autoscaled-on-karpenter",
+        "sglang-host-path",
+        "sglang-node-local-shared-cache",
+    }
     return found
 
 
@@ -30,12 +37,19 @@ def test_vllm_pods_meet_baseline_with_a_pvc_or_empty_dir_cache(pods, mode):
     assert baseline_violations(pods[mode]) == []
 
 
-@pytest.mark.parametrize("case", ["host-path", "autoscaled-on-karpenter"])
+@pytest.mark.parametrize("case", ["host-path", "autoscaled-on-karpenter", "sglang-host-path"])
 def test_the_host_path_cache_is_the_only_baseline_violation_and_it_is_exempt(pods, case):
     found = baseline_violations(pods[case])
     assert [control_of(f) for f in found] == ["hostPathVolumes"]
     assert "'compile-cache'" in found[0]
     assert unexempted_violations(pods[case]) == []
+
+
+def test_an_sglang_pod_with_the_node_local_copy_and_shared_cache_is_exempt_like_vllms(pods):
+    """Its host paths are the compile cache and the model copy, the same two a vLLM pod may mount."""
+    found = baseline_violations(pods["sglang-node-local-shared-cache"])
+    assert {control_of(f) for f in found} == {"hostPathVolumes"}
+    assert unexempted_violations(pods["sglang-node-local-shared-cache"]) == []
 
 
 def test_a_privileged_vllm_pod_would_not_be_exempt(pods):

@@ -37,6 +37,10 @@ def launch_from_report(
     capture_sizes: tuple[int, ...] | None,
 ) -> MeasuredLaunch:
     """A parsed log in the planner's five phases."""
+    if report.engine != "vllm":
+        raise FastloadConfigError(
+            "log", report.label, "a vLLM log: SGLang's figures are not calibrated yet (core/planning/sglang_phases.py)"
+        )
     if model is None:
         weights = report.weights
         if weights is None or not weights.total_bytes:

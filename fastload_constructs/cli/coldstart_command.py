@@ -134,14 +134,15 @@ def _estimate(
     tensor_parallel_size: int | None,
     source: str,
     warm: bool,
+    engine: str = "vllm",
 ) -> PhaseEstimate | None:
-    """The plan's prediction, when --instance and a model size are given."""
+    """The plan's prediction, when --instance and a model size are given (for the logs' engine)."""
     if instance_type is None and parameter_count is None and total_bytes is None:
         return None
     if instance_type is None or (parameter_count is None and total_bytes is None):
         raise click.UsageError("compare with a plan by giving --instance and --params or --bytes")
     return plan_from_options(
-        instance_type, parameter_count, total_bytes, dtype, tensor_parallel_size, source, warm
+        instance_type, parameter_count, total_bytes, dtype, tensor_parallel_size, source, warm, engine=engine
     ).predicted
 
 
@@ -152,8 +153,8 @@ def _recorded_estimate(pod: str, namespace: str) -> PhaseEstimate | None:
         return None
     phases = record.pod_phases_s
     click.echo(
-        f"fastload: compared with the plan recorded on the pod's Deployment (vLLM {record.vllm_version}, "
-        f"{record.instance_type}, TP {record.tensor_parallel_size})",
+        "fastload: compared with the plan recorded on the pod's Deployment "
+        f"({record.engine_name} {record.vllm_version}, {record.instance_type}, TP {record.tensor_parallel_size})",
         err=True,
     )
     return PhaseEstimate(
@@ -249,6 +250,17 @@ def coldstart_command(
             click.echo(f"fastload: {log_source.label}: no vLLM start-up line recognised; left out", err=True)
     if not reports:
         raise FastloadConfigError("log", ", ".join(unrecognised), "at least one vLLM log with a start-up line")
+    if estimate is not None and all(r.engine == "sglang" for r in reports):  # SGLang logs: SGLang's plan
+        estimate = _estimate(
+            instance_type,
+            parameter_count,
+            total_bytes,
+            dtype,
+            tensor_parallel_size,
+            source,
+            warm_compile_cache,
+            "sglang",
+        )
     if plot_path is not None:
         try:  # matplotlib only when a plot is asked for: it is the optional [plot] extra
             from fastload_constructs.coldstart.plot import write_plot

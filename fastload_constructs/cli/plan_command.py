@@ -28,6 +28,7 @@ from fastload_constructs.core.planning.releases import DEFAULT_IMAGE
 from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.planning.standby import StandbyPath
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
+from fastload_constructs.core.serving import sglang_server
 from fastload_constructs.core.validation import CountRule
 
 
@@ -37,11 +38,17 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
         "instance_type": p.instance.name,
         "gpu": f"{p.instance.gpu_count} x {p.instance.gpu_model} {p.instance.gpu_memory_mib:,} MiB",
         "model_gib": round(p.model.total_gib, 2),
-        "vllm_version": p.vllm_version,
+        "engine": p.engine,
+        "vllm_version": p.vllm_version if p.engine == "vllm" else None,
         "tensor_parallel_size": p.tensor_parallel_size,
         "gpu_memory_utilization": p.gpu_memory_utilization,
         "source": p.source,
-        "model_loader_extra_config": p.streamer.loader_extra_config(),
+        # What the pod's --model-loader-extra-config holds (SGLang's always names `distributed`).
+        "model_loader_extra_config": (
+            json.loads(sglang_server.loader_extra_config_json(p))
+            if p.engine == "sglang"
+            else p.streamer.loader_extra_config()
+        ),
         "max_model_len": p.max_model_len,
         "cudagraph_capture_sizes": list(p.cudagraph_capture_sizes) if p.cudagraph_capture_sizes is not None else None,
         "load_throughput_mb_s": round(p.predicted.load_throughput_mb_s, 1),
@@ -175,6 +182,7 @@ def _size_named_as_typed(size_option: str, size_value: int) -> Iterator[None]:
 # Serving's fields -> the `fastload plan` options that set them.
 _SERVING_OPTIONS = {
     "image": "--image",
+    "serving.engine": "--engine",
     "serving.vllm_version": "--vllm-version",
     "serving.warm_spares": "--warm-spares",
     "serving.standbys": "--standbys",
@@ -218,6 +226,7 @@ def plan_from_options(
     assumptions = read_assumptions(tuning.pop("assumptions_path", None))
     # How the model is served, one value: the plan records it (core.planning.serving).
     serving_keys = (
+        "engine",
         "image",
         "vllm_version",
         "shared_compile_cache",
@@ -293,6 +302,8 @@ def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Path(exists=True, path_type=Path),
             help="The model's config.json (or its folder): layers, KV heads, context for the KV-aware fit.",
         ),
+        click.option("--engine", help="vllm (default) or sglang: the server the plan is for."),
+        click.option("--sglang-torch-compile", is_flag=True, default=None, help="SGLang --enable-torch-compile."),
         click.option("--concurrency", type=int, help="Streamer concurrency per process (default: derived)."),
         click.option("--memory-limit", "memory_limit_bytes", type=int, help="Streamer buffer bytes per process."),
         click.option("--gpu-memory-utilization", type=float, help="vLLM's share of GPU memory (default 0.9)."),

@@ -104,6 +104,7 @@ class ColdStartReport:
     worker_count_source: str = ""
     evidence: tuple[Evidence, ...] = ()
     lines_read: int = 0
+    engine: str = "vllm"  # or "sglang" (coldstart/sglang.py)
 
     def seconds(self, phase: str) -> float:
         """Seconds of `phase`, 0 when this log has none of it."""
@@ -150,6 +151,11 @@ def parse_started_at(text: str) -> datetime:
 
 def parse_lines(lines: Iterable[str], label: str = "log", started_at: datetime | None = None) -> ColdStartReport:
     """Build the report from lines read one at a time; raises FastloadConfigError when nothing is recognised."""
+    from fastload_constructs.coldstart import sglang  # an SGLang log gets SGLang's phases (issue 29)
+
+    engine, lines = sglang.detect(lines)
+    if engine == "sglang":
+        return sglang.parse_lines(lines, label, started_at)
     return _report(scan(lines), label, started_at)
 
 

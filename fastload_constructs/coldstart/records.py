@@ -139,5 +139,5 @@ def by_process(events: list[LogEvent], *kinds: LineKind) -> dict[str, list[LogEv
     return grouped
 
 
-CompileCache = Literal["hit", "miss", "partial", "disabled", "not_compiled"]
+CompileCache = Literal["hit", "miss", "partial", "disabled", "not_compiled", "unknown"]  # unknown: SGLang
 Mode = Literal["server", "offline"]

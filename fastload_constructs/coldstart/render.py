@@ -48,6 +48,7 @@ def report_as_dict(report: ColdStartReport, estimate: PhaseEstimate | None = Non
     weights = report.weights
     view: dict[str, Any] = {
         "label": report.label,
+        "engine": report.engine,
         "ready": report.ready,
         "total_seconds": report.total_s,
         "dominant_phase": report.dominant_phase,

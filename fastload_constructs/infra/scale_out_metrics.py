@@ -133,6 +133,7 @@ class ScaleOutMetrics(Construct):
             ),
         )
         self._watched: dict[str, str] = {}
+        self._watched_metrics: dict[str, str] = {}  # servers whose queue metric is not vLLM's
         self._rules_name = f"{cluster_label}-fastload-scale-out"[:64]
         self.rules: aps.CfnRuleGroupsNamespace | None = None  # made by the first watch_server
         self.alert_topic = alert_topic
@@ -166,15 +167,17 @@ class ScaleOutMetrics(Construct):
             ],
         )
 
-    def watch_server(self, server: str, namespace: str) -> None:
-        """Alert when this autoscaled server's queue metric goes missing (`ServedModel` calls it)."""
+    def watch_server(self, server: str, namespace: str, metric: str | None = None) -> None:
+        """Alert when this autoscaled server's queue metric (default vLLM's) goes missing (`ServedModel` calls it)."""
         self._watched[check_dns_label(server, "server")] = check_dns_label(namespace, "namespace")
+        if metric is not None:
+            self._watched_metrics[server] = metric
         if self.rules is None:
             self.rules = aps.CfnRuleGroupsNamespace(
                 self, "AlertRules", name=self._rules_name, workspace=self.workspace.attr_arn, data="groups: []"
             )
             _ignore_partition_lint(self.rules)
-        self.rules.data = alert_rules_yaml(self._watched)
+        self.rules.data = alert_rules_yaml(self._watched, self._watched_metrics)
 
     def grant_query(self, principal: iam.IGrantable) -> iam.Grant:
         """PromQL reads of this workspace, nothing else."""

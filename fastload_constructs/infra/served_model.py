@@ -51,10 +51,10 @@ class ServedModel(Construct):
     - `bucket`: any `s3.IBucket` (a `ModelBucket` is unwrapped); `kms_key` default: the bucket's `encryption_key`.
     - `prefix`, `model_name`: where the model is staged, and the DNS label naming its objects.
     - `plan`: a `ServingPlan`; or `profile` + `instance_type` (+ `tuning`, default `TuningOptions()`) to make one.
-      How the model is served is the plan's (`plan.serving`: image, node-local copy, shared compile cache,
-      warm spares): nothing here repeats it. With a shared compile cache the role may also publish under
-      `server.compile_cache_prefix` of this bucket; with warm spares they are applied after the server
-      (`k8s.WarmSparesChart`, same service account, so the same reader identity): the cluster needs the
+      How the model is served is the plan's (`plan.serving`: engine (vLLM or SGLang), image, node-local copy,
+      shared compile cache, warm spares): nothing here repeats it. With a shared compile cache the role may
+      also publish under `server.compile_cache_prefix` of this bucket; with warm spares they are applied after
+      the server (`k8s.WarmSparesChart`, same service account, so the same reader identity): the cluster needs the
       PriorityClasses (`k8s.PriorityClassesChart`, applied once per cluster: pass its `AppliedChart` in
       `after`).
     - `server`: `ServerOptions` (namespace, replicas, compile-cache volume and prefix, extra args,
@@ -158,7 +158,8 @@ class ServedModel(Construct):
                 app,
                 f"{chart.node.id}-autoscaling",
                 server=spec.name,
-                autoscaling=autoscaling.settings,
+                # The queue metric of the plan's engine (vllm:num_requests_waiting or sglang:num_queue_reqs).
+                autoscaling=replace(autoscaling.settings, engine=serving_plan.engine),
                 behavior=scaling_behavior(serving_plan),
                 server_address=autoscaling.query_endpoint,
                 region=autoscaling.region,
@@ -205,7 +206,8 @@ class ServedModel(Construct):
         # S3 through the same association.
         self.spares = self.add_chart("WarmSpares", self.spare_chart) if self.spare_chart is not None else None
         if autoscaling is not None:
-            autoscaling.controller.metrics.watch_server(self.name, self.namespace)
+            settings = replace(autoscaling.settings, engine=serving_plan.engine)
+            autoscaling.controller.metrics.watch_server(self.name, self.namespace, settings.prometheus_metric)
         # ScaledObject is a KEDA CRD: KEDA's Helm chart first.
         self.autoscaler = (
             self.add_chart("Autoscaling", autoscaling_chart, after=[autoscaling.controller.chart])

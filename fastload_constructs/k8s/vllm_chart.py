@@ -1,6 +1,7 @@
 """VllmChart: one vLLM OpenAI-compatible server for one model, from a ServingPlan.
 
-Renders what `vllm_server.server_spec` decided; it decides nothing itself.
+Renders what `vllm_server.server_spec` decided; it decides nothing itself. A plan whose engine is SGLang
+gets the same objects running `python3 -m sglang.launch_server` (`sglang_server.server_spec`, issue 29).
 Objects: ServiceAccount (the name the Pod Identity association grants S3 read
 to), Deployment, ClusterIP Service on 8000, PodDisruptionBudget, and with
 `compile_cache="pvc"` a PersistentVolumeClaim of the local-nvme class.
@@ -44,13 +45,12 @@ from fastload_constructs.core.serving.cache_sharing import (
     SCRIPT_VOLUME,
     cache_sync_script,
 )
+from fastload_constructs.core.serving.engines import server_spec
 from fastload_constructs.core.serving.vllm_server import (
-    CACHE_MOUNT_PATH,
     SHM_MOUNT_PATH,
     HttpProbe,
     ServerOptions,
     VllmServerSpec,
-    server_spec,
 )
 from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, WarmCheckContainer, warm_check_script
 from fastload_constructs.k8s.pod_parts import (
@@ -92,7 +92,14 @@ class VllmChart(cdk8s.Chart):
             access,
             "None or a ServingAccess(network_policy=..., api_key_secret=...)",
         )
+        # The plan's engine picks the container (vLLM or SGLang, core/serving/engines.py); the pod is the same.
         spec = server_spec(plan, model_name=model_name, model_uri=model_uri, region=region, options=options)
+        require(
+            spec.engine == "vllm" or access is None or access.api_key_secret is None,
+            "access.api_key_secret",
+            access.api_key_secret if access is not None else None,
+            "None with engine 'sglang' (SGLang takes its key only as --api-key on the command line)",
+        )
         siblings = _sibling_specs(scope)
         _refuse_duplicate(siblings, spec)
         super().__init__(scope, id, namespace=spec.namespace, labels=dict(spec.labels))
@@ -163,7 +170,7 @@ class VllmChart(cdk8s.Chart):
             pod_metadata=cdk8s.ApiObjectMetadata(
                 labels=dict(spec.labels),
                 # `kubectl logs` (and `fastload coldstart --pod`) read vLLM's log even beside a sidecar.
-                annotations={"kubectl.kubernetes.io/default-container": VLLM_CONTAINER, **spec.pod_annotations},
+                annotations={"kubectl.kubernetes.io/default-container": spec.container_name, **spec.pod_annotations},
             ),
             replicas=spec.replicas,
             strategy=kplus.DeploymentStrategy.rolling_update(
@@ -188,7 +195,7 @@ class VllmChart(cdk8s.Chart):
             size_limit=cdk8s.Size.mebibytes(spec.shm_bytes // MIB),
         )
         container = deployment.add_container(
-            name=VLLM_CONTAINER,
+            name=spec.container_name,
             image=spec.image,
             # The tag is pinned: a node that already has the layers starts without asking the registry.
             image_pull_policy=kplus.ImagePullPolicy.IF_NOT_PRESENT,
@@ -218,7 +225,7 @@ class VllmChart(cdk8s.Chart):
             )
         volumes = {COMPILE_CACHE_VOLUME: self._compile_cache_volume(spec)}
         container.mount(SHM_MOUNT_PATH, shm)
-        container.mount(CACHE_MOUNT_PATH, volumes[COMPILE_CACHE_VOLUME])
+        container.mount(spec.cache_mount_path, volumes[COMPILE_CACHE_VOLUME])
         if spec.model_host_path is not None:
             volumes[MODEL_CACHE_VOLUME] = node_folder(
                 self, "ModelCacheVolume", MODEL_CACHE_VOLUME, spec.model_host_path

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fastload_constructs.core.catalog import GIB, GpuInstance
 from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.planning import sglang_phases
 from fastload_constructs.core.planning.fit import KvFit
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.phases import PhaseEstimate, capture_sizes_for, estimated_layers
@@ -59,8 +60,11 @@ def assumption_notes(
             if fit is not None
             else f"KV cache: architecture unknown, {opts.kv_cache_reserve_fraction:.0%} of vLLM's memory kept for it"
         ),
-        f"vLLM {opts.serving.engine_version} ({family}): torch.compile {'warm' if opts.compile_cache_warm else 'cold'} "
-        f"{predicted.compile_s:.1f} s for {estimated_layers(model)} layers; "
+        sglang_phases.note(model, opts, predicted)
+        if opts.serving.engine == "sglang"
+        else f"vLLM {opts.serving.engine_version} ({family}): torch.compile "
+        f"{'warm' if opts.compile_cache_warm else 'cold'} {predicted.compile_s:.1f} s "
+        f"for {estimated_layers(model)} layers; "
         f"{captured_graphs(family, sizes, opts.max_num_seqs)} CUDA graphs ({len(sizes)} capture sizes) "
         f"{predicted.cuda_graph_s:.1f} s",
         f"startup probe budget = max({opts.min_startup_budget_seconds} s, "

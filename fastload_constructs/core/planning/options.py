@@ -25,6 +25,8 @@ class TuningOptions:
     """What a user may decide instead of the defaults; None means 'derive it'."""
 
     tensor_parallel_size: int | None = None
+    # SGLang only (Serving(engine="sglang")): --enable-torch-compile, off by default in SGLang; vLLM always compiles.
+    sglang_torch_compile: bool = False
     gpu_memory_utilization: float = 0.90
     # When the model's architecture is unknown: share of vLLM's GPU memory kept for activations and
     # KV cache (15% of 0.9 x 45,776 MiB = 5.9 GiB: the 2.5 GiB runtime overhead below plus ~3.4 GiB of
@@ -64,6 +66,25 @@ class TuningOptions:
 
 
 def validate_options(opts: TuningOptions) -> None:
+    require(
+        isinstance(opts.sglang_torch_compile, bool), "sglang_torch_compile", opts.sglang_torch_compile, "True or False"
+    )
+    if isinstance(opts.serving, Serving) and opts.serving.engine == "sglang":
+        # The flags these map to in SGLang are not checked against its source yet (core/serving/sglang_server.py).
+        require(
+            opts.cudagraph_capture_sizes is None,
+            "cudagraph_capture_sizes",
+            opts.cudagraph_capture_sizes,
+            "None with engine 'sglang' (cap SGLang's capture with extra args, e.g. --cuda-graph-max-bs-decode 64)",
+        )
+        one_of("kv_cache_dtype", opts.kv_cache_dtype, ("auto",))
+    else:
+        require(
+            not opts.sglang_torch_compile,
+            "sglang_torch_compile",
+            opts.sglang_torch_compile,
+            "False with engine 'vllm' (vLLM compiles by default)",
+        )
     require(
         isinstance(opts.gpu_memory_utilization, (int, float))
         and not isinstance(opts.gpu_memory_utilization, bool)

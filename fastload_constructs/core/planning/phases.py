@@ -163,8 +163,14 @@ def predict_phases(
 ) -> PhaseEstimate:
     """Seconds per phase of the pod, from bytes over the narrowest pipe and the architecture."""
     a = opts.assumptions
-    seconds, rate = weight_load(model, instance, tp, streamer, opts, source or opts.serving.stream_source)
     warm = opts.compile_cache_warm if warm_compile is None else warm_compile
+    if opts.serving.engine == "sglang":  # SGLang's own phases (issue 29)
+        from fastload_constructs.core.planning import sglang_phases
+
+        return sglang_phases.predict(
+            model, instance, tp, streamer, opts, source=source or opts.serving.stream_source, warm_compile=warm
+        )
+    seconds, rate = weight_load(model, instance, tp, streamer, opts, source or opts.serving.stream_source)
     return PhaseEstimate(
         process_start_s=a.process_start_s,
         weight_load_s=seconds,

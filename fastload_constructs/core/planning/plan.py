@@ -20,7 +20,7 @@ from fastload_constructs.core.planning.fit import KvFit, choose_tensor_parallel,
 from fastload_constructs.core.planning.options import KvCacheDtype, TuningOptions, validate_options
 from fastload_constructs.core.planning.phases import PhaseEstimate, predict_phases
 from fastload_constructs.core.planning.scale_out import ScaleOutPaths, scale_out_paths
-from fastload_constructs.core.planning.serving import Serving, StreamSource
+from fastload_constructs.core.planning.serving import Engine, Serving, StreamSource
 from fastload_constructs.core.planning.streamer import StreamerSettings, streamer_concurrency, streamer_memory_limit
 
 
@@ -60,6 +60,7 @@ class ServingPlan:
     # How the model is served (image and so the vLLM release, model cache, shared compile cache, warm
     # spares, image pull): what the plan was made for, and what charts and constructs apply.
     serving: Serving = field(default_factory=Serving)
+    sglang_torch_compile: bool = False  # SGLang's --enable-torch-compile (Serving(engine="sglang") only)
 
     @property
     def source(self) -> StreamSource:
@@ -70,6 +71,11 @@ class ServingPlan:
     def vllm_version(self) -> str:
         """The vLLM release planned for (the serving image's)."""
         return self.serving.engine_version
+
+    @property
+    def engine(self) -> Engine:
+        """Which server the pods run (core/serving/engines.py): the serving choice's."""
+        return self.serving.engine
 
     @property
     def gpus_per_pod(self) -> int:
@@ -123,7 +129,10 @@ def plan(model: ModelProfile, instance_type: str | GpuInstance, options: TuningO
             f"at most the model's max_position_embeddings ({arch.max_position_embeddings})",
         )
     tp = choose_tensor_parallel(model, instance, opts)
-    distributed = tp > 1 if opts.distributed is None else bool(opts.distributed)
+    # SGLang streams an object-store model distributed by default, straight to the GPU even at TP 1
+    # (0.5.23 srt/model_loader/loader.py:3997-3998, weight_utils.py:1663-1676): plan what it does.
+    sglang_s3 = opts.serving.engine == "sglang" and opts.serving.stream_source == "s3"
+    distributed = (tp > 1 or sglang_s3) if opts.distributed is None else bool(opts.distributed)
     streamer = StreamerSettings(
         concurrency=streamer_concurrency(instance, opts, tp),
         memory_limit_bytes=streamer_memory_limit(model, instance, tp, distributed, opts),
@@ -153,4 +162,5 @@ def plan(model: ModelProfile, instance_type: str | GpuInstance, options: TuningO
         cudagraph_capture_sizes=opts.cudagraph_capture_sizes,
         serving=opts.serving,
         kv_cache_dtype=opts.kv_cache_dtype,
+        sglang_torch_compile=opts.sglang_torch_compile,
     )

@@ -15,6 +15,11 @@ ReleaseFamily = Literal["v0", "v1", "recent"]
 DEFAULT_IMAGE = "vllm/vllm-openai:v0.34.0"
 # The release of DEFAULT_IMAGE.
 DEFAULT_VLLM_VERSION = "0.34.0"
+# SGLang's server image (issue 29; core/serving/sglang_server.py): tag scheme `v{version}` from SGLang's
+# release workflow, not checked on Docker Hub (`docker manifest inspect lmsysorg/sglang:v0.5.23`), and its
+# S3 streamer backend unverified (see sglang_server.py and docs/serving.md).
+DEFAULT_SGLANG_VERSION = "0.5.23"
+DEFAULT_SGLANG_IMAGE = f"lmsysorg/sglang:v{DEFAULT_SGLANG_VERSION}"
 
 _IMAGE = re.compile(r"^[a-z0-9][a-z0-9._/:-]*[a-z0-9](:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[a-f0-9]{64})$")
 

@@ -15,12 +15,20 @@ from typing import Literal
 
 from fastload_constructs.core.errors import is_whole_number, one_of, require
 from fastload_constructs.core.planning.pull_modes import PULL_MODES, PullMode, effective_pull_mode
-from fastload_constructs.core.planning.releases import DEFAULT_IMAGE, release_family, version_from_image
+from fastload_constructs.core.planning.releases import (
+    DEFAULT_IMAGE,
+    DEFAULT_SGLANG_IMAGE,
+    release_family,
+    version_from_image,
+)
 from fastload_constructs.core.planning.standby import check_standbys
 
 ModelCache = Literal["s3", "node-local"]
 MODEL_CACHE_MODES: tuple[str, ...] = ("s3", "node-local")
 StreamSource = Literal["s3", "local"]
+# The server a model runs (issue 29): vLLM, or SGLang (core/serving/sglang_server.py).
+Engine = Literal["vllm", "sglang"]
+ENGINES: tuple[str, ...] = ("vllm", "sglang")
 
 # Warm spares per model: one bound for the planner's costing, cdk.json, ServedModel and the chart.
 MAX_WARM_SPARES = 1000
@@ -42,11 +50,12 @@ def check_spares(value: object, field: str = "warm_spares") -> int:
 class Serving:
     """How one model is served. Every field is checked here, once.
 
-    - `image`: the pinned vLLM OpenAI server image (`latest` refused). Its tag is the vLLM release the
+    - `engine`: `vllm` or `sglang`, the server the pods run (`core/serving/engines.py`). Default: `vllm`.
+    - `image`: the pinned server image (`latest` refused). Its tag is the engine release the
       plan is made for (`vllm/vllm-openai:v0.8.5` plans 0.8.5's compile and CUDA-graph behaviour).
-      Default: `vllm/vllm-openai:v0.34.0`.
-    - `vllm_version`: only for an image whose tag names no release (a digest, a custom tag).
-      Default: None, read from the tag.
+      Default: `vllm/vllm-openai:v0.34.0`; with `engine="sglang"`, `lmsysorg/sglang:v0.5.23`.
+    - `vllm_version`: only for an image whose tag names no release (a digest, a custom tag); with
+      SGLang, its release. Default: None, read from the tag.
     - `model_cache`: `s3` (stream from S3) or `node-local` (copy to the node's NVMe once, stream
       from there). Default: `s3`.
     - `shared_compile_cache`: restore torch.compile's cache from S3 on a fresh node and publish it.
@@ -72,8 +81,13 @@ class Serving:
     fast_image_pull: bool = True
     pull_mode: PullMode | None = None
     standbys: int = 0
+    engine: Engine = "vllm"
 
     def __post_init__(self) -> None:
+        one_of("serving.engine", self.engine, ENGINES)
+        if self.engine == "sglang" and self.image == DEFAULT_IMAGE:
+            # The default image is the engine's: an SGLang model never runs the vLLM image by default.
+            object.__setattr__(self, "image", DEFAULT_SGLANG_IMAGE)
         tagged = version_from_image(self.image)
         if self.vllm_version is None:
             require(
@@ -105,11 +119,6 @@ class Serving:
                 f"{parallel} with pull_mode {self.pull_mode} (FastImagePull is the parallel pull; with a snapshot "
                 "its SOCI snapshotter would unpack the cached image again)",
             )
-
-    @property
-    def image_pull_mode(self) -> PullMode:
-        """The pull mode planned: `pull_mode`, else parallel with FastImagePull and plain without."""
-        return effective_pull_mode(self.pull_mode, self.fast_image_pull)
         check_standbys(self.standbys, "serving.standbys")
         require(
             self.standbys == 0 or self.warm_spares == 0,
@@ -117,10 +126,21 @@ class Serving:
             self.standbys,
             "0 with warm_spares (a standby already holds the engine warm; choose one)",
         )
+        require(
+            self.engine == "vllm" or self.standbys == 0,
+            "serving.standbys",
+            self.standbys,
+            "0 with engine 'sglang' (standby engines sleep with vLLM's --enable-sleep-mode)",
+        )
+
+    @property
+    def image_pull_mode(self) -> PullMode:
+        """The pull mode planned: `pull_mode`, else parallel with FastImagePull and plain without."""
+        return effective_pull_mode(self.pull_mode, self.fast_image_pull)
 
     @property
     def engine_version(self) -> str:
-        """The vLLM release this model runs: the image tag's, else `vllm_version`."""
+        """The engine release this model runs (vLLM's, or SGLang's): the image tag's, else `vllm_version`."""
         version = self.vllm_version if self.vllm_version is not None else version_from_image(self.image)
         assert version is not None  # __post_init__ refused an image without one
         return version.lstrip("v")
@@ -131,4 +151,13 @@ class Serving:
         return "local" if self.model_cache == "node-local" else "s3"
 
 
-__all__ = ["MAX_WARM_SPARES", "MODEL_CACHE_MODES", "ModelCache", "Serving", "StreamSource", "check_spares"]
+__all__ = [
+    "ENGINES",
+    "MAX_WARM_SPARES",
+    "MODEL_CACHE_MODES",
+    "Engine",
+    "ModelCache",
+    "Serving",
+    "StreamSource",
+    "check_spares",
+]

@@ -42,6 +42,16 @@ SCALING_METRICS: dict[str, str] = {
     "num_requests_running": "vllm:num_requests_running",
     "kv_cache_usage": "vllm:kv_cache_usage_perc",
 }
+# SGLang's (`--enable-metrics`), 0.5.23 python/sglang/srt/observability/metrics_collector.py: "The number of
+# requests in the waiting queue" (:370-375), running requests (:364-369), KV pool usage ratio (:404-409).
+# Only TP rank 0 records them (the sum over pods is the model's queue). Same keys, so cdk.json's
+# scalingMetric means the same thing for either engine.
+SGLANG_SCALING_METRICS: dict[str, str] = {
+    "num_requests_waiting": "sglang:num_queue_reqs",
+    "num_requests_running": "sglang:num_running_reqs",
+    "kv_cache_usage": "sglang:token_usage",
+}
+ENGINE_SCALING_METRICS: dict[str, dict[str, str]] = {"vllm": SCALING_METRICS, "sglang": SGLANG_SCALING_METRICS}
 DEFAULT_SCALING_METRIC = "num_requests_waiting"
 DEFAULT_TARGET_WAITING_REQUESTS = 4.0
 MAX_REPLICAS_LIMIT = 100
@@ -88,10 +98,11 @@ class Autoscaling:
     max_replicas: int = 1
     target: float = DEFAULT_TARGET_WAITING_REQUESTS
     metric: str = DEFAULT_SCALING_METRIC
+    engine: str = "vllm"  # whose metric names: ENGINE_SCALING_METRICS (ServedModel sets the plan's)
 
     @property
     def prometheus_metric(self) -> str:
-        return SCALING_METRICS[self.metric]
+        return ENGINE_SCALING_METRICS[self.engine][self.metric]
 
 
 def check_autoscaling(autoscaling: Autoscaling, where: str = "autoscaling") -> Autoscaling:
@@ -116,6 +127,7 @@ def check_autoscaling(autoscaling: Autoscaling, where: str = "autoscaling") -> A
         f"at least minReplicas ({a.min_replicas})",
     )
     one_of(f"{where}.metric", a.metric, SCALING_METRICS)
+    one_of(f"{where}.engine", a.engine, ENGINE_SCALING_METRICS)
     upper = 1.0 if a.metric == "kv_cache_usage" else 10_000.0
     require(
         isinstance(a.target, (int, float)) and not isinstance(a.target, bool) and 0 < a.target <= upper,

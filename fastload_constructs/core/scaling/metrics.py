@@ -33,6 +33,7 @@ VLLM_METRICS_PATH = "/metrics"
 VLLM_PORT_NAME = "http"
 # Labels the scrape config writes on every vLLM sample.
 SERVER_LABEL = "server"  # the vLLM Deployment / app.kubernetes.io/instance
+SERVER_APP_NAMES = "vllm|sglang"  # the engines' app.kubernetes.io/name (Prometheus regexes are anchored)
 KARPENTER_METRICS_PORT_NAME = "http-metrics"  # karpenter chart 1.14.1 templates/deployment.yaml
 KEDA_OPERATOR_METRICS_PORT_NAME = "metrics"  # keda chart 2.20.2 templates/manager/deployment.yaml
 
@@ -73,7 +74,8 @@ def scrape_config(
     keda_namespace: str | None = "keda",
 ) -> dict[str, Any]:
     """The scraper's Prometheus configuration: vLLM pods, and the Karpenter and KEDA controllers."""
-    jobs = [_pod_job("vllm", vllm_namespaces or [DEFAULT_NAMESPACE], "vllm", VLLM_PORT_NAME)]
+    # Server pods of either engine (app.kubernetes.io/name "vllm" or "sglang"; both name their port "http").
+    jobs = [_pod_job("vllm", vllm_namespaces or [DEFAULT_NAMESPACE], SERVER_APP_NAMES, VLLM_PORT_NAME)]
     if karpenter_namespace is not None:
         jobs.append(_pod_job("karpenter", [karpenter_namespace], "karpenter", KARPENTER_METRICS_PORT_NAME, True))
     if keda_namespace is not None:
@@ -112,10 +114,15 @@ __all__ = ["scaling_query", "scrape_config", "scrape_config_yaml"]
 METRIC_MISSING_FOR = "5m"
 
 
-def alert_rules(autoscaled: dict[str, str], metric: str = "vllm:num_requests_waiting") -> dict[str, Any]:
-    """Prometheus rule groups for `{server: namespace}` of every autoscaled model."""
+def alert_rules(
+    autoscaled: dict[str, str], metric: str = "vllm:num_requests_waiting", metrics: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Prometheus rule groups for `{server: namespace}` of every autoscaled model; `metrics` names a
+    server's own queue metric where it is not `metric` (an SGLang server's `sglang:num_queue_reqs`)."""
     rules: list[dict[str, Any]] = []
+    default_metric = metric
     for server, namespace in sorted(autoscaled.items()):
+        metric = (metrics or {}).get(server, default_metric)
         rules.append(
             {
                 "alert": "FastloadScalingMetricMissing",
@@ -141,8 +148,8 @@ def alert_rules(autoscaled: dict[str, str], metric: str = "vllm:num_requests_wai
     return {"groups": [{"name": "fastload-scale-out", "rules": rules}]}
 
 
-def alert_rules_yaml(autoscaled: dict[str, str]) -> str:
-    return yaml.safe_dump(alert_rules(autoscaled), sort_keys=False)
+def alert_rules_yaml(autoscaled: dict[str, str], metrics: dict[str, str] | None = None) -> str:
+    return yaml.safe_dump(alert_rules(autoscaled, metrics=metrics), sort_keys=False)
 
 
 __all__ += ["alert_rules", "alert_rules_yaml"]

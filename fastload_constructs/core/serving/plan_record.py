@@ -22,6 +22,7 @@ from fastload_constructs.core.planning.plan import ServingPlan
 PLAN_ANNOTATION = "fastload.io/plan"
 SUMMARY_ANNOTATION = "fastload.io/predicted-start"
 PLAN_SCHEMA = 1
+ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
 
 
 def plan_record(plan: ServingPlan) -> dict[str, Any]:
@@ -45,6 +46,8 @@ def plan_record(plan: ServingPlan) -> dict[str, Any]:
         },
         "pod_total_s": round(p.total_s, 1),
     }
+    if plan.serving.engine != "vllm":  # absent: vLLM (records written before SGLang, issue 29, say nothing)
+        record["engine"] = plan.serving.engine
     if plan.scale_out_paths is not None:
         record["paths_s"] = {path.name: round(path.total_s, 1) for path in plan.scale_out_paths.as_tuple()}
     return record
@@ -55,7 +58,8 @@ def plan_annotations(plan: ServingPlan) -> dict[str, str]:
     record = plan_record(plan)
     paths = record.get("paths_s", {})
     summary = (
-        f"vLLM {record['vllm_version']} on {record['instance_type']} (TP {record['tensor_parallel_size']}): "
+        f"{ENGINE_NAMES[record.get('engine', 'vllm')]} {record['vllm_version']} on {record['instance_type']} "
+        f"(TP {record['tensor_parallel_size']}): "
         + (", ".join(f"{name.replace('_', ' ')} {seconds:g} s" for name, seconds in paths.items()) or "")
         + (f"; pod {record['pod_total_s']:g} s" if not paths else "")
     )
@@ -74,6 +78,11 @@ class PlanRecord:
     tensor_parallel_size: int
     pod_phases_s: Mapping[str, float]
     paths_s: Mapping[str, float]
+    engine: str = "vllm"  # the release above is this engine's
+
+    @property
+    def engine_name(self) -> str:
+        return ENGINE_NAMES.get(self.engine, self.engine)
 
 
 def read_plan_record(annotations: Mapping[str, str]) -> PlanRecord | None:
@@ -91,6 +100,7 @@ def read_plan_record(annotations: Mapping[str, str]) -> PlanRecord | None:
             tensor_parallel_size=int(data["tensor_parallel_size"]),
             pod_phases_s={str(k): float(v) for k, v in data["pod_phases_s"].items()},
             paths_s={str(k): float(v) for k, v in data.get("paths_s", {}).items()},
+            engine=str(data.get("engine", "vllm")),
         )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise FastloadConfigError(

@@ -13,7 +13,7 @@ args or env below depends on the pod, the node or the replica.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -155,6 +155,15 @@ class VllmServerSpec:
     # (core/serving/runtime_scripts.py) that the chart only refers to, or the chart's own.
     scripts_config_map: str = ""
     scripts_shared: bool = False
+    # Which engine the pod runs ("vllm" or "sglang", core/serving/engines.py), its container's name, and where
+    # the compile-cache volume is mounted in it (the engine's cache root lives there).
+    engine: str = "vllm"
+    container_name: str = "vllm"
+    cache_mount_path: str = CACHE_MOUNT_PATH
+
+
+# The chart renders either engine's spec (core/serving/sglang_server.py builds the same shape).
+ServerSpec = VllmServerSpec
 
 
 def check_model_uri(value: object, field: str = "model_uri") -> str:
@@ -171,10 +180,10 @@ def check_model_uri(value: object, field: str = "model_uri") -> str:
     return parse_s3_uri(value, field).uri
 
 
-def recommended_labels(*, name: str, image_tag: str) -> dict[str, str]:
-    """The `app.kubernetes.io/*` labels every object of one vLLM server carries."""
+def recommended_labels(*, name: str, image_tag: str, engine: str = "vllm") -> dict[str, str]:
+    """The `app.kubernetes.io/*` labels every object of one server carries (`name` is the engine)."""
     return {
-        "app.kubernetes.io/name": "vllm",
+        "app.kubernetes.io/name": engine,
         "app.kubernetes.io/instance": name,
         # Label values: at most 63 characters, no ':' (a digest becomes 'sha256-<hex>', cut to fit).
         "app.kubernetes.io/version": image_tag.replace(":", "-")[:63].rstrip("-_."),
@@ -428,6 +437,25 @@ class ServerOptions:
         require(isinstance(self.do_not_disrupt, bool), "do_not_disrupt", self.do_not_disrupt, "True or False")
 
 
+@dataclass(frozen=True)
+class EngineLaunch:
+    """What one engine decides about its container, given the model path the pod reads.
+
+    `build_server_spec` does everything else (checks, node selection, caches, cache sync, resources)
+    the same way for every engine; `server_spec` (vLLM) and `sglang_server.server_spec` fill this in.
+    """
+
+    engine: str
+    container_name: str
+    command: tuple[str, ...]
+    args: tuple[str, ...]
+    env: Mapping[str, str]
+    port: int
+    cache_mount_path: str
+    probes: tuple[HttpProbe, HttpProbe, HttpProbe]  # startup, readiness, liveness
+    compile_factors: Mapping[str, str]  # what besides version, model, TP and GPU changes compiled artifacts
+
+
 def server_spec(
     plan: ServingPlan,
     *,
@@ -442,9 +470,42 @@ def server_spec(
     (`plan.serving`): nothing here repeats it. With warm spares the pods get the PriorityClass above the
     spares' and a first init container that checks what a spare left on the node.
     """
-    require(isinstance(plan, ServingPlan), "plan", plan, "a ServingPlan from fastload_constructs.tuning.plan")
     opts = options if options is not None else ServerOptions()
     require(isinstance(opts, ServerOptions), "options", opts, "a ServerOptions")
+
+    def launch(model_path: str, served: str) -> EngineLaunch:
+        args = vllm_args(plan, model_uri=model_path, served_model_name=served, extra_args=opts.extra_args)
+        env = vllm_env(plan, region=region, endpoint_url=opts.endpoint_url)
+        return EngineLaunch(
+            engine="vllm",
+            container_name="vllm",
+            command=SERVER_COMMAND,
+            args=args,
+            env=env,
+            port=SERVER_PORT,
+            cache_mount_path=CACHE_MOUNT_PATH,
+            probes=probes(plan),
+            compile_factors=compile_factors(args, env),
+        )
+
+    return build_server_spec(
+        plan, model_name=model_name, model_uri=model_uri, region=region, options=opts, launch=launch
+    )
+
+
+def build_server_spec(
+    plan: ServingPlan,
+    *,
+    model_name: str,
+    model_uri: str,
+    region: str,
+    options: ServerOptions,
+    launch: Callable[[str, str], EngineLaunch],
+) -> VllmServerSpec:
+    """The pod of one server, whatever the engine: `launch(model_path, served_model_name)` gives the engine's
+    command, arguments, environment, port, probes and cache mount; the rest is decided here."""
+    require(isinstance(plan, ServingPlan), "plan", plan, "a ServingPlan from fastload_constructs.tuning.plan")
+    opts = options
     check_dns1035_label(model_name, "model_name")
     name = opts.name if opts.name is not None else check_dns1035_label(model_name, "name")
     namespace = opts.namespace
@@ -489,10 +550,10 @@ def server_spec(
     if compile_cache == "host-path" or model_cache == "node-local":
         node_labels[naming.LABEL_INSTANCE_STORE] = naming.INSTANCE_STORE_RAID0
     model_path = f"{MODEL_MOUNT_PATH}/{node_local_model_dir(uri)}" if model_cache == "node-local" else uri
-    args = vllm_args(plan, model_uri=model_path, served_model_name=served, extra_args=opts.extra_args)
-    env = vllm_env(plan, region=region, endpoint_url=opts.endpoint_url)
-    key = cache_key_for(plan, image=image, model_uri=uri, factors=compile_factors(args, env))
-    startup, readiness, liveness = probes(plan)
+    engine = launch(model_path, served)
+    cache_root = engine.cache_mount_path
+    key = cache_key_for(plan, image=image, model_uri=uri, factors=engine.compile_factors)
+    startup, readiness, liveness = engine.probes
     init_containers: list[SyncContainer] = []
     sidecars: list[SyncContainer] = []
     if warm_spares and (model_cache == "node-local" or compile_cache == "host-path"):
@@ -500,7 +561,7 @@ def server_spec(
             warm_check_container(
                 uri,
                 node_local_model=model_cache == "node-local",
-                cache_root=CACHE_MOUNT_PATH if compile_cache == "host-path" else None,
+                cache_root=cache_root if compile_cache == "host-path" else None,
             )
         )
     if model_cache == "node-local":
@@ -508,10 +569,10 @@ def server_spec(
     if shared_compile_cache is not None:
         # Each model reads and writes only its own folder of the cache prefix (the role's grant).
         model_cache_folder = shared_compile_cache.for_model(model_name)
-        init_containers.append(restore_compile_cache(model_cache_folder, key, CACHE_MOUNT_PATH))
+        init_containers.append(restore_compile_cache(model_cache_folder, key, cache_root))
         sidecars.append(
             publish_compile_cache(
-                model_cache_folder, key, CACHE_MOUNT_PATH, SERVER_PORT, wait_timeout_s=startup.budget_seconds
+                model_cache_folder, key, cache_root, engine.port, wait_timeout_s=startup.budget_seconds
             )
         )
     return VllmServerSpec(
@@ -520,10 +581,10 @@ def server_spec(
         served_model_name=served,
         image=image,
         image_tag=tag,
-        command=SERVER_COMMAND,
-        args=args,
-        env=env,
-        port=SERVER_PORT,
+        command=engine.command,
+        args=engine.args,
+        env=engine.env,
+        port=engine.port,
         replicas=replicas,
         gpus=plan.tensor_parallel_size,
         cpu=plan.pod_cpu,
@@ -541,7 +602,7 @@ def server_spec(
         toleration=Toleration(naming.GPU_TAINT_KEY, naming.GPU_TAINT_VALUE, naming.GPU_TAINT_EFFECT),
         service_account_name=naming.service_account_name(model_name),
         namespace=namespace,
-        labels=recommended_labels(name=name, image_tag=tag),
+        labels=recommended_labels(name=name, image_tag=tag, engine=engine.engine),
         model_cache=model_cache,
         model_path=model_path,
         model_host_path=naming.MODEL_CACHE_HOST_ROOT if model_cache == "node-local" else None,
@@ -553,4 +614,7 @@ def server_spec(
         annotations=plan_annotations(plan),
         scripts_config_map=shared_scripts_name() if opts.shared_runtime_scripts else f"{name}-cache-sync",
         scripts_shared=opts.shared_runtime_scripts,
+        engine=engine.engine,
+        container_name=engine.container_name,
+        cache_mount_path=cache_root,
     )
