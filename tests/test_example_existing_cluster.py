@@ -80,12 +80,12 @@ def test_model_pods_get_read_access_and_their_chart_waits_for_it(template):
         "llama-3-1-8b-vllm",
     )
     manifests = resources(template, "Custom::AWSCDK-EKS-KubernetesResource")
-    assert len(manifests) == 4  # namespace, PriorityClasses, the server, its warm spare
+    assert len(manifests) == 5  # namespace, PriorityClasses, the shared in-pod scripts, the server, its warm spare
     server = next(r for r in manifests.values() if "inference-server" in json.dumps(r["Properties"]["Manifest"]))
     assert server["Properties"]["ClusterName"] == EXISTING.cluster_name
     assert association_id in server["DependsOn"]
     others = [lid for lid, r in manifests.items() if "Deployment" not in json.dumps(r["Properties"]["Manifest"])]
-    assert len(others) == 2 and set(others) <= set(server["DependsOn"])  # namespace and classes first
+    assert len(others) == 3 and set(others) <= set(server["DependsOn"])  # namespace, classes and scripts first
 
 
 def test_the_warm_spare_follows_the_server_and_the_vpc_may_reach_it(tmp_path_factory):
