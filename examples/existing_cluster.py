@@ -35,21 +35,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fastload_constructs.jsii_node import use_packaged_node
-
-use_packaged_node()
-
-import aws_cdk as cdk  # noqa: E402
-import cdk8s  # noqa: E402
-from aws_cdk import aws_ec2 as ec2  # noqa: E402
-from aws_cdk import aws_eks_v2 as eks  # noqa: E402
-from aws_cdk import aws_iam as iam  # noqa: E402
-from aws_cdk import aws_s3 as s3  # noqa: E402
-from aws_cdk.lambda_layer_kubectl_v35 import KubectlV35Layer  # noqa: E402
-from constructs import Construct  # noqa: E402
+import aws_cdk as cdk
+import cdk8s
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_s3 as s3
+from aws_cdk.lambda_layer_kubectl_v35 import KubectlV35Layer
+from constructs import Construct
 
 # One import: every construct, chart and options type is exported from the package root.
-from fastload_constructs import (  # noqa: E402
+from fastload_constructs import (
     AppliedChart,
     FastloadNetwork,
     GpuNodeGroup,

@@ -23,7 +23,7 @@ from fastload_constructs.core.cluster.image_cache import ImageCache
 from fastload_constructs.core.cluster.karpenter import DEFAULT_AMI_ALIAS, check_ami_alias
 from fastload_constructs.core.cluster.settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
-from fastload_constructs.core.model import DTYPE_BYTES, ModelArchitecture, ModelProfile
+from fastload_constructs.core.model import DTYPE_BYTES, PARAMETER_COUNT, TOTAL_BYTES, ModelArchitecture, ModelProfile
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.calibration import assumptions_from_dict
 from fastload_constructs.core.planning.options import TuningOptions
@@ -293,8 +293,9 @@ MODEL_KEYS: dict[str, Key] = {
     "name": Key(str, lambda f, v: check_dns_label(v, f), "DNS label naming every resource of the model"),
     "s3Prefix": Key(str, lambda f, v: v, "where the model is staged in the bucket"),
     "instanceType": Key(str, lambda f, v: v, "a GPU instance type of the catalog"),
-    "parameterCount": Key(int, lambda f, v: None if v is None else _positive_int(f, v), "or totalBytes"),
-    "totalBytes": Key(int, lambda f, v: None if v is None else _positive_int(f, v), "or parameterCount"),
+    # The CLI's --params and --bytes accept the same numbers (70e9, 8.03e9): core.model's rules.
+    "parameterCount": Key(int, lambda f, v: None if v is None else PARAMETER_COUNT.check(v, f), "or totalBytes"),
+    "totalBytes": Key(int, lambda f, v: None if v is None else TOTAL_BYTES.check(v, f), "or parameterCount"),
     "dtype": Key(str, lambda f, v: v, "the checkpoint's dtype"),
     "replicas": Key(int, lambda f, v: _positive_int(f, 1 if v is None else v), "pods"),
     "tensorParallelSize": Key(int, lambda f, v: None if v is None else _positive_int(f, v), "default: smallest fit"),

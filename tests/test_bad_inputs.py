@@ -469,12 +469,10 @@ def cli_rows(w: Where) -> dict[str, tuple[list[str], str]]:
     s3 = ["--endpoint-url", w.endpoint]
     stage = ["--no-progress", *s3]  # progress bars are stderr output of their own
     return {
-        "plan-unknown-instance": (["plan", "--instance", "g6e.99xlarge", "--params", "8e9"], "instance_type"),
-        "plan-tp-mismatch": (
-            ["plan", "--instance", "g6e.12xlarge", "--params", "8e9", "--tp", "3"],
-            "tensor_parallel_size",
-        ),
-        "plan-model-too-big": (["plan", "--instance", "g6e.xlarge", "--params", "405e9"], "model.total_bytes"),
+        # The option typed, never the library's field (instance_type, tensor_parallel_size, model.total_bytes).
+        "plan-unknown-instance": (["plan", "--instance", "g6e.99xlarge", "--params", "8e9"], "--instance"),
+        "plan-tp-mismatch": (["plan", "--instance", "g6e.12xlarge", "--params", "8e9", "--tp", "3"], "--tp"),
+        "plan-model-too-big": (["plan", "--instance", "g6e.xlarge", "--params", "405e9"], "--params"),
         "plan-unknown-engine": (
             ["plan", "--instance", "g6e.2xlarge", "--params", "8e9", "--engine", "tgi"],
             "--engine",
@@ -483,7 +481,7 @@ def cli_rows(w: Where) -> dict[str, tuple[list[str], str]]:
         "stage-parent-prefix": (["stage", str(w.model_dir), f"s3://{w.bucket}/a/../b", *stage], "s3_uri.prefix"),
         "stage-concurrency-0": (
             ["stage", str(w.model_dir), f"s3://{w.bucket}/m", "--concurrency", "0", *stage],
-            "concurrency",
+            "--concurrency",
         ),
         "stage-missing-folder": (["stage", str(w.out.parent / "nowhere"), f"s3://{w.bucket}/m", *stage], "model_dir"),
         "inspect-no-prefix": (["inspect", f"s3://{w.bucket}", *s3], "s3_uri.prefix"),

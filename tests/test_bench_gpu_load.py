@@ -5,9 +5,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "gpu_load.py"
 
 
+@pytest.mark.slow  # ~100 s: torch.compile in two fresh processes (`make test-fast` leaves it out)
 def test_gpu_load_bench_runs_on_cpu(tmp_path):
     out = tmp_path / "r.json"
     args = [

@@ -270,6 +270,34 @@ def test_pod_and_selector_together_is_a_usage_error(capsys):
     assert main(["coldstart", "--pod", "a", "-l", "app=x", "-n", "x"]) == 2
 
 
+def test_plot_hint_names_the_published_packages_of_the_plot_extra(monkeypatch, capsys):
+    """Without matplotlib, --plot says what to install: the [plot] extra's own requirements, from PyPI."""
+    import re
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` raises ModuleNotFoundError
+    monkeypatch.delitem(sys.modules, "fastload_constructs.coldstart.plot", raising=False)
+    assert main(["coldstart", COLD, "--plot", "out.png"]) == 2
+    err = capsys.readouterr().err
+    pyproject = (Path(__file__).parent.parent / "pyproject.toml").read_text()
+    (wanted,) = re.findall(r'^plot = \["([^"]+)"\]$', pyproject, re.MULTILINE)
+    assert err.startswith("fastload: --plot needs matplotlib: pip install '")
+    assert "fastload-constructs" not in err  # not on PyPI
+    name, _, spec = wanted.partition(">")
+    assert name == "matplotlib" and all(part in err for part in (">" + spec).split(","))
+
+
+def test_html_report_wraps_the_failure_line(tmp_path, capsys):
+    """A failed start's line ("not ready; stopped during ...: <error>") wraps instead of running off the page."""
+    out = tmp_path / "report.html"
+    main(["coldstart", str(LOGS / "failed_v0.11_oom.log"), "--plot", str(out)])  # exits 1: never ready
+    page = out.read_text()
+    assert "not ready; stopped during" in page.split("<pre>")[1].split("</pre>")[0]
+    style = page.split("<style>")[1].split("</style>")[0]
+    pre_rules = [rule for rule in style.split("}") if rule.startswith("pre{")]
+    assert pre_rules and "white-space:pre-wrap" in pre_rules[0] and "overflow-wrap:anywhere" in pre_rules[0]
+
+
 def test_pod_is_compared_with_the_plan_its_deployment_records(tmp_path, monkeypatch, capsys):
     """The plan travels with the Deployment (core.serving.plan_record): --pod needs no --instance."""
     from fastload_constructs.core.model import ModelProfile

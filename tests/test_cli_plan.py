@@ -1,4 +1,8 @@
 import json
+import re
+
+import pytest
+import yaml
 
 from fastload_constructs.cli.main import main
 
@@ -11,14 +15,19 @@ def test_plan_prints_json(capsys):
     assert view["startup_probe"]["budget_seconds"] >= 2 * view["predicted_seconds"]["total"]
 
 
-def test_plan_misfit_exits_2_with_the_field(capsys):
+def test_plan_misfit_names_the_option_typed_never_an_internal_field(capsys):
     assert main(["plan", "--instance", "g5.xlarge", "--params", "70e9"]) == 2
-    assert "model.total_bytes" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("fastload: --params: got 70000000000;") and err.count("\n") == 1
+    assert "--gpu-memory-utilization 0.9" in err  # the explanation names options too
+    assert "model.total_bytes" not in err and "gpu_memory_utilization" not in err
+    assert main(["plan", "--instance", "g5.xlarge", "--bytes", "140e9"]) == 2
+    assert capsys.readouterr().err.startswith("fastload: --bytes: got 140000000000;")
 
 
 def test_plan_unknown_instance_exits_2(capsys):
     assert main(["plan", "--instance", "g9.huge", "--params", "1e9"]) == 2
-    assert "instance_type" in capsys.readouterr().err
+    assert capsys.readouterr().err.startswith("fastload: --instance: got 'g9.huge'")
 
 
 def test_plan_without_size_is_a_usage_error(capsys):
@@ -79,12 +88,68 @@ def test_plan_misfit_with_context_names_what_fits(tmp_path, capsys):
     )
     assert main(["plan", "--instance", "g5.xlarge", "--params", "8.03e9", "--config-json", str(config)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "max_model_len" in err and "would fit" in err
+    assert err.count("\n") == 1 and "--max-model-len <= 21760" in err and "would fit" in err
 
 
 def test_plan_bad_capture_sizes_exit_2(capsys):
     assert main(["plan", "--instance", "g6e.2xlarge", "--params", "8e9", "--capture-sizes", "1,x"]) == 2
     assert "--capture-sizes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["--tp", "3"], "--tp"),
+        (["--gpu-memory-utilization", "nan"], "--gpu-memory-utilization"),
+        (["--concurrency", "0"], "--concurrency"),
+        (["--memory-limit", "-1"], "--memory-limit"),
+        (["--max-model-len", "999999999999999999999"], "--max-model-len"),
+        (["--kv-sequences", "99999999999999999"], "--kv-sequences"),
+        (["--capture-sizes", "-1"], "--capture-sizes"),
+        (["--capture-sizes", ""], "--capture-sizes"),
+        (["--vllm-version", ""], "--vllm-version"),
+        (["--warm-spares", "100000000000"], "--warm-spares"),
+        (["--image-gb", "-1"], "--image-gb"),
+        (["--image-gb", "nan"], "--image-gb"),
+        (["--image-gb", "1e300"], "--image-gb"),
+        (["--config-json", "/etc/hostname"], "--config-json"),
+    ],
+)
+def test_a_bad_option_value_is_one_line_naming_the_option(args, option, capsys):
+    assert main(["plan", "--instance", "g6e.2xlarge", "--params", "8e9", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"fastload: {option}: got ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1e9", "0", "8.5", "", "x", "1e30", "true"])
+def test_bad_params_are_one_line_naming_params(value, capsys):
+    assert main(["plan", "--instance", "g6e.2xlarge", "--params", value]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fastload: --params: got ") and err.count("\n") == 1
+
+
+def test_params_and_bytes_together_are_refused(capsys):
+    assert main(["plan", "--instance", "g6e.2xlarge", "--params", "8e9", "--bytes", "16000000000"]) == 2
+    assert capsys.readouterr().err == "fastload: --params and --bytes both give the model's size: give one of them\n"
+
+
+def test_plan_accepts_the_numbers_cdk_json_accepts(capsys):
+    """--params 8030261248, 8.03e9 and 70e9 as cdk.json's parameterCount takes them (test_config)."""
+    for params, gib in (("8030261248", 14.96), ("8.03e9", 14.96), ("70e9", 130.39)):
+        assert main(["plan", "--instance", "p5.48xlarge", "--params", params, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["model_gib"] == gib
+    assert main(["plan", "--instance", "p5.48xlarge", "--bytes", "16.06e9", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["model_gib"] == 14.96
+
+
+def test_plan_text_is_yaml_with_clean_values(capsys):
+    assert main(["plan", "--instance", "g6e.2xlarge", "--params", "8.03e9"]) == 0
+    out = capsys.readouterr().out
+    head = out.split("scale-out paths (seconds):")[0]
+    assert re.search(r"(:|-) (None|True|False)$", out, re.MULTILINE) is None  # Python's, not YAML's
+    view = yaml.safe_load(head)
+    assert view["max_model_len"] is None and view["cudagraph_capture_sizes"] is None
+    assert view["tensor_parallel_size"] == 1 and view["dominant_phase"] == "compile"
 
 
 def test_serving_errors_name_the_option_typed(capsys):

@@ -1,4 +1,4 @@
-"""Pure cluster settings: versions, kubectl layers, endpoint, logging, admins, add-ons."""
+"""Pure cluster settings: versions, kubectl layers, admins, add-ons."""
 
 import importlib
 
@@ -10,7 +10,6 @@ from fastload_constructs.core.cluster.settings import (
     KUBECTL_LAYER_VERSIONS,
     addon_names,
     check_admin_role_arns,
-    check_log_types,
     check_version,
     kubectl_layer_module,
 )
@@ -34,14 +33,6 @@ def test_versions_start_at_1_33():
 def test_addons_are_the_core_four_plus_ebs_csi_on_request():
     assert set(addon_names(ebs_csi=False)) == {"vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent"}
     assert addon_names(ebs_csi=True) == (*CORE_ADDONS, EBS_CSI_ADDON)
-
-
-def test_log_types_are_checked_and_deduplicated():
-    assert check_log_types(["api", "audit", "api"]) == ("api", "audit")
-    for bad in ("api", ["api", "kubelet"]):
-        with pytest.raises(FastloadConfigError) as err:
-            check_log_types(bad)
-        assert err.value.field == "logging"
 
 
 def test_admin_roles_must_be_role_arns():

@@ -237,3 +237,20 @@ def test_image_and_extra_args_errors_name_the_context_key(model, field):
     with pytest.raises(FastloadConfigError) as err:
         parse_reference_config(context(model=model))
     assert err.value.field == field
+
+
+@pytest.mark.parametrize("written", [70e9, 70_000_000_000, 7e10])
+def test_parameter_count_accepts_the_numbers_the_cli_accepts(written):
+    """JSON reads 70e9 as a float; cdk.json takes it as `fastload plan --params 70e9` does (test_cli_plan)."""
+    (model,) = parse_reference_config(context(model={"parameterCount": written, "instanceType": "p5.48xlarge"})).models
+    assert model.profile.parameter_count == 70_000_000_000
+    (model,) = parse_reference_config(context(model={"parameterCount": None, "totalBytes": 16.06e9})).models
+    assert model.profile.total_bytes == 16_060_000_000
+
+
+@pytest.mark.parametrize("written", [8.5, True, float("nan"), float("inf"), -1e9, 0, "70e9", 1e30])
+def test_parameter_count_refuses_what_the_cli_refuses(written):
+    with pytest.raises(FastloadConfigError) as err:
+        parse_reference_config(context(model={"parameterCount": written}))
+    assert err.value.field == "fastload:models[0].parameterCount"
+    assert "e-notation such as 8030261248, 8.03e9 or 70e9" in err.value.accepted

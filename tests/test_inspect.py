@@ -1,8 +1,10 @@
 """`fastload inspect` on S3 (ranged GETs only) and on local folders."""
 
 import json
+import re
 
 import pytest
+import yaml
 
 from fastload_constructs.cli.main import main
 from fastload_constructs.core.model import ModelProfile
@@ -91,7 +93,7 @@ def test_a_misfit_is_a_verdict_with_exit_3(tmp_path, capsys):
         f.truncate(8 + len(raw) + 40 * 1024**3)
     assert main(["inspect", str(path.parent), "--instance", "g6e.xlarge"]) == 3
     captured = capsys.readouterr()
-    assert "fits: False" in captured.out
+    assert "fits: false" in captured.out and "False" not in captured.out
     assert captured.err.startswith("fastload: does not fit on g6e.xlarge: model.total_bytes")
 
 
@@ -136,3 +138,73 @@ def test_local_folder_without_safetensors(tmp_path, capsys):
     (tmp_path / "config.json").write_text("{}")
     assert main(["inspect", str(tmp_path)]) == 2
     assert "*.safetensors" in capsys.readouterr().err
+
+
+# Llama 3.1 8B's figures: at its 131,072-token context the KV cache alone is 16 GiB.
+LLAMA_8B_CONFIG = {
+    "num_hidden_layers": 32,
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "max_position_embeddings": 131072,
+}
+
+
+def _sparse_8b(folder, config):
+    """8.03e9 BF16 parameters in 64 tensors as a sparse file (inspect reads only the header), and config.json."""
+    folder.mkdir()
+    count, tensors = 8_030_261_248, 64
+    header, offset = {}, 0
+    for i in range(tensors):
+        size = 2 * (count // tensors if i < tensors - 1 else count - (count // tensors) * (tensors - 1))
+        header[f"w{i}"] = {"dtype": "BF16", "shape": [size // 2], "data_offsets": [offset, offset + size]}
+        offset += size
+    raw = json.dumps(header).encode()
+    with (folder / "model.safetensors").open("wb") as f:
+        f.write(len(raw).to_bytes(8, "little") + raw)
+        f.truncate(8 + len(raw) + offset)
+    (folder / "config.json").write_text(json.dumps(config))
+    return offset
+
+
+@pytest.mark.parametrize(("context", "fits"), [(131072, False), (8192, True)])
+def test_inspect_and_plan_give_the_same_kv_aware_verdict(tmp_path, capsys, context, fits):
+    """The folder's config.json makes inspect's fit KV-aware, as `plan --config-json` is."""
+    total = _sparse_8b(tmp_path / "llama", {**LLAMA_8B_CONFIG, "max_position_embeddings": context})
+    inspected = main(["inspect", str(tmp_path / "llama"), "--instance", "g5.xlarge", "--json"])
+    view = json.loads(capsys.readouterr().out)
+    planned = main(["plan", "--instance", "g5.xlarge", "--bytes", str(total), "--config-json", str(tmp_path / "llama")])
+    plan_err = capsys.readouterr().err
+    assert view["kv_aware_fit"] is True and view["fits"] is fits
+    assert (inspected, planned) == ((0, 0) if fits else (3, 2))
+    if not fits:  # the same reason: the KV cache for 131,072 tokens, and the context that would fit
+        assert "16.0 GiB KV for 1 x 131072 tokens" in view["verdict"] and "16.0 GiB KV for 1 x 131072" in plan_err
+        assert "max_model_len <= 21760" in view["verdict"] and "--max-model-len <= 21760" in plan_err
+
+
+def test_inspect_reads_config_json_beside_the_weights_in_s3(s3_server, tmp_path, capsys):
+    """A tiny model whose config.json declares a KV cache no GPU holds: the S3 verdict is KV-aware too."""
+    write_hf_model(tmp_path / "tiny")
+    huge_kv = {**LLAMA_8B_CONFIG, "num_hidden_layers": 512, "num_key_value_heads": 32, "max_position_embeddings": 2**20}
+    (tmp_path / "tiny" / "config.json").write_text(json.dumps(huge_kv))
+    bucket = s3_server.new_bucket()
+    uri = f"s3://{bucket}/models/tiny"
+    assert main(["stage", str(tmp_path / "tiny"), uri, "--endpoint-url", s3_server.url, "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["inspect", uri, "--endpoint-url", s3_server.url, "--instance", "p5.48xlarge", "--json"]) == 3
+    view = json.loads(capsys.readouterr().out)
+    assert view["kv_aware_fit"] is True and view["fits"] is False and "max_model_len" in view["verdict"]
+
+
+def test_a_config_json_without_the_architecture_leaves_a_weights_only_verdict(model_dir, capsys):
+    view = _inspect_json(capsys, str(model_dir), "--instance", "g6e.xlarge")
+    assert view["fits"] is True and view["kv_aware_fit"] is False
+    assert view["kv_aware_fit_skipped"].startswith("config.json without the architecture: config.json.")
+
+
+def test_inspect_text_is_yaml_with_clean_values(model_dir, capsys):
+    assert main(["inspect", str(model_dir), "--instance", "g6e.xlarge"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"(:|-) (None|True|False)$", out, re.MULTILINE) is None  # Python's, not YAML's
+    view = yaml.safe_load(out)
+    assert view["fits"] is True and view["plan"]["max_model_len"] is None

@@ -142,10 +142,10 @@ def test_cli_stage_refuses_a_bad_folder_before_touching_s3(tmp_path, capsys, mon
 @pytest.mark.parametrize(
     "args, field",
     [
-        (["--concurrency", "0"], "concurrency"),
-        (["--chunk-size-mib", "4"], "chunk_size_mib"),
+        (["--concurrency", "0"], "--concurrency"),  # the option typed, not the library's field
+        (["--chunk-size-mib", "4"], "--chunk-size-mib"),
     ],
 )
 def test_cli_stage_rejects_bad_transfer_settings(model_dir, capsys, args, field):
     assert main(["stage", str(model_dir), "s3://bucket/models/x", "--no-progress", *args]) == 2
-    assert capsys.readouterr().err.startswith(f"fastload: {field}")
+    assert capsys.readouterr().err.startswith(f"fastload: {field}: got ")

@@ -9,11 +9,11 @@ from typing import Any
 
 import click
 
-from fastload_constructs.cli.plan_command import parse_capture_sizes
+from fastload_constructs.cli.plan_command import CountType, parse_capture_sizes
 from fastload_constructs.coldstart.parser import ColdStartReport, parse_log
 from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.model import DTYPE_BYTES, ModelArchitecture, ModelProfile
+from fastload_constructs.core.model import DTYPE_BYTES, PARAMETER_COUNT, TOTAL_BYTES, ModelArchitecture, ModelProfile
 from fastload_constructs.core.planning.calibration import (
     MeasuredLaunch,
     MeasuredNode,
@@ -139,8 +139,10 @@ def _read_timeline(path: Path) -> Any:
     help="How the --timeline scale-outs' nodes pulled the image.",
 )
 @click.option("--source", type=click.Choice(["s3", "local"]), default="s3", show_default=True)
-@click.option("--params", "parameter_count", type=float, help="Parameter count (default: bytes from the log).")
-@click.option("--bytes", "total_bytes", type=int, help="Weight bytes (default: from the log).")
+@click.option(
+    "--params", "parameter_count", type=CountType(PARAMETER_COUNT), help="Parameter count (default: from the log)."
+)
+@click.option("--bytes", "total_bytes", type=CountType(TOTAL_BYTES), help="Weight bytes (default: from the log).")
 @click.option("--dtype", default="BF16", show_default=True, type=click.Choice(sorted(DTYPE_BYTES)))
 @click.option("--config-json", type=click.Path(exists=True, path_type=Path), help="The model's config.json.")
 @click.option("--vllm-version", help="vLLM release of the launches (default: from each log).")
@@ -222,6 +224,8 @@ def _launches(
         raise FastloadConfigError("--instance", None, "the instance type the LOGS' launches ran on")
     instance = lookup(instance_type, "--instance")
     model = None
+    if parameter_count is not None and total_bytes is not None:
+        raise click.UsageError("--params and --bytes both give the model's size: give one of them")
     if parameter_count is not None or total_bytes is not None:
         model = ModelProfile.from_numbers(
             total_bytes=total_bytes,

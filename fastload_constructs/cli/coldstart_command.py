@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -112,6 +114,16 @@ def _sources(
     return [
         _stdin_source() if path is None else _file_source(name if clash else path.stem, path) for name, path in paths
     ]
+
+
+def plot_requirements() -> str:
+    """What the package's [plot] extra requires (pyproject.toml), quoted for pip: published packages only."""
+    try:
+        requires = importlib.metadata.requires("fastload-constructs") or []
+    except importlib.metadata.PackageNotFoundError:
+        requires = []
+    plot = [r.split(";")[0].strip() for r in requires if re.search(r"""extra\s*==\s*["']plot["']""", r)]
+    return " ".join(f"'{r}'" for r in plot) or "matplotlib"
 
 
 def _estimate(
@@ -253,9 +265,7 @@ def coldstart_command(
         try:  # matplotlib only when a plot is asked for: it is the optional [plot] extra
             from fastload_constructs.coldstart.plot import write_plot
         except ModuleNotFoundError as exc:
-            raise click.UsageError(
-                f"--plot needs {exc.name}: pip install 'fastload-constructs[plot]' (make test installs it)"
-            ) from exc
+            raise click.UsageError(f"--plot needs {exc.name}: pip install {plot_requirements()}") from exc
         write_plot(plot_path, reports, estimate)
     if as_json:
         click.echo(json.dumps([report_as_dict(r, estimate) for r in reports], indent=2))

@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
 
-from fastload_constructs.core.errors import FastloadConfigError, require
-from fastload_constructs.core.model import DTYPE_BYTES, ModelArchitecture, ModelProfile
+from fastload_constructs.cli.output import echo_yaml
+from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.model import (
+    DTYPE_BYTES,
+    PARAMETER_COUNT,
+    TOTAL_BYTES,
+    ModelArchitecture,
+    ModelProfile,
+)
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.calibration import assumptions_from_dict
 from fastload_constructs.core.planning.options import DEFAULT_IMAGE_BYTES, TuningOptions
@@ -21,6 +29,7 @@ from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.planning.standby import StandbyPath
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
 from fastload_constructs.core.serving import sglang_server
+from fastload_constructs.core.validation import CountRule
 
 
 def plan_as_dict(p: ServingPlan) -> dict[str, object]:
@@ -122,10 +131,13 @@ def read_assumptions(path: Path | None) -> LoadAssumptions | None:
 
 
 def parse_capture_sizes(text: str | None) -> tuple[int, ...] | None:
-    """ "1,2,4,8" -> (1, 2, 4, 8); "none" -> () (capture nothing); None -> vLLM's default."""
+    """ "1,2,4,8" -> (1, 2, 4, 8); "none" -> () (capture nothing); None -> vLLM's default.
+
+    Empty text is refused: an unset shell variable must not silently mean "capture nothing".
+    """
     if text is None:
         return None
-    if text.strip().lower() in ("none", ""):
+    if text.strip().lower() == "none":
         return ()
     try:
         return tuple(int(part) for part in text.split(","))
@@ -146,6 +158,25 @@ def _autoscaling_view(p: ServingPlan) -> dict[str, object]:
         "scale_down_period_seconds": b.scale_down_period_s,
         "polling_interval_seconds": b.polling_interval_s,
     }
+
+
+_SIZE_FIELDS = ("model.total_bytes", "model.parameter_count")
+# The image size is typed in GB; the library checks bytes.
+MAX_IMAGE_GB = 1000.0
+
+
+@contextmanager
+def _size_named_as_typed(size_option: str, size_value: int) -> Iterator[None]:
+    """A model that does not fit is named `--params` or `--bytes` (whichever gave the size), with the value typed.
+
+    The other fields become their options in `fastload_constructs.cli.main` (`tensor_parallel_size` -> `--tp`).
+    """
+    try:
+        yield
+    except FastloadConfigError as exc:
+        if exc.field not in _SIZE_FIELDS:
+            raise
+        raise FastloadConfigError(size_option, size_value, exc.accepted) from None
 
 
 # Serving's fields -> the `fastload plan` options that set them.
@@ -177,17 +208,18 @@ def plan_from_options(
     `tuning` takes the TuningOptions fields by name, plus `config_json` (a config.json path for
     the architecture) and `assumptions_path` (an assumptions file).
     """
-    require(
-        parameter_count is None or (math.isfinite(parameter_count) and parameter_count >= 1),
-        "model.parameter_count",
-        parameter_count,
-        "a positive finite number such as 8.03e9",
-    )
-    profile = ModelProfile.from_numbers(
-        total_bytes=total_bytes,
-        parameter_count=int(parameter_count) if parameter_count is not None else None,
-        dtype=dtype,
-    )
+    if parameter_count is not None and total_bytes is not None:
+        raise click.UsageError("--params and --bytes both give the model's size: give one of them")
+    if parameter_count is not None:
+        size_option, size_value = "--params", PARAMETER_COUNT.check(parameter_count, "--params")
+    else:
+        size_option, size_value = "--bytes", TOTAL_BYTES.check(total_bytes, "--bytes")
+    with _size_named_as_typed(size_option, size_value):
+        profile = ModelProfile.from_numbers(
+            total_bytes=size_value if size_option == "--bytes" else None,
+            parameter_count=size_value if size_option == "--params" else None,
+            dtype=dtype,
+        )
     config_json = tuning.pop("config_json", None)
     if config_json is not None:
         profile = profile.with_architecture(ModelArchitecture.from_file(config_json))
@@ -220,14 +252,30 @@ def plan_from_options(
         assumptions=assumptions if assumptions is not None else LoadAssumptions(),
         **{k: v for k, v in tuning.items() if v is not None},
     )
-    return plan(profile, instance_type, options)
+    with _size_named_as_typed(size_option, size_value):
+        return plan(profile, instance_type, options)
+
+
+class CountType(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.3, plain before
+    """--params / --bytes: the number rule cdk.json uses (core.model), so 70e9 and 8030261248 both work."""
+
+    name = "number"
+
+    def __init__(self, rule: CountRule) -> None:
+        self.rule = rule
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        option = max(param.opts, key=len) if param is not None else "value"
+        return self.rule.parse(str(value), option)
 
 
 def model_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The model-size and tuning options `plan_from_options` takes, for every command that plans."""
     options = (
-        click.option("--params", "parameter_count", type=float, help="Parameter count, e.g. 8e9."),
-        click.option("--bytes", "total_bytes", type=int, help="Total weight bytes (instead of --params)."),
+        click.option("--params", "parameter_count", type=CountType(PARAMETER_COUNT), help="Parameters, e.g. 8.03e9."),
+        click.option("--bytes", "total_bytes", type=CountType(TOTAL_BYTES), help="Weight bytes (instead of --params)."),
         click.option("--dtype", default="BF16", show_default=True, type=click.Choice(sorted(DTYPE_BYTES))),
         click.option(
             "--tp", "tensor_parallel_size", type=int, help="Tensor-parallel size (default: smallest that fits)."
@@ -312,23 +360,16 @@ def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
 def _tuning_kwargs(raw: dict[str, Any]) -> dict[str, Any]:
     """CLI values -> plan_from_options keywords."""
     sizes = parse_capture_sizes(raw.pop("capture_sizes"))
-    image_bytes = int(raw.pop("image_gb") * 1e9)
+    image_gb = raw.pop("image_gb")
+    if not (math.isfinite(image_gb) and 0 < image_gb <= MAX_IMAGE_GB):
+        raise FastloadConfigError("--image-gb", image_gb, f"a number of GB above 0 and at most {MAX_IMAGE_GB:,.0f}")
+    image_bytes = int(image_gb * 1e9)
     return {**raw, "cudagraph_capture_sizes": sizes, "image_bytes": image_bytes}
 
 
 def _echo_table(view: dict[str, object]) -> None:
     paths = view.pop("scale_out_paths", None)
-    for key, value in view.items():
-        if isinstance(value, dict):
-            click.echo(f"{key}:")
-            for sub, v in value.items():
-                click.echo(f"  {sub}: {v}")
-        elif isinstance(value, list):
-            click.echo(f"{key}:")
-            for item in value:
-                click.echo(f"  - {item}")
-        else:
-            click.echo(f"{key}: {value}")
+    echo_yaml(view)
     if isinstance(paths, dict):
         names: list[str] = []
         for path in paths.values():

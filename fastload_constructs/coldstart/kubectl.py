@@ -26,28 +26,6 @@ def kubectl_logs_command(
     return command
 
 
-def read_pod_log(pod: str, namespace: str, container: str | None = None, previous: bool = False) -> str:
-    """The pod's log text; a clear error when kubectl is missing or fails."""
-    kubectl = shutil.which("kubectl")
-    if kubectl is None:
-        raise FastloadConfigError(
-            "--pod",
-            pod,
-            "a pod readable with kubectl, which is not on PATH: install kubectl, or save the log with "
-            f"'{' '.join(kubectl_logs_command(pod, namespace, container, previous))} > pod.log' "
-            "and pass the file",
-        )
-    command = kubectl_logs_command(pod, namespace, container, previous, kubectl=kubectl)
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise FastloadConfigError(
-            "--pod",
-            pod,
-            f"a pod kubectl can read (kubectl exited {done.returncode}: {done.stderr.strip() or 'no message'})",
-        )
-    return done.stdout
-
-
 def started_at_command(
     pod: str, namespace: str, container: str | None = None, previous: bool = False, kubectl: str = "kubectl"
 ) -> list[str]:

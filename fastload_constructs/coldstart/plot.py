@@ -170,7 +170,9 @@ def _evidence_html(reports: Sequence[ColdStartReport]) -> str:
 _STYLE = (
     "<style>body{font-family:sans-serif;margin:1.5em;max-width:1200px}"
     "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;padding:3px 6px;text-align:left}"
-    "code{font-size:12px;word-break:break-all}</style>"
+    "code{font-size:12px;word-break:break-all}"
+    # The table's failure line ("not ready; stopped during ...: <the error>") wraps instead of running off the page.
+    "pre{white-space:pre-wrap;overflow-wrap:anywhere}</style>"
 )
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fastload_constructs.core.errors import FastloadConfigError, require
+from fastload_constructs.core.validation import CountRule
 
 # Bytes per element for the safetensors dtypes vLLM loads.
 DTYPE_BYTES: dict[str, float] = {
@@ -65,6 +66,9 @@ RangeReader = Callable[[int, int], bytes]
 # the bound only keeps absurd input (1e300, 10**400) from overflowing the planner's floats.
 MAX_MODEL_BYTES = 2**50
 MAX_PARAMETERS = 2**50
+# How a size is written in cdk.json (parameterCount, totalBytes) and on the command line (--params, --bytes).
+PARAMETER_COUNT = CountRule(MAX_PARAMETERS, "8030261248, 8.03e9 or 70e9")
+TOTAL_BYTES = CountRule(MAX_MODEL_BYTES, "16060522496 or 16.06e9")
 
 
 @dataclass(frozen=True)

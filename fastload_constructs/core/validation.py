@@ -1,4 +1,4 @@
-"""The naming rules every edge shares: Kubernetes names, IAM role ARNs, S3 bucket names and key prefixes.
+"""The rules every edge shares: Kubernetes names, IAM role ARNs, S3 bucket names and key prefixes, counts.
 
 One module so that the cdk.json parser, the constructs, the charts and the CLI
 accept and refuse the same strings. Each rule is an `is_*` TypeGuard (so a
@@ -9,7 +9,9 @@ one FastloadConfigError naming the field, the value and the rule.
 from __future__ import annotations
 
 import ipaddress
+import math
 import re
+from dataclasses import dataclass
 from typing import TypeGuard
 
 from fastload_constructs.core.errors import FastloadConfigError
@@ -132,3 +134,43 @@ def check_key_prefix(value: object, field: str = "prefix") -> str:
     if not is_key_prefix(value):
         raise FastloadConfigError(field, value, KEY_PREFIX_RULE)
     return value.rstrip("/")
+
+
+# Counts (parameters, bytes). A model card says "70B"; people write 70e9 or 8.03e9. JSON reads `70e9`
+# as a float and the CLI reads `--params 8.03e9` as text, so both edges accept the same thing: a
+# positive whole number given as an int, as a float that is finite and whole, or (from a command
+# line) as text holding either. `true`, 8.5, NaN, infinities and empty text are refused.
+
+
+@dataclass(frozen=True)
+class CountRule:
+    """A positive whole number at most `maximum`; `example` shows how to write one."""
+
+    maximum: int
+    example: str
+
+    @property
+    def accepted(self) -> str:
+        return f"a positive whole number at most {self.maximum:,}, in digits or e-notation such as {self.example}"
+
+    def check(self, value: object, field: str) -> int:
+        """`value` (an int, or a float that is finite and whole) as an int, or one FastloadConfigError."""
+        number: int | None = None
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            number = int(value)
+        if number is None or not 0 < number <= self.maximum:
+            raise FastloadConfigError(field, value, self.accepted)
+        return number
+
+    def parse(self, text: str, field: str) -> int:
+        """Command-line text ("8030261248", "8.03e9", "70e9") under the same rule as `check`."""
+        value: object = text
+        for number in (int, float):  # int first: digits stay exact, however many
+            try:
+                value = number(text.strip())
+                break
+            except ValueError:
+                continue
+        return self.check(value, field)

@@ -8,11 +8,12 @@ tensor data.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.model import ModelProfile, ShardInfo, parse_header
+from fastload_constructs.core.model import ModelArchitecture, ModelProfile, ShardInfo, parse_header
 from fastload_constructs.core.naming import STAGE_MANIFEST_NAME
 from fastload_constructs.core.s3_uri import S3Location
 from fastload_constructs.s3.errors import explained
@@ -96,15 +97,45 @@ class S3Model:
 
     profile: ModelProfile
     has_manifest: bool
+    architecture_note: str | None = None  # why a config.json found gave no architecture
 
 
-def inspect_s3(client: Any, location: S3Location) -> S3Model:
-    """Profile the model under `location` from its headers alone."""
+# A config.json is a few KiB; a larger object under that name is not read.
+MAX_CONFIG_BYTES = 1_000_000
+
+
+def read_s3_architecture(client: Any, location: S3Location, objects: list[RemoteObject]) -> ModelArchitecture | None:
+    """The architecture from the prefix's config.json (what `plan --config-json` reads), None if there is none.
+
+    Raises FastloadConfigError for a config.json that is too large, not JSON, or lacks the figures.
+    """
+    config = next((o for o in objects if o.name == "config.json"), None)
+    if config is None:
+        return None
+    uri = f"s3://{location.bucket}/{location.key(config.name)}"
+    if config.size > MAX_CONFIG_BYTES:
+        raise FastloadConfigError("config.json", uri, f"a config.json of at most {MAX_CONFIG_BYTES:,} bytes")
+    with explained(uri):
+        body = client.get_object(Bucket=location.bucket, Key=location.key(config.name))["Body"].read()
+    try:
+        parsed = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise FastloadConfigError("config.json", uri, f"valid JSON ({exc})") from None
+    return ModelArchitecture.from_config(parsed, field="config.json")
+
+
+def inspect_s3(client: Any, location: S3Location, with_architecture: bool = False) -> S3Model:
+    """Profile the model under `location` from its headers alone (and its config.json if asked)."""
     objects = list_prefix(client, location)
     shards = shard_objects(objects, location)
     infos = [read_s3_shard(client, location, s) for s in shards]
     name = location.prefix.rsplit("/", 1)[-1] or location.bucket
-    return S3Model(
-        profile=ModelProfile.from_shards(infos, name=name),
-        has_manifest=any(o.name == STAGE_MANIFEST_NAME for o in objects),
-    )
+    profile = ModelProfile.from_shards(infos, name=name)
+    note = None
+    if with_architecture:
+        try:
+            profile = profile.with_architecture(read_s3_architecture(client, location, objects))
+        except FastloadConfigError as exc:  # a config.json without an LLM's figures: a weights-only fit
+            note = str(exc)
+    has_manifest = any(o.name == STAGE_MANIFEST_NAME for o in objects)
+    return S3Model(profile=profile, has_manifest=has_manifest, architecture_note=note)

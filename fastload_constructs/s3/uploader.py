@@ -116,12 +116,6 @@ def _read_manifest(client: Any, location: S3Location) -> tuple[bytes, dict[str, 
     return body, {f["name"]: f for f in files if isinstance(f, dict) and isinstance(f.get("name"), str)}
 
 
-def remote_state(
-    client: Any, location: S3Location, model: LocalModel, record: StageRecord | None = None
-) -> dict[str, RemoteState]:
-    return _remote_state(client, location, model, record)[0]
-
-
 def _remote_state(
     client: Any, location: S3Location, model: LocalModel, record: StageRecord | None
 ) -> tuple[dict[str, RemoteState], bytes]:

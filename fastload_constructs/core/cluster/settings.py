@@ -1,4 +1,4 @@
-"""Checked settings for the inference cluster: version, endpoint, logging, admins, add-ons.
+"""Checked settings for the inference cluster: version, admins, add-ons.
 
 Pure, so a bad value fails with a FastloadConfigError before any construct
 exists, and the choices are testable without CDK.
@@ -6,9 +6,9 @@ exists, and the choices are testable without CDK.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
-from fastload_constructs.core.errors import one_of, require
+from fastload_constructs.core.errors import require
 from fastload_constructs.core.validation import check_role_arn
 
 # Kubernetes versions that aws_eks_v2 and the kubectl Lambda layers on PyPI both offer.
@@ -19,10 +19,6 @@ DEFAULT_KUBERNETES_VERSION = "1.35"
 # Lambda layer package (aws-cdk.lambda-layer-kubectl-vNN) declared in pyproject.
 KUBECTL_LAYER_VERSIONS = SUPPORTED_KUBERNETES_VERSIONS
 DEFAULT_VERSION = DEFAULT_KUBERNETES_VERSION
-
-ENDPOINT_ACCESS = ("public", "private", "public_and_private")
-LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
-DEFAULT_LOG_TYPES = ("api", "audit", "authenticator")
 
 # EKS add-ons every inference cluster gets; the EBS CSI driver only on request.
 CORE_ADDONS = ("vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent")
@@ -43,19 +39,6 @@ def kubectl_layer_module(version: str) -> tuple[str, str]:
     """(module, class) of the kubectl Lambda layer matching `version`: 1.35 -> lambda_layer_kubectl_v35."""
     minor = check_version(version).split(".")[1]
     return f"aws_cdk.lambda_layer_kubectl_v{minor}", f"KubectlV{minor}Layer"
-
-
-def check_endpoint_access(value: object) -> str:
-    one_of("endpoint_access", value, ENDPOINT_ACCESS)
-    return value  # type: ignore[return-value]
-
-
-def check_log_types(values: Iterable[object]) -> tuple[str, ...]:
-    require(not isinstance(values, str), "logging", values, "a list of " + ", ".join(LOG_TYPES))
-    out = tuple(values)
-    for value in out:
-        one_of("logging", value, LOG_TYPES)
-    return tuple(dict.fromkeys(out))  # type: ignore[arg-type]
 
 
 def check_admin_role_arns(values: Sequence[object]) -> tuple[str, ...]:

@@ -15,6 +15,9 @@ KvCacheDtype = Literal["auto", "fp8"]
 # vllm/vllm-openai:v0.34.0, compressed bytes pulled from the registry (assumed: the published EKS
 # measurement the fresh-node model uses is "~2 min for an 11.6 GB image"; check the tag's manifest).
 DEFAULT_IMAGE_BYTES = 11_600_000_000
+# Bounds that only keep absurd input out (the longest published context is 10M tokens, Llama 4 Scout).
+MAX_CONTEXT_TOKENS = 2**24
+MAX_KV_SEQUENCES = 2**16
 
 
 @dataclass(frozen=True)
@@ -132,16 +135,16 @@ def validate_options(opts: TuningOptions) -> None:
     )
     if opts.max_model_len is not None:
         require(
-            is_whole_number(opts.max_model_len) and opts.max_model_len >= 1,
+            is_whole_number(opts.max_model_len) and 1 <= opts.max_model_len <= MAX_CONTEXT_TOKENS,
             "max_model_len",
             opts.max_model_len,
-            "a positive whole number of tokens",
+            f"a whole number of tokens from 1 to {MAX_CONTEXT_TOKENS:,}",
         )
     require(
-        is_whole_number(opts.kv_sequences) and opts.kv_sequences >= 1,
+        is_whole_number(opts.kv_sequences) and 1 <= opts.kv_sequences <= MAX_KV_SEQUENCES,
         "kv_sequences",
         opts.kv_sequences,
-        "a positive whole number of full-length sequences",
+        f"a whole number of full-length sequences from 1 to {MAX_KV_SEQUENCES:,}",
     )
     one_of("kv_cache_dtype", opts.kv_cache_dtype, ("auto", "fp8"))
     require(
