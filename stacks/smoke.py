@@ -712,9 +712,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import boto3
+    from botocore.exceptions import BotoCoreError
 
     # AWS_REGION is what the CDK CLI and the AWS CLI read; boto3 reads AWS_DEFAULT_REGION and profiles.
-    session = boto3.Session(region_name=args.region or os.environ.get("AWS_REGION") or None)
+    try:
+        session = boto3.Session(region_name=args.region or os.environ.get("AWS_REGION") or None)
+    except BotoCoreError as exc:  # a profile that does not exist, an unreadable config file
+        print(f"smoke: step 'credentials' failed: {exc}", file=sys.stderr)
+        print("smoke: next: aws configure list-profiles, then export AWS_PROFILE=<one of them>", file=sys.stderr)
+        return 1
     region = session.region_name
     if not region:
         print("smoke: step 'credentials' failed: no AWS region configured", file=sys.stderr)

@@ -170,9 +170,20 @@ def test_the_builder_pulls_into_the_k8s_namespace_on_the_labelled_volume():
     assert err.value.field == "images"
 
 
-def test_an_image_reference_cannot_inject_commands():
-    script = builder_script(["evil:1; rm -rf /"])
-    assert "'evil:1; rm -rf /'" in script
+def test_the_builder_pulls_the_names_the_kubelet_asks_for_and_refuses_what_it_cannot_run():
+    """`ctr` expands no short names, and the kubelet asks containerd for `docker.io/...`."""
+    script = builder_script(["vllm/vllm-openai:v0.34.0", "busybox:1.36"])
+    assert "pull --platform linux/amd64 docker.io/vllm/vllm-openai:v0.34.0" in script
+    assert "pull --platform linux/amd64 docker.io/library/busybox:1.36" in script
+    for images, platform, field in (
+        (["evil:1; rm -rf /"], "linux/amd64", "images"),  # not an image reference: never printed
+        (["vllm/vllm-openai:latest"], "linux/amd64", "images"),
+        (["vllm/vllm-openai:v0.34.0"], "", "platform"),
+        (["vllm/vllm-openai:v0.34.0"], "linux/amd64; reboot", "platform"),
+    ):
+        with pytest.raises(FastloadConfigError) as err:
+            builder_script(images, platform=platform)
+        assert err.value.field == field
 
 
 def test_the_reference_app_restores_the_snapshot_on_every_gpu_node_and_plans_with_it(tmp_path):

@@ -65,3 +65,22 @@ def test_unreachable_endpoint_is_one_line(capsys, monkeypatch):
 def test_every_command_has_help(command, capsys):
     assert main([*command, "--help"]) == 0
     assert "Usage: fastload" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", [["inspect", "s3://models-x/llama"], ["stage", "MODEL", "s3://models-x/llama"]])
+def test_a_missing_profile_or_bad_region_is_one_line(command, capsys, monkeypatch, tmp_path):
+    """A profile that does not exist fails where the client is made, before any S3 call: one line, exit 2."""
+    from tests.hf_model_factory import write_hf_model
+
+    write_hf_model(tmp_path / "model")
+    command = [str(tmp_path / "model") if part == "MODEL" else part for part in command]
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "config"))
+    monkeypatch.setenv("AWS_PROFILE", "nope")
+    assert main(command) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("fastload: AWS_PROFILE: got 'nope'") and "list-profiles" in line
+    monkeypatch.delenv("AWS_PROFILE")
+    for region in ("", "bad region", "us_east_1"):
+        assert main([*command, "--region", region]) == 2
+        (line,) = capsys.readouterr().err.strip().splitlines()
+        assert line.startswith("fastload: --region: ")

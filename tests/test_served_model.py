@@ -354,3 +354,48 @@ def test_bad_new_options_are_refused_naming_the_field(props, field):
     assert err.value.field == field
     assert str(err.value).startswith(f"{field}: got ")
     assert stack.node.try_find_child("Llama") is None
+
+
+def test_a_model_named_like_anothers_warm_spares_is_refused_before_deploy():
+    """`llama` with warm spares renders Deployment `llama-warm-spare`; a model of that name would render it
+    again, and the second `kubectl create` would fail the deploy."""
+    stack, cluster, bucket = stack_with_cluster()
+    ServedModel(
+        stack,
+        "Llama",
+        cluster=cluster,
+        bucket=bucket,
+        prefix="models/llama",
+        model_name="llama",
+        plan=planned(LLAMA, "g6e.2xlarge", warm_spares=1),
+    )
+    with pytest.raises(FastloadConfigError) as err:
+        ServedModel(
+            stack,
+            "Spare",
+            cluster=cluster,
+            bucket=bucket,
+            prefix="models/other",
+            model_name="llama-warm-spare",
+            plan=plan(LLAMA, "g6e.2xlarge"),
+        )
+    assert err.value.field == "model_name" and "Deployment inference/llama-warm-spare" in err.value.accepted
+
+
+def test_an_autoscaled_server_outside_the_scraped_namespaces_is_refused():
+    """Its ScaledObject would query a metric nobody collects: KEDA's fallback would hold it forever."""
+    stack, cluster, bucket = stack_with_cluster()
+    keda = keda_on(stack, cluster)
+    with pytest.raises(FastloadConfigError) as err:
+        ServedModel(
+            stack,
+            "Llama",
+            cluster=cluster,
+            bucket=bucket,
+            prefix="models/llama",
+            model_name="llama",
+            plan=plan(LLAMA, "g6e.2xlarge"),
+            server=ServerOptions(namespace="team-a", replicas=None),
+            autoscaling=KedaScaling(controller=keda, settings=Autoscaling(1, 3)),
+        )
+    assert err.value.field == "server.namespace" and "vllm_namespaces" in err.value.accepted

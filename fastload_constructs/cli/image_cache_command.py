@@ -25,4 +25,10 @@ def image_cache_command(images: tuple[str, ...], platform: str, node_script: boo
         return
     if not images:
         raise FastloadConfigError("--image", "none", "one or more --image references, e.g. vllm/vllm-openai:v0.34.0")
-    click.echo(builder_script(list(images), platform=platform), nl=False)
+    try:
+        script = builder_script(list(images), platform=platform)
+    except FastloadConfigError as exc:  # name the option typed
+        raise FastloadConfigError(
+            {"images": "--image", "platform": "--platform"}.get(exc.field, exc.field), exc.value, exc.accepted
+        ) from None
+    click.echo(script, nl=False)

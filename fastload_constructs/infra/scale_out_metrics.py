@@ -133,6 +133,7 @@ class ScaleOutMetrics(Construct):
             ),
         )
         self._watched: dict[str, str] = {}
+        self.vllm_namespaces = tuple(vllm_namespaces)
         self._watched_metrics: dict[str, str] = {}  # servers whose queue metric is not vLLM's
         self._rules_name = f"{cluster_label}-fastload-scale-out"[:64]
         self.rules: aps.CfnRuleGroupsNamespace | None = None  # made by the first watch_server
@@ -167,8 +168,20 @@ class ScaleOutMetrics(Construct):
             ],
         )
 
+    def check_scraped(self, namespace: str) -> None:
+        """KEDA reads only what the scraper collects: a server in a namespace it does not scrape would never get
+        its queue metric (the fallback would hold its replicas forever). Refused at synth."""
+        require(
+            namespace in self.vllm_namespaces,
+            "server.namespace",
+            namespace,
+            f"a namespace the scraper collects: {', '.join(self.vllm_namespaces)} "
+            "(add it with ScaleOutMetrics(vllm_namespaces=[...]))",
+        )
+
     def watch_server(self, server: str, namespace: str, metric: str | None = None) -> None:
         """Alert when this autoscaled server's queue metric (default vLLM's) goes missing (`ServedModel` calls it)."""
+        self.check_scraped(namespace)
         self._watched[check_dns_label(server, "server")] = check_dns_label(namespace, "namespace")
         if metric is not None:
             self._watched_metrics[server] = metric

@@ -113,7 +113,8 @@ class ServedModel(Construct):
         standbys = serving_plan.serving.standbys
         options = _autoscaled(options, autoscaling, serving_plan)
         # The in-pod scripts from the namespace's one ConfigMap, not embedded per model (issue 28: the template limit).
-        options = replace(options, shared_runtime_scripts=True)
+        # Keyed by the stack: another stack serving in this namespace applies (and deletes) its own.
+        options = replace(options, shared_runtime_scripts=True, runtime_scripts_owner=Stack.of(scope).node.addr[:12])
         prefix = check_key_prefix(prefix)
         check_dns_label(model_name, "model_name")
         if isinstance(bucket, ModelBucket):
@@ -169,7 +170,16 @@ class ServedModel(Construct):
             else None
         )
         check_cluster(cluster)
+        if autoscaling is not None:
+            autoscaling.controller.metrics.check_scraped(spec.namespace)
+        # Every object this model applies, by (kind, namespace, name): another ServedModel of the stack on
+        # this cluster must apply none of them (two `kubectl create`s of one object fail the deploy).
+        objects = _object_keys(
+            [c for c in (standby_chart or chart, spare_chart, autoscaling_chart) if c is not None], spec.namespace
+        )
+        _refuse_object_clash(scope, cluster, objects)
         super().__init__(scope, id)
+        self._objects = objects
         self.cdk8s_app, self.chart = app, chart
         self.spare_chart, self.autoscaling_chart = spare_chart, autoscaling_chart
         # With standbys FMA's objects replace the vLLM Deployment (`chart` still holds the server's spec).
@@ -307,6 +317,38 @@ def _refuse_clash(scope: Construct, cluster: eks.ICluster, namespace: str, name:
         )
 
 
+def _object_keys(charts: Sequence[cdk8s.Chart], namespace: str) -> frozenset[tuple[str, str, str]]:
+    """(kind, namespace, name) of every object the charts render (cluster-scoped ones with namespace '')."""
+    keys = set()
+    for chart in charts:
+        for doc in chart.to_json():
+            metadata = doc.get("metadata", {})
+            scoped = doc.get("kind") not in ("PriorityClass", "Namespace", "ClusterRole", "ClusterRoleBinding")
+            keys.add(
+                (
+                    str(doc.get("kind")),
+                    str(metadata.get("namespace", namespace)) if scoped else "",
+                    str(metadata.get("name")),
+                )
+            )
+    return frozenset(keys)
+
+
+def _refuse_object_clash(scope: Construct, cluster: eks.ICluster, objects: frozenset[tuple[str, str, str]]) -> None:
+    """A model named `llama-warm-spare` beside `llama` with warm spares would render one Deployment twice."""
+    for other in Stack.of(scope).node.find_all():
+        if not isinstance(other, ServedModel) or other._cluster is not cluster:
+            continue
+        shared = sorted(objects & other._objects)
+        require(
+            not shared,
+            "model_name",
+            "/".join(shared[0][1:]) if shared else "",
+            f"objects of their own: {other.node.path} already applies {shared[0][0] if shared else ''} "
+            f"{'/'.join(shared[0][1:]) if shared else ''} (rename the model or pass ServerOptions(name=...))",
+        )
+
+
 def _runtime_scripts(
     scope: Construct, cluster: eks.ICluster, namespace: str, after: Sequence[IDependable]
 ) -> AppliedChart:
@@ -316,7 +358,9 @@ def _runtime_scripts(
     existing = stack.node.try_find_child(id)
     if isinstance(existing, AppliedChart):
         return existing
-    chart = RuntimeScriptsChart(cdk8s.App(), f"fastload-runtime-{namespace}", namespace=namespace)
+    chart = RuntimeScriptsChart(
+        cdk8s.App(), f"fastload-runtime-{namespace}", namespace=namespace, owner=stack.node.addr[:12]
+    )
     return AppliedChart(stack, id, cluster=cluster, chart=chart, after=after)
 
 

@@ -18,7 +18,10 @@ class RuntimeScriptsChart(cdk8s.Chart):
     applies this chart once per cluster and namespace, before the first server that needs it.
     """
 
-    def __init__(self, scope: Construct, id: str, *, namespace: str = naming.DEFAULT_NAMESPACE) -> None:
+    def __init__(
+        self, scope: Construct, id: str, *, namespace: str = naming.DEFAULT_NAMESPACE, owner: str = ""
+    ) -> None:
+        """`owner`: what tells this ConfigMap from another stack's in the same namespace (`shared_scripts_name`)."""
         check_dns_label(namespace, "namespace")
         super().__init__(
             scope,
@@ -26,7 +29,7 @@ class RuntimeScriptsChart(cdk8s.Chart):
             namespace=namespace,
             labels={"app.kubernetes.io/part-of": naming.PART_OF, "app.kubernetes.io/managed-by": naming.MANAGED_BY},
         )
-        self.config_map_name = shared_scripts_name()
+        self.config_map_name = shared_scripts_name(owner)
         self.config_map = kplus.ConfigMap(
             self,
             "Scripts",

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastload_constructs.core.errors import is_whole_number, require
+from fastload_constructs.core.planning.releases import image_tag
 
 DEVICE_NAME = "/dev/xvdb"  # the second EBS device; bottlerocket-images-cache uses the same name
 IMAGE_CACHE_LABEL = "fastload-images"  # ext4 label: mounted by label, whatever NVMe name the device gets
@@ -126,6 +127,20 @@ def mount_script() -> str:
     )
 
 
+_PLATFORM = re.compile(r"^[a-z0-9]+/[a-z0-9_]+(/v[0-9]+)?$")
+
+
+def normalized_image(image: str) -> str:
+    """The fully qualified reference the kubelet asks containerd for: `ctr` expands no short names, and the
+    kubelet looks the image up as `docker.io/<name>` (`docker.io/library/<name>` for a one-part name)."""
+    first = image.split("/", 1)[0]
+    if "/" not in image:
+        return f"docker.io/library/{image}"
+    if "." in first or ":" in first or first == "localhost":
+        return image
+    return f"docker.io/{image}"
+
+
 def builder_script(images: Sequence[str], *, platform: str = "linux/amd64") -> str:
     """Commands for the builder instance (AL2023 EKS AMI, the cache volume attached as DEVICE_NAME, empty):
     format and label it, run containerd with its root there, pull every image into `k8s.io`, stop.
@@ -138,18 +153,26 @@ def builder_script(images: Sequence[str], *, platform: str = "linux/amd64") -> s
         images,
         "one or more image references, e.g. vllm/vllm-openai:v0.34.0",
     )
+    for image in images:
+        image_tag(image, "images")  # pinned, not latest (core.planning.releases)
+    require(
+        isinstance(platform, str) and _PLATFORM.match(platform) is not None,
+        "platform",
+        platform,
+        "os/arch such as linux/amd64 (or linux/arm64/v8)",
+    )
     pulls = []
     for image in images:
-        ref = shlex.quote(image)
+        ref = shlex.quote(normalized_image(image))
         registry = image.split("/", 1)[0]
         if ".dkr.ecr." in registry:
             region = registry.split(".dkr.ecr.", 1)[1].split(".", 1)[0]
             pulls.append(
-                f"ctr -n k8s.io images pull --platform {platform} "
+                f"ctr -n k8s.io images pull --platform {shlex.quote(platform)} "
                 f'--user "AWS:$(aws ecr get-login-password --region {shlex.quote(region)})" {ref}'
             )
         else:
-            pulls.append(f"ctr -n k8s.io images pull --platform {platform} {ref}")
+            pulls.append(f"ctr -n k8s.io images pull --platform {shlex.quote(platform)} {ref}")
     return "\n".join(
         [
             "#!/bin/bash",

@@ -46,6 +46,18 @@ def check_spares(value: object, field: str = "warm_spares") -> int:
     return value
 
 
+# The stock image repository of each engine (the defaults above).
+_STOCK_REPOSITORIES = {"vllm": "vllm/vllm-openai", "sglang": "lmsysorg/sglang"}
+
+
+def _repository(image: str) -> str:
+    """`vllm/vllm-openai` of `docker.io/vllm/vllm-openai:v0.34.0` or `vllm/vllm-openai@sha256:...`."""
+    name = image.split("@", 1)[0]
+    if ":" in name.rsplit("/", 1)[-1]:
+        name = name.rsplit(":", 1)[0]
+    return name.removeprefix("docker.io/")
+
+
 @dataclass(frozen=True)
 class Serving:
     """How one model is served. Every field is checked here, once.
@@ -88,6 +100,16 @@ class Serving:
         if self.engine == "sglang" and self.image == DEFAULT_IMAGE:
             # The default image is the engine's: an SGLang model never runs the vLLM image by default.
             object.__setattr__(self, "image", DEFAULT_SGLANG_IMAGE)
+        # The other engine's stock image would run `vllm serve` in SGLang's image (or the reverse), and the
+        # plan would read its tag as this engine's release.
+        other = _STOCK_REPOSITORIES["sglang" if self.engine == "vllm" else "vllm"]
+        require(
+            not isinstance(self.image, str) or _repository(self.image) != other,
+            "image",
+            self.image,
+            f"an image of engine {self.engine!r} ({other} is the other engine's stock image: set engine= or "
+            "another image)",
+        )
         tagged = version_from_image(self.image)
         if self.vllm_version is None:
             require(

@@ -26,9 +26,14 @@ def runtime_scripts() -> dict[str, str]:
     return {SCRIPT_NAME: cache_sync_script(), WARM_CHECK_SCRIPT: warm_check_script()}
 
 
-def shared_scripts_name() -> str:
-    """The shared ConfigMap's name: `fastload-runtime-<hash of the scripts>` (a DNS-1123 name, 27 characters)."""
-    digest = hashlib.sha256()
+def shared_scripts_name(owner: str = "") -> str:
+    """The shared ConfigMap's name: `fastload-runtime-<hash of the scripts and owner>` (DNS-1123, 27 characters).
+
+    `owner` keeps two stacks that serve models in one namespace of one cluster apart: each applies and
+    deletes only its own ConfigMap (a second `kubectl create` of one name would fail the second deploy,
+    and deleting either stack would take the other's pods' scripts away).
+    """
+    digest = hashlib.sha256(owner.encode() + b"\0")
     for name, text in sorted(runtime_scripts().items()):
         digest.update(name.encode() + b"\0" + text.encode() + b"\0")
     return f"{naming.PART_OF}-runtime-{digest.hexdigest()[:_HASH_DIGITS]}"

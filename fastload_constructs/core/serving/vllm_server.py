@@ -394,6 +394,9 @@ class ServerOptions:
     (`core.serving.runtime_scripts.shared_scripts_name()`, emitted by `k8s.RuntimeScriptsChart`) instead of
     embedding them in this model's chart. `infra.ServedModel` turns it on and applies that chart once per
     namespace; a standalone chart keeps its own. Default: False."""
+    runtime_scripts_owner: str = ""
+    """With `shared_runtime_scripts`: the owner the shared ConfigMap's name is keyed by (`ServedModel` sets its
+    stack's), so two stacks never apply one object. Default: none."""
     do_not_disrupt: bool = False
     """Annotate the pods `karpenter.sh/do-not-disrupt: "true"` (`core.cluster.karpenter.DO_NOT_DISRUPT`): Karpenter's
     voluntary disruption (consolidation, drift) skips a node while a vLLM pod loads or serves on it. Set it
@@ -612,7 +615,9 @@ def build_server_spec(
         priority_class_name=priority_class_name,
         pod_annotations={DO_NOT_DISRUPT: "true"} if opts.do_not_disrupt else {},
         annotations=plan_annotations(plan),
-        scripts_config_map=shared_scripts_name() if opts.shared_runtime_scripts else f"{name}-cache-sync",
+        scripts_config_map=(
+            shared_scripts_name(opts.runtime_scripts_owner) if opts.shared_runtime_scripts else f"{name}-cache-sync"
+        ),
         scripts_shared=opts.shared_runtime_scripts,
         engine=engine.engine,
         container_name=engine.container_name,
