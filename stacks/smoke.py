@@ -59,6 +59,7 @@ from fastload_constructs.coldstart.timeline import (
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.naming import STAGE_MANIFEST_NAME
 from fastload_constructs.core.planning.plan import ServingPlan
+from fastload_constructs.core.serving.engines import CONTAINER_NAMES, SERVER_PORTS
 from stacks.config import ModelSpec, parse_reference_config
 
 STACK_NAME = "FastloadReference"  # app.py's stack id
@@ -386,8 +387,8 @@ def _post_json(url: str, body: dict[str, Any], timeout_s: float) -> dict[str, An
 
 
 @contextmanager
-def port_forward(kubeconfig: Path, service: str, kubectl: str = "kubectl") -> Iterator[int]:
-    """`kubectl port-forward svc/NAME :8000` on 127.0.0.1; yields the local port kubectl chose."""
+def port_forward(kubeconfig: Path, service: str, port: int = 8000, kubectl: str = "kubectl") -> Iterator[int]:
+    """`kubectl port-forward svc/NAME :PORT` (the engine's server port) on 127.0.0.1; yields the local port."""
     process = subprocess.Popen(
         [
             kubectl,
@@ -399,7 +400,7 @@ def port_forward(kubeconfig: Path, service: str, kubectl: str = "kubectl") -> It
             "--address",
             "127.0.0.1",
             f"svc/{service}",
-            ":8000",
+            f":{port}",
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -519,8 +520,9 @@ def scale_out_timeline(c: Clients, pod_name: str, plan: ServingPlan, step: str =
     pod = _json(c, ["get", "pod", pod_name, "-n", NAMESPACE], step)
     log: ColdStartReport | None = None
     note: str | None = None
-    # "vllm": the server container's name (k8s/vllm_chart.py VLLM_CONTAINER; not imported: it loads cdk8s).
-    done = c.kubectl(["logs", pod_name, "-n", NAMESPACE, "-c", "vllm", "--timestamps"], timeout_s=KUBECTL_TIMEOUT_S)
+    # The server container of the plan's engine ("vllm" or "sglang", core.serving.engines).
+    container = CONTAINER_NAMES[plan.engine]
+    done = c.kubectl(["logs", pod_name, "-n", NAMESPACE, "-c", container, "--timestamps"], timeout_s=KUBECTL_TIMEOUT_S)
     if done.returncode == 0:
         try:
             log, note = parse_pod_log(done.stdout, container_started(events, pod_name), label=pod_name)
@@ -564,7 +566,7 @@ def serving_timeout(plan: ServingPlan) -> float:
 def run_smoke(
     c: Clients,
     o: SmokeOptions,
-    forward: Callable[[str], Any] | None = None,
+    forward: Callable[[str, int], Any] | None = None,
 ) -> int:
     """All steps in order; 0 when the scale-out was measured, 1 with the failed step named."""
     steps_total = 11
@@ -606,7 +608,7 @@ def run_smoke(
         )
         if forward is None:
             raise StepFailed("first request", "no port-forward available", "rerun make smoke")
-        with forward(model.name) as port:
+        with forward(model.name, SERVER_PORTS[plan.engine]) as port:
             step(7, f"one chat completion via 127.0.0.1:{port}", lambda: f"answer: {first_request(c, port, model)!r}")
             load = load_settings(model, plan, o.load_concurrency, o.load_seconds)
 
@@ -755,7 +757,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         stage=stage,
         destroy=destroy,
     )
-    return run_smoke(clients, options, forward=lambda service: port_forward(options.kubeconfig, service))
+    return run_smoke(clients, options, forward=lambda service, port: port_forward(options.kubeconfig, service, port))
 
 
 if __name__ == "__main__":

@@ -369,8 +369,8 @@ def test_whole_run_with_fakes_measures_the_new_pod(tmp_path: Path) -> None:
     cluster.on_poll = [lambda: None, lambda: None, lambda: cluster.pods.append(_pod(POD, ready=True))]
 
     @contextmanager
-    def forward(service: str) -> Iterator[int]:
-        assert service == "llama-3-1-8b-instruct"
+    def forward(service: str, port: int) -> Iterator[int]:
+        assert (service, port) == ("llama-3-1-8b-instruct", 8000)  # the vLLM Service's port
         yield 18000
 
     options = SmokeOptions(
@@ -465,3 +465,11 @@ def test_a_node_that_launched_and_never_registered() -> None:
     )
     b = diagnose_pod(pod_events, node_claim_events=registered)
     assert b is not None and b.code == "WaitingForNode"
+
+
+def test_the_port_forward_and_the_log_follow_the_plans_engine():
+    """An SGLang Service listens on 30000 and its container is `sglang`: smoke must not ask for vLLM's."""
+    from fastload_constructs.core.serving.engines import CONTAINER_NAMES, SERVER_PORTS
+
+    assert (SERVER_PORTS["sglang"], CONTAINER_NAMES["sglang"]) == (30000, "sglang")
+    assert (SERVER_PORTS["vllm"], CONTAINER_NAMES["vllm"]) == (8000, "vllm")

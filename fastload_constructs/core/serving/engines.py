@@ -12,6 +12,10 @@ from fastload_constructs.core.serving import sglang_server, vllm_server
 from fastload_constructs.core.serving.vllm_server import ServerOptions, ServerSpec
 
 DEFAULT_IMAGES = {"vllm": DEFAULT_IMAGE, "sglang": DEFAULT_SGLANG_IMAGE}
+# Where each engine's server listens, and its container's name (what `kubectl logs -c` and a
+# port-forward to the Service need).
+SERVER_PORTS = {"vllm": vllm_server.SERVER_PORT, "sglang": sglang_server.SERVER_PORT}
+CONTAINER_NAMES = {"vllm": "vllm", "sglang": sglang_server.CONTAINER_NAME}
 
 
 def server_spec(
