@@ -85,6 +85,22 @@ def test_cli_plan_pull_mode(capsys):
     assert "--pull-mode" in capsys.readouterr().err
 
 
+def test_cli_plan_pull_mode_contradicting_fast_image_pull(capsys):
+    from fastload_constructs.cli.main import main
+
+    base = ["plan", "--instance", "g6e.2xlarge", "--params", "8e9"]
+    # FastImagePull is the parallel pull: on with parallel only, so these contradict...
+    assert main([*base, "--pull-mode", "snapshot", "--fast-image-pull"]) == 2
+    err = capsys.readouterr().err
+    assert "--fast-image-pull" in err and "Traceback" not in err
+    assert main([*base, "--pull-mode", "parallel", "--no-fast-image-pull"]) == 2
+    capsys.readouterr()
+    # ...while agreeing flags, or --pull-mode alone, plan fine.
+    assert main([*base, "--pull-mode", "snapshot", "--no-fast-image-pull", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["image_pull_mode"] == "snapshot"
+    assert main([*base, "--pull-mode", "parallel", "--json"]) == 0
+
+
 def test_the_moonshot_with_the_cited_numbers():
     # Issue 26's moonshot: 8B on g6e.2xlarge <= 150 s on a brand-new node with the snapshot path. With the
     # published figures the node alone (launch 78 s + GPU registration 60 s) is 138 s, so the plan cannot

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from fastload_constructs.cli.output import echo_yaml
 from fastload_constructs.core.errors import FastloadConfigError
@@ -237,7 +238,17 @@ def plan_from_options(
     )
     chosen = {k: tuning.pop(k) for k in serving_keys if tuning.get(k) is not None}
     if "pull_mode" in chosen:  # --pull-mode decides the node's FastImagePull (on for parallel only)
-        chosen["fast_image_pull"] = chosen["pull_mode"] == "parallel"
+        wanted = chosen["pull_mode"] == "parallel"
+        context = click.get_current_context(silent=True)
+        typed = context is not None and context.get_parameter_source("fast_image_pull") == ParameterSource.COMMANDLINE
+        if typed and chosen.get("fast_image_pull") != wanted:
+            raise FastloadConfigError(
+                "--fast-image-pull",
+                chosen.get("fast_image_pull"),
+                f"{'--fast-image-pull' if wanted else '--no-fast-image-pull'} with --pull-mode {chosen['pull_mode']}, "
+                "or neither (--pull-mode decides it: FastImagePull is the parallel pull)",
+            )
+        chosen["fast_image_pull"] = wanted
     for k in serving_keys:
         tuning.pop(k, None)
     try:
