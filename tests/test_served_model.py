@@ -360,6 +360,7 @@ def test_a_model_named_like_anothers_warm_spares_is_refused_before_deploy():
     """`llama` with warm spares renders Deployment `llama-warm-spare`; a model of that name would render it
     again, and the second `kubectl create` would fail the deploy."""
     stack, cluster, bucket = stack_with_cluster()
+    classes = AppliedChart(stack, "Classes", cluster=cluster, chart=PriorityClassesChart(cdk8s.App(), "classes"))
     ServedModel(
         stack,
         "Llama",
@@ -368,6 +369,7 @@ def test_a_model_named_like_anothers_warm_spares_is_refused_before_deploy():
         prefix="models/llama",
         model_name="llama",
         plan=planned(LLAMA, "g6e.2xlarge", warm_spares=1),
+        after=[classes],
     )
     with pytest.raises(FastloadConfigError) as err:
         ServedModel(
@@ -399,3 +401,19 @@ def test_an_autoscaled_server_outside_the_scraped_namespaces_is_refused():
             autoscaling=KedaScaling(controller=keda, settings=Autoscaling(1, 3)),
         )
     assert err.value.field == "server.namespace" and "vllm_namespaces" in err.value.accepted
+
+
+def test_warm_spares_without_the_priority_classes_are_refused_at_synth():
+    """The pods name `fastload-vllm` / `fastload-warm-spare`: without the classes admission refuses them."""
+    stack, cluster, bucket = stack_with_cluster()
+    with pytest.raises(FastloadConfigError) as err:
+        ServedModel(
+            stack,
+            "Llama",
+            cluster=cluster,
+            bucket=bucket,
+            prefix="models/llama",
+            model_name="llama",
+            plan=planned(LLAMA, "g6e.2xlarge", warm_spares=1),
+        )
+    assert err.value.field == "after" and "PriorityClassesChart" in err.value.accepted

@@ -40,7 +40,7 @@ from fastload_constructs.k8s.keda import VllmAutoscalingChart
 from fastload_constructs.k8s.runtime_scripts import RuntimeScriptsChart
 from fastload_constructs.k8s.standby import StandbyEnginesChart
 from fastload_constructs.k8s.vllm_chart import VllmChart
-from fastload_constructs.k8s.warm_spares import WarmSparesChart
+from fastload_constructs.k8s.warm_spares import PriorityClassesChart, WarmSparesChart
 
 
 class ServedModel(Construct):
@@ -138,6 +138,14 @@ class ServedModel(Construct):
         spec = chart.spec
         if warm_spares > 0:
             _check_spares(serving_plan, spec)
+            # The pods name the PriorityClasses: admission refuses them while the classes do not exist.
+            require(
+                any(isinstance(a, AppliedChart) and isinstance(a.chart, PriorityClassesChart) for a in after),
+                "after",
+                [type(a).__name__ for a in after],
+                "the AppliedChart of a k8s.PriorityClassesChart (applied once per cluster) among `after` when the plan "
+                "has warm spares: the pods name its classes, and admission refuses them until they exist",
+            )
         _refuse_clash(scope, cluster, spec.namespace, spec.name, spec.service_account_name)
         spare_chart = (
             WarmSparesChart(
