@@ -70,7 +70,36 @@ def burst_simulation() -> str:
     return comparison_table(burst_comparison(model.serving_plan(), snapshot_plan)) + "\n"
 
 
-GENERATORS: dict[str, Callable[[], str]] = {"reference-plan": reference_plan, "burst-simulation": burst_simulation}
+def warm_start_tradeoffs() -> str:
+    """Predicted pod start-up (seconds; weight load in brackets) from S3, from the node-local copy, and from it
+    with a warm compile cache, for a few model and instance pairs."""
+    from fastload_constructs.core.model import ModelProfile
+    from fastload_constructs.core.planning import Serving, TuningOptions, plan
+
+    cases = (
+        ("8B BF16, g6e.2xlarge", 8.03e9, "g6e.2xlarge"),
+        ("70B BF16, g6e.12xlarge", 70.6e9, "g6e.12xlarge"),
+        ("70B BF16, p5.48xlarge", 70.6e9, "p5.48xlarge"),
+    )
+    rows = [
+        "| model, instance | from S3 | node-local NVMe | node-local + warm compile cache |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for label, params, instance in cases:
+        model = ModelProfile.from_numbers(parameter_count=int(params))
+        cells = []
+        for cache, warm in (("s3", False), ("node-local", False), ("node-local", True)):
+            p = plan(model, instance, TuningOptions(compile_cache_warm=warm, serving=Serving(model_cache=cache)))
+            cells.append(f"{p.predicted.total_s:.0f} (load {p.predicted.weight_load_s:.0f})")
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+GENERATORS: dict[str, Callable[[], str]] = {
+    "warm-start-tradeoffs": warm_start_tradeoffs,
+    "reference-plan": reference_plan,
+    "burst-simulation": burst_simulation,
+}
 
 
 def render(text: str) -> str:
