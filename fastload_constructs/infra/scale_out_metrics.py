@@ -2,7 +2,7 @@
 
 `ScaleOutMetrics`: an AMP workspace and the EKS managed collector
 (`AWS::APS::Scraper`) with `core.scaling.metrics.scrape_config` (vLLM pods, Karpenter,
-KEDA), its ENIs in the cluster's subnets and the cluster security group. The
+KEDA), its ENIs in subnets of their own (`scraper_subnets`) and the cluster security group. The
 scraper's Kubernetes access: on a cluster whose authentication mode includes
 `API` (aws_eks_v2's default), AMP creates the scraper's EKS access entry and
 access policy itself when the scraper is created (AMP user guide, "Configure
