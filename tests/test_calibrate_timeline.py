@@ -97,6 +97,7 @@ def test_a_pod_on_a_running_node_teaches_no_node_phases(tmp_path, capsys):
         (["calibrate", "--timeline", "NOTJSON", "-o", "OUT"], "--timeline"),
         (["calibrate", "--timeline", "MISSING", "-o", "OUT"], "--timeline"),
         (["calibrate", "LOG", "-o", "OUT"], "--instance"),
+        (["calibrate", "--timeline", "NOTJSON", "-o", "NODIR"], "--out"),
     ],
 )
 def test_bad_calibrate_input_is_one_line_naming_the_field(tmp_path, capsys, args, field):
@@ -104,6 +105,7 @@ def test_bad_calibrate_input_is_one_line_naming_the_field(tmp_path, capsys, args
     (tmp_path / "log").write_text("INFO vLLM\n")
     paths = {"OUT": tmp_path / "out.json", "NOTJSON": tmp_path / "notjson", "MISSING": tmp_path / "missing.json"}
     paths["LOG"] = tmp_path / "log"
+    paths["NODIR"] = tmp_path / "no-such-folder" / "out.json"
     assert main([str(paths.get(a, a)) for a in args]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"fastload: {field}") and "Traceback" not in err

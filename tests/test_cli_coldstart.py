@@ -161,6 +161,18 @@ def test_pod_and_files_together_is_a_usage_error(capsys):
     assert main(["coldstart", COLD, "--pod", "vllm-0", "-n", "x"]) == 2
 
 
+@pytest.mark.parametrize("args,flag", [(["--pod", ""], "--pod"), (["-l", " "], "--selector")])
+def test_an_empty_pod_or_selector_names_its_own_flag(capsys, args, flag):
+    assert main(["coldstart", *args, "-n", "inference"]) == 2
+    err = capsys.readouterr().err
+    assert f"{flag} is empty" in err and "Traceback" not in err
+
+
+def test_pod_without_namespace_names_pod(capsys):
+    assert main(["coldstart", "--pod", "vllm-0"]) == 2
+    assert "--pod needs --namespace" in capsys.readouterr().err
+
+
 def test_same_file_names_stay_apart(tmp_path, capsys):
     for run, source in (("cold", COLD), ("warm", WARM)):
         (tmp_path / run).mkdir()

@@ -83,13 +83,16 @@ def _sources(
     read_pod_start: bool,
 ) -> list[_Source]:
     """What to read: files, '-' for stdin, one pod, or every pod a label selector matches (newest first)."""
+    for flag, value, example in (("--pod", pod, "a pod name"), ("--selector", selector, "a selector such as app=vllm")):
+        if value is not None and not value.strip():
+            raise click.UsageError(f"{flag} is empty: give {example}")
     if pod is not None and selector is not None:
         raise click.UsageError("give --pod or --selector, not both")
     if (pod is not None or selector is not None) and logs:
         raise click.UsageError("give log files or --pod/--selector, not both")
     if pod is not None or selector is not None:
         if not namespace:
-            raise click.UsageError(f"{'--pod' if pod else '--selector'} needs --namespace")
+            raise click.UsageError(f"{'--pod' if pod is not None else '--selector'} needs --namespace")
         if pod is not None:
             started = read_container_started_at(pod, namespace, container, previous) if read_pod_start else None
             return [_pod_source(pod, namespace, container, previous, started)]
