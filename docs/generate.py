@@ -95,7 +95,37 @@ def warm_start_tradeoffs() -> str:
     return "\n".join(rows)
 
 
+def standby_tradeoffs() -> str:
+    """The standby path beside the fresh-node and warm-spare paths (seconds), and what one standby holds idle,
+    for the same model and instance pairs as the warm-start table (core.planning.standby)."""
+    from fastload_constructs.core.model import ModelProfile
+    from fastload_constructs.core.planning import Serving, TuningOptions, plan
+
+    cases = (
+        ("8B BF16, g6e.2xlarge", 8.03e9, "g6e.2xlarge"),
+        ("70B BF16, g6e.12xlarge", 70.6e9, "g6e.12xlarge"),
+        ("70B BF16, p5.48xlarge", 70.6e9, "p5.48xlarge"),
+    )
+    rows = [
+        "| model, instance | fresh node (s) | warm spare (s) | standby (s) | per standby: GPUs held | GPU-hours a day"
+        " | pinned host RAM (GiB) | GPU memory per sleeper (GiB) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for label, params, instance in cases:
+        model = ModelProfile.from_numbers(parameter_count=int(params))
+        paths = plan(model, instance, TuningOptions(serving=Serving(standbys=1))).scale_out_paths
+        assert paths.standby is not None
+        idle = paths.standby.idle
+        rows.append(
+            f"| {label} | {paths.fresh_node.total_s:.0f} | {paths.warm_spare.total_s:.0f} | "
+            f"{paths.standby.total_s:.1f} | {idle.gpus} | {idle.gpu_hours_per_day:.0f} | "
+            f"{idle.pinned_host_bytes_per_standby / 2**30:.0f} | {idle.gpu_bytes_per_sleeper_per_gpu / 2**30:.0f} |"
+        )
+    return "\n".join(rows)
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
+    "standby-tradeoffs": standby_tradeoffs,
     "warm-start-tradeoffs": warm_start_tradeoffs,
     "reference-plan": reference_plan,
     "burst-simulation": burst_simulation,
