@@ -62,7 +62,6 @@ from fastload_constructs.k8s.pod_parts import (
 )
 
 MIB = 1024**2
-VLLM_CONTAINER = "vllm"
 
 
 class VllmChart(cdk8s.Chart):

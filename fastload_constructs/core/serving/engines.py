@@ -15,7 +15,7 @@ DEFAULT_IMAGES = {"vllm": DEFAULT_IMAGE, "sglang": DEFAULT_SGLANG_IMAGE}
 # Where each engine's server listens, and its container's name (what `kubectl logs -c` and a
 # port-forward to the Service need).
 SERVER_PORTS = {"vllm": vllm_server.SERVER_PORT, "sglang": sglang_server.SERVER_PORT}
-CONTAINER_NAMES = {"vllm": "vllm", "sglang": sglang_server.CONTAINER_NAME}
+CONTAINER_NAMES = {"vllm": vllm_server.CONTAINER_NAME, "sglang": sglang_server.CONTAINER_NAME}
 
 
 def server_spec(

@@ -48,6 +48,7 @@ from fastload_constructs.core.validation import (
 )
 
 SERVER_PORT = 8000
+CONTAINER_NAME = "vllm"
 # The image's entrypoint has changed between releases; naming the command pins how args are read.
 SERVER_COMMAND = ("vllm", "serve")
 # Where the compile-cache volume is mounted and what VLLM_CACHE_ROOT points to. It must be the
@@ -481,7 +482,7 @@ def server_spec(
         env = vllm_env(plan, region=region, endpoint_url=opts.endpoint_url)
         return EngineLaunch(
             engine="vllm",
-            container_name="vllm",
+            container_name=CONTAINER_NAME,
             command=SERVER_COMMAND,
             args=args,
             env=env,
