@@ -36,6 +36,13 @@ def is_whole_number(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def whole_number_in(value: object, field: str, low: int, high: int) -> int:
+    """`value` if it is a whole number from `low` to `high`, else FastloadConfigError naming `field`."""
+    require(is_whole_number(value) and low <= value <= high, field, value, f"a whole number from {low} to {high}")
+    assert isinstance(value, int)
+    return value
+
+
 def one_of(field: str, value: object, choices: Iterable[object]) -> None:
     """Raise unless `value` is one of `choices`, listing them in the message."""
     options = list(choices)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from fastload_constructs.core.catalog import GIB
-from fastload_constructs.core.errors import is_whole_number, one_of, require
+from fastload_constructs.core.errors import is_whole_number, one_of, require, whole_number_in
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.serving import Serving
 
@@ -101,12 +101,7 @@ def validate_options(opts: TuningOptions) -> None:
     )
     require(isinstance(opts.serving, Serving), "serving", opts.serving, "a Serving(image=..., model_cache=...)")
     if opts.concurrency is not None:
-        require(
-            is_whole_number(opts.concurrency) and 1 <= opts.concurrency <= 256,
-            "concurrency",
-            opts.concurrency,
-            "a whole number from 1 to 256",
-        )
+        whole_number_in(opts.concurrency, "concurrency", 1, 256)
     if opts.memory_limit_bytes is not None:
         require(
             is_whole_number(opts.memory_limit_bytes) and opts.memory_limit_bytes > 0,

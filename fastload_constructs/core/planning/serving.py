@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from fastload_constructs.core.errors import is_whole_number, one_of, require
+from fastload_constructs.core.errors import one_of, require, whole_number_in
 from fastload_constructs.core.planning.pull_modes import PULL_MODES, PullMode, effective_pull_mode
 from fastload_constructs.core.planning.releases import (
     DEFAULT_IMAGE,
@@ -36,14 +36,7 @@ MAX_WARM_SPARES = 1000
 
 def check_spares(value: object, field: str = "warm_spares") -> int:
     """A count of warm spares (placeholder GPU pods): a whole number from 0 to MAX_WARM_SPARES."""
-    require(
-        is_whole_number(value) and 0 <= value <= MAX_WARM_SPARES,
-        field,
-        value,
-        f"a whole number from 0 to {MAX_WARM_SPARES}",
-    )
-    assert isinstance(value, int)
-    return value
+    return whole_number_in(value, field, 0, MAX_WARM_SPARES)
 
 
 # The stock image repository of each engine (the defaults above).

@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass, field
 
 from fastload_constructs.core.catalog import GIB, GpuInstance
-from fastload_constructs.core.errors import is_whole_number, require
+from fastload_constructs.core.errors import whole_number_in
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.assumptions import MB
 
@@ -38,14 +38,7 @@ MAX_STANDBYS = 100
 
 def check_standbys(value: object, field: str = "standbys") -> int:
     """A count of standby engines (sleeping vLLM): a whole number from 0 to MAX_STANDBYS."""
-    require(
-        is_whole_number(value) and 0 <= value <= MAX_STANDBYS,
-        field,
-        value,
-        f"a whole number from 0 to {MAX_STANDBYS}",
-    )
-    assert isinstance(value, int)
-    return value
+    return whole_number_in(value, field, 0, MAX_STANDBYS)
 
 
 @dataclass(frozen=True)
