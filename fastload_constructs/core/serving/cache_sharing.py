@@ -102,21 +102,20 @@ def cache_sync_script() -> str:
     return resources.files("fastload_constructs.runtime").joinpath(SCRIPT_NAME).read_text()
 
 
+def _compile_cache_args(cache: SharedCompileCache, cache_key: str, cache_root: str) -> tuple[str, ...]:
+    """Where one compile-cache archive lives and the folder it fills: what restore and publish share."""
+    return ("--bucket", cache.bucket, "--prefix", cache.prefix, "--cache-key", cache_key, "--cache-root", cache_root)
+
+
+def _compile_cache_mounts(cache_root: str) -> tuple[tuple[str, str], ...]:
+    return ((COMPILE_CACHE_VOLUME, cache_root), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH))
+
+
 def restore_compile_cache(cache: SharedCompileCache, cache_key: str, cache_root: str) -> SyncContainer:
     return SyncContainer(
         name="restore-compile-cache",
-        args=(
-            "restore-compile-cache",
-            "--bucket",
-            cache.bucket,
-            "--prefix",
-            cache.prefix,
-            "--cache-key",
-            cache_key,
-            "--cache-root",
-            cache_root,
-        ),
-        mounts=((COMPILE_CACHE_VOLUME, cache_root), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH)),
+        args=("restore-compile-cache", *_compile_cache_args(cache, cache_key, cache_root)),
+        mounts=_compile_cache_mounts(cache_root),
     )
 
 
@@ -128,21 +127,14 @@ def publish_compile_cache(
         name="publish-compile-cache",
         args=(
             "publish-compile-cache",
-            "--bucket",
-            cache.bucket,
-            "--prefix",
-            cache.prefix,
-            "--cache-key",
-            cache_key,
-            "--cache-root",
-            cache_root,
+            *_compile_cache_args(cache, cache_key, cache_root),
             "--wait-url",
             f"http://127.0.0.1:{port}/health",
             "--wait-timeout",
             str(wait_timeout_s),
             "--then-sleep",
         ),
-        mounts=((COMPILE_CACHE_VOLUME, cache_root), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH)),
+        mounts=_compile_cache_mounts(cache_root),
         sidecar=True,
     )
 
