@@ -98,6 +98,7 @@ def test_a_pod_on_a_running_node_teaches_no_node_phases(tmp_path, capsys):
         (["calibrate", "--timeline", "MISSING", "-o", "OUT"], "--timeline"),
         (["calibrate", "LOG", "-o", "OUT"], "--instance"),
         (["calibrate", "--timeline", "NOTJSON", "-o", "NODIR"], "--out"),
+        (["calibrate", "--timeline", "NOTJSON", "-o", ""], "--out"),
     ],
 )
 def test_bad_calibrate_input_is_one_line_naming_the_field(tmp_path, capsys, args, field):

@@ -170,7 +170,7 @@ def calibrate_command(
     """
     if not logs and not timelines:
         raise FastloadConfigError("LOGS", "none", "vLLM start-up logs, or --timeline files, or both")
-    if not out_path.parent.is_dir():  # refuse before fitting, not after
+    if not out_path.name or out_path.is_dir() or not out_path.parent.is_dir():  # refuse before fitting, not after
         raise FastloadConfigError("--out", str(out_path), "a file in an existing folder")
     nodes = [node_from_timeline(_read_timeline(path), str(path), pull_mode) for path in timelines]
     fitted = (
