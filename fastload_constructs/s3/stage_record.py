@@ -47,6 +47,8 @@ class StageRecord:
     # Multipart uploads this machine started and has not completed or aborted yet, per URI: upload id -> key.
     # A stage killed outright (SIGKILL, power) leaves them open; the next successful stage aborts them.
     pending: dict[str, dict[str, str]] = field(default_factory=dict)
+    # The revision a stage to each URI is writing and has not finished: a re-run resumes it.
+    open_revisions: dict[str, str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
@@ -67,6 +69,9 @@ class StageRecord:
             and isinstance(data.get("uploads"), dict)
         ):
             record.hashes, record.uploads = data["hashes"], data["uploads"]
+            opened = data.get("open_revisions")
+            if isinstance(opened, dict):
+                record.open_revisions = {str(u): str(r) for u, r in opened.items()}
             pending = data.get("pending")
             if isinstance(pending, dict):
                 record.pending = {
@@ -116,6 +121,18 @@ class StageRecord:
         with self._lock:
             return dict(self.pending.get(uri, {}))
 
+    def open_revision(self, uri: str) -> str | None:
+        with self._lock:
+            return self.open_revisions.get(uri)
+
+    def remember_open_revision(self, uri: str, revision: str) -> None:
+        with self._lock:
+            self.open_revisions[uri] = revision
+
+    def forget_open_revision(self, uri: str) -> None:
+        with self._lock:
+            self.open_revisions.pop(uri, None)
+
     def save(self) -> None:
         """Write atomically; a record that cannot be written only costs the next run a re-hash.
 
@@ -130,6 +147,7 @@ class StageRecord:
                     "hashes": self.hashes,
                     "uploads": self.uploads,
                     "pending": self.pending,
+                    "open_revisions": self.open_revisions,
                 }
             )
         tmp = None
