@@ -11,6 +11,7 @@ from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.s3.client import s3_client
 from fastload_constructs.s3.headers import S3RangeReader, inspect_s3
+from fastload_constructs.s3.revisions import current_location
 from tests.hf_model_factory import SHARD_1, SHARD_2, write_hf_model
 
 
@@ -51,7 +52,9 @@ def test_s3_inspect_uses_only_small_ranged_gets(s3_server, staged):
     client.meta.events.register("before-parameter-build.s3.GetObject", lambda params, **_: gets.append(dict(params)))
     received = []
     client.meta.events.register("after-call.s3.GetObject", lambda parsed, **_: received.append(parsed["ContentLength"]))
-    found = inspect_s3(client, parse_s3_uri(staged))
+    location, _ = current_location(client, parse_s3_uri(staged))  # the published revision: the pointer's GET
+    gets.clear()
+    found = inspect_s3(client, location)
     assert found.profile.shard_count == 2
     assert len(gets) == 2 and all(g["Range"].startswith("bytes=0-") for g in gets)  # one GET per shard
     shard_sizes = sum(s.size_bytes for s in found.profile.shards)

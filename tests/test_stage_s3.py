@@ -23,6 +23,10 @@ def model_dir(tmp_path):
 
 
 def _stage(s3_server, model_dir, uri, *extra):
+    """`fastload stage --layout flat`: these tests hold the uploader's mechanics at the prefix itself.
+
+    The default layout (immutable revisions) runs the same uploader into a revision folder of its own;
+    tests/test_revisions_s3.py holds what it adds."""
     return main(
         [
             "stage",
@@ -33,6 +37,8 @@ def _stage(s3_server, model_dir, uri, *extra):
             "--chunk-size-mib",
             "5",
             "--no-progress",
+            "--layout",
+            "flat",
             *extra,
         ]
     )
@@ -192,7 +198,8 @@ def test_endpoint_is_read_from_aws_endpoint_url(s3_server, model_dir, monkeypatc
     bucket = s3_server.new_bucket()
     monkeypatch.setenv("AWS_ENDPOINT_URL", s3_server.url)
     assert main(["stage", str(model_dir), f"s3://{bucket}/m", "--no-progress"]) == 0
-    assert STAGE_MANIFEST_NAME in _keys(s3_server.client(), bucket, "m")
+    (revision,) = {k.split("/")[1] for k in _keys(s3_server.client(), bucket, "m") if k.startswith("revisions/")}
+    assert f"revisions/{revision}/{STAGE_MANIFEST_NAME}" in _keys(s3_server.client(), bucket, "m")
 
 
 # Errors: one line on stderr, non-zero exit, nothing written.

@@ -87,11 +87,15 @@ def inspect_command(
     if source.startswith("s3://"):
         from fastload_constructs.s3.client import s3_client
         from fastload_constructs.s3.headers import inspect_s3
+        from fastload_constructs.s3.revisions import current_location
 
         client = s3_client(endpoint_url=endpoint_url, region=region)
-        found = inspect_s3(client, parse_s3_uri(source), with_architecture=from_source)
+        # A model staged in revisions is read where pods read it: the published revision.
+        location, revision = current_location(client, parse_s3_uri(source))
+        found = inspect_s3(client, location, with_architecture=from_source)
         view: dict[str, object] = {
             "source": source,
+            **({"revision": revision} if revision else {}),
             "staged_manifest": found.has_manifest,
             "model": profile_as_dict(found.profile),
         }

@@ -28,6 +28,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "fastload_constructs.cli.stage_command:stage_command",
         "Stage LOCAL_DIR (a Hugging Face model folder) to S3_URI (s3://bucket/prefix).",
     ),
+    "revisions": (
+        "fastload_constructs.cli.revisions_command:revisions_command",
+        "List, publish, pin, roll back and collect the revisions of a model staged to S3_URI.",
+    ),
     "inspect": (
         "fastload_constructs.cli.inspect_command:inspect_command",
         "Profile SOURCE (s3://bucket/prefix or a local folder) from its safetensors headers only.",

@@ -1,4 +1,4 @@
-"""`fastload stage`: validate a model folder, upload what is missing, write the manifest last."""
+"""`fastload stage`: validate a model folder and stage it as a new immutable revision (or, flat, in place)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from fastload_constructs.core.errors import require
 from fastload_constructs.core.s3_uri import parse_s3_uri
 
 if TYPE_CHECKING:
-    from fastload_constructs.s3.staging import UploadPlan
+    from fastload_constructs.s3.revisions import RevisionStage
+    from fastload_constructs.s3.staging import LocalModel, UploadPlan
 
 
 @click.command("stage")
@@ -30,9 +31,25 @@ if TYPE_CHECKING:
     help="Multipart threshold and part size, MiB (5..5120).",
 )
 @click.option(
+    "--layout",
+    type=click.Choice(["revisions", "flat"]),
+    default="revisions",
+    show_default=True,
+    help="revisions: a new immutable revision under S3_URI/revisions/, published by switching "
+    "S3_URI/fastload-current.json (what fastload's pods read). flat: the files at S3_URI itself, "
+    "overwritten in place (for readers that do not follow the pointer).",
+)
+@click.option(
+    "--publish/--no-publish",
+    default=True,
+    show_default=True,
+    help="Make the new revision the one pods load (`fastload revisions publish` does it later).",
+)
+@click.option(
     "--delete-stale",
     is_flag=True,
-    help="Delete objects under the prefix that are not in LOCAL_DIR (vLLM would load old shards).",
+    help="With --layout flat: delete objects under the prefix that are not in LOCAL_DIR (vLLM would load "
+    "old shards). A revision holds LOCAL_DIR's files only.",
 )
 @click.option("--yes", is_flag=True, help="Confirm --delete-stale deletions without asking.")
 @click.option(
@@ -53,6 +70,8 @@ def stage_command(
     allow_bin: bool,
     concurrency: int,
     chunk_size_mib: int,
+    layout: str,
+    publish: bool,
     delete_stale: bool,
     yes: bool,
     follow_symlinks: bool,
@@ -64,17 +83,33 @@ def stage_command(
     """Stage LOCAL_DIR (a Hugging Face model folder) to S3_URI (s3://bucket/prefix).
 
     Checks config.json, the safetensors headers and the index before anything is
-    uploaded; hashes each file while it uploads; skips objects already there with
-    the same size and SHA-256 (without reading files a local record already
-    hashed, unless --verify); writes fastload-manifest.json only after every
-    upload succeeded. Re-run to resume.
+    uploaded. By default writes a new revision that is never modified afterwards:
+    files the current revision already holds are copied server-side, the rest
+    uploaded (hashed while they upload), fastload-manifest.json written last, and
+    then the revision is published with one conditional write of
+    fastload-current.json. Pods resolve the pointer once when they start, so a
+    restage never changes bytes under a running or starting pod. Re-run to resume;
+    `fastload revisions` lists, pins, rolls back and collects revisions.
     """
     from fastload_constructs.cli.progress import progress_bar
     from fastload_constructs.s3.client import upload_clients
+    from fastload_constructs.s3.revisions import stage_revision
     from fastload_constructs.s3.staging import validate_model_folder
     from fastload_constructs.s3.uploader import transfer_config, upload_model
 
     location = parse_s3_uri(s3_uri)
+    require(
+        not (delete_stale and layout == "revisions"),
+        "--delete-stale",
+        "with --layout revisions",
+        "--layout flat only (a revision holds exactly LOCAL_DIR's files: nothing is stale)",
+    )
+    require(
+        publish or layout == "revisions",
+        "--no-publish",
+        "with --layout flat",
+        "--layout revisions only (a flat stage is read as soon as its manifest is written)",
+    )
     _require_directory(local_dir)
     config = transfer_config(concurrency=concurrency, chunk_size_mib=chunk_size_mib)
     model = validate_model_folder(local_dir, allow_bin=allow_bin, follow_symlinks=follow_symlinks)
@@ -85,7 +120,7 @@ def stage_command(
     def show_plan(plan: UploadPlan) -> None:
         hashing.close()
         bar.reset(total=plan.upload_bytes)
-        for name in plan.stale:
+        for name in plan.stale if layout == "flat" else ():
             if delete_stale:
                 verb = "deleting" if yes else "would delete"
                 click.echo(f"{verb} {location.key(name)}: not in {local_dir}", err=True)
@@ -96,6 +131,37 @@ def stage_command(
                     err=True,
                 )
 
+    if layout == "flat":
+        from fastload_constructs.s3.errors import explained
+        from fastload_constructs.s3.revisions import read_pointer
+
+        with explained(location.uri):  # a missing bucket or credentials named at the URI typed
+            client.head_bucket(Bucket=location.bucket)
+        require(
+            read_pointer(client, location)[0] is None,
+            "--layout",
+            "flat",
+            f"revisions for {location.uri}: it has published revisions (fastload-current.json), which is "
+            "what pods load; flat files there would never be read",
+        )
+    if layout == "revisions":
+        copying = progress_bar("copying unchanged files server-side", enabled=progress, leave=False)
+        with terminate_as_interrupt(), bar, copying:
+            staged = stage_revision(
+                client,
+                model,
+                location,
+                body_client=bodies,
+                config=config,
+                on_bytes=bar.update,
+                on_plan=show_plan,
+                on_hash_bytes=hashing.update,
+                on_copy=lambda _name, size: copying.update(size),
+                verify=verify,
+                publish_it=publish,
+            )
+        _report_revision(staged, model)
+        return
     with terminate_as_interrupt(), bar:  # SIGTERM aborts the open uploads, as Ctrl-C does
         result = upload_model(
             client,
@@ -115,13 +181,50 @@ def stage_command(
         f"uploaded {len(plan.upload)} files ({plan.upload_bytes} bytes); "
         f"skipped {len(plan.skip)} already present with the same size and sha256"
     )
+    _describe(model)
+    click.echo(f"manifest: {result.manifest_uri}")
+    if result.aborted_uploads:
+        click.echo(f"aborted {result.aborted_uploads} multipart uploads an earlier, interrupted stage left open")
+
+
+def _describe(model: LocalModel) -> None:
     click.echo(
         f"model: {model.profile.shard_count} shards, {model.profile.total_bytes} bytes, "
         f"{model.profile.dtype}, {model.profile.parameter_count} parameters"
     )
-    click.echo(f"manifest: {result.manifest_uri}")
-    if result.aborted_uploads:
-        click.echo(f"aborted {result.aborted_uploads} multipart uploads an earlier, interrupted stage left open")
+
+
+def _report_revision(staged: RevisionStage, model: LocalModel) -> None:
+    if staged.unchanged:
+        click.echo(f"unchanged: revision {staged.revision} (current) already holds these files; nothing written")
+        _describe(model)
+        return
+    assert staged.result is not None
+    plan = staged.result.plan
+    uploaded = len(plan.upload)
+    click.echo(
+        f"uploaded {uploaded} files ({plan.upload_bytes} bytes); copied {len(staged.copied)} unchanged files "
+        f"server-side ({staged.copied_bytes} bytes); skipped {len(plan.skip) - len(staged.copied)} "
+        "already in this revision"
+    )
+    _describe(model)
+    click.echo(f"revision: {staged.revision} ({staged.revision_uri})")
+    click.echo(f"manifest: {staged.result.manifest_uri}")
+    if staged.published:
+        click.echo(f"published: pods that start from now on load {staged.revision}")
+    elif staged.pinned_elsewhere:
+        click.echo(
+            f"not published: the model is pinned to {staged.pinned_elsewhere}; "
+            f"`fastload revisions publish {staged.revision_uri.rsplit('/revisions/', 1)[0]} {staged.revision}` "
+            "switches to this one"
+        )
+    else:
+        click.echo(
+            f"not published (--no-publish); `fastload revisions publish "
+            f"{staged.revision_uri.rsplit('/revisions/', 1)[0]} {staged.revision}` makes it current"
+        )
+    if staged.result.aborted_uploads:
+        click.echo(f"aborted {staged.result.aborted_uploads} multipart uploads an earlier, interrupted stage left open")
 
 
 def _require_directory(local_dir: str) -> None:

@@ -57,6 +57,12 @@ class PublishConflict(S3AccessError):
     """Another publisher switched the pointer between our read and our write."""
 
 
+# S3 answers 403, not 404, for a missing key to a caller that may not list the bucket (readers and
+# stagers may list only their prefix): "absent" for a pointer or manifest. A real denial shows on the
+# next request that must succeed (the flat manifest, the listing, a PUT), named there.
+_ABSENT = ("NoSuchKey", "404", "NotFound", "403", "AccessDenied", "Forbidden")
+
+
 def _code(exc: BaseException) -> str:
     response = getattr(exc, "response", None) or {}
     return str(response.get("Error", {}).get("Code", ""))
@@ -68,7 +74,7 @@ def read_pointer(client: Any, location: S3Location) -> tuple[Pointer | None, str
     try:
         response = client.get_object(Bucket=location.bucket, Key=key)
     except Exception as exc:
-        if _code(exc) in ("NoSuchKey", "404", "NotFound"):
+        if _code(exc) in _ABSENT:
             return None, ""
         with explained(f"s3://{location.bucket}/{key}"):
             raise
@@ -81,7 +87,7 @@ def read_manifest(client: Any, bucket: str, key: str) -> dict[str, Any] | None:
     try:
         body = client.get_object(Bucket=bucket, Key=key)["Body"].read()
     except Exception as exc:
-        if _code(exc) in ("NoSuchKey", "404", "NotFound"):
+        if _code(exc) in _ABSENT:
             return None
         with explained(f"s3://{bucket}/{key}"):
             raise
@@ -429,6 +435,9 @@ def stage_revision(
             on_hash_bytes=on_hash_bytes,
             verify=False,  # hashed above when asked
             record=record,
+            # Only this run writes this folder: a file a resumed run no longer has must not stay in it
+            # (the streamer loads every *.safetensors under the revision).
+            delete_stale=True,
         )
         record.forget_open_revision(location.uri)
     finally:

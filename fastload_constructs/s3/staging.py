@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from fastload_constructs.core.access.revisions import POINTER_NAME, REVISION_ID, REVISIONS_FOLDER
 from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.model import ModelProfile, read_local_shard
 from fastload_constructs.core.naming import STAGE_MANIFEST_NAME
@@ -284,11 +285,24 @@ def plan_upload(model: LocalModel, remote: dict[str, RemoteState]) -> UploadPlan
         there = remote.get(f.name)
         same = there is not None and f.sha256 is not None and there.size == f.size and there.sha256 == f.sha256
         (skip if same else upload).append(f)
-    local = {f.name for f in model.files} | {STAGE_MANIFEST_NAME}
+    local = {f.name for f in model.files} | {STAGE_MANIFEST_NAME, POINTER_NAME}
     # A sub-prefix with a manifest of its own is another staged model (models/x/v2/...): never stale.
     nested = {n[: -len(STAGE_MANIFEST_NAME)] for n in remote if n.endswith("/" + STAGE_MANIFEST_NAME)}
-    stale = tuple(sorted(name for name in remote if name not in local and not any(name.startswith(d) for d in nested)))
+    stale = tuple(
+        sorted(
+            name
+            for name in remote
+            if name not in local and not any(name.startswith(d) for d in nested) and not _in_a_revision(name)
+        )
+    )
     return UploadPlan(tuple(upload), tuple(skip), stale)
+
+
+def _in_a_revision(name: str) -> bool:
+    """`revisions/<id>/...`: a revision's object, complete or still being written; never stale."""
+    folder, _, rest = name.partition("/")
+    revision, _, inner = rest.partition("/")
+    return folder == REVISIONS_FOLDER and REVISION_ID.fullmatch(revision) is not None and inner != ""
 
 
 def build_manifest(model: LocalModel, uri: str, etags: dict[str, str] | None = None) -> dict[str, object]:

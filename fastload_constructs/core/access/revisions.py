@@ -199,7 +199,7 @@ class RevisionInfo:
 
 @dataclass(frozen=True)
 class Collection:
-    """What a collection would delete, and why each revision it keeps stays."""
+    """What a collection would delete (oldest written first), and why each revision it keeps stays."""
 
     delete: tuple[str, ...]
     keep: dict[str, str]
@@ -245,5 +245,6 @@ def choose_collection(
             reasons[r.revision] = "was current within the grace period (pods may still be loading it)"
         elif age < grace_s:
             reasons[r.revision] = "written within the grace period (a stage may still be writing it)"
-    delete = tuple(sorted(r.revision for r in revisions if r.revision not in reasons))
+    oldest_first = sorted(revisions, key=lambda r: (r.last_written, r.revision))
+    delete = tuple(r.revision for r in oldest_first if r.revision not in reasons)
     return Collection(delete, reasons)
