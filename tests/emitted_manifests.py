@@ -133,7 +133,8 @@ def _standby(model_cache: str) -> dict[str, Any]:
         model_name="llama",
         model_uri="s3://models-bucket/models/llama",
         region="us-east-1",
-        options=ServerOptions(replicas=None, do_not_disrupt=True),
+        # FMA's launcher reads an s3:// model as written: a flat stage or a named revision, not the pointer.
+        options=ServerOptions(replicas=None, do_not_disrupt=True, follow_revisions=model_cache != "s3"),
     )
     return dict(plan=serving, server=server)
 

@@ -53,15 +53,23 @@ def spec(p, **kw):
     return server_spec(p, model_name="llama", model_uri=URI, region="us-east-1", options=ServerOptions(**kw))
 
 
+def cache_steps(s):
+    """The pod's init steps after resolve-revision (which every pod following revisions runs first)."""
+    assert s.init_containers[0].name == "resolve-revision"
+    return s.init_containers[1:]
+
+
 def test_off_by_default(s3_plan):
     s = spec(s3_plan)
-    assert s.init_containers == () and s.sidecars == ()
+    assert cache_steps(s) == () and s.sidecars == ()
     assert s.model_path == URI and s.model_host_path is None
+    plain = spec(s3_plan, follow_revisions=False)  # the URI as given: no step at all
+    assert plain.init_containers == () and plain.container_command == plain.command
 
 
 def test_shared_cache_restores_before_and_publishes_after(s3_plan):
     s = spec(s3_plan, shared_compile_cache=True)
-    (restore,) = s.init_containers
+    (restore,) = cache_steps(s)
     (publish,) = s.sidecars
     for step, command in ((restore, "restore-compile-cache"), (publish, "publish-compile-cache")):
         args = list(step.args)
@@ -100,7 +108,7 @@ def test_key_changes_whenever_vllms_would(s3_plan):
 
 def test_node_local_model_cache_reads_nvme(local_plan):
     s = spec(local_plan)
-    (stage,) = s.init_containers
+    (stage,) = cache_steps(s)
     folder = f"{MODEL_MOUNT_PATH}/{node_local_model_dir(URI)}"
     assert s.args[0] == s.model_path == folder  # vLLM streams the local copy
     args = list(stage.args)
@@ -114,8 +122,8 @@ def test_node_local_model_cache_reads_nvme(local_plan):
 
 def test_model_stage_runs_before_cache_restore(local_plan):
     s = spec(local_plan, shared_compile_cache=True, verify_staged_model=True)
-    assert [c.name for c in s.init_containers] == ["stage-model", "restore-compile-cache"]
-    assert "--verify-sha256" in s.init_containers[0].args
+    assert [c.name for c in s.init_containers] == ["resolve-revision", "stage-model", "restore-compile-cache"]
+    assert "--verify-sha256" in s.init_containers[1].args
 
 
 def test_the_pod_reads_what_the_plan_was_made_for(s3_plan, local_plan):
@@ -124,7 +132,7 @@ def test_the_pod_reads_what_the_plan_was_made_for(s3_plan, local_plan):
     assert spec(local_plan).model_path.startswith(MODEL_MOUNT_PATH) and local_plan.source == "local"
     assert not hasattr(ServerOptions(), "model_cache") and not hasattr(ServerOptions(), "image")
     # The shared cache is in the model's own bucket, under the options' prefix.
-    (restore,) = spec(s3_plan, shared_compile_cache=True, compile_cache_prefix="cc").init_containers
+    (restore,) = cache_steps(spec(s3_plan, shared_compile_cache=True, compile_cache_prefix="cc"))
     assert list(restore.args)[list(restore.args).index("--prefix") + 1] == "cc/llama"
     with pytest.raises(FastloadConfigError) as err:
         ServerOptions(compile_cache_prefix="/abs")
@@ -154,7 +162,7 @@ def test_shared_cache_location_is_checked(bucket, prefix, field):
 def test_ephemeral_cache_can_still_be_shared(s3_plan):
     """Without NVMe the cache lives for the pod only, and restoring it still skips torch.compile."""
     s = spec(s3_plan, compile_cache="empty-dir", shared_compile_cache=True)
-    assert [c.name for c in s.init_containers] == ["restore-compile-cache"]
+    assert [c.name for c in cache_steps(s)] == ["restore-compile-cache"]
 
 
 @pytest.fixture(scope="module")
@@ -178,7 +186,7 @@ def _pod(docs):
 
 def test_chart_renders_init_containers_sidecar_and_script(warm_docs):
     pod = _pod(warm_docs)
-    assert [c["name"] for c in pod["initContainers"]] == ["stage-model", "restore-compile-cache"]
+    assert [c["name"] for c in pod["initContainers"]] == ["resolve-revision", "stage-model", "restore-compile-cache"]
     assert [c["name"] for c in pod["containers"]] == ["vllm", "publish-compile-cache"]
     (deployment,) = [d for d in warm_docs if d["kind"] == "Deployment"]
     annotations = deployment["spec"]["template"]["metadata"]["annotations"]

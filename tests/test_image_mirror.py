@@ -186,7 +186,7 @@ def test_reference_stack_pulls_the_vllm_image_through_the_rule(tmp_path):
     image = deployment["spec"]["template"]["spec"]["containers"][0]["image"]
     assert image.endswith("/docker-hub/vllm/vllm-openai:v0.34.0") and image != DEFAULT_IMAGE
     # The environment-agnostic export names the mirror's account and URL suffix as placeholders.
-    exported = stack.manifest_export.render()[f"04-{served.chart.node.id}.yaml"]
+    exported = stack.manifest_export.render()[f"05-{served.chart.node.id}.yaml"]  # after the in-pod scripts
     assert "image: ${AWS_ACCOUNT_ID}.dkr.ecr.${AWS_REGION}.${AWS_URL_SUFFIX}/docker-hub/vllm/vllm-openai:v0.34.0" in (
         exported
     )

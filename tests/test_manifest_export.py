@@ -23,6 +23,7 @@ from fastload_constructs.infra.manifest_export import ManifestExport, substitute
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from stacks.config import DEFAULT_KUBERNETES_VERSION, parse_reference_config
 from tests.crd_schemas import validate_custom_resource
+from tests.pod_views import model_uri_read
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 MODEL = CDK_JSON["fastload:models"][0]
@@ -44,6 +45,11 @@ def container(docs):
     (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
     (c,) = deployment["spec"]["template"]["spec"]["containers"]
     return c
+
+
+def pod_of(docs):
+    (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
+    return deployment["spec"]["template"]["spec"]
 
 
 def env_of(docs):
@@ -72,8 +78,7 @@ def test_mapped_tokens_become_placeholders(plan_8b):
     assert CDK_TOKEN.search(json.dumps(chart.to_json()))  # the chart itself does carry tokens
     assert not CDK_TOKEN.search(text) and "Token[" not in text
     assert env_of(docs)["AWS_REGION"] == env_of(docs)["AWS_DEFAULT_REGION"] == "${AWS_REGION}"
-    args = container(docs)["args"]
-    assert args[0] == "s3://${MODEL_BUCKET_NAME}/models/llama"
+    assert model_uri_read(pod_of(docs)) == "s3://${MODEL_BUCKET_NAME}/models/llama"
 
 
 def test_an_unmapped_token_is_refused_with_its_location(plan_8b):
@@ -226,9 +231,10 @@ def test_export_holds_every_applied_chart_in_apply_order_and_validates(with_buck
         "01-local-nvme.yaml",
         "02-namespace.yaml",
         "03-fastload-gpu.yaml",
-        f"04-{MODEL['name']}.yaml",
-        f"05-{MODEL['name']}-autoscaling.yaml",
-        f"06-{SECOND_MODEL['name']}.yaml",
+        "04-fastload-runtime-inference.yaml",  # the in-pod scripts every model's pods run
+        f"05-{MODEL['name']}.yaml",
+        f"06-{MODEL['name']}-autoscaling.yaml",
+        f"07-{SECOND_MODEL['name']}.yaml",
     ]
     applied = applied_manifests(assembly)
     by_objects = {json.dumps(identities(docs)): (lid, resource) for lid, (resource, docs) in applied.items()}
@@ -252,8 +258,8 @@ def test_export_holds_every_applied_chart_in_apply_order_and_validates(with_buck
                 validate_custom_resource(doc)  # Karpenter and KEDA kinds, against their vendored CRDs
             else:
                 kubernetes_validate.validate(doc, DEFAULT_KUBERNETES_VERSION, strict=True)
-    model_docs = load(folder / files[3])
-    assert container(model_docs)["args"][0] == f"s3://fastload-test-models/{MODEL['s3Prefix']}"
+    model_docs = load(folder / files[4])
+    assert model_uri_read(pod_of(model_docs)) == f"s3://fastload-test-models/{MODEL['s3Prefix']}"
     assert env_of(model_docs)["AWS_REGION"] == "${AWS_REGION}"  # the stack is environment-agnostic
 
 
@@ -261,7 +267,7 @@ def test_no_manifest_of_the_reference_stack_is_applied_outside_an_applied_chart(
     app, assembly = with_bucket_app
     stack = app.node.find_child("FastloadReference")
     manifests = [c for c in stack.node.find_all() if isinstance(c, eks.KubernetesManifest)]
-    assert len(manifests) == 6
+    assert len(manifests) == 7
     assert all(isinstance(m.node.scope, AppliedChart) for m in manifests), [m.node.path for m in manifests]
     messages = assembly.get_stack_by_name("FastloadReference").messages
     assert not [m for m in messages if "not exported" in str(m.entry.data)]  # ManifestExport's warning
@@ -272,15 +278,16 @@ def test_a_model_removed_from_the_app_leaves_no_file_behind(tmp_path):
     two = {**copy.deepcopy(CDK_JSON), "fastload:modelBucketName": "fastload-test-models"}
     two["fastload:models"].append(SECOND_MODEL)
     synth_with_manifests(build_app(context=two, outdir=str(outdir)))
-    assert (outdir / "manifests" / f"06-{SECOND_MODEL['name']}.yaml").exists()
+    assert (outdir / "manifests" / f"07-{SECOND_MODEL['name']}.yaml").exists()
     one = {**copy.deepcopy(CDK_JSON), "fastload:modelBucketName": "fastload-test-models"}
     synth_with_manifests(build_app(context=one, outdir=str(outdir)))
     assert sorted(p.name for p in (outdir / "manifests").iterdir()) == [
         "01-local-nvme.yaml",
         "02-namespace.yaml",
         "03-fastload-gpu.yaml",
-        f"04-{MODEL['name']}.yaml",
-        f"05-{MODEL['name']}-autoscaling.yaml",
+        "04-fastload-runtime-inference.yaml",
+        f"05-{MODEL['name']}.yaml",
+        f"06-{MODEL['name']}-autoscaling.yaml",
     ]
     assert not [p for p in outdir.iterdir() if p.name.startswith(".manifests")]  # no temporary folder left
 
@@ -318,7 +325,7 @@ def test_environment_agnostic_export_uses_placeholders(agnostic):
     assert "Token[" not in text
     docs = load(file_of(folder, MODEL["name"]))
     assert env_of(docs)["AWS_REGION"] == "${AWS_REGION}"
-    assert container(docs)["args"][0] == f"s3://${{MODEL_BUCKET_NAME}}/{MODEL['s3Prefix']}"
+    assert model_uri_read(pod_of(docs)) == f"s3://${{MODEL_BUCKET_NAME}}/{MODEL['s3Prefix']}"
     template = Template.from_json(agnostic.get_stack_by_name("FastloadReference").template)
     # The applied manifest takes the name CloudFormation gives the bucket.
     (bucket_id,) = [

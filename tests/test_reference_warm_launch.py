@@ -100,20 +100,28 @@ def test_exported_manifests_carry_the_cache_containers(synthesized):
     folder = Path(assembly.directory) / "manifests"
     # After the cluster-wide charts, the node pools and cdk.json's model with its ScaledObject.
     # The namespace's shared in-pod scripts come first (issue 28), applied once before the first model using them.
-    (scripts,) = [d for d in yaml.safe_load_all((folder / "06-fastload-runtime-inference.yaml").read_text()) if d]
+    files = sorted(p.name for p in folder.iterdir())
+    # Every model's pods run resolve-revision, so the scripts come before the first model.
+    assert files[3:6] == [
+        "04-fastload-runtime-inference.yaml",
+        "05-llama-3-1-8b-instruct.yaml",
+        "06-llama-3-1-8b-instruct-autoscaling.yaml",
+    ]
+    (scripts,) = [d for d in yaml.safe_load_all((folder / "04-fastload-runtime-inference.yaml").read_text()) if d]
     assert scripts["kind"] == "ConfigMap" and scripts["metadata"]["name"].startswith("fastload-runtime-")
     docs = [d for d in yaml.safe_load_all((folder / "07-warm-8b.yaml").read_text()) if d]
     (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
     pod = deployment["spec"]["template"]["spec"]
-    assert [c["name"] for c in pod["initContainers"]] == ["stage-model", "restore-compile-cache"]
-    restore = pod["initContainers"][1]["command"]
+    assert [c["name"] for c in pod["initContainers"]] == ["resolve-revision", "stage-model", "restore-compile-cache"]
+    restore = pod["initContainers"][2]["command"]
     assert restore[restore.index("--bucket") + 1] == "fastload-warm-models"
     assert restore[restore.index("--prefix") + 1] == "compile-cache/warm-8b"
     (vllm,) = [c for c in pod["containers"] if c["name"] == "vllm"]
     assert vllm["args"][0].startswith("/models/")  # streams the node-local copy
-    cold = [d for d in yaml.safe_load_all((folder / "04-llama-3-1-8b-instruct.yaml").read_text()) if d]
+    cold = [d for d in yaml.safe_load_all((folder / "05-llama-3-1-8b-instruct.yaml").read_text()) if d]
     (cold_deployment,) = [d for d in cold if d["kind"] == "Deployment"]
-    assert "initContainers" not in cold_deployment["spec"]["template"]["spec"]
+    cold_steps = cold_deployment["spec"]["template"]["spec"]["initContainers"]
+    assert [c["name"] for c in cold_steps] == ["resolve-revision"]  # no cache steps, only the revision
 
 
 def test_node_local_plan_is_tuned_for_nvme():

@@ -743,8 +743,9 @@ def test_karpenter_and_keda_objects_are_in_the_one_export_with_placeholders(tmp_
         "01-local-nvme.yaml",
         "02-namespace.yaml",
         "03-fastload-gpu.yaml",
-        "04-llama-3-1-8b-instruct.yaml",
-        "05-llama-3-1-8b-instruct-autoscaling.yaml",
+        "04-fastload-runtime-inference.yaml",
+        "05-llama-3-1-8b-instruct.yaml",
+        "06-llama-3-1-8b-instruct-autoscaling.yaml",
     ]
     text = "".join(p.read_text() for p in folder.glob("*.yaml"))
     assert set(re.findall(r"\$\{[A-Z_]+\}", text)) == {
@@ -760,7 +761,7 @@ def test_karpenter_and_keda_objects_are_in_the_one_export_with_placeholders(tmp_
         "${PROMETHEUS_QUERY_URL}": "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-1",
         "${AWS_REGION}": "us-west-2",
     }
-    for name in ("03-fastload-gpu.yaml", "05-llama-3-1-8b-instruct-autoscaling.yaml"):
+    for name in ("03-fastload-gpu.yaml", "06-llama-3-1-8b-instruct-autoscaling.yaml"):
         text = (folder / name).read_text()
         for placeholder, value in filled.items():
             text = text.replace(placeholder, value)
@@ -769,9 +770,9 @@ def test_karpenter_and_keda_objects_are_in_the_one_export_with_placeholders(tmp_
             validate_custom_resource(doc)
     (node_class,) = [d for d in docs["03-fastload-gpu.yaml"] if d["kind"] == "EC2NodeClass"]
     assert node_class["spec"]["role"] == "${KARPENTER_NODE_ROLE}"
-    (scaled,) = [d for d in docs["05-llama-3-1-8b-instruct-autoscaling.yaml"] if d["kind"] == "ScaledObject"]
+    (scaled,) = [d for d in docs["06-llama-3-1-8b-instruct-autoscaling.yaml"] if d["kind"] == "ScaledObject"]
     assert scaled["spec"]["triggers"][0]["metadata"]["serverAddress"] == "${PROMETHEUS_QUERY_URL}"
-    (deployment,) = [d for d in docs["04-llama-3-1-8b-instruct.yaml"] if d["kind"] == "Deployment"]
+    (deployment,) = [d for d in docs["05-llama-3-1-8b-instruct.yaml"] if d["kind"] == "Deployment"]
     assert "replicas" not in deployment["spec"]
     outputs = assembly.get_stack_by_name("FastloadReference").template["Outputs"]
     # Every placeholder but the region and the generated bucket name has an output to fill it from.

@@ -30,6 +30,7 @@ from fastload_constructs.infra import (
 )
 from fastload_constructs.k8s import NamespaceChart, PriorityClassesChart
 from tests.imported_subnets import scraper_subnets
+from tests.pod_views import model_uri_read
 from tests.serving_plans import planned
 
 ENV = cdk.Environment(account="111122223333", region="us-east-1")
@@ -75,13 +76,15 @@ def test_identity_then_server_from_the_inputs_of_a_plan():
     ]
     association = template["Resources"][association_id]["Properties"]
     assert (association["Namespace"], association["ServiceAccount"]) == ("serving", "llama-vllm")
-    ((server_id, server),) = manifests(template).items()
-    assert association_id in server["DependsOn"]
+    # The namespace's in-pod scripts (resolve-revision runs in every pod), then the server.
+    ((scripts_id, _), (server_id, server)) = sorted(
+        manifests(template).items(), key=lambda item: "ConfigMap" not in item[1]["Properties"]["Manifest"][:400]
+    )
+    assert association_id in server["DependsOn"] and scripts_id in server["DependsOn"]
     docs = json.loads(server["Properties"]["Manifest"])
     (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
     assert deployment["spec"]["replicas"] == 3 and deployment["metadata"]["namespace"] == "serving"
-    (container,) = deployment["spec"]["template"]["spec"]["containers"]
-    assert container["args"][0] == "s3://acme-models/models/llama" == served.model_uri
+    assert model_uri_read(deployment["spec"]["template"]["spec"]) == "s3://acme-models/models/llama" == served.model_uri
     assert served.service_url == "http://llama.serving.svc.cluster.local:8000"
     assert stack.get_logical_id(served.server.manifest.node.default_child) == server_id
 
@@ -107,7 +110,12 @@ def test_added_charts_apply_after_the_server_and_the_export_finds_every_chart_in
     namespace_id = stack.get_logical_id(namespace.manifest.node.default_child)
     assert server_id in manifests(template)[extra_id]["DependsOn"]
     assert namespace_id in manifests(template)[server_id]["DependsOn"]
-    assert export.file_names() == ["01-namespace.yaml", "02-llama.yaml", "03-scaler.yaml"]
+    assert export.file_names() == [
+        "01-namespace.yaml",
+        "02-fastload-runtime-inference.yaml",
+        "03-llama.yaml",
+        "04-scaler.yaml",
+    ]
     assert served.applied == [served.server, extra]
 
 

@@ -15,7 +15,9 @@ import pytest
 
 from app import build_app
 from fastload_constructs.core.serving import sglang_server
+from fastload_constructs.core.serving.cache_sharing import MODEL_URI_PLACEHOLDER
 from tests.emitted_manifests import template_manifests
+from tests.pod_views import model_uri_read
 from tests.pss_exemptions import unexempted_violations
 from tests.test_safety_gates import validate
 
@@ -44,10 +46,11 @@ def test_the_sglang_model_runs_sglang_streaming_from_s3_with_its_caches(manifest
     assert deployment["metadata"]["labels"]["app.kubernetes.io/name"] == "sglang"
     container = next(c for c in deployment["spec"]["template"]["spec"]["containers"] if c["name"] == "sglang")
     assert container["image"].endswith(sglang_server.DEFAULT_IMAGE.split("/", 1)[1])
-    assert container["command"] == ["python3", "-m", "sglang.launch_server"]
+    assert container["args"][:3] == ["python3", "-m", "sglang.launch_server"]  # through the revision launcher
     args = container["args"]
-    assert args[args.index("--model-path") + 1].startswith("s3://")
-    assert args[args.index("--model-path") + 1].endswith(ctx["fastload:models"][0]["s3Prefix"])
+    uri = model_uri_read(deployment["spec"]["template"]["spec"])
+    assert args[args.index("--model-path") + 1] == MODEL_URI_PLACEHOLDER
+    assert uri.startswith("s3://") and uri.endswith(ctx["fastload:models"][0]["s3Prefix"])
     assert args[args.index("--load-format") + 1] == "runai_streamer"
     assert "--enable-metrics" in args
     env = {e["name"]: e.get("value") for e in container["env"]}

@@ -19,6 +19,7 @@ from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.scaling.autoscaling import Autoscaling, check_autoscaling
 from fastload_constructs.core.scaling.metrics import alert_rules, scaling_query
 from fastload_constructs.core.serving import engines, sglang_server, vllm_server
+from fastload_constructs.core.serving.cache_sharing import MODEL_URI_PLACEHOLDER
 from fastload_constructs.core.serving.vllm_server import ServerOptions
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.runtime import cache_sync, warm_check
@@ -188,8 +189,12 @@ def test_the_chart_renders_the_sglang_container_with_the_cache_mounted_and_its_p
     (container,) = pod["spec"]["containers"]
     assert container["name"] == "sglang"
     assert pod["metadata"]["annotations"]["kubectl.kubernetes.io/default-container"] == "sglang"
-    assert container["command"] == ["python3", "-m", "sglang.launch_server"]
-    assert container["args"] == list(chart.spec.args)
+    # The launcher hands SGLang the resolved revision's URI in place of --model-path's value.
+    assert container["command"][:2] == ["/bin/sh", "-c"]
+    assert container["args"][:3] == ["python3", "-m", "sglang.launch_server"]
+    model = chart.spec.model_path
+    assert [model if a == MODEL_URI_PLACEHOLDER else a for a in container["args"][3:]] == list(chart.spec.args)
+    assert container["args"][container["args"].index("--model-path") + 1] == MODEL_URI_PLACEHOLDER
     assert {m["mountPath"] for m in container["volumeMounts"]} >= {"/var/cache/sglang", "/dev/shm"}
     assert container["ports"] == [{"containerPort": 30000, "name": "http"}]
     assert container["startupProbe"]["httpGet"] == {"path": "/ready", "port": 30000, "scheme": "HTTP"}

@@ -81,7 +81,7 @@ def served(standbys=2, **kwargs):
 
 
 def test_a_served_model_with_standbys_applies_fma_objects_instead_of_the_vllm_deployment():
-    stack, model = served(server=ServerOptions(replicas=None))
+    stack, model = served(server=ServerOptions(replicas=None, follow_revisions=False))
     template = Template.from_stack(stack).to_json()
     server = template["Resources"][stack.get_logical_id(model.server.manifest.node.default_child)]
     docs = json.loads(server["Properties"]["Manifest"])

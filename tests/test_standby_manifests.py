@@ -46,6 +46,8 @@ def serving_plan(**serving):
 
 def server(p=None, **options):
     p = p or serving_plan()
+    # FMA's launcher reads an s3:// model as written (a flat stage or a named revision), not the pointer.
+    options.setdefault("follow_revisions", p.serving.model_cache != "s3")
     return server_spec(
         p,
         model_name="llama",
@@ -139,10 +141,21 @@ def test_the_launcher_holds_the_sleepers_weights_and_keeps_its_node():
 
 def test_node_local_copy_moves_into_the_launcher():
     lc = one(synth(model_cache="node-local"), "LauncherConfig")["spec"]["podTemplate"]["spec"]
-    assert [c["name"] for c in lc["initContainers"]] == ["stage-model"]
-    assert {v["name"] for v in lc["volumes"]} >= {"model-cache", "cache-sync", "compile-cache", "dshm"}
+    # The launcher pod resolves the published revision when it starts and copies that one.
+    assert [c["name"] for c in lc["initContainers"]] == ["resolve-revision", "stage-model"]
+    assert "--revision-dir" in lc["initContainers"][1]["command"]
+    volumes = {v["name"]: v for v in lc["volumes"]}
+    assert set(volumes) >= {"model-cache", "cache-sync", "compile-cache", "dshm", "model-revision"}
+    assert volumes["model-revision"]["emptyDir"]["medium"] == "Memory"
     docs = synth(model_cache="node-local")
     assert one(docs, "ConfigMap", "llama-cache-sync")
+
+
+def test_an_s3_model_that_follows_revisions_is_refused_since_fma_cannot_follow_the_pointer():
+    p = serving_plan(model_cache="s3", standbys=2)
+    with pytest.raises(FastloadConfigError) as err:
+        StandbyEnginesChart(cdk8s.App(), "llama", plan=p, server=server(p, follow_revisions=True))
+    assert err.value.field == "follow_revisions" and "node-local" in err.value.accepted
 
 
 @pytest.mark.parametrize("model_cache", ["s3", "node-local"])

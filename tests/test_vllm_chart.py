@@ -10,6 +10,7 @@ from fastload_constructs.core import naming
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.serving.cache_sharing import LAUNCH_SCRIPT, MODEL_URI_PLACEHOLDER
 from fastload_constructs.core.serving.vllm_server import (
     CACHE_MOUNT_PATH,
     ServerOptions,
@@ -97,6 +98,13 @@ def flag(args, name):
     return args[args.index(name) + 1]
 
 
+def engine_args(c, uri):
+    """The `vllm serve` arguments of a container, with the model URI the launcher puts in from the revision."""
+    assert c["command"][:2] == ["/bin/sh", "-c"] and c["command"][2] == LAUNCH_SCRIPT
+    assert c["args"][:2] == ["vllm", "serve"]
+    return [uri if a == MODEL_URI_PLACEHOLDER else a for a in c["args"][2:]]
+
+
 def all_docs(docs):
     return [(key, d) for key, ds in docs.items() for d in ds]
 
@@ -118,6 +126,7 @@ def test_the_validator_would_catch_a_wrong_field(docs):
 
 def test_objects_per_chart(docs):
     assert sorted(d["kind"] for d in docs["small"]) == [
+        "ConfigMap",  # the in-pod scripts: resolve-revision runs in every pod
         "Deployment",
         "NetworkPolicy",
         "PodDisruptionBudget",
@@ -125,6 +134,7 @@ def test_objects_per_chart(docs):
         "ServiceAccount",
     ]
     assert sorted(d["kind"] for d in docs["pvc"]) == [
+        "ConfigMap",
         "Deployment",
         "NetworkPolicy",
         "PersistentVolumeClaim",
@@ -137,8 +147,8 @@ def test_objects_per_chart(docs):
 def test_args_run_the_streamer_with_the_plan(docs, plan_8b):
     c = container(docs["small"])
     assert c["image"] == "vllm/vllm-openai:v0.34.0"
-    assert c["command"] == ["vllm", "serve"]
-    args = c["args"]
+    assert c["args"][2] == MODEL_URI_PLACEHOLDER  # the resolved revision's URI, put in by the launcher
+    args = engine_args(c, URI_8B)
     assert args[0] == URI_8B
     assert flag(args, "--load-format") == "runai_streamer"
     assert json.loads(flag(args, "--model-loader-extra-config")) == {
@@ -166,7 +176,10 @@ def test_compile_cache_on_the_instance_store_host_path(docs, plan_8b):
     c = container(docs["small"])
     env = {e["name"]: e["value"] for e in c["env"]}
     expected = compile_cache_folder(
-        plan_8b, image="vllm/vllm-openai:v0.34.0", model_uri=URI_8B, factors=compile_factors(c["args"], env)
+        plan_8b,
+        image="vllm/vllm-openai:v0.34.0",
+        model_uri=URI_8B,
+        factors=compile_factors(engine_args(c, URI_8B), env),
     )
     assert host == {"path": expected, "type": "DirectoryOrCreate"}
     assert host["path"].startswith(naming.COMPILE_CACHE_HOST_ROOT + "/")
@@ -301,7 +314,7 @@ def test_recommended_labels_and_namespace_on_every_object(docs):
             assert labels["app.kubernetes.io/name"] == "vllm"
             assert labels["app.kubernetes.io/instance"] == doc["metadata"]["name"].removesuffix("-vllm").removesuffix(
                 "-compile-cache"
-            )
+            ).removesuffix("-cache-sync")
     template_labels = only(docs["tp4"], "Deployment")["spec"]["template"]["metadata"]["labels"]
     assert template_labels["app.kubernetes.io/instance"] == "llama-70b"
     assert template_labels["app.kubernetes.io/version"] == "v0.34.0"

@@ -22,6 +22,7 @@ from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.serving.cache_sharing import (
     COMPILE_CACHE_VOLUME,
     MODEL_CACHE_VOLUME,
+    REVISION_VOLUME,
     SCRIPT_NAME,
     SCRIPT_VOLUME,
     SyncContainer,
@@ -64,7 +65,11 @@ class Node:
         return value
 
     def run(self, steps: tuple[SyncContainer, ...]) -> dict[str, str]:
-        """{container name: its log}; every step must exit 0, as an init container must."""
+        """{container name: its log}; every step must exit 0, as an init container must.
+
+        One call is one pod: its in-memory revision volume starts empty."""
+        self.pods = getattr(self, "pods", 0) + 1
+        self.host[REVISION_VOLUME] = self.root / f"pod-{self.pods}-revision"
         logs = {}
         for step in steps:
             python, *rest = step.command
@@ -108,6 +113,9 @@ def publish_first_pods_cache(s3, bucket: str, key: str, root: Path) -> None:
     (compiled / "kernel.bin").write_bytes(os.urandom(8192))
     # Each model's pods publish under their own folder of the cache prefix (core.serving.cache_sharing).
     prefix = model_cache_prefix(CACHE_PREFIX, "tiny")
+    # Keyed by the revision the pod loads, as its sidecar's --revision-dir does.
+    _, revision = cache_sync.resolve_revision(s3, bucket=bucket, prefix=PREFIX)
+    key = cache_sync.revision_cache_key(key, revision)
     outcome = cache_sync.publish_compile_cache(s3, bucket=bucket, prefix=prefix, cache_key=key, cache_root=root)
     assert outcome.status == "published"
 
@@ -120,7 +128,8 @@ def test_the_pod_after_a_spare_finds_everything_warm_and_skips_copy_and_restore(
     node = Node(tmp_path / "node", server, s3_server.url)
 
     # The spare warms the node: nothing there yet, so it copies the model and restores the cache.
-    assert [s.name for s in spare.init_containers] == ["warm-check", "stage-model", "restore-compile-cache"]
+    steps = ["resolve-revision", "warm-check", "stage-model", "restore-compile-cache"]
+    assert [s.name for s in spare.init_containers] == steps
     warming = node.run(spare.init_containers)
     assert "path=cold model=absent compile-cache=absent" in warming["warm-check"]
     assert "stage-model staged" in warming["stage-model"]
@@ -137,13 +146,13 @@ def test_the_pod_after_a_spare_finds_everything_warm_and_skips_copy_and_restore(
         if ".fastload-leases" not in p.parts
     }
 
-    # Take away what a copy or a restore would need: only the manifest stays in S3.
+    # Take away what a copy or a restore would need: only the pointer and the manifest stay in S3.
     for obj in s3.list_objects_v2(Bucket=bucket)["Contents"]:
-        if not obj["Key"].endswith(cache_sync.MANIFEST_NAME):
+        if not obj["Key"].endswith((cache_sync.MANIFEST_NAME, cache_sync.POINTER_NAME)):
             s3.delete_object(Bucket=bucket, Key=obj["Key"])
 
     # The vLLM pod that preempted the spare, on the same node paths.
-    assert [s.name for s in server.init_containers] == ["warm-check", "stage-model", "restore-compile-cache"]
+    assert [s.name for s in server.init_containers] == steps
     serving = node.run(server.init_containers)
     assert "path=warm model=verified compile-cache=present" in serving["warm-check"]
     assert "stage-model present" in serving["stage-model"]
@@ -166,7 +175,7 @@ def test_a_restaged_model_is_found_stale_and_copied_again(s3_server, staged, tmp
     assert "path=cold model=stale" in logs["warm-check"]
     assert "stage-model staged" in logs["stage-model"]  # the fallback: a fresh copy, never the old one
     assert (local_model / "tokenizer.json").read_text() == '{"version": "2.0"}'
-    assert "model=verified" in node.run(server.init_containers[:1])["warm-check"]
+    assert "model=verified" in node.run(server.init_containers[:2])["warm-check"]
 
 
 def test_a_damaged_copy_loses_its_marker(s3_server, staged, tmp_path):

@@ -170,7 +170,7 @@ def test_vllm_pods_without_spares_are_unchanged():
     serving = plan(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge")
     chart = VllmChart(cdk8s.Testing.app(), "llama", plan=serving, model_name="llama", model_uri=URI, region="r")
     pod = deployment(chart)["spec"]["template"]["spec"]
-    assert "priorityClassName" not in pod and "initContainers" not in pod
+    assert "priorityClassName" not in pod and [c["name"] for c in pod["initContainers"]] == ["resolve-revision"]
 
 
 @pytest.mark.parametrize("version", SUPPORTED_KUBERNETES_VERSIONS)
@@ -215,7 +215,7 @@ def test_a_plan_with_spares_gives_the_server_the_class_above_them_and_a_warm_che
     serving = planned(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge", warm_spares=1)
     chart = VllmChart(cdk8s.Testing.app(), "llama", plan=serving, model_name="llama", model_uri=URI, region="r")
     assert chart.spec.priority_class_name == VLLM_PRIORITY_CLASS
-    assert chart.spec.init_containers[0].name == "warm-check"
+    assert [c.name for c in chart.spec.init_containers[:2]] == ["resolve-revision", "warm-check"]
     assert warm_spare_spec(serving, chart.spec).replicas == 1
     # A class of the user's own below the spares' would never preempt them: refused.
     other = VllmChart(
@@ -281,7 +281,7 @@ def test_reference_stack_sizes_the_node_group_for_replicas_plus_spares(tmp_path)
     assert spare_pod["priorityClassName"] == SPARE_PRIORITY_CLASS
     vllm_pod = deployment(served.chart)["spec"]["template"]["spec"]
     assert vllm_pod["priorityClassName"] == VLLM_PRIORITY_CLASS
-    assert vllm_pod["initContainers"][0]["name"] == "warm-check"
+    assert [c["name"] for c in vllm_pod["initContainers"][:2]] == ["resolve-revision", "warm-check"]
     assert spare_pod["serviceAccountName"] == vllm_pod["serviceAccountName"]
     # The classes are applied before any pod names them; the spares after the server (its service account
     # and, through it, the model's Pod Identity association).

@@ -7,7 +7,7 @@ from typing import Any
 import cdk8s
 import cdk8s_plus_28 as kplus
 
-from fastload_constructs.core.serving.cache_sharing import SyncContainer
+from fastload_constructs.core.serving.cache_sharing import REVISION_VOLUME, SyncContainer
 
 # core.serving.vllm_server.Toleration.effect -> cdk8s-plus.
 TAINT_EFFECTS = {
@@ -44,6 +44,18 @@ def sync_container_props(image: str, step: SyncContainer, env: dict[str, kplus.E
         ),
         security_context=container_security(),
     )
+
+
+def add_revision_volume(scope: Any, steps: tuple[SyncContainer, ...], volumes: dict[str, kplus.Volume]) -> None:
+    """The few bytes resolve-revision writes, in memory, when any step reads them."""
+    if any(volume == REVISION_VOLUME for step in steps for volume, _ in step.mounts):
+        volumes[REVISION_VOLUME] = kplus.Volume.from_empty_dir(
+            scope,
+            "RevisionVolume",
+            REVISION_VOLUME,
+            medium=kplus.EmptyDirMedium.MEMORY,
+            size_limit=cdk8s.Size.mebibytes(1),
+        )
 
 
 def mount_all(container: kplus.Container, step: SyncContainer, volumes: dict[str, kplus.Volume]) -> None:

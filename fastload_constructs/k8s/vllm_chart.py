@@ -41,6 +41,8 @@ from fastload_constructs.core.serving.cache_sharing import (
     COMPILE_CACHE_VOLUME,
     MODEL_CACHE_VOLUME,
     MODEL_MOUNT_PATH,
+    REVISION_MOUNT_PATH,
+    REVISION_VOLUME,
     SCRIPT_NAME,
     SCRIPT_VOLUME,
     cache_sync_script,
@@ -55,6 +57,7 @@ from fastload_constructs.core.serving.vllm_server import (
 from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, WarmCheckContainer, warm_check_script
 from fastload_constructs.k8s.pod_parts import (
     TAINT_EFFECTS,
+    add_revision_volume,
     container_security,
     mount_all,
     node_folder,
@@ -198,8 +201,8 @@ class VllmChart(cdk8s.Chart):
             image=spec.image,
             # The tag is pinned: a node that already has the layers starts without asking the registry.
             image_pull_policy=kplus.ImagePullPolicy.IF_NOT_PRESENT,
-            command=list(spec.command),
-            args=list(spec.args),
+            command=list(spec.container_command),
+            args=list(spec.container_args),
             ports=[kplus.ContainerPort(number=spec.port, name="http")],
             env_variables={k: kplus.EnvValue.from_value(v) for k, v in spec.env.items()},
             resources=kplus.ContainerResources(
@@ -239,6 +242,8 @@ class VllmChart(cdk8s.Chart):
             )
         if spec.init_containers or spec.sidecars:
             self._add_cache_sync(deployment, spec, volumes)
+        if spec.model_from_revision:  # the launcher reads the URI resolve-revision wrote
+            container.mount(REVISION_MOUNT_PATH, volumes[REVISION_VOLUME], read_only=True)
 
         # One call, one nodeSelectorTerm: every label is required (separate terms would be OR-ed).
         deployment.scheduling.attract(
@@ -294,6 +299,7 @@ class VllmChart(cdk8s.Chart):
                 },
             )
         volumes[SCRIPT_VOLUME] = kplus.Volume.from_config_map(self, "CacheSyncVolume", script, name=SCRIPT_VOLUME)
+        add_revision_volume(self, (*spec.init_containers, *spec.sidecars), volumes)
         env = {k: kplus.EnvValue.from_value(v) for k, v in spec.env.items() if k.startswith("AWS_")}
         for step in spec.init_containers:
             init = deployment.add_init_container(**sync_container_props(spec.image, step, env))

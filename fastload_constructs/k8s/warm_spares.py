@@ -47,6 +47,7 @@ from fastload_constructs.core.serving.warm_spares import (
 )
 from fastload_constructs.k8s.pod_parts import (
     TAINT_EFFECTS,
+    add_revision_volume,
     container_security,
     mount_all,
     node_folder,
@@ -183,6 +184,7 @@ class WarmSparesChart(cdk8s.Chart):
                 data={SCRIPT_NAME: cache_sync_script(), WARM_CHECK_SCRIPT: warm_check_script()},
             )
         volumes[SCRIPT_VOLUME] = kplus.Volume.from_config_map(self, "CacheSyncVolume", scripts, name=SCRIPT_VOLUME)
+        add_revision_volume(self, spec.init_containers, volumes)
         if spec.cache_host_path is not None:
             volumes[COMPILE_CACHE_VOLUME] = node_folder(
                 self, "CompileCacheVolume", COMPILE_CACHE_VOLUME, spec.cache_host_path

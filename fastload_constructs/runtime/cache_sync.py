@@ -11,6 +11,12 @@ Commands:
   restore-compile-cache  stream <prefix>/<key>.tar.gz from S3, hashing, vetting and extracting in one pass
   publish-compile-cache  after vLLM reports ready, stream the cache to S3 once if the key is absent
   stage-model            copy a staged model (s3://bucket/prefix) to NVMe once per node and manifest
+  resolve-revision       read the model's fastload-current.json once and write down the revision this pod loads
+
+With `--revision-dir`, the other commands use what resolve-revision wrote:
+stage-model copies that revision, and the compile-cache key gets the revision
+appended (vLLM's own cache hash covers the model path, which differs per
+revision with an s3:// model).
 """
 
 from __future__ import annotations
@@ -1146,6 +1152,99 @@ def _link(existing: Path, new: Path, size: int) -> bool:
         return False
 
 
+# Immutable revisions (issue 28); the same rules as fastload_constructs/core/access/revisions.py,
+# which a test holds equal. The pointer is read once per pod, here, and never again.
+POINTER_NAME = "fastload-current.json"
+POINTER_VERSION = 1
+REVISION_ID = re.compile(r"^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$")
+UNVERSIONED = "unversioned"
+RESOLVE_ATTEMPTS = 5
+
+
+def _get_or_none(s3: Any, bucket: str, key: str) -> bytes | None:
+    """An object's bytes, None when it does not exist; transient failures retried, others raised."""
+    for attempt in range(RESOLVE_ATTEMPTS):
+        try:
+            return s3.get_object(Bucket=bucket, Key=key)["Body"].read()  # type: ignore[no-any-return]
+        except Exception as exc:
+            # 403 for a missing key to a role that may not list the bucket: absent, as in _head. A real
+            # denial leaves nothing readable, and resolve_revision then fails naming both objects.
+            if _error_code(exc) in ("404", "NoSuchKey", "NotFound", "403", "AccessDenied", "Forbidden"):
+                return None
+            if attempt + 1 == RESOLVE_ATTEMPTS or not (_transient(exc) or _error_code(exc) in _RETRIED_CODES):
+                raise
+            _backoff(attempt)
+    return None
+
+
+_RETRIED_CODES = frozenset({"500", "502", "503", "504", "InternalError", "SlowDown", "ServiceUnavailable"})
+
+
+def pointer_revision(body: bytes) -> str:
+    """The revision a pointer names; ValueError for anything fastload did not write."""
+    data = json.loads(body)
+    if not isinstance(data, dict) or data.get("fastload_pointer_version") != POINTER_VERSION:
+        raise ValueError("not a fastload pointer (fastload_pointer_version 1)")
+    revision = data.get("revision")
+    if not isinstance(revision, str) or not REVISION_ID.fullmatch(revision):
+        raise ValueError(f"pointer names no valid revision: {revision!r}")
+    return revision
+
+
+def resolve_revision(s3: Any, *, bucket: str, prefix: str) -> tuple[str, str]:
+    """(model prefix to read, revision id) for the model staged at s3://bucket/prefix; ValueError if none is.
+
+    A prefix that names a revision folder itself is read as it is (a configuration pinned to it);
+    a prefix with a pointer reads the revision it names, which must be complete; a prefix with a
+    manifest and no pointer is a flat stage (from before revisions), read as it is.
+    """
+    base = prefix.strip("/")
+    parts = base.split("/")
+    if len(parts) >= 2 and parts[-2] == "revisions" and REVISION_ID.fullmatch(parts[-1]):
+        if _get_or_none(s3, bucket, f"{base}/{MANIFEST_NAME}") is None:
+            raise ValueError(f"s3://{bucket}/{base} has no {MANIFEST_NAME}: not a complete revision")
+        return base, parts[-1]
+    pointer = _get_or_none(s3, bucket, f"{base}/{POINTER_NAME}")
+    if pointer is not None:
+        revision = pointer_revision(pointer)
+        folder = f"{base}/revisions/{revision}"
+        if _get_or_none(s3, bucket, f"{folder}/{MANIFEST_NAME}") is None:
+            raise ValueError(f"{POINTER_NAME} names {revision}, which has no {MANIFEST_NAME} (collected or unfinished)")
+        return folder, revision
+    if _get_or_none(s3, bucket, f"{base}/{MANIFEST_NAME}") is not None:
+        return base, UNVERSIONED
+    raise ValueError(
+        f"no staged model at s3://{bucket}/{base}: neither {POINTER_NAME} nor {MANIFEST_NAME} could be read "
+        "(run fastload stage; or the pod's role may not read this prefix)"
+    )
+
+
+def write_resolved(out: Path, bucket: str, model_prefix: str, revision: str) -> None:
+    """`model-uri` and `revision` in `out`, each written whole (rename) so no reader sees half a value."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name, value in (("model-uri", f"s3://{bucket}/{model_prefix}"), ("revision", revision)):
+        tmp = out / f".{name}.tmp"
+        tmp.write_text(value)
+        os.replace(tmp, out / name)
+
+
+def read_resolved(directory: Path) -> tuple[str, str, str]:
+    """(bucket, model prefix, revision) that resolve-revision wrote; ValueError when it wrote nothing usable."""
+    uri = (directory / "model-uri").read_text().strip()
+    revision = (directory / "revision").read_text().strip()
+    if not uri.startswith("s3://") or "/" not in uri[len("s3://") :]:
+        raise ValueError(f"{directory}/model-uri holds {uri!r}, not s3://bucket/prefix")
+    if revision != UNVERSIONED and not REVISION_ID.fullmatch(revision):
+        raise ValueError(f"{directory}/revision holds {revision!r}")
+    bucket, _, prefix = uri[len("s3://") :].partition("/")
+    return bucket, prefix, revision
+
+
+def revision_cache_key(cache_key: str, revision: str) -> str:
+    """The compile-cache key of one revision: the archive of another revision's path would never be a hit."""
+    return cache_key if revision == UNVERSIONED else f"{cache_key}-{revision}"
+
+
 def _client(endpoint_url: str | None) -> Any:
     import boto3  # deferred: --help must work without it
     from botocore.config import Config
@@ -1162,7 +1261,9 @@ def _exit_on_sigterm(signum: int, frame: Any) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cache_sync", description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("command", choices=["restore-compile-cache", "publish-compile-cache", "stage-model"])
+    parser.add_argument(
+        "command", choices=["restore-compile-cache", "publish-compile-cache", "stage-model", "resolve-revision"]
+    )
     parser.add_argument("--bucket", required=True)
     parser.add_argument("--prefix", required=True)
     parser.add_argument("--cache-key", help="compile cache key (restore/publish)")
@@ -1177,6 +1278,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wait-timeout", type=float, default=3600.0)
     parser.add_argument("--then-sleep", action="store_true", help="sleep forever afterwards (sidecar)")
     parser.add_argument("--endpoint-url", default=os.environ.get("AWS_ENDPOINT_URL"))
+    parser.add_argument(
+        "--revision-dir", type=Path, help="where resolve-revision writes (resolve) or what it wrote (the others)"
+    )
     args = parser.parse_args(argv)
     # The kubelet stops a pod's containers with SIGTERM, whose default ends Python at once: as SystemExit,
     # `finally` blocks run, so a publish deletes its temporary archive and aborts its upload.
@@ -1184,7 +1288,15 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s fastload-cache %(message)s")
 
+    if args.command == "resolve-revision":
+        return _resolve_command(args)
     try:
+        if args.revision_dir is not None:
+            resolved_bucket, resolved_prefix, revision = read_resolved(args.revision_dir)
+            if args.command == "stage-model":
+                args.bucket, args.prefix = resolved_bucket, resolved_prefix
+            elif args.cache_key:
+                args.cache_key = revision_cache_key(args.cache_key, revision)
         s3 = _client(args.endpoint_url)
         if args.command == "stage-model":
             if args.dest is None:
@@ -1220,6 +1332,21 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(3600)
     # stage-model failing must fail the init container: the pod would otherwise read a missing path.
     return 1 if (args.command == "stage-model" and outcome.status == "error") else 0
+
+
+def _resolve_command(args: argparse.Namespace) -> int:
+    """Resolve once; the pod cannot start without a model, so failing here fails the init container (retried)."""
+    if args.revision_dir is None:
+        LOG.error("resolve-revision needs --revision-dir")
+        return 2
+    try:
+        prefix, revision = resolve_revision(_client(args.endpoint_url), bucket=args.bucket, prefix=args.prefix)
+        write_resolved(args.revision_dir, args.bucket, prefix, revision)
+    except Exception as exc:
+        LOG.error("resolve-revision error: s3://%s/%s: %s: %s", args.bucket, args.prefix, type(exc).__name__, exc)
+        return 1
+    LOG.info("resolve-revision %s: this pod loads s3://%s/%s", revision, args.bucket, prefix)
+    return 0
 
 
 if __name__ == "__main__":

@@ -152,7 +152,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-dir", type=Path, help="node-local model folder (stage-model --dest)")
     parser.add_argument("--cache-root", type=Path, help="VLLM_CACHE_ROOT on the node's host path")
     parser.add_argument("--endpoint-url", default=os.environ.get("AWS_ENDPOINT_URL"))
+    parser.add_argument("--revision-dir", type=Path, help="what resolve-revision wrote: check that revision's copy")
     args = parser.parse_args(argv)
+    if args.revision_dir is not None:
+        try:
+            uri = (args.revision_dir / "model-uri").read_text().strip()
+            args.bucket, _, args.prefix = uri[len("s3://") :].partition("/")
+        except OSError as exc:  # resolve-revision ran first and failed the pod if it could not resolve
+            LOG.warning("no resolved revision in %s (%s); checking %s", args.revision_dir, exc, args.prefix)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s fastload-cache %(message)s")
     try:
         import boto3  # deferred: --help must work without it

@@ -32,6 +32,11 @@ MODEL_MOUNT_PATH = "/models"
 SCRIPT_VOLUME = "cache-sync"
 COMPILE_CACHE_VOLUME = "compile-cache"
 MODEL_CACHE_VOLUME = "model-cache"
+# Where resolve-revision writes the revision this pod loads (an in-memory emptyDir of a few bytes);
+# every later step and, with an s3:// model, the server itself read it from here.
+REVISION_VOLUME = "model-revision"
+REVISION_MOUNT_PATH = "/var/run/fastload/revision"
+REVISION_URI_FILE = f"{REVISION_MOUNT_PATH}/model-uri"
 DEFAULT_CACHE_PREFIX = "compile-cache"
 
 
@@ -81,16 +86,17 @@ class SyncContainer:
     args: tuple[str, ...]  # after `python3 <script>`
     mounts: tuple[tuple[str, str], ...]  # (volume, mount path)
     sidecar: bool = False
+    small: bool = False  # reads a couple of small objects (resolve-revision)
 
     @property
     def cpu_millis(self) -> int:
         """A sidecar idles once it has published; an init step copies weights and unpacks archives."""
-        return 100 if self.sidecar else 1000
+        return 100 if self.sidecar else 250 if self.small else 1000
 
     @property
     def memory_mib(self) -> int:
         """Request = limit. tar/gzip and boto3 transfers stream, so this bounds buffers, not data size."""
-        return 512 if self.sidecar else 2048
+        return 512 if self.sidecar or self.small else 2048
 
     @property
     def command(self) -> tuple[str, ...]:
@@ -102,39 +108,105 @@ def cache_sync_script() -> str:
     return resources.files("fastload_constructs.runtime").joinpath(SCRIPT_NAME).read_text()
 
 
-def _compile_cache_args(cache: SharedCompileCache, cache_key: str, cache_root: str) -> tuple[str, ...]:
-    """Where one compile-cache archive lives and the folder it fills: what restore and publish share."""
-    return ("--bucket", cache.bucket, "--prefix", cache.prefix, "--cache-key", cache_key, "--cache-root", cache_root)
+# With an s3:// model that follows revisions, the server container runs this POSIX sh: it swaps the
+# placeholder argument for the URI resolve-revision wrote, then execs the engine (which keeps PID 1's
+# signals). An unreadable file fails the container rather than starting a server on no model.
+MODEL_URI_PLACEHOLDER = "@fastload-model-uri@"
+LAUNCH_SCRIPT = (
+    f'm=$(cat {REVISION_URI_FILE}) && [ -n "$m" ] || exit 1; '
+    f'for a do shift; if [ "$a" = "{MODEL_URI_PLACEHOLDER}" ]; then a=$m; fi; set -- "$@" "$a"; done; '
+    'exec "$@"'
+)
 
 
-def _compile_cache_mounts(cache_root: str) -> tuple[tuple[str, str], ...]:
-    return ((COMPILE_CACHE_VOLUME, cache_root), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH))
+def revision_launch(
+    command: tuple[str, ...], args: tuple[str, ...], model_uri: str
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(command, args) that run `command args` with every argument equal to `model_uri` replaced, in the pod,
+    by the revision's URI resolve-revision wrote."""
+    require(model_uri in args, "model_uri", model_uri, "the model path among the server's arguments")
+    swapped = tuple(MODEL_URI_PLACEHOLDER if a == model_uri else a for a in args)
+    return ("/bin/sh", "-c", LAUNCH_SCRIPT, "fastload-launch"), (*command, *swapped)
 
 
-def restore_compile_cache(cache: SharedCompileCache, cache_key: str, cache_root: str) -> SyncContainer:
+def _revision_args(revision: bool) -> tuple[str, ...]:
+    return ("--revision-dir", REVISION_MOUNT_PATH) if revision else ()
+
+
+def _revision_mounts(revision: bool) -> tuple[tuple[str, str], ...]:
+    return ((REVISION_VOLUME, REVISION_MOUNT_PATH),) if revision else ()
+
+
+def resolve_revision_container(model_uri: str) -> SyncContainer:
+    """The pod's first step: read the model's `fastload-current.json` once and write down the revision.
+
+    Every later step reads what it wrote, so the pod loads one revision from start to end whatever
+    is published meanwhile (`core.access.revisions`). It fails the pod (and is retried) only when
+    nothing is staged at the URI.
+    """
+    require(model_uri.startswith("s3://"), "model_uri", model_uri, "an s3://bucket/prefix URI")
+    bucket, _, prefix = model_uri[len("s3://") :].partition("/")
+    return SyncContainer(
+        name="resolve-revision",
+        args=("resolve-revision", "--bucket", bucket, "--prefix", prefix, *_revision_args(True)),
+        mounts=((REVISION_VOLUME, REVISION_MOUNT_PATH), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH)),
+        small=True,
+    )
+
+
+def _compile_cache_args(cache: SharedCompileCache, cache_key: str, cache_root: str, revision: bool) -> tuple[str, ...]:
+    """Where one compile-cache archive lives and the folder it fills: what restore and publish share.
+
+    With `revision`, the key gets the revision this pod loads appended, in the pod."""
+    return (
+        "--bucket",
+        cache.bucket,
+        "--prefix",
+        cache.prefix,
+        "--cache-key",
+        cache_key,
+        "--cache-root",
+        cache_root,
+        *_revision_args(revision),
+    )
+
+
+def _compile_cache_mounts(cache_root: str, revision: bool) -> tuple[tuple[str, str], ...]:
+    return ((COMPILE_CACHE_VOLUME, cache_root), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH), *_revision_mounts(revision))
+
+
+def restore_compile_cache(
+    cache: SharedCompileCache, cache_key: str, cache_root: str, *, revision: bool = False
+) -> SyncContainer:
     return SyncContainer(
         name="restore-compile-cache",
-        args=("restore-compile-cache", *_compile_cache_args(cache, cache_key, cache_root)),
-        mounts=_compile_cache_mounts(cache_root),
+        args=("restore-compile-cache", *_compile_cache_args(cache, cache_key, cache_root, revision)),
+        mounts=_compile_cache_mounts(cache_root, revision),
     )
 
 
 def publish_compile_cache(
-    cache: SharedCompileCache, cache_key: str, cache_root: str, port: int, wait_timeout_s: int
+    cache: SharedCompileCache,
+    cache_key: str,
+    cache_root: str,
+    port: int,
+    wait_timeout_s: int,
+    *,
+    revision: bool = False,
 ) -> SyncContainer:
     """A sidecar: waits for /health, publishes once if the key is absent, then idles."""
     return SyncContainer(
         name="publish-compile-cache",
         args=(
             "publish-compile-cache",
-            *_compile_cache_args(cache, cache_key, cache_root),
+            *_compile_cache_args(cache, cache_key, cache_root, revision),
             "--wait-url",
             f"http://127.0.0.1:{port}/health",
             "--wait-timeout",
             str(wait_timeout_s),
             "--then-sleep",
         ),
-        mounts=_compile_cache_mounts(cache_root),
+        mounts=_compile_cache_mounts(cache_root, revision),
         sidecar=True,
     )
 
@@ -148,8 +220,8 @@ def node_local_model_dir(model_uri: str) -> str:
     return hashlib.sha256(stable(model_uri).encode()).hexdigest()[:16]
 
 
-def copy_model_container(model_uri: str, *, verify_sha256: bool) -> SyncContainer:
-    """An init container that copies the staged model to NVMe once per node."""
+def copy_model_container(model_uri: str, *, verify_sha256: bool, revision: bool = False) -> SyncContainer:
+    """An init container that copies the staged model (with `revision`, the resolved one) to NVMe once per node."""
     require(model_uri.startswith("s3://"), "model_uri", model_uri, "an s3://bucket/prefix URI")
     bucket, _, prefix = model_uri[len("s3://") :].partition("/")
     args = [
@@ -163,10 +235,15 @@ def copy_model_container(model_uri: str, *, verify_sha256: bool) -> SyncContaine
     ]
     if verify_sha256:
         args.append("--verify-sha256")
+    args += _revision_args(revision)
     return SyncContainer(
         name="stage-model",
         args=tuple(args),
-        mounts=((MODEL_CACHE_VOLUME, MODEL_MOUNT_PATH), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH)),
+        mounts=(
+            (MODEL_CACHE_VOLUME, MODEL_MOUNT_PATH),
+            (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH),
+            *_revision_mounts(revision),
+        ),
     )
 
 

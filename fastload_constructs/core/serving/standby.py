@@ -55,6 +55,7 @@ from fastload_constructs.core.serving.cache_sharing import (
     COMPILE_CACHE_VOLUME,
     MODEL_CACHE_VOLUME,
     MODEL_MOUNT_PATH,
+    REVISION_VOLUME,
     SCRIPT_VOLUME,
     SyncContainer,
 )
@@ -411,6 +412,15 @@ def standby_spec(
     )
     a = assumptions if assumptions is not None else StandbyAssumptions()
     require(
+        not server.model_from_revision,
+        "follow_revisions",
+        True,
+        "False with standbys and an s3:// model (FMA's launcher hands vLLM the model URI as written in the "
+        "InferenceServerConfig and cannot follow fastload-current.json: give model_uri a revision, "
+        "s3://.../revisions/<id>, or a flat stage), or serving.model_cache='node-local' (the launcher pod "
+        "resolves the revision when it starts)",
+    )
+    require(
         server.gpus == plan.tensor_parallel_size,
         "server",
         server.name,
@@ -463,7 +473,9 @@ def standby_spec(
     }
     # Only the node-local model copy comes along: the shared compile cache holds the vLLM image's artefacts,
     # and the launcher runs its own vLLM release, which vLLM's own hash keeps apart anyway.
-    init_containers = tuple(step for step in server.init_containers if step.name == "stage-model")
+    init_containers = tuple(step for step in server.init_containers if step.name in ("resolve-revision", "stage-model"))
+    if not any(step.name == "stage-model" for step in init_containers):
+        init_containers = ()  # the revision matters to the launcher pod only for the node-local copy
     volumes: list[dict[str, Any]] = [
         {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": _mib(server.shm_bytes)}},
         {"name": PROXY_SCRIPT_VOLUME, "configMap": {"name": f"{name}-v1-proxy", "defaultMode": 0o444}},
@@ -479,6 +491,8 @@ def standby_spec(
         )
     if init_containers:
         volumes.append({"name": SCRIPT_VOLUME, "configMap": {"name": f"{name}-cache-sync"}})
+    if any(step.name == "resolve-revision" for step in init_containers):
+        volumes.append({"name": REVISION_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": "1Mi"}})
     launcher_config = {
         # One engine per launcher: its identity stays simple and pod affinity can target it.
         "maxInstances": 1,

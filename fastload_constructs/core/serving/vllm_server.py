@@ -33,7 +33,9 @@ from fastload_constructs.core.serving.cache_sharing import (
     copy_model_container,
     node_local_model_dir,
     publish_compile_cache,
+    resolve_revision_container,
     restore_compile_cache,
+    revision_launch,
 )
 from fastload_constructs.core.serving.plan_record import plan_annotations
 from fastload_constructs.core.serving.runtime_scripts import shared_scripts_name
@@ -161,6 +163,25 @@ class VllmServerSpec:
     engine: str = "vllm"
     container_name: str = "vllm"
     cache_mount_path: str = CACHE_MOUNT_PATH
+    # The pod follows the model's published revision (`ServerOptions.follow_revisions`): its first init
+    # container resolves it, and with an s3:// model the server's command reads the resolved URI.
+    follows_revisions: bool = False
+
+    @property
+    def model_from_revision(self) -> bool:
+        """The server itself reads the resolved revision's URI (an s3:// model); a node-local copy path is stable."""
+        return self.follows_revisions and self.model_cache == "s3"
+
+    @property
+    def container_command(self) -> tuple[str, ...]:
+        """What the server container runs: the engine, or the launcher that hands it the resolved URI."""
+        return (
+            revision_launch(self.command, self.args, self.model_path)[0] if self.model_from_revision else self.command
+        )
+
+    @property
+    def container_args(self) -> tuple[str, ...]:
+        return revision_launch(self.command, self.args, self.model_path)[1] if self.model_from_revision else self.args
 
 
 # The chart renders either engine's spec (core/serving/sglang_server.py builds the same shape).
@@ -398,6 +419,12 @@ class ServerOptions:
     runtime_scripts_owner: str = ""
     """With `shared_runtime_scripts`: the owner the shared ConfigMap's name is keyed by (`ServedModel` sets its
     stack's), so two stacks never apply one object. Default: none."""
+    follow_revisions: bool = True
+    """Load the model's published revision (`fastload stage` writes immutable revisions and switches
+    `<model_uri>/fastload-current.json`): the pod's first init container reads the pointer once, and the
+    streamer, the node-local copy and the compile-cache key use that revision until the pod ends. A prefix
+    staged flat (`--layout flat`, or before revisions) is read as it is. False: the server reads `model_uri`
+    as given, with no init container (name a revision, `s3://.../revisions/<id>`, or a flat stage). Default: True."""
     do_not_disrupt: bool = False
     """Annotate the pods `karpenter.sh/do-not-disrupt: "true"` (`core.cluster.karpenter.DO_NOT_DISRUPT`): Karpenter's
     voluntary disruption (consolidation, drift) skips a node while a vLLM pod loads or serves on it. Set it
@@ -439,6 +466,7 @@ class ServerOptions:
         if self.priority_class_name is not None:
             check_dns_subdomain(self.priority_class_name, "priority_class_name")
         require(isinstance(self.do_not_disrupt, bool), "do_not_disrupt", self.do_not_disrupt, "True or False")
+        require(isinstance(self.follow_revisions, bool), "follow_revisions", self.follow_revisions, "True or False")
 
 
 @dataclass(frozen=True)
@@ -560,23 +588,27 @@ def build_server_spec(
     startup, readiness, liveness = engine.probes
     init_containers: list[SyncContainer] = []
     sidecars: list[SyncContainer] = []
+    follow = opts.follow_revisions
+    if follow:
+        init_containers.append(resolve_revision_container(uri))
     if warm_spares and (model_cache == "node-local" or compile_cache == "host-path"):
         init_containers.append(
             warm_check_container(
                 uri,
                 node_local_model=model_cache == "node-local",
                 cache_root=cache_root if compile_cache == "host-path" else None,
+                revision=follow,
             )
         )
     if model_cache == "node-local":
-        init_containers.append(copy_model_container(uri, verify_sha256=opts.verify_staged_model))
+        init_containers.append(copy_model_container(uri, verify_sha256=opts.verify_staged_model, revision=follow))
     if shared_compile_cache is not None:
         # Each model reads and writes only its own folder of the cache prefix (the role's grant).
         model_cache_folder = shared_compile_cache.for_model(model_name)
-        init_containers.append(restore_compile_cache(model_cache_folder, key, cache_root))
+        init_containers.append(restore_compile_cache(model_cache_folder, key, cache_root, revision=follow))
         sidecars.append(
             publish_compile_cache(
-                model_cache_folder, key, cache_root, engine.port, wait_timeout_s=startup.budget_seconds
+                model_cache_folder, key, cache_root, engine.port, wait_timeout_s=startup.budget_seconds, revision=follow
             )
         )
     return VllmServerSpec(
@@ -623,4 +655,5 @@ def build_server_spec(
         engine=engine.engine,
         container_name=engine.container_name,
         cache_mount_path=cache_root,
+        follows_revisions=follow,
     )

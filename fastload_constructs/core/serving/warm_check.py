@@ -18,6 +18,8 @@ from fastload_constructs.core.serving.cache_sharing import (
     COMPILE_CACHE_VOLUME,
     MODEL_CACHE_VOLUME,
     MODEL_MOUNT_PATH,
+    REVISION_MOUNT_PATH,
+    REVISION_VOLUME,
     SCRIPT_MOUNT_PATH,
     SCRIPT_VOLUME,
     SyncContainer,
@@ -51,7 +53,9 @@ def warm_check_script() -> str:
     return resources.files("fastload_constructs.runtime").joinpath(WARM_CHECK_SCRIPT).read_text()
 
 
-def warm_check(model_uri: str, *, node_local_model: bool, cache_root: str | None) -> WarmCheckContainer:
+def warm_check(
+    model_uri: str, *, node_local_model: bool, cache_root: str | None, revision: bool = False
+) -> WarmCheckContainer:
     """The check for a pod reading `model_uri`: its node-local copy (if any) and compile cache (if host-path)."""
     require(model_uri.startswith("s3://"), "model_uri", model_uri, "an s3://bucket/prefix URI")
     require(
@@ -69,4 +73,7 @@ def warm_check(model_uri: str, *, node_local_model: bool, cache_root: str | None
     if cache_root is not None:
         args += ["--cache-root", cache_root]
         mounts.append((COMPILE_CACHE_VOLUME, cache_root))
+    if revision:  # compare the node's copy with the revision this pod resolved
+        args += ["--revision-dir", REVISION_MOUNT_PATH]
+        mounts.append((REVISION_VOLUME, REVISION_MOUNT_PATH))
     return WarmCheckContainer(name=WARM_CHECK_CONTAINER, args=tuple(args), mounts=tuple(mounts))
