@@ -9,7 +9,7 @@ Steps (each prints what it does; the first that fails says which step, why, and 
  4. kubeconfig       EKS DescribeCluster -> a kubeconfig of its own whose user runs
                      `python -m stacks.smoke token` (a `k8s-aws-v1.` token from a presigned STS
                      GetCallerIdentity URL: no aws CLI needed, refreshed by kubectl as it expires)
- 5. stage            the model named in cdk.json (MODEL=), from FROM= unless its manifest is in S3
+ 5. stage            the model named in cdk.json (MODEL=), from FROM= unless a revision is published
  6. serving          until the Deployment has an available replica (bounded; the blocking reason of
                      each pod from its status and events while waiting)
  7. first request    one chat completion through `kubectl port-forward` on 127.0.0.1
@@ -56,6 +56,7 @@ from fastload_constructs.coldstart.timeline import (
     parse_pod_log,
     render_timeline,
 )
+from fastload_constructs.core.access.revisions import POINTER_NAME
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.naming import STAGE_MANIFEST_NAME
 from fastload_constructs.core.planning.plan import ServingPlan
@@ -276,16 +277,18 @@ def pick_model(context: dict[str, Any], name: str | None) -> ModelSpec:
 
 def ensure_staged(c: Clients, bucket: str, model: ModelSpec, local_dir: str | None) -> str:
     uri = f"s3://{bucket}/{model.s3_prefix}"
-    try:
-        c.s3.head_object(Bucket=bucket, Key=f"{model.s3_prefix}/{STAGE_MANIFEST_NAME}")
-        return f"{uri} already staged ({STAGE_MANIFEST_NAME} present)"
-    except Exception as exc:
-        if "404" not in str(exc) and "Not Found" not in str(exc) and "NoSuchKey" not in str(exc):
-            raise StepFailed(
-                "stage",
-                f"cannot read {uri}/{STAGE_MANIFEST_NAME}: {exc}",
-                'stage as a role listed in "fastload:stagerRoleArns" (the bucket refuses others)',
-            ) from None
+    # A published revision (what `fastload stage` writes) or a flat stage: what the pods can load.
+    for name, what in ((POINTER_NAME, "a published revision"), (STAGE_MANIFEST_NAME, "a flat stage")):
+        try:
+            c.s3.head_object(Bucket=bucket, Key=f"{model.s3_prefix}/{name}")
+            return f"{uri} already staged ({what}: {name} present)"
+        except Exception as exc:
+            if "404" not in str(exc) and "Not Found" not in str(exc) and "NoSuchKey" not in str(exc):
+                raise StepFailed(
+                    "stage",
+                    f"cannot read {uri}/{name}: {exc}",
+                    'stage as a role listed in "fastload:stagerRoleArns" (the bucket refuses others)',
+                ) from None
     if local_dir is None:
         raise StepFailed("stage", f"{model.name} is not staged at {uri}", "give the model's folder: FROM=./folder")
     if c.stage is None or c.stage(local_dir, uri) != 0:
