@@ -89,12 +89,13 @@ def karpenter_nodes(where: Where, **kwargs: Any) -> KarpenterGpuNodes:
     return KarpenterGpuNodes(stack, "Gpu", cluster=cluster, instance_types=["g6e"], **kwargs)
 
 
-def karpenter_controller(where: Where) -> KarpenterController:
+def karpenter_controller(where: Where, literal_name: bool = False, **kwargs: Any) -> KarpenterController:
     stack = app_in(where)
-    name = cdk.CfnParameter(stack, "ClusterName").value_as_string  # a token: unusable in condition keys
+    # A token by default: unusable in condition keys.
+    name = "c" if literal_name else cdk.CfnParameter(stack, "ClusterName").value_as_string
     cluster = eks.Cluster.from_cluster_attributes(stack, "Cluster", cluster_name=name)
     role = cdk.aws_iam.Role.from_role_name(stack, "Node", "node")
-    return KarpenterController(stack, "Karpenter", cluster=cluster, node_role=role)
+    return KarpenterController(stack, "Karpenter", cluster=cluster, node_role=role, **kwargs)
 
 
 def scale_out_metrics(where: Where, **kwargs: Any) -> ScaleOutMetrics:
@@ -280,6 +281,8 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         "fastload:amiAlias",
     ),
     ("server-options-zero-replicas", lambda w: ServerOptions(replicas=0), "replicas"),
+    # `true` from JSON or YAML is not one replica.
+    ("karpenter-replicas-true", lambda w: karpenter_controller(w, literal_name=True, replicas=True), "replicas"),
     (
         "node-pool-options-capacity-block",
         lambda w: NodePoolOptions(capacity_types=("capacity-block",)),

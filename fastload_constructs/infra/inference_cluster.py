@@ -34,7 +34,7 @@ from fastload_constructs.core.cluster.settings import (
     check_version,
     kubectl_layer_module,
 )
-from fastload_constructs.core.errors import is_whole_number, require
+from fastload_constructs.core.errors import require, whole_number_in
 from fastload_constructs.core.naming import LABEL_NODE_ROLE, NODE_ROLE_SYSTEM
 from fastload_constructs.infra.cfn import cfn_resource
 from fastload_constructs.infra.nag_findings import (
@@ -139,12 +139,7 @@ class InferenceCluster(Construct):
         require(not isinstance(admin_role_arns, str), "admin_role_arns", admin_role_arns, "a list of IAM role ARNs")
         check_admin_role_arns([a for a in admin_role_arns if not Token.is_unresolved(a)])
         require(isinstance(ebs_csi, bool), "ebs_csi", ebs_csi, "True or False")
-        require(
-            is_whole_number(system_nodes) and 0 <= system_nodes <= 10,
-            "system_nodes",
-            system_nodes,
-            "a whole number from 0 to 10",
-        )
+        whole_number_in(system_nodes, "system_nodes", 0, 10)
         super().__init__(scope, id)
 
         module, layer_class = kubectl_layer_module(version)

@@ -52,7 +52,7 @@ from fastload_constructs.core.cluster.karpenter import (
     controller_policy_statements,
     plan_node_pools,
 )
-from fastload_constructs.core.errors import require
+from fastload_constructs.core.errors import require, whole_number_in
 from fastload_constructs.core.validation import check_dns_label
 from fastload_constructs.infra.applied_chart import AppliedChart
 from fastload_constructs.infra.inference_cluster import SystemNodes
@@ -134,7 +134,7 @@ class KarpenterController(Construct):
             "a literal EKS cluster name (Karpenter's IAM policy uses it in condition keys): "
             "name the cluster (InferenceCluster(cluster_name=...)) or pass cluster_name=",
         )
-        require(isinstance(replicas, int) and 1 <= replicas <= 3, "replicas", replicas, "a whole number from 1 to 3")
+        whole_number_in(replicas, "replicas", 1, 3)
         super().__init__(scope, id)
         self.cluster_name = name
         self._cluster = cluster

@@ -23,7 +23,7 @@ import cdk8s_plus_28 as kplus
 import yaml
 from constructs import Construct
 
-from fastload_constructs.core.errors import is_whole_number, require
+from fastload_constructs.core.errors import whole_number_in
 from fastload_constructs.core.naming import (
     GPU_TAINT_KEY,
     INSTANCE_STORE_RAID0,
@@ -83,12 +83,7 @@ class LocalNvmeStorage(cdk8s.Chart):
         volumes_per_node: int = 4,
         image: str = PROVISIONER_IMAGE,
     ) -> None:
-        require(
-            is_whole_number(volumes_per_node) and 1 <= volumes_per_node <= 64,
-            "volumes_per_node",
-            volumes_per_node,
-            "a whole number from 1 to 64",
-        )
+        whole_number_in(volumes_per_node, "volumes_per_node", 1, 64)
         super().__init__(
             scope,
             id,

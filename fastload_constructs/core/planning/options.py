@@ -115,12 +115,7 @@ def validate_options(opts: TuningOptions) -> None:
         opts.streamer_ram_fraction,
         "a number in (0, 0.8]",
     )
-    require(
-        is_whole_number(opts.probe_period_seconds) and 1 <= opts.probe_period_seconds <= 60,
-        "probe_period_seconds",
-        opts.probe_period_seconds,
-        "a whole number from 1 to 60",
-    )
+    whole_number_in(opts.probe_period_seconds, "probe_period_seconds", 1, 60)
     require(opts.probe_safety_factor >= 1, "probe_safety_factor", opts.probe_safety_factor, "a number >= 1")
     require(
         is_whole_number(opts.min_startup_budget_seconds) and opts.min_startup_budget_seconds > 0,
@@ -158,12 +153,7 @@ def validate_options(opts: TuningOptions) -> None:
             sizes,
             "ascending, distinct whole numbers from 1 to 8192 (an empty list captures none)",
         )
-    require(
-        is_whole_number(opts.max_num_seqs) and 1 <= opts.max_num_seqs <= 65536,
-        "max_num_seqs",
-        opts.max_num_seqs,
-        "a whole number from 1 to 65536",
-    )
+    whole_number_in(opts.max_num_seqs, "max_num_seqs", 1, 65536)
     require(
         is_whole_number(opts.image_bytes) and opts.image_bytes > 0,
         "image_bytes",

@@ -43,7 +43,7 @@ from fastload_constructs.core import naming
 from fastload_constructs.core.catalog import GIB
 from fastload_constructs.core.cluster.gpu_nodes import gpu_node_spec
 from fastload_constructs.core.cluster.karpenter import DO_NOT_DISRUPT, node_pool_spec
-from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
+from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require, whole_number_in
 from fastload_constructs.core.planning.plan import ServingPlan
 from fastload_constructs.core.planning.standby import (
     StandbyAssumptions,
@@ -404,12 +404,7 @@ def standby_spec(
     require(standbys >= 1, "standbys", standbys, "at least 1 for FMA's objects (0 keeps the plain vLLM Deployment)")
     require(isinstance(server, VllmServerSpec), "server", server, "a VllmServerSpec from vllm_server.server_spec")
     check_dns_label(release, "release")
-    require(
-        is_whole_number(co_sleepers) and 0 <= co_sleepers <= 8,
-        "co_sleepers",
-        co_sleepers,
-        "a whole number from 0 to 8",
-    )
+    whole_number_in(co_sleepers, "co_sleepers", 0, 8)
     a = assumptions if assumptions is not None else StandbyAssumptions()
     require(
         not server.model_from_revision,
