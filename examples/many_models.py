@@ -29,32 +29,28 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fastload_constructs.jsii_node import use_packaged_node
+import aws_cdk as cdk
+import cdk8s
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_s3 as s3
+from aws_cdk.lambda_layer_kubectl_v35 import KubectlV35Layer
 
-use_packaged_node()
-
-import aws_cdk as cdk  # noqa: E402
-import cdk8s  # noqa: E402
-from aws_cdk import aws_ec2 as ec2  # noqa: E402
-from aws_cdk import aws_eks_v2 as eks  # noqa: E402
-from aws_cdk import aws_iam as iam  # noqa: E402
-from aws_cdk import aws_s3 as s3  # noqa: E402
-from aws_cdk.lambda_layer_kubectl_v35 import KubectlV35Layer  # noqa: E402
-
-from fastload_constructs.core.model import ModelProfile  # noqa: E402
-from fastload_constructs.core.planning.options import TuningOptions  # noqa: E402
-from fastload_constructs.core.planning.plan import plan  # noqa: E402
-from fastload_constructs.core.planning.serving import Serving  # noqa: E402
-from fastload_constructs.core.serving.vllm_server import ServerOptions  # noqa: E402
-from fastload_constructs.infra import (  # noqa: E402
+from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.planning.serving import Serving
+from fastload_constructs.core.serving.vllm_server import ServerOptions
+from fastload_constructs.infra import (
     AppliedChart,
     ModelBucket,
     ServedModel,
     check_assembly_limits,
     check_stack_limits,
 )
-from fastload_constructs.infra.synth_limits import policy_bytes  # noqa: E402
-from fastload_constructs.k8s import NamespaceChart  # noqa: E402
+from fastload_constructs.infra.synth_limits import policy_bytes
+from fastload_constructs.k8s import NamespaceChart
 
 ENV = cdk.Environment(account="111122223333", region="us-east-1")
 BUCKET = "acme-many-models"
