@@ -10,6 +10,7 @@ import click
 
 from fastload_constructs.cli.s3_options import s3_options
 from fastload_constructs.cli.signals import terminate_as_interrupt
+from fastload_constructs.core.access.revisions import require_model_prefix
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.s3_uri import parse_s3_uri
 
@@ -98,6 +99,7 @@ def stage_command(
     from fastload_constructs.s3.uploader import transfer_config, upload_model
 
     location = parse_s3_uri(s3_uri)
+    require_model_prefix(location.prefix, location.uri)
     require(
         not (delete_stale and layout == "revisions"),
         "--delete-stale",

@@ -38,6 +38,7 @@ from fastload_constructs.core.access.revisions import (
     first_pointer,
     new_revision_id,
     parse_pointer,
+    require_model_prefix,
     revision_prefix,
 )
 from fastload_constructs.core.errors import FastloadConfigError
@@ -161,6 +162,7 @@ def publish(
     reply was lost is retried by botocore and then fails its condition against our own write:
     a pointer that already says what we wrote is success.
     """
+    require_model_prefix(location.prefix, location.uri)
     check_revision_id(revision)
     now = now or datetime.now(timezone.utc)
     target = S3Location(location.bucket, revision_prefix(location.prefix, revision))
@@ -202,6 +204,7 @@ def _conflict(location: S3Location, there: Pointer | None) -> PublishConflict:
 
 def set_pinned(client: Any, location: S3Location, pinned: bool, revision: str | None = None) -> Pointer:
     """Pin (or unpin) the current revision, or publish `revision` pinned: stages then leave the pointer alone."""
+    require_model_prefix(location.prefix, location.uri)
     pointer, etag = read_pointer(client, location)
     if pointer is None and revision is None:
         raise FastloadConfigError("s3_uri", location.uri, "a model prefix with a published revision")
@@ -211,6 +214,7 @@ def set_pinned(client: Any, location: S3Location, pinned: bool, revision: str | 
 
 def rollback(client: Any, location: S3Location) -> Pointer:
     """Publish the revision that was current before this one, pinned (a later stage does not undo it)."""
+    require_model_prefix(location.prefix, location.uri)
     pointer, etag = read_pointer(client, location)
     previous = pointer.previous() if pointer else None
     if pointer is None or previous is None:
@@ -228,6 +232,7 @@ def collect(
     now: datetime | None = None,
 ) -> Collection:
     """Choose (and with `delete`, remove) the revisions no pod can still use; the pointer is never touched."""
+    require_model_prefix(location.prefix, location.uri)
     now = now or datetime.now(timezone.utc)
     pointer, _ = read_pointer(client, location)
     chosen = choose_collection(list_revisions(client, location), pointer, now, keep=keep, grace_s=grace_s)
@@ -370,6 +375,7 @@ def stage_revision(
     revision's manifest writes nothing. An interrupted run's revision (named in the local record,
     still without a manifest) is resumed rather than started again.
     """
+    require_model_prefix(location.prefix, location.uri)
     clock = now or (lambda: datetime.now(timezone.utc))
     record = record if record is not None else StageRecord.load(model.root)
     with explained(location.uri):

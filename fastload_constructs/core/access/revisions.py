@@ -78,6 +78,20 @@ def revision_of_prefix(prefix: str) -> str | None:
     return None
 
 
+def require_model_prefix(prefix: str, uri: str, field_name: str = "s3_uri") -> None:
+    """Refuse a URI that is (or is inside) a revision folder: staging or publishing there would write into
+    a revision, which pods stream whole (every *.safetensors under it) and which is never to change."""
+    parts = prefix.strip("/").split("/")
+    inside = any(parts[i] == REVISIONS_FOLDER and REVISION_ID.fullmatch(parts[i + 1]) for i in range(len(parts) - 1))
+    require(
+        not inside,
+        field_name,
+        uri,
+        "a model prefix, not a revision folder or a path inside one (revisions are written once: "
+        "stage, publish and collect at the prefix above revisions/)",
+    )
+
+
 def stamp(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
