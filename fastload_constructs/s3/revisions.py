@@ -235,9 +235,20 @@ def collect(
     require_model_prefix(location.prefix, location.uri)
     now = now or datetime.now(timezone.utc)
     pointer, _ = read_pointer(client, location)
-    chosen = choose_collection(list_revisions(client, location), pointer, now, keep=keep, grace_s=grace_s)
+    listed = list_revisions(client, location)
+    chosen = choose_collection(listed, pointer, now, keep=keep, grace_s=grace_s)
     if delete:
+        deleted: list[str] = []
+        keep_now = dict(chosen.keep)
         for revision in chosen.delete:
+            # The pointer again, just before each revision goes: a publish or rollback since the first
+            # read may have made it current (pods would then resolve a revision with no manifest).
+            fresh, _ = read_pointer(client, location)
+            again = choose_collection(listed, fresh, now, keep=keep, grace_s=grace_s)
+            if revision not in again.delete:
+                keep_now[revision] = again.keep.get(revision, "published while this ran")
+                continue
+            deleted.append(revision)
             folder = S3Location(location.bucket, revision_prefix(location.prefix, revision))
             # The manifest first: a revision that is being removed stops being "complete" at once.
             keys = [folder.key(STAGE_MANIFEST_NAME)] + [
@@ -254,6 +265,7 @@ def collect(
                             f"{folder.uri}: could not delete {len(failed)} objects, e.g. "
                             f"{failed[0].get('Key')}: {failed[0].get('Code')}"
                         )
+        chosen = Collection(tuple(deleted), keep_now)
     return chosen
 
 
