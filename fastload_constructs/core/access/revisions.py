@@ -173,12 +173,13 @@ def parse_pointer(body: bytes, where: str = POINTER_NAME) -> Pointer:
     """Read a pointer; raises FastloadConfigError naming what is wrong (a pod refuses the same bodies)."""
     try:
         data = json.loads(body)
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # RecursionError: nested too deep
         raise FastloadConfigError(where, str(exc)[:80], "a fastload pointer (JSON)") from None
     require(isinstance(data, dict), where, type(data).__name__, "a JSON object")
     assert isinstance(data, dict)
+    version = data.get("fastload_pointer_version")
     require(
-        data.get("fastload_pointer_version") == POINTER_VERSION,
+        type(version) is int and version == POINTER_VERSION,
         f"{where}.fastload_pointer_version",
         data.get("fastload_pointer_version"),
         f"{POINTER_VERSION} (written by this fastload)",
@@ -197,7 +198,9 @@ def parse_pointer(body: bytes, where: str = POINTER_NAME) -> Pointer:
         require(past_since is not None, f"{here}.since", entry.get("since"), "a UTC time")
         assert past_since is not None
         history.append(Publication(check_revision_id(entry.get("revision"), f"{here}.revision"), past_since, until))
-    return Pointer(revision, since, bool(data.get("pinned", False)), tuple(history))
+    pinned = data.get("pinned", False)
+    require(isinstance(pinned, bool), f"{where}.pinned", pinned, "true or false")
+    return Pointer(revision, since, pinned, tuple(history))
 
 
 @dataclass(frozen=True)
