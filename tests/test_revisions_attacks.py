@@ -155,3 +155,43 @@ def test_a_hostile_pointer_is_refused_in_one_line_by_the_cli_and_the_pod(s3_serv
         assert _run(s3_server, "revisions", command, f"s3://{bucket}/m") == 2, command
         err = capsys.readouterr().err
         assert err.startswith(f"fastload: s3://{bucket}/m/{POINTER_NAME}") and err.count("\n") == 1, err
+
+
+# --- a re-run after the publish failed publishes the revision it already wrote --------------------------
+
+
+def test_a_rerun_after_a_failed_publish_publishes_the_complete_revision_without_uploading(
+    s3_server, tmp_path, monkeypatch, capsys
+):
+    """Credentials that expire at the end of a long upload fail the publish: the re-run used to write a
+    third revision and upload every changed byte again."""
+    bucket = s3_server.new_bucket()
+    location = parse_s3_uri(f"s3://{bucket}/m")
+    _stage(s3_server, _model(tmp_path, "a"), location)
+    folder = _model(tmp_path, "b", last_byte=3)
+
+    def lost(*args, **kwargs):
+        raise ConnectionResetError("publish failed")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(revisions, "publish", lost)
+        with pytest.raises(ConnectionResetError):
+            _stage(s3_server, folder, location)
+    written = [r for r in revisions.list_revisions(s3_server.client(), location) if r.complete]
+    assert len(written) == 2
+    before = {k: v for k, v in _keys(s3_server, bucket).items() if not k.endswith(POINTER_NAME)}
+
+    assert _run(s3_server, "stage", str(folder), location.uri, "--no-progress") == 0
+    out = capsys.readouterr().out
+    assert f"revision: {written[-1].revision}" in out and "published" in out and "uploaded" not in out
+    after = _keys(s3_server, bucket)
+    assert {k: v for k, v in after.items() if not k.endswith(POINTER_NAME)} == before  # nothing written
+    assert revisions.read_pointer(s3_server.client(), location)[0].revision == written[-1].revision
+
+    # Other files than that revision holds: a new revision, never a write into the complete one.
+    (folder / "tokenizer.json").write_text('{"v": 3}')
+    again = _stage(s3_server, folder, location)
+    assert again.revision != written[-1].revision and again.published
+    assert {k: v for k, v in _keys(s3_server, bucket).items() if written[-1].revision in k} == {
+        k: v for k, v in before.items() if written[-1].revision in k
+    }

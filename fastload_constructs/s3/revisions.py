@@ -411,8 +411,29 @@ def stage_revision(
     revision = record.open_revision(location.uri)
     if revision is not None:
         folder = S3Location(location.bucket, revision_prefix(location.prefix, revision))
-        if read_manifest(client, location.bucket, folder.key(STAGE_MANIFEST_NAME)) is not None:
-            revision = None  # finished (and maybe unpublished): never written again
+        manifest = read_manifest(client, location.bucket, folder.key(STAGE_MANIFEST_NAME))
+        if manifest is not None:
+            # Finished by an earlier run whose publish failed (or was not asked for): never written again.
+            # Holding exactly these files, it is what this run would write: publish it as it is.
+            done = _manifest_files(manifest)
+            hashed = _fill_hashes(model, done, record, verify, on_hash_bytes)
+            if {f.name: (f.size, f.sha256) for f in hashed.files} == done:
+                record.save()
+                return _publish_staged(
+                    client,
+                    location,
+                    revision,
+                    folder.uri,
+                    (),
+                    0,
+                    None,
+                    pointer,
+                    pointer_etag,
+                    publish_it,
+                    clock,
+                    record,
+                )
+            revision = None
     if revision is None:
         revision = new_revision_id(clock(), uuid.uuid4().hex)
         record.remember_open_revision(location.uri, revision)
@@ -457,9 +478,41 @@ def stage_revision(
             # (the streamer loads every *.safetensors under the revision).
             delete_stale=True,
         )
-        record.forget_open_revision(location.uri)
     finally:
         record.save()
+    return _publish_staged(
+        client,
+        location,
+        revision,
+        target.uri,
+        tuple(copied),
+        copied_bytes,
+        result,
+        pointer,
+        pointer_etag,
+        publish_it,
+        clock,
+        record,
+    )
+
+
+def _publish_staged(
+    client: Any,
+    location: S3Location,
+    revision: str,
+    revision_uri: str,
+    copied: tuple[str, ...],
+    copied_bytes: int,
+    result: StageResult | None,
+    pointer: Pointer | None,
+    pointer_etag: str,
+    publish_it: bool,
+    clock: Callable[[], datetime],
+    record: StageRecord,
+) -> RevisionStage:
+    """Publish a complete revision unless asked not to or the model is pinned. The record names it as
+    this folder's open revision until it is published, so a re-run after a failed publish publishes it
+    instead of writing (and uploading) another."""
     published = False
     new_pointer = pointer
     pinned_elsewhere = None
@@ -468,6 +521,8 @@ def stage_revision(
     elif publish_it:
         new_pointer = publish(client, location, revision, now=clock(), expected_etag=pointer_etag)
         published = True
+        record.forget_open_revision(location.uri)
+        record.save()
     return RevisionStage(
-        revision, target.uri, published, False, tuple(copied), copied_bytes, result, new_pointer, pinned_elsewhere
+        revision, revision_uri, published, False, copied, copied_bytes, result, new_pointer, pinned_elsewhere
     )
