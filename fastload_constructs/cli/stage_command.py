@@ -10,6 +10,7 @@ import click
 
 from fastload_constructs.cli.s3_options import s3_options
 from fastload_constructs.cli.signals import terminate_as_interrupt
+from fastload_constructs.core.access.revisions import require_model_prefix
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.s3_uri import parse_s3_uri
 
@@ -98,6 +99,7 @@ def stage_command(
     from fastload_constructs.s3.uploader import transfer_config, upload_model
 
     location = parse_s3_uri(s3_uri)
+    require_model_prefix(location.prefix, location.uri)
     require(
         not (delete_stale and layout == "revisions"),
         "--delete-stale",
@@ -199,17 +201,21 @@ def _report_revision(staged: RevisionStage, model: LocalModel) -> None:
         click.echo(f"unchanged: revision {staged.revision} (current) already holds these files; nothing written")
         _describe(model)
         return
-    assert staged.result is not None
-    plan = staged.result.plan
-    uploaded = len(plan.upload)
-    click.echo(
-        f"uploaded {uploaded} files ({plan.upload_bytes} bytes); copied {len(staged.copied)} unchanged files "
-        f"server-side ({staged.copied_bytes} bytes); skipped {len(plan.skip) - len(staged.copied)} "
-        "already in this revision"
-    )
-    _describe(model)
-    click.echo(f"revision: {staged.revision} ({staged.revision_uri})")
-    click.echo(f"manifest: {staged.result.manifest_uri}")
+    if staged.result is None:
+        click.echo("complete already: an earlier run of this stage wrote these files; nothing written")
+        _describe(model)
+        click.echo(f"revision: {staged.revision} ({staged.revision_uri})")
+    else:
+        plan = staged.result.plan
+        uploaded = len(plan.upload)
+        click.echo(
+            f"uploaded {uploaded} files ({plan.upload_bytes} bytes); copied {len(staged.copied)} unchanged files "
+            f"server-side ({staged.copied_bytes} bytes); skipped {len(plan.skip) - len(staged.copied)} "
+            "already in this revision"
+        )
+        _describe(model)
+        click.echo(f"revision: {staged.revision} ({staged.revision_uri})")
+        click.echo(f"manifest: {staged.result.manifest_uri}")
     if staged.published:
         click.echo(f"published: pods that start from now on load {staged.revision}")
     elif staged.pinned_elsewhere:
@@ -223,7 +229,7 @@ def _report_revision(staged: RevisionStage, model: LocalModel) -> None:
             f"not published (--no-publish); `fastload revisions publish "
             f"{staged.revision_uri.rsplit('/revisions/', 1)[0]} {staged.revision}` makes it current"
         )
-    if staged.result.aborted_uploads:
+    if staged.result is not None and staged.result.aborted_uploads:
         click.echo(f"aborted {staged.result.aborted_uploads} multipart uploads an earlier, interrupted stage left open")
 
 

@@ -1182,9 +1182,15 @@ _RETRIED_CODES = frozenset({"500", "502", "503", "504", "InternalError", "SlowDo
 
 def pointer_revision(body: bytes) -> str:
     """The revision a pointer names; ValueError for anything fastload did not write."""
-    data = json.loads(body)
-    if not isinstance(data, dict) or data.get("fastload_pointer_version") != POINTER_VERSION:
+    try:
+        data = json.loads(body)
+    except RecursionError:
+        raise ValueError("not a fastload pointer (JSON nested too deep)") from None
+    version = data.get("fastload_pointer_version") if isinstance(data, dict) else None
+    if type(version) is not int or version != POINTER_VERSION:
         raise ValueError("not a fastload pointer (fastload_pointer_version 1)")
+    if not isinstance(data.get("pinned", False), bool):
+        raise ValueError(f"pointer's pinned is not true or false: {data.get('pinned')!r}")
     revision = data.get("revision")
     if not isinstance(revision, str) or not REVISION_ID.fullmatch(revision):
         raise ValueError(f"pointer names no valid revision: {revision!r}")

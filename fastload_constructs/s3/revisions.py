@@ -38,6 +38,7 @@ from fastload_constructs.core.access.revisions import (
     first_pointer,
     new_revision_id,
     parse_pointer,
+    require_model_prefix,
     revision_prefix,
 )
 from fastload_constructs.core.errors import FastloadConfigError
@@ -161,6 +162,7 @@ def publish(
     reply was lost is retried by botocore and then fails its condition against our own write:
     a pointer that already says what we wrote is success.
     """
+    require_model_prefix(location.prefix, location.uri)
     check_revision_id(revision)
     now = now or datetime.now(timezone.utc)
     target = S3Location(location.bucket, revision_prefix(location.prefix, revision))
@@ -202,6 +204,7 @@ def _conflict(location: S3Location, there: Pointer | None) -> PublishConflict:
 
 def set_pinned(client: Any, location: S3Location, pinned: bool, revision: str | None = None) -> Pointer:
     """Pin (or unpin) the current revision, or publish `revision` pinned: stages then leave the pointer alone."""
+    require_model_prefix(location.prefix, location.uri)
     pointer, etag = read_pointer(client, location)
     if pointer is None and revision is None:
         raise FastloadConfigError("s3_uri", location.uri, "a model prefix with a published revision")
@@ -211,6 +214,7 @@ def set_pinned(client: Any, location: S3Location, pinned: bool, revision: str | 
 
 def rollback(client: Any, location: S3Location) -> Pointer:
     """Publish the revision that was current before this one, pinned (a later stage does not undo it)."""
+    require_model_prefix(location.prefix, location.uri)
     pointer, etag = read_pointer(client, location)
     previous = pointer.previous() if pointer else None
     if pointer is None or previous is None:
@@ -228,11 +232,23 @@ def collect(
     now: datetime | None = None,
 ) -> Collection:
     """Choose (and with `delete`, remove) the revisions no pod can still use; the pointer is never touched."""
+    require_model_prefix(location.prefix, location.uri)
     now = now or datetime.now(timezone.utc)
     pointer, _ = read_pointer(client, location)
-    chosen = choose_collection(list_revisions(client, location), pointer, now, keep=keep, grace_s=grace_s)
+    listed = list_revisions(client, location)
+    chosen = choose_collection(listed, pointer, now, keep=keep, grace_s=grace_s)
     if delete:
+        deleted: list[str] = []
+        keep_now = dict(chosen.keep)
         for revision in chosen.delete:
+            # The pointer again, just before each revision goes: a publish or rollback since the first
+            # read may have made it current (pods would then resolve a revision with no manifest).
+            fresh, _ = read_pointer(client, location)
+            again = choose_collection(listed, fresh, now, keep=keep, grace_s=grace_s)
+            if revision not in again.delete:
+                keep_now[revision] = again.keep.get(revision, "published while this ran")
+                continue
+            deleted.append(revision)
             folder = S3Location(location.bucket, revision_prefix(location.prefix, revision))
             # The manifest first: a revision that is being removed stops being "complete" at once.
             keys = [folder.key(STAGE_MANIFEST_NAME)] + [
@@ -249,6 +265,7 @@ def collect(
                             f"{folder.uri}: could not delete {len(failed)} objects, e.g. "
                             f"{failed[0].get('Key')}: {failed[0].get('Code')}"
                         )
+        chosen = Collection(tuple(deleted), keep_now)
     return chosen
 
 
@@ -370,6 +387,7 @@ def stage_revision(
     revision's manifest writes nothing. An interrupted run's revision (named in the local record,
     still without a manifest) is resumed rather than started again.
     """
+    require_model_prefix(location.prefix, location.uri)
     clock = now or (lambda: datetime.now(timezone.utc))
     record = record if record is not None else StageRecord.load(model.root)
     with explained(location.uri):
@@ -393,8 +411,29 @@ def stage_revision(
     revision = record.open_revision(location.uri)
     if revision is not None:
         folder = S3Location(location.bucket, revision_prefix(location.prefix, revision))
-        if read_manifest(client, location.bucket, folder.key(STAGE_MANIFEST_NAME)) is not None:
-            revision = None  # finished (and maybe unpublished): never written again
+        manifest = read_manifest(client, location.bucket, folder.key(STAGE_MANIFEST_NAME))
+        if manifest is not None:
+            # Finished by an earlier run whose publish failed (or was not asked for): never written again.
+            # Holding exactly these files, it is what this run would write: publish it as it is.
+            done = _manifest_files(manifest)
+            hashed = _fill_hashes(model, done, record, verify, on_hash_bytes)
+            if {f.name: (f.size, f.sha256) for f in hashed.files} == done:
+                record.save()
+                return _publish_staged(
+                    client,
+                    location,
+                    revision,
+                    folder.uri,
+                    (),
+                    0,
+                    None,
+                    pointer,
+                    pointer_etag,
+                    publish_it,
+                    clock,
+                    record,
+                )
+            revision = None
     if revision is None:
         revision = new_revision_id(clock(), uuid.uuid4().hex)
         record.remember_open_revision(location.uri, revision)
@@ -439,9 +478,41 @@ def stage_revision(
             # (the streamer loads every *.safetensors under the revision).
             delete_stale=True,
         )
-        record.forget_open_revision(location.uri)
     finally:
         record.save()
+    return _publish_staged(
+        client,
+        location,
+        revision,
+        target.uri,
+        tuple(copied),
+        copied_bytes,
+        result,
+        pointer,
+        pointer_etag,
+        publish_it,
+        clock,
+        record,
+    )
+
+
+def _publish_staged(
+    client: Any,
+    location: S3Location,
+    revision: str,
+    revision_uri: str,
+    copied: tuple[str, ...],
+    copied_bytes: int,
+    result: StageResult | None,
+    pointer: Pointer | None,
+    pointer_etag: str,
+    publish_it: bool,
+    clock: Callable[[], datetime],
+    record: StageRecord,
+) -> RevisionStage:
+    """Publish a complete revision unless asked not to or the model is pinned. The record names it as
+    this folder's open revision until it is published, so a re-run after a failed publish publishes it
+    instead of writing (and uploading) another."""
     published = False
     new_pointer = pointer
     pinned_elsewhere = None
@@ -450,6 +521,8 @@ def stage_revision(
     elif publish_it:
         new_pointer = publish(client, location, revision, now=clock(), expected_etag=pointer_etag)
         published = True
+        record.forget_open_revision(location.uri)
+        record.save()
     return RevisionStage(
-        revision, target.uri, published, False, tuple(copied), copied_bytes, result, new_pointer, pinned_elsewhere
+        revision, revision_uri, published, False, copied, copied_bytes, result, new_pointer, pinned_elsewhere
     )

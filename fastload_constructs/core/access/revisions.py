@@ -78,6 +78,20 @@ def revision_of_prefix(prefix: str) -> str | None:
     return None
 
 
+def require_model_prefix(prefix: str, uri: str, field_name: str = "s3_uri") -> None:
+    """Refuse a URI that is (or is inside) a revision folder: staging or publishing there would write into
+    a revision, which pods stream whole (every *.safetensors under it) and which is never to change."""
+    parts = prefix.strip("/").split("/")
+    inside = any(parts[i] == REVISIONS_FOLDER and REVISION_ID.fullmatch(parts[i + 1]) for i in range(len(parts) - 1))
+    require(
+        not inside,
+        field_name,
+        uri,
+        "a model prefix, not a revision folder or a path inside one (revisions are written once: "
+        "stage, publish and collect at the prefix above revisions/)",
+    )
+
+
 def stamp(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -159,12 +173,13 @@ def parse_pointer(body: bytes, where: str = POINTER_NAME) -> Pointer:
     """Read a pointer; raises FastloadConfigError naming what is wrong (a pod refuses the same bodies)."""
     try:
         data = json.loads(body)
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # RecursionError: nested too deep
         raise FastloadConfigError(where, str(exc)[:80], "a fastload pointer (JSON)") from None
     require(isinstance(data, dict), where, type(data).__name__, "a JSON object")
     assert isinstance(data, dict)
+    version = data.get("fastload_pointer_version")
     require(
-        data.get("fastload_pointer_version") == POINTER_VERSION,
+        type(version) is int and version == POINTER_VERSION,
         f"{where}.fastload_pointer_version",
         data.get("fastload_pointer_version"),
         f"{POINTER_VERSION} (written by this fastload)",
@@ -183,7 +198,9 @@ def parse_pointer(body: bytes, where: str = POINTER_NAME) -> Pointer:
         require(past_since is not None, f"{here}.since", entry.get("since"), "a UTC time")
         assert past_since is not None
         history.append(Publication(check_revision_id(entry.get("revision"), f"{here}.revision"), past_since, until))
-    return Pointer(revision, since, bool(data.get("pinned", False)), tuple(history))
+    pinned = data.get("pinned", False)
+    require(isinstance(pinned, bool), f"{where}.pinned", pinned, "true or false")
+    return Pointer(revision, since, pinned, tuple(history))
 
 
 @dataclass(frozen=True)

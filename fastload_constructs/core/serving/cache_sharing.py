@@ -112,6 +112,7 @@ def cache_sync_script() -> str:
 # placeholder argument for the URI resolve-revision wrote, then execs the engine (which keeps PID 1's
 # signals). An unreadable file fails the container rather than starting a server on no model.
 MODEL_URI_PLACEHOLDER = "@fastload-model-uri@"
+SERVED_NAME_FLAG = "--served-model-name"  # vLLM and SGLang alike
 LAUNCH_SCRIPT = (
     f'm=$(cat {REVISION_URI_FILE}) && [ -n "$m" ] || exit 1; '
     f'for a do shift; if [ "$a" = "{MODEL_URI_PLACEHOLDER}" ]; then a=$m; fi; set -- "$@" "$a"; done; '
@@ -123,9 +124,13 @@ def revision_launch(
     command: tuple[str, ...], args: tuple[str, ...], model_uri: str
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(command, args) that run `command args` with every argument equal to `model_uri` replaced, in the pod,
-    by the revision's URI resolve-revision wrote."""
+    by the revision's URI resolve-revision wrote; but not the value of `--served-model-name`, the name
+    clients call the model by, which must not change with each revision."""
     require(model_uri in args, "model_uri", model_uri, "the model path among the server's arguments")
-    swapped = tuple(MODEL_URI_PLACEHOLDER if a == model_uri else a for a in args)
+    swapped = tuple(
+        MODEL_URI_PLACEHOLDER if a == model_uri and (i == 0 or args[i - 1] != SERVED_NAME_FLAG) else a
+        for i, a in enumerate(args)
+    )
     return ("/bin/sh", "-c", LAUNCH_SCRIPT, "fastload-launch"), (*command, *swapped)
 
 
