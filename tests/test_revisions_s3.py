@@ -13,6 +13,7 @@ from fastload_constructs.core.naming import STAGE_MANIFEST_NAME
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.s3 import revisions
 from fastload_constructs.s3.client import s3_client
+from fastload_constructs.s3.stage_record import StageRecord
 from fastload_constructs.s3.staging import validate_model_folder
 from fastload_constructs.s3.uploader import transfer_config, upload_model
 from tests.hf_model_factory import SHARD_1, write_hf_model
@@ -94,14 +95,16 @@ def test_an_interrupted_stage_resumes_its_own_revision(s3_server, tmp_path, monk
     def broken(*args, **kwargs):
         raise ConnectionResetError("killed mid-stage")
 
+    real = revisions.upload_model
     monkeypatch.setattr(revisions, "upload_model", broken)
     with pytest.raises(ConnectionResetError):
         _stage(s3_server, folder, location)
-    monkeypatch.undo()
+    monkeypatch.setattr(revisions, "upload_model", real)  # not undo(): that would drop conftest's XDG_CACHE_HOME
     listed = revisions.list_revisions(s3_server.client(), location)
     assert listed == []  # nothing was written before the failure; the revision id is in the record
+    (opened,) = StageRecord.load(folder).open_revisions.values()
     done = _stage(s3_server, folder, location)
-    assert done.published
+    assert done.published and done.revision == opened
     assert [r.revision for r in revisions.list_revisions(s3_server.client(), location)] == [done.revision]
 
 
@@ -233,3 +236,40 @@ def test_a_copy_above_five_gib_goes_in_parts(moto_server, tmp_path, monkeypatch)
     second = _stage(moto_server, big, location)
     assert "tokenizer.json" in second.copied
     _assert_revision_whole(moto_server, bucket, "m", second.revision)
+
+
+def test_verify_rehashes_files_a_resumed_revision_already_holds(s3_server, tmp_path, monkeypatch):
+    """A file changed in place with its size, mtime and inode kept fools the local record; --verify does not."""
+    import os
+
+    from fastload_constructs.s3 import uploader
+
+    bucket = s3_server.new_bucket()
+    location = parse_s3_uri(f"s3://{bucket}/m")
+    folder = _model(tmp_path)
+    real = uploader.upload_model
+
+    def upload_then_die(client, model, target, **kwargs):
+        real(client, model, target, **kwargs)
+        raise ConnectionResetError("killed before publish")
+
+    monkeypatch.setattr(revisions, "upload_model", upload_then_die)
+    with pytest.raises(ConnectionResetError):
+        _stage(s3_server, folder, location)
+    monkeypatch.setattr(revisions, "upload_model", real)
+    # Remove the manifest: the revision is unfinished again, so a re-run resumes it.
+    listed = revisions.list_revisions(s3_server.client(), location)
+    (open_revision,) = [r.revision for r in listed]
+    s3_server.client().delete_object(Bucket=bucket, Key=f"m/revisions/{open_revision}/{STAGE_MANIFEST_NAME}")
+    shard = folder / SHARD_1
+    stat = shard.stat()
+    data = bytearray(shard.read_bytes())
+    data[-1] ^= 0xFF
+    with shard.open("r+b") as handle:  # same inode, same size
+        handle.write(bytes(data))
+    os.utime(shard, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same mtime
+    done = _stage(s3_server, folder, location, verify=True)
+    assert done.revision == open_revision
+    body = s3_server.client().get_object(Bucket=bucket, Key=f"m/revisions/{open_revision}/{SHARD_1}")["Body"].read()
+    assert body == bytes(data)
+    _assert_revision_whole(s3_server, bucket, "m", done.revision)

@@ -472,7 +472,7 @@ def stage_revision(
             on_bytes=on_bytes,
             on_plan=on_plan,
             on_hash_bytes=on_hash_bytes,
-            verify=False,  # hashed above when asked
+            verify=verify,  # files a resumed revision holds are trusted from the record only without --verify
             record=record,
             # Only this run writes this folder: a file a resumed run no longer has must not stay in it
             # (the streamer loads every *.safetensors under the revision).
