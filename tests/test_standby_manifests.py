@@ -151,6 +151,21 @@ def test_node_local_copy_moves_into_the_launcher():
     assert one(docs, "ConfigMap", "llama-cache-sync")
 
 
+def test_the_launcher_sees_only_its_own_models_copy():
+    """Isolation on the node (issue 28): the engine mounts its model's folder, never the node's whole cache."""
+    lc = one(synth(model_cache="node-local"), "LauncherConfig")["spec"]["podTemplate"]["spec"]
+    engine = next(c for c in lc["containers"] if c["name"] == "inference-server")
+    (mount,) = [m for m in engine["volumeMounts"] if m["name"] == "model-cache"]
+    options = one(synth(model_cache="node-local"), "InferenceServerConfig")["spec"]["modelServerConfig"]["options"]
+    model_path = options.split()[options.split().index("--model") + 1]
+    assert mount == {
+        "name": "model-cache",
+        "mountPath": model_path,
+        "subPath": model_path.rsplit("/", 1)[1],
+        "readOnly": True,
+    }
+
+
 def test_an_s3_model_that_follows_revisions_is_refused_since_fma_cannot_follow_the_pointer():
     p = serving_plan(model_cache="s3", standbys=2)
     with pytest.raises(FastloadConfigError) as err:

@@ -313,7 +313,17 @@ def _launcher_pod_spec(
         {"name": COMPILE_CACHE_VOLUME, "mountPath": CACHE_MOUNT_PATH},
     ]
     if server.model_host_path is not None:
-        mounts.append({"name": MODEL_CACHE_VOLUME, "mountPath": MODEL_MOUNT_PATH, "readOnly": True})
+        # Only this model's folder (a subPath) at the path the engine is given, as in the vLLM pods: the
+        # node's other copies stay unseen (issue 28).
+        assert server.model_sub_path is not None
+        mounts.append(
+            {
+                "name": MODEL_CACHE_VOLUME,
+                "mountPath": f"{MODEL_MOUNT_PATH}/{server.model_sub_path}",
+                "subPath": server.model_sub_path,
+                "readOnly": True,
+            }
+        )
     aws_env = [{"name": k, "value": v} for k, v in server.env.items() if k.startswith("AWS_")]
     spec: dict[str, Any] = {
         "serviceAccountName": server.service_account_name,
