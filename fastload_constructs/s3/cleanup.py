@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastload_constructs.core.s3_uri import S3Location
+from fastload_constructs.s3.errors import error_code
 from fastload_constructs.s3.stage_record import StageRecord
 
 # Answers meaning the upload is gone already (completed, aborted, or expired by a lifecycle rule).
@@ -35,8 +36,7 @@ def abort_recorded_uploads(client: Any, location: S3Location, record: StageRecor
             client.abort_multipart_upload(Bucket=location.bucket, Key=key, UploadId=upload_id)
             aborted += 1
         except Exception as exc:
-            code = str((getattr(exc, "response", None) or {}).get("Error", {}).get("Code", ""))
-            if code not in _GONE:
+            if error_code(exc) not in _GONE:
                 continue
         record.forget_pending(location.uri, upload_id)
     record.save()

@@ -20,6 +20,12 @@ class S3AccessError(Exception):
     """S3 refused or could not serve a request; the message says why and what to do."""
 
 
+def error_code(exc: BaseException) -> str:
+    """The S3 error code of a botocore ClientError (`NoSuchKey`, `412`, ...); "" for anything else."""
+    response = getattr(exc, "response", None) or {}
+    return str(response.get("Error", {}).get("Code", ""))
+
+
 def explain(exc: BaseException, where: str) -> S3AccessError | None:
     """The S3AccessError describing `exc` at `where` (an s3:// URI), or None if it is not an S3 failure."""
     from botocore.exceptions import (

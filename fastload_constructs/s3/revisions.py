@@ -44,7 +44,7 @@ from fastload_constructs.core.access.revisions import (
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.naming import SHA256_METADATA_KEY, STAGE_MANIFEST_NAME
 from fastload_constructs.core.s3_uri import S3Location
-from fastload_constructs.s3.errors import S3AccessError, explained
+from fastload_constructs.s3.errors import S3AccessError, error_code, explained
 from fastload_constructs.s3.headers import list_prefix
 from fastload_constructs.s3.stage_record import StageRecord
 from fastload_constructs.s3.staging import LocalModel, UploadPlan, sha256_of
@@ -64,18 +64,13 @@ class PublishConflict(S3AccessError):
 _ABSENT = ("NoSuchKey", "404", "NotFound", "403", "AccessDenied", "Forbidden")
 
 
-def _code(exc: BaseException) -> str:
-    response = getattr(exc, "response", None) or {}
-    return str(response.get("Error", {}).get("Code", ""))
-
-
 def read_pointer(client: Any, location: S3Location) -> tuple[Pointer | None, str]:
     """The model's pointer and its ETag; (None, "") when the prefix has none (never published, or flat)."""
     key = location.key(POINTER_NAME)
     try:
         response = client.get_object(Bucket=location.bucket, Key=key)
     except Exception as exc:
-        if _code(exc) in _ABSENT:
+        if error_code(exc) in _ABSENT:
             return None, ""
         with explained(f"s3://{location.bucket}/{key}"):
             raise
@@ -88,7 +83,7 @@ def read_manifest(client: Any, bucket: str, key: str) -> dict[str, Any] | None:
     try:
         body = client.get_object(Bucket=bucket, Key=key)["Body"].read()
     except Exception as exc:
-        if _code(exc) in _ABSENT:
+        if error_code(exc) in _ABSENT:
             return None
         with explained(f"s3://{bucket}/{key}"):
             raise
@@ -184,7 +179,7 @@ def publish(
     try:
         client.put_object(Bucket=location.bucket, Key=key, Body=body, ContentType="application/json", **condition)
     except Exception as exc:
-        if _code(exc) not in ("PreconditionFailed", "412", "ConditionalRequestConflict"):
+        if error_code(exc) not in ("PreconditionFailed", "412", "ConditionalRequestConflict"):
             with explained(f"s3://{location.bucket}/{key}"):
                 raise
         there, _ = read_pointer(client, location)

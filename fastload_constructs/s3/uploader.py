@@ -45,7 +45,7 @@ from fastload_constructs.core.naming import SHA256_METADATA_KEY, STAGE_MANIFEST_
 from fastload_constructs.core.s3_uri import S3Location
 from fastload_constructs.s3.cleanup import abort_recorded_uploads
 from fastload_constructs.s3.client import metadata_value
-from fastload_constructs.s3.errors import S3AccessError, explained
+from fastload_constructs.s3.errors import S3AccessError, error_code, explained
 from fastload_constructs.s3.file_region import FileRegion
 from fastload_constructs.s3.headers import RemoteObject, list_prefix
 from fastload_constructs.s3.stage_record import StageRecord
@@ -277,9 +277,7 @@ def _put_manifest(client: Any, bucket: str, key: str, body: bytes, condition: di
             **condition,
         )
     except Exception as exc:
-        response = getattr(exc, "response", None) or {}
-        code = str(response.get("Error", {}).get("Code", ""))
-        if code not in ("PreconditionFailed", "412"):
+        if error_code(exc) not in ("PreconditionFailed", "412"):
             raise
         try:
             there = client.get_object(Bucket=bucket, Key=key)
