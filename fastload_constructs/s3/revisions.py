@@ -47,8 +47,14 @@ from fastload_constructs.core.s3_uri import S3Location
 from fastload_constructs.s3.errors import S3AccessError, error_code, explained
 from fastload_constructs.s3.headers import list_prefix
 from fastload_constructs.s3.stage_record import StageRecord
-from fastload_constructs.s3.staging import LocalModel, UploadPlan, sha256_of
-from fastload_constructs.s3.uploader import STAGE_ID_METADATA_KEY, StageResult, TransferSettings, upload_model
+from fastload_constructs.s3.staging import LocalModel, RemoteState, UploadPlan
+from fastload_constructs.s3.uploader import (
+    STAGE_ID_METADATA_KEY,
+    StageResult,
+    TransferSettings,
+    known_hashes,
+    upload_model,
+)
 
 # CopyObject copies at most 5 GiB in one request; larger objects are copied in parts (UploadPartCopy).
 MAX_SINGLE_COPY_BYTES = 5 * 1024**3
@@ -291,23 +297,15 @@ def _base(
     return (base, _manifest_files(manifest)) if manifest is not None else (None, {})
 
 
-def _fill_hashes(
+def _hashed(
     model: LocalModel,
-    base_files: dict[str, tuple[int, str]],
+    files: dict[str, tuple[int, str]],
     record: StageRecord,
     verify: bool,
     on_hash: Callable[[int], None] | None,
 ) -> LocalModel:
-    """Hash the local files a base object of the same name and size might equal (one read each, once)."""
-    files = []
-    for f in model.files:
-        sha = None if verify else record.known_sha256(f)
-        there = base_files.get(f.name)
-        if sha is None and there is not None and there[0] == f.size:
-            sha = sha256_of(f.path, on_hash)
-            record.remember_hash(f, sha)
-        files.append(f.with_sha256(sha) if sha else f)
-    return model.with_files(tuple(files))
+    """`model` with the hashes of the local files an object listed in `files` might equal (the uploader's rule)."""
+    return known_hashes(model, {n: RemoteState(size, sha) for n, (size, sha) in files.items()}, record, verify, on_hash)
 
 
 def _copy(client: Any, source: tuple[str, str], bucket: str, key: str, size: int, sha: str, stage_id: str) -> str:
@@ -389,7 +387,9 @@ def stage_revision(
         client.head_bucket(Bucket=location.bucket)
     pointer, pointer_etag = read_pointer(client, location)
     base, base_files = _base(client, location, pointer)
-    model = _fill_hashes(model, base_files, record, verify, on_hash_bytes)
+    # With --verify every local file is read here, once, and the record holds the fresh hashes: the
+    # uploader below trusts them instead of reading every file again.
+    model = _hashed(model, base_files, record, verify, on_hash_bytes)
     local = {f.name: (f.size, f.sha256) for f in model.files}
     if pointer is not None and local == base_files:
         record.save()
@@ -411,7 +411,7 @@ def stage_revision(
             # Finished by an earlier run whose publish failed (or was not asked for): never written again.
             # Holding exactly these files, it is what this run would write: publish it as it is.
             done = _manifest_files(manifest)
-            hashed = _fill_hashes(model, done, record, verify, on_hash_bytes)
+            hashed = _hashed(model, done, record, False, on_hash_bytes)  # verified above when asked
             if {f.name: (f.size, f.sha256) for f in hashed.files} == done:
                 record.save()
                 return _publish_staged(
@@ -467,7 +467,7 @@ def stage_revision(
             on_bytes=on_bytes,
             on_plan=on_plan,
             on_hash_bytes=on_hash_bytes,
-            verify=verify,  # files a resumed revision holds are trusted from the record only without --verify
+            verify=False,  # the record's hashes are the ones read above (all of them with --verify)
             record=record,
             # Only this run writes this folder: a file a resumed run no longer has must not stay in it
             # (the streamer loads every *.safetensors under the revision).

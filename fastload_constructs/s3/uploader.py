@@ -145,10 +145,15 @@ def _remote_state(
     return state, manifest_body
 
 
-def _known_hashes(
-    model: LocalModel, state: dict[str, RemoteState], record: StageRecord, verify: bool, on_hash: Callable[[int], None]
+def known_hashes(
+    model: LocalModel,
+    state: dict[str, RemoteState],
+    record: StageRecord,
+    verify: bool,
+    on_hash: Callable[[int], None] | None,
 ) -> LocalModel:
-    """Fill in local hashes without reading where the record allows; read only files S3 might already hold."""
+    """Fill in local hashes without reading where the record allows; read only files S3 might already hold
+    (all of them with `verify`). Every hash read is remembered in `record`."""
     files = []
     for f in model.files:
         sha = None if verify else record.known_sha256(f)
@@ -216,7 +221,7 @@ def upload_model(
         if on_hash_bytes:
             on_hash_bytes(n)
 
-    model = _known_hashes(model, state, record, verify, count_hash)
+    model = known_hashes(model, state, record, verify, count_hash)
     plan = plan_upload(model, state)
     if on_plan:
         on_plan(plan)
