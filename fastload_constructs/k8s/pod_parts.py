@@ -7,7 +7,7 @@ from typing import Any
 import cdk8s
 import cdk8s_plus_28 as kplus
 
-from fastload_constructs.core.serving.cache_sharing import REVISION_VOLUME, SyncContainer
+from fastload_constructs.core.serving.cache_sharing import REVISION_VOLUME, REVISION_VOLUME_MIB, SyncContainer
 
 # core.serving.vllm_server.Toleration.effect -> cdk8s-plus.
 TAINT_EFFECTS = {
@@ -54,7 +54,7 @@ def add_revision_volume(scope: Any, steps: tuple[SyncContainer, ...], volumes: d
             "RevisionVolume",
             REVISION_VOLUME,
             medium=kplus.EmptyDirMedium.MEMORY,
-            size_limit=cdk8s.Size.mebibytes(1),
+            size_limit=cdk8s.Size.mebibytes(REVISION_VOLUME_MIB),
         )
 
 

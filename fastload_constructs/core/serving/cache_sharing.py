@@ -37,6 +37,7 @@ MODEL_CACHE_VOLUME = "model-cache"
 REVISION_VOLUME = "model-revision"
 REVISION_MOUNT_PATH = "/var/run/fastload/revision"
 REVISION_URI_FILE = f"{REVISION_MOUNT_PATH}/model-uri"
+REVISION_VOLUME_MIB = 1  # the volume's sizeLimit: it holds two short lines
 DEFAULT_CACHE_PREFIX = "compile-cache"
 
 
@@ -134,11 +135,13 @@ def revision_launch(
     return ("/bin/sh", "-c", LAUNCH_SCRIPT, "fastload-launch"), (*command, *swapped)
 
 
-def _revision_args(revision: bool) -> tuple[str, ...]:
+def revision_args(revision: bool) -> tuple[str, ...]:
+    """A step's arguments to read what resolve-revision wrote (none without `revision`)."""
     return ("--revision-dir", REVISION_MOUNT_PATH) if revision else ()
 
 
-def _revision_mounts(revision: bool) -> tuple[tuple[str, str], ...]:
+def revision_mounts(revision: bool) -> tuple[tuple[str, str], ...]:
+    """A step's mount of the volume resolve-revision wrote to (none without `revision`)."""
     return ((REVISION_VOLUME, REVISION_MOUNT_PATH),) if revision else ()
 
 
@@ -153,7 +156,7 @@ def resolve_revision_container(model_uri: str) -> SyncContainer:
     bucket, _, prefix = model_uri[len("s3://") :].partition("/")
     return SyncContainer(
         name="resolve-revision",
-        args=("resolve-revision", "--bucket", bucket, "--prefix", prefix, *_revision_args(True)),
+        args=("resolve-revision", "--bucket", bucket, "--prefix", prefix, *revision_args(True)),
         mounts=((REVISION_VOLUME, REVISION_MOUNT_PATH), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH)),
         small=True,
     )
@@ -172,12 +175,12 @@ def _compile_cache_args(cache: SharedCompileCache, cache_key: str, cache_root: s
         cache_key,
         "--cache-root",
         cache_root,
-        *_revision_args(revision),
+        *revision_args(revision),
     )
 
 
 def _compile_cache_mounts(cache_root: str, revision: bool) -> tuple[tuple[str, str], ...]:
-    return ((COMPILE_CACHE_VOLUME, cache_root), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH), *_revision_mounts(revision))
+    return ((COMPILE_CACHE_VOLUME, cache_root), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH), *revision_mounts(revision))
 
 
 def restore_compile_cache(
@@ -240,14 +243,14 @@ def copy_model_container(model_uri: str, *, verify_sha256: bool, revision: bool 
     ]
     if verify_sha256:
         args.append("--verify-sha256")
-    args += _revision_args(revision)
+    args += revision_args(revision)
     return SyncContainer(
         name="stage-model",
         args=tuple(args),
         mounts=(
             (MODEL_CACHE_VOLUME, MODEL_MOUNT_PATH),
             (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH),
-            *_revision_mounts(revision),
+            *revision_mounts(revision),
         ),
     )
 

@@ -56,6 +56,7 @@ from fastload_constructs.core.serving.cache_sharing import (
     MODEL_CACHE_VOLUME,
     MODEL_MOUNT_PATH,
     REVISION_VOLUME,
+    REVISION_VOLUME_MIB,
     SCRIPT_VOLUME,
     SyncContainer,
 )
@@ -497,7 +498,8 @@ def standby_spec(
     if init_containers:
         volumes.append({"name": SCRIPT_VOLUME, "configMap": {"name": f"{name}-cache-sync"}})
     if any(step.name == "resolve-revision" for step in init_containers):
-        volumes.append({"name": REVISION_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": "1Mi"}})
+        in_memory = {"medium": "Memory", "sizeLimit": f"{REVISION_VOLUME_MIB}Mi"}
+        volumes.append({"name": REVISION_VOLUME, "emptyDir": in_memory})
     launcher_config = {
         # One engine per launcher: its identity stays simple and pod affinity can target it.
         "maxInstances": 1,

@@ -18,12 +18,12 @@ from fastload_constructs.core.serving.cache_sharing import (
     COMPILE_CACHE_VOLUME,
     MODEL_CACHE_VOLUME,
     MODEL_MOUNT_PATH,
-    REVISION_MOUNT_PATH,
-    REVISION_VOLUME,
     SCRIPT_MOUNT_PATH,
     SCRIPT_VOLUME,
     SyncContainer,
     node_local_model_dir,
+    revision_args,
+    revision_mounts,
 )
 
 WARM_CHECK_SCRIPT = "warm_check.py"
@@ -73,7 +73,6 @@ def warm_check(
     if cache_root is not None:
         args += ["--cache-root", cache_root]
         mounts.append((COMPILE_CACHE_VOLUME, cache_root))
-    if revision:  # compare the node's copy with the revision this pod resolved
-        args += ["--revision-dir", REVISION_MOUNT_PATH]
-        mounts.append((REVISION_VOLUME, REVISION_MOUNT_PATH))
+    args += revision_args(revision)  # compare the node's copy with the revision this pod resolved
+    mounts += revision_mounts(revision)
     return WarmCheckContainer(name=WARM_CHECK_CONTAINER, args=tuple(args), mounts=tuple(mounts))
