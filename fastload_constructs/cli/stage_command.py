@@ -162,7 +162,7 @@ def stage_command(
                 verify=verify,
                 publish_it=publish,
             )
-        _report_revision(staged, model)
+        _report_revision(staged, model, location.uri)
         return
     with terminate_as_interrupt(), bar:  # SIGTERM aborts the open uploads, as Ctrl-C does
         result = upload_model(
@@ -196,7 +196,7 @@ def _describe(model: LocalModel) -> None:
     )
 
 
-def _report_revision(staged: RevisionStage, model: LocalModel) -> None:
+def _report_revision(staged: RevisionStage, model: LocalModel, uri: str) -> None:
     if staged.unchanged:
         click.echo(f"unchanged: revision {staged.revision} (current) already holds these files; nothing written")
         _describe(model)
@@ -221,13 +221,12 @@ def _report_revision(staged: RevisionStage, model: LocalModel) -> None:
     elif staged.pinned_elsewhere:
         click.echo(
             f"not published: the model is pinned to {staged.pinned_elsewhere}; "
-            f"`fastload revisions publish {staged.revision_uri.rsplit('/revisions/', 1)[0]} {staged.revision}` "
+            f"`fastload revisions publish {uri} {staged.revision}` "
             "switches to this one"
         )
     else:
         click.echo(
-            f"not published (--no-publish); `fastload revisions publish "
-            f"{staged.revision_uri.rsplit('/revisions/', 1)[0]} {staged.revision}` makes it current"
+            f"not published (--no-publish); `fastload revisions publish {uri} {staged.revision}` makes it current"
         )
     if staged.result is not None and staged.result.aborted_uploads:
         click.echo(f"aborted {staged.result.aborted_uploads} multipart uploads an earlier, interrupted stage left open")

@@ -137,6 +137,11 @@ def _error_code(exc: BaseException) -> str:
     return str(response.get("Error", {}).get("Code", ""))
 
 
+# Codes that mean "no such object" here: S3 answers 403 rather than 404 for a missing key when the
+# caller may not list the bucket, and the pod role may list only the model prefix.
+_ABSENT_CODES = frozenset({"404", "NoSuchKey", "NotFound", "403", "AccessDenied", "Forbidden"})
+
+
 def _head(s3: Any, bucket: str, key: str) -> dict[str, Any] | None:
     """HEAD an object; None when it does not exist.
 
@@ -147,7 +152,7 @@ def _head(s3: Any, bucket: str, key: str) -> dict[str, Any] | None:
     try:
         return s3.head_object(Bucket=bucket, Key=key)  # type: ignore[no-any-return]
     except Exception as exc:  # botocore ClientError; not imported so the file stays light
-        if _error_code(exc) in ("404", "NoSuchKey", "NotFound", "403", "AccessDenied", "Forbidden"):
+        if _error_code(exc) in _ABSENT_CODES:
             return None
         raise
 
@@ -1159,6 +1164,7 @@ POINTER_VERSION = 1
 REVISION_ID = re.compile(r"^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$")
 UNVERSIONED = "unversioned"
 RESOLVE_ATTEMPTS = 5
+_RETRIED_CODES = frozenset({"500", "502", "503", "504", "InternalError", "SlowDown", "ServiceUnavailable"})
 
 
 def _get_or_none(s3: Any, bucket: str, key: str) -> bytes | None:
@@ -1167,17 +1173,14 @@ def _get_or_none(s3: Any, bucket: str, key: str) -> bytes | None:
         try:
             return s3.get_object(Bucket=bucket, Key=key)["Body"].read()  # type: ignore[no-any-return]
         except Exception as exc:
-            # 403 for a missing key to a role that may not list the bucket: absent, as in _head. A real
-            # denial leaves nothing readable, and resolve_revision then fails naming both objects.
-            if _error_code(exc) in ("404", "NoSuchKey", "NotFound", "403", "AccessDenied", "Forbidden"):
+            # Absent as in _head. A real denial leaves nothing readable, and resolve_revision then fails
+            # naming both objects.
+            if _error_code(exc) in _ABSENT_CODES:
                 return None
             if attempt + 1 == RESOLVE_ATTEMPTS or not (_transient(exc) or _error_code(exc) in _RETRIED_CODES):
                 raise
             _backoff(attempt)
     return None
-
-
-_RETRIED_CODES = frozenset({"500", "502", "503", "504", "InternalError", "SlowDown", "ServiceUnavailable"})
 
 
 def pointer_revision(body: bytes) -> str:
