@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from fastload_constructs.coldstart.parser import PHASE_ORDER, parse_log
+from fastload_constructs.coldstart.parser import parse_log
+from fastload_constructs.coldstart.report import PHASE_ORDER
 from fastload_constructs.core.errors import FastloadConfigError
 
 REAL = Path(__file__).parent / "fixtures" / "vllm_logs" / "real"
@@ -36,7 +37,7 @@ KNOWN_KEYS = {
     "throughput_source",
     "failed_in",
     "failure_contains",
-    "vllm_version",
+    "engine_version",
     "clock",
 }
 
@@ -111,8 +112,8 @@ def test_real_log(name: str):
         assert r.failed_in == expected["failed_in"]
     if "failure_contains" in expected:
         assert r.failure is not None and expected["failure_contains"] in r.failure
-    if "vllm_version" in expected:
-        assert r.vllm_version == expected["vllm_version"]
+    if "engine_version" in expected:
+        assert r.engine_version == expected["engine_version"]
     if "clock" in expected:
         assert r.clock == expected["clock"]
     # Every phase with a number comes with the line it was read from (the HTML report shows them).

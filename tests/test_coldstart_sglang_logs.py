@@ -1,4 +1,4 @@
-"""`fastload coldstart` on SGLang server logs published by people outside this project (issue 29).
+"""`fastload coldstart` on SGLang server logs published by people outside this project.
 
 Each `tests/fixtures/sglang_logs/real/<name>.log` is a log excerpt as found at the source its sidecar
 `<name>.expected.json` names (SOURCES.md lists them all: SGLang 0.3 to 0.5.8, TP 1 to 8, DP and PP,
@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from fastload_constructs.cli.main import main
-from fastload_constructs.coldstart import sglang
-from fastload_constructs.coldstart.parser import PHASE_ORDER, parse_log
+from fastload_constructs.coldstart.parser import detect, parse_log
+from fastload_constructs.coldstart.report import PHASE_ORDER
 from fastload_constructs.core.errors import FastloadConfigError
 
 REAL = Path(__file__).parent / "fixtures" / "sglang_logs" / "real"
@@ -53,7 +53,7 @@ def test_real_sglang_log(name: str):
             parse_log(raw, label=name)
         return
     r = parse_log(raw, label=name)
-    assert r.engine == "sglang" and r.vllm_version is None
+    assert r.engine == "sglang" and r.engine_version is None
     assert r.ready is expected["ready"]
     assert r.total_s == pytest.approx(expected["total_s"], abs=tol)
     assert r.total_s == pytest.approx(sum(p.seconds for p in r.phases), abs=0.01)
@@ -77,9 +77,10 @@ def test_real_sglang_log(name: str):
         assert r.weights.total_is_estimated is expected["weights_total_is_estimated"]
 
 
-# SGLang 0.5.23's line forms, which no public log shows yet: written from the format strings sglang.md quotes
-# with file:line (model_runner.py:1273-1379, memory_pool.py:2087-2098, kv_cache_configurator.py:498-501,
-# cuda_graph_setup.py:758-792, scheduler.py:1262-1272, http_server.py:2600) with made-up values.
+# SGLang 0.5.23's line forms, which no public log shows yet: written from its format strings
+# (https://github.com/sgl-project/sglang/tree/v0.5.23/python/sglang/srt: model_runner.py:1273-1379,
+# memory_pool.py:2087-2098, kv_cache_configurator.py:498-501, cuda_graph_setup.py:758-792,
+# scheduler.py:1262-1272, http_server.py:2600) with made-up values.
 V0523 = (Path(__file__).parent / "fixtures" / "sglang_logs" / "v0.5.23_source_format_strings.log").read_text()
 
 
@@ -111,14 +112,14 @@ def test_an_sglang_start_that_never_got_ready_names_the_failure():
 
 def test_vllm_logs_are_never_taken_for_sglang():
     for path in sorted(VLLM_REAL.glob("*.log")):
-        engine, _ = sglang.detect(path.read_text(encoding="utf-8", errors="replace").splitlines())
-        assert engine == "vllm", path.name
+        engine, _ = detect(path.read_text(encoding="utf-8", errors="replace").splitlines())
+        assert engine.name == "vllm", path.name
 
 
 def test_detection_hands_back_every_line():
     lines = ["x"] * 5 + ["[2026-01-01 00:00:00] Load weight begin. avail mem=1.00 GB", "y"]
-    engine, again = sglang.detect(iter(lines))
-    assert engine == "sglang" and list(again) == lines
+    engine, again = detect(iter(lines))
+    assert engine.name == "sglang" and list(again) == lines
 
 
 def test_fastload_coldstart_reads_an_sglang_log(capsys):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import json
 import re
@@ -20,8 +21,10 @@ from fastload_constructs.coldstart.kubectl import (
     read_container_started_at,
     read_recorded_plan,
 )
-from fastload_constructs.coldstart.parser import ColdStartReport, parse_lines, parse_started_at, parse_stream
+from fastload_constructs.coldstart.parser import parse_lines, parse_stream
 from fastload_constructs.coldstart.render import render_table, report_as_dict
+from fastload_constructs.coldstart.report import ColdStartReport
+from fastload_constructs.coldstart.timestamps import parse_started_at
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.planning.phases import PhaseEstimate
 
@@ -186,6 +189,40 @@ def _parse_source(source: _Source, start: datetime | None) -> ColdStartReport:
         return source.parse(None)
 
 
+def _read_reports(sources: list[_Source], starts: list[datetime | None]) -> tuple[list[ColdStartReport], list[str]]:
+    """Every source's report, and the labels of those with no start-up line (left out when others have one)."""
+    reports: list[ColdStartReport] = []
+    unrecognised: list[str] = []
+    for log_source, start in zip(sources, starts, strict=True):
+        try:
+            reports.append(_parse_source(log_source, start))
+        except FastloadConfigError as exc:
+            if exc.field != "log" or len(sources) == 1:
+                raise
+            unrecognised.append(log_source.label)
+            click.echo(f"fastload: {log_source.label}: no vLLM start-up line recognised; left out", err=True)
+    if not reports:
+        raise FastloadConfigError("log", ", ".join(unrecognised), "at least one vLLM log with a start-up line")
+    return reports, unrecognised
+
+
+def _print_reports(
+    reports: list[ColdStartReport], estimate: PhaseEstimate | None, as_json: bool, plot_path: Path | None
+) -> None:
+    if plot_path is not None:
+        try:  # matplotlib only when a plot is asked for: it is the optional [plot] extra
+            from fastload_constructs.coldstart.plot import write_plot
+        except ModuleNotFoundError as exc:
+            raise click.UsageError(f"--plot needs {exc.name}: pip install {plot_requirements()}") from exc
+        write_plot(plot_path, reports, estimate)
+    if as_json:
+        click.echo(json.dumps([report_as_dict(r, estimate) for r in reports], indent=2))
+    else:
+        click.echo(render_table(reports, estimate))
+        if plot_path is not None:
+            click.echo(f"\nwrote {plot_path}")
+
+
 @click.command("coldstart")
 @click.argument("logs", nargs=-1)
 @click.option("--pod", help="Read this pod's log with `kubectl logs` instead of files.")
@@ -236,46 +273,16 @@ def coldstart_command(
     if started_at and len(started_at) != len(sources):
         raise FastloadConfigError("--started-at", list(started_at), f"one start time per log ({len(sources)} given)")
     starts: list[datetime | None] = [parse_started_at(s) for s in started_at] or [None] * len(sources)
-    estimate = _estimate(
-        instance_type, parameter_count, total_bytes, dtype, tensor_parallel_size, source, warm_compile_cache
+    estimate_for = functools.partial(
+        _estimate, instance_type, parameter_count, total_bytes, dtype, tensor_parallel_size, source, warm_compile_cache
     )
+    estimate = estimate_for()
     if estimate is None and pod is not None and namespace is not None:
         estimate = _recorded_estimate(pod, namespace)
-    reports: list[ColdStartReport] = []
-    unrecognised: list[str] = []
-    for log_source, start in zip(sources, starts, strict=True):
-        try:
-            reports.append(_parse_source(log_source, start))
-        except FastloadConfigError as exc:
-            if exc.field != "log" or len(sources) == 1:
-                raise
-            unrecognised.append(log_source.label)
-            click.echo(f"fastload: {log_source.label}: no vLLM start-up line recognised; left out", err=True)
-    if not reports:
-        raise FastloadConfigError("log", ", ".join(unrecognised), "at least one vLLM log with a start-up line")
+    reports, unrecognised = _read_reports(sources, starts)
     if estimate is not None and all(r.engine == "sglang" for r in reports):  # SGLang logs: SGLang's plan
-        estimate = _estimate(
-            instance_type,
-            parameter_count,
-            total_bytes,
-            dtype,
-            tensor_parallel_size,
-            source,
-            warm_compile_cache,
-            "sglang",
-        )
-    if plot_path is not None:
-        try:  # matplotlib only when a plot is asked for: it is the optional [plot] extra
-            from fastload_constructs.coldstart.plot import write_plot
-        except ModuleNotFoundError as exc:
-            raise click.UsageError(f"--plot needs {exc.name}: pip install {plot_requirements()}") from exc
-        write_plot(plot_path, reports, estimate)
-    if as_json:
-        click.echo(json.dumps([report_as_dict(r, estimate) for r in reports], indent=2))
-    else:
-        click.echo(render_table(reports, estimate))
-        if plot_path is not None:
-            click.echo(f"\nwrote {plot_path}")
+        estimate = estimate_for(engine="sglang")
+    _print_reports(reports, estimate, as_json, plot_path)
     if unrecognised:
         raise SomeLogsUnrecognised(
             f"{len(unrecognised)} of {len(sources)} logs not recognised: {', '.join(unrecognised)}"

@@ -18,7 +18,7 @@ from fastload_constructs.cli.plan_command import (
     tuning_plan_options,
 )
 from fastload_constructs.coldstart.events import K8sEvent, parse_events
-from fastload_constructs.coldstart.parser import ColdStartReport
+from fastload_constructs.coldstart.report import ColdStartReport
 from fastload_constructs.coldstart.timeline import (
     ScaleOutTimeline,
     build_timeline,

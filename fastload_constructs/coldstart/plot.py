@@ -26,8 +26,8 @@ matplotlib.use("Agg")  # files only: no display on servers and CI
 import matplotlib.pyplot as plt
 from matplotlib.patches import Patch
 
-from fastload_constructs.coldstart.parser import PHASE_ORDER, ColdStartReport
 from fastload_constructs.coldstart.render import PHASE_LABELS, PLAN_PHASES, predicted_seconds, render_table
+from fastload_constructs.coldstart.report import PHASE_ORDER, ColdStartReport
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.planning.phases import PhaseEstimate
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from fastload_constructs.coldstart.parser import GIB, PHASE_ORDER, ColdStartReport
+from fastload_constructs.coldstart.report import GIB, PHASE_ORDER, ColdStartReport
 from fastload_constructs.core.planning.phases import PhaseEstimate
 
 PHASE_LABELS = {
@@ -76,7 +76,7 @@ def report_as_dict(report: ColdStartReport, estimate: PhaseEstimate | None = Non
             "cache": report.compile_cache,
             "cache_dir": report.compile_cache_dir,
         },
-        "vllm_version": report.vllm_version,
+        "engine_version": report.engine_version,
         "failure": report.failure,
         "failed_in": report.failed_in,
         "evidence": [

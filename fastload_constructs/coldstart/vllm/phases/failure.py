@@ -26,9 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from fastload_constructs.coldstart import patterns
-from fastload_constructs.coldstart.patterns import LineKind
-from fastload_constructs.coldstart.records import Evidence, LogEvent, Problem, Timeline
+from fastload_constructs.coldstart.report import Evidence
+from fastload_constructs.coldstart.vllm import patterns
+from fastload_constructs.coldstart.vllm.patterns import LineKind
+from fastload_constructs.coldstart.vllm.records import LogEvent, Problem, Timeline
 
 # The phase under way after each event: where a start that never got ready stopped.
 PHASE_AFTER = {

@@ -13,28 +13,13 @@ from __future__ import annotations
 import re
 from enum import Enum
 
-# ANSI colours: vLLM 0.8-0.11 wrap the "(Worker pid=N)" prefix in them, and
-# 0.34 colours the level, time and file when logging to a terminal. Logs pasted
-# into web pages often lose the ESC byte and keep "[1;36m" as text.
-ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m|\[[0-9][0-9;]*m")
+from fastload_constructs.coldstart.streamer import STREAMER_SUMMARY
 
-# A line-start clock written by the log collector, with a date (and often a zone):
-#   kubectl logs --timestamps / docker logs -t: "2026-12-02T17:00:05.123456789Z "
-#   docker compose, Portainer: "2026-05-01 20:54:16.988 | "; TorchServe: "2024-09-13T22:26:20,870 "
-#   bracketed collectors: "[2025-08-12T08:42:31Z] "
-# A stamp alone on its line is kept too: kubectl prints one before each tqdm redraw (the bar follows
-# a carriage return, and copies of the log put it on the next line).
-# This clock wins over vLLM's own (no year, no zone, the container's local time).
-COLLECTOR_TIMESTAMP = re.compile(
-    r"^\[?(?P<date>\d{4}-\d{2}-\d{2})[T ](?P<clock>\d{2}:\d{2}:\d{2})(?:[.,](?P<fraction>\d+))?"
-    r"(?P<zone>Z|[+-]\d{2}:?\d{2})?\]?(?:\s+\|)?(?:\s|$)"
-)
-
-# Box drawing that terminal UIs (k9s, lazydocker) put around copied lines, and
 # Ray's log de-duplication suffix (ray/_private/ray_logging: "[repeated Nx across cluster]").
-FRAME_CHARS = " \t\r\n\f\v│┃|"
-FRAME = re.compile(r"^[\s│┃|]+|[\s│┃|]+$")
 RAY_REPEATED = re.compile(r"\s*\[repeated (?P<times>\d+)x across cluster\]\s*$")
+
+# Lines that say "this is vLLM" (engine detection, coldstart/parser.py): its logger and process names.
+MARKERS = re.compile(r"\bvllm[./]|vLLM API server version|\(EngineCore|VllmWorker|\bvllm serve\b")
 
 # A process prefix written by vLLM's stdout wrapper, innermost last when nested:
 #   0.11.0 vllm/utils/__init__.py `_add_prefix`: "(APIServer pid=1) ", "(EngineCore_DP0 pid=7) ", "(Worker_TP1 pid=9) "
@@ -181,19 +166,6 @@ class LineKind(Enum):
     XLA_COMPILE_START = "xla_compile_start"
     XLA_COMPILED = "xla_compiled"
 
-
-# The Run:ai streamer's summary, searched anywhere in a line: it is printed bare
-# (print(), runai-model-streamer 0.11.0-0.14.0 file_streamer.py; "[RunAI Distributed Streamer]" in
-# 0.15+ distributed_streamer.py) or logged inside whatever envelope the streamer's logger has
-# (0.17.1 safetensors_streamer.py `logger.info`).
-#   "[RunAI Streamer] Overall time to stream {size} of all files to {device}: {s}s, {rate}/s"
-#   0.11.0, 0.14.0: the same without " to {device}".
-# Sizes come from humanize.naturalsize(binary=True): "15.0 GiB", "812.3 MiB", "512 Bytes".
-STREAMER_SUMMARY = re.compile(
-    r"\[RunAI (?:Distributed )?Streamer\] Overall time to stream (?P<size>\d+(?:\.\d+)?) "
-    r"(?P<size_unit>Bytes?|KiB|MiB|GiB|TiB)"
-    rf"(?: of all files)?(?: to \S+)?: {_NUM}s(?:, (?P<rate>\d+(?:\.\d+)?) (?P<rate_unit>Bytes?|KiB|MiB|GiB|TiB)/s)?"
-)
 
 # Progress bars printed without an envelope that still mark a phase:
 #   CUDA graph capture starts: vllm/v1/worker/gpu_model_runner.py tqdm desc "Capturing CUDA graph shapes"
@@ -354,8 +326,6 @@ KEYWORDS = (
     "MODEL_IMPL_TYPE",
     "Init model",
 )
-# Substrings without which a line holds no ANSI colour code (with or without its ESC byte).
-ANSI_HINTS = ("\x1b[", "[0;", "[1;", "[0m")
 
 
 def classify(message: str) -> tuple[LineKind, re.Match[str]] | None:
@@ -385,3 +355,16 @@ def classify_progress(line: str) -> tuple[LineKind, re.Match[str]] | None:
     """A progress bar that shows a phase running (the checkpoint-shard bar), or None."""
     found = WEIGHTS_PROGRESS.search(line)
     return (LineKind.WEIGHTS_PROGRESS, found) if found else None
+
+
+def is_whole_line(text: str) -> bool:
+    """A line that reads as written: vLLM's record, an exception or traceback line, a progress bar or print
+    (a JSON record's text that is none of these is a logged message: forms.Envelopes rebuilds it)."""
+    return bool(
+        RECORD.search(text)
+        or UNTIMED.match(text)
+        or EXCEPTION_LINE.match(text)
+        or TRACEBACK_FRAME.search(text)
+        or classify_bare(text)
+        or classify_progress(text)
+    )

@@ -1,0 +1,65 @@
+"""The SGLang log lines a cold-start report is built from, as regular expressions.
+
+SGLang prints every start-up step with a full date to the second, `[YYYY-MM-DD HH:MM:SS{ DPn}{ PPn}{ TPn}...]`
+(python/sglang/srt/utils/common.py:2618-2637 at 0.5.23; the rank tags from srt/managers/scheduler.py), and
+prints its own durations for the weights (`elapsed=`, 0.5.8+) and the CUDA-graph capture (`Time elapsed:`,
+`elapsed=` in 0.5.23's renamed lines). Line forms from 0.3 to 0.5.23 are below (the samples are
+tests/fixtures/sglang_logs/real/, each with its source).
+"""
+
+from __future__ import annotations
+
+import re
+
+# A bracketed full date, optional milliseconds (SGLANG_LOG_MS=1), rank tags; searched anywhere in a line so
+# a collector's or another logger's prefix, or a progress bar printed before it, does not hide it.
+PREFIX = re.compile(
+    r"\[(?P<at>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})(?:[.,](?P<ms>\d{1,6}))?(?P<ranks>(?: [A-Z_]+\d+)*)\] (?P<msg>.*)"
+)
+_NUM = r"(\d+(?:\.\d+)?)"
+
+# kind -> message pattern (searched in the message after the prefix).
+PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # 0.3+: the first line of a start-up, with every setting.
+    ("server_args", re.compile(r"server_args=ServerArgs\(")),
+    ("weight_begin", re.compile(r"Load weight begin\.")),
+    # 0.3/0.4 "Load weight end. type=X, dtype=Y, avail mem=N GB"; 0.4.3+ adds ", mem usage=N GB.";
+    # 0.5.8+ "Load weight end. elapsed=N s, type=..." (model_runner.py:1372-1379 at 0.5.23).
+    ("weight_end", re.compile(rf"Load weight end\.(?: elapsed={_NUM} s,)?.*?(?:mem usage={_NUM} GB)?\.?$")),
+    ("kv_allocated", re.compile(r"KV Cache is allocated\.")),
+    ("pool_end", re.compile(r"Memory pool end\.")),
+    # <=0.5.1x "Capture cuda graph begin. This can take up to several minutes."; 0.5.23 "Capture target decode
+    # CUDA graph begin. backend=..." and "... prefill CUDA graph begin" (cuda_graph_setup.py:684-699, 758-792).
+    ("capture_begin", re.compile(r"Capture (?:[a-z ]+ )?cuda graph begin", re.IGNORECASE)),
+    # "Capture cuda graph end. Time elapsed: N s[. ...]"; 0.5.23 "Capture target decode CUDA graph end. bs=[...],
+    # elapsed=N s, ...".
+    (
+        "capture_end",
+        re.compile(rf"Capture (?:[a-z ]+ )?cuda graph end\..*?(?:Time elapsed: |elapsed=){_NUM} ?s", re.IGNORECASE),
+    ),
+    ("http_up", re.compile(r"Application startup complete\.|Uvicorn running on")),
+    # http_server.py:2600 at 0.5.23, the same since 0.2.
+    ("ready", re.compile(r"The server is fired up and ready to roll!")),
+)
+# Failures, most specific first, with the phase each names (None: the phase the last line left running);
+# searched in every line (tracebacks carry no prefix).
+FAILURES: tuple[tuple[str | None, re.Pattern[str]], ...] = (
+    ("kv_cache_profiling", re.compile(r"Not enough memory\. Please try to increase --mem-fraction-static.*")),
+    ("kv_cache_profiling", re.compile(r"max_total_tokens=\d+ is larger than the profiled value -\d+.*")),
+    (None, re.compile(r"(?:torch\.)?(?:cuda\.)?OutOfMemoryError: CUDA out of memory.*")),
+    ("cuda_graph", re.compile(r"Capture cuda graph failed.*", re.IGNORECASE)),
+    ("cuda_graph", re.compile(r"RuntimeError: CUDA error: operation not permitted when stream is capturing.*")),
+    (None, re.compile(r"Unexpected extra config keys for load format.*")),
+    (None, re.compile(r"Health check failed\..*")),
+    (None, re.compile(r"Scheduler hit an exception.*")),
+    (None, re.compile(r"\b[A-Z][A-Za-z]*(?:Error|Exception): .*")),
+)
+# Lines that say "this is SGLang" (engine detection, coldstart/parser.py): its own messages and module paths.
+MARKERS = re.compile(
+    r"server_args=ServerArgs\(|Load weight (?:begin|end)\.|Capture (?:[a-z ]+ )?cuda graph (?:begin|end)"
+    r"|Memory pool end\.|KV Cache is allocated\.|fired up and ready to roll|--mem-fraction-static"
+    r"|Scheduler hit an exception|sglang[./]srt|\bsglang\.launch_server\b",
+    re.IGNORECASE,
+)
+# The parallel sizes in the server_args line.
+PARALLEL_SIZES = re.compile(r"\b(tp_size|pp_size|dp_size)=(\d+)")
