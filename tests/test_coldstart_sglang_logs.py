@@ -143,3 +143,15 @@ def test_calibrate_refuses_an_sglang_log_with_one_line(tmp_path, capsys):
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("fastload: log: got '08_v0.5.5_tp1_ready_pr11830'") and "SGLang" in line
     assert not (tmp_path / "a.json").exists()
+
+
+def test_an_sglang_log_that_ends_early_says_so_in_one_sentence(capsys):
+    """A log cut while loading names the phase and says no error was logged, as a vLLM report does."""
+    log = REAL / "09_v0.5.6_llama3.1-8b_tp1_pr15426.log"
+    assert main(["coldstart", str(log)]) == 1
+    out = capsys.readouterr().out
+    assert "not ready; stopped during weight_load: the log ends during weight_load with no error" in out
+    assert "None" not in out
+    for name in CASES:
+        if sidecar(name)["expected"].get("ready") is False:
+            assert parse_log((REAL / f"{name}.log").read_bytes(), label=name).failure, name

@@ -44,6 +44,14 @@ def phases_in_order(seconds: Mapping[str, float | None], span_s: float) -> tuple
     return tuple(Phase(name, round(value, 3)) for name in PHASE_ORDER if (value := timed.get(name)) is not None)
 
 
+def ended_without_error(phase: str) -> str:
+    """A start that never got ready and logged no error: what a report says instead of a root cause."""
+    return (
+        f"the log ends during {phase} with no error after the last start-up line "
+        "(cut off, still starting, or killed: see the pod's events)"
+    )
+
+
 @dataclass(frozen=True)
 class Evidence:
     """Which log line gave which number: what a user checks to trust or dispute a phase."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fastload_constructs.coldstart.report import Evidence
+from fastload_constructs.coldstart.report import Evidence, ended_without_error
 from fastload_constructs.coldstart.sglang.scanner import Scan
 
 # The phase under way after each line: where a start that never got ready stopped.
@@ -25,13 +25,13 @@ PHASE_AFTER = {
 @dataclass(frozen=True)
 class Stopped:
     phase: str
-    cause: str | None
+    cause: str
     evidence: Evidence | None
 
 
 def failure(scan: Scan) -> Stopped:
     phase = PHASE_AFTER.get(scan.events[-1].kind, "engine_init")
     if scan.failure is None:
-        return Stopped(phase, None, None)
+        return Stopped(phase, ended_without_error(phase), None)
     phase = scan.failure.phase or phase
     return Stopped(phase, scan.failure.text, Evidence(phase, scan.failure.line_number, scan.failure.text, "failure"))

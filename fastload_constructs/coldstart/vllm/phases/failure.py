@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from fastload_constructs.coldstart.report import Evidence
+from fastload_constructs.coldstart.report import Evidence, ended_without_error
 from fastload_constructs.coldstart.vllm import patterns
 from fastload_constructs.coldstart.vllm.patterns import LineKind
 from fastload_constructs.coldstart.vllm.records import LogEvent, Problem, Timeline
@@ -122,11 +122,7 @@ def failure(timeline: Timeline) -> Failure:
     cause = _root_cause(timeline)
     if cause is None:
         phase, _ = _left_running(last, None)
-        text = (
-            f"the log ends during {phase} with no error after the last start-up line "
-            "(cut off, still starting, or killed: see the pod's events)"
-        )
-        return Failure(phase, text, None)
+        return Failure(phase, ended_without_error(phase), None)
     named = _named_by_traceback(timeline, cause)
     if named is not None:
         phase, frame = named
