@@ -11,11 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import IO, Any
 
 import click
 
 from fastload_constructs.cli.plan_command import model_plan_options, plan_from_options
 from fastload_constructs.coldstart.kubectl import (
+    ClusterUnreachable,
     list_pods,
     pod_log_stream,
     read_container_started_at,
@@ -39,6 +41,26 @@ class SomeLogsUnrecognised(click.ClickException):
     """Some inputs held no vLLM start-up line: the others are reported (and plotted), the exit code says so."""
 
     exit_code = 2
+
+
+class NoCluster(click.ClickException):
+    """kubectl reached no cluster: one `fastload: ...` line naming the server it tried, exit status 1."""
+
+    exit_code = 1
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(f"fastload: {self.format_message()}", err=True, file=file)
+
+
+def _no_cluster_in_one_line(command: Callable[..., None]) -> Callable[..., None]:
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        try:
+            command(*args, **kwargs)
+        except ClusterUnreachable as exc:
+            raise NoCluster(str(exc)) from None
+
+    return run
 
 
 @dataclass(frozen=True)
@@ -250,6 +272,7 @@ def _print_reports(
 )
 @click.option("--instance", "instance_type", help="Compare with the plan for this instance type.")
 @model_plan_options
+@_no_cluster_in_one_line
 def coldstart_command(
     logs: tuple[str, ...],
     pod: str | None,
