@@ -11,8 +11,10 @@ from fastload_constructs.coldstart.report import ColdStartReport
 
 @dataclass(frozen=True)
 class EngineLog:
-    """An engine's log reader: its name, a test that one line is this engine's, and the parser of its lines."""
+    """An engine's log reader: its name (and as users spell it), a test that one line is this engine's, and the
+    parser of its lines."""
 
     name: str
+    title: str
     recognises: Callable[[str], bool]
     parse_lines: Callable[[Iterable[str], str, datetime | None], ColdStartReport]

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from fastload_constructs.coldstart.events import K8sEvent
-from fastload_constructs.coldstart.parser import parse_log
+from fastload_constructs.coldstart.parser import ENGINES, parse_log
 from fastload_constructs.coldstart.report import ColdStartReport
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.planning.plan import ServingPlan
@@ -109,52 +109,71 @@ class ScaleOutTimeline:
     notes: tuple[str, ...]
 
 
+# A pod, image or container whose name holds an engine's name ("vllm", "sglang") serves a model.
+_SERVER_WORDS = tuple(engine.name for engine in ENGINES)
+SERVERS = " or ".join(engine.title for engine in ENGINES)  # "SGLang or vLLM"
+
+
+def _names_a_server(*texts: str) -> bool:
+    return any(word in text.lower() for text in texts for word in _SERVER_WORDS)
+
+
 @dataclass(frozen=True)
 class PodSeen:
     name: str
     namespace: str
     created: datetime | None
-    is_vllm: bool
+    is_server: bool  # its image, container or name is an engine's
 
 
 def pods_in(events: Sequence[K8sEvent]) -> dict[str, PodSeen]:
     """Every pod the dump mentions (by its own events or a ReplicaSet's "Created pod"), with its creation."""
     created: dict[str, datetime | None] = {}
     namespaces: dict[str, str] = {}
-    vllm: set[str] = set()
+    servers: set[str] = set()
     for e in events:
         if e.kind == "Pod" and e.name:
             namespaces.setdefault(e.name, e.namespace)
             seen = created.get(e.name)
             created[e.name] = e.at if seen is None else (min(seen, e.at) if e.at is not None else seen)
-            if "vllm" in e.message.lower() or "vllm" in e.field_path.lower() or "vllm" in e.name.lower():
-                vllm.add(e.name)
+            if _names_a_server(e.message, e.field_path, e.name):
+                servers.add(e.name)
     for e in events:
         found = _CREATED_POD.search(e.message) if e.reason == "SuccessfulCreate" else None
         if found and e.at is not None:
             name = found["pod"]
             created[name] = e.at
             namespaces.setdefault(name, e.namespace)
-            if "vllm" in name.lower():
-                vllm.add(name)
-    return {name: PodSeen(name, namespaces.get(name, ""), at, name in vllm) for name, at in created.items()}
+            if _names_a_server(name):
+                servers.add(name)
+    return {name: PodSeen(name, namespaces.get(name, ""), at, name in servers) for name, at in created.items()}
+
+
+def listed_pods(events: Sequence[K8sEvent]) -> str:
+    """The pods the events mention, for a message (the first ten)."""
+    return ", ".join(sorted(pods_in(events))[:10]) or "none"
+
+
+def server_pod(events: Sequence[K8sEvent]) -> PodSeen | None:
+    """The newest pod serving a model (image, container or name of an engine), else the only pod, else None."""
+    pods = pods_in(events)
+    candidates = [p for p in pods.values() if p.is_server] or (list(pods.values()) if len(pods) == 1 else [])
+    return max(candidates, key=lambda p: (p.created or datetime.min, p.name), default=None)
 
 
 def select_pod(events: Sequence[K8sEvent], pod: str | None) -> PodSeen:
-    """The pod named by --pod, else the newest vLLM pod (image or container named vllm), else the only pod."""
+    """The pod named `pod`, else `server_pod`."""
     pods = pods_in(events)
     if pod is not None:
         if pod not in pods:
-            listed = ", ".join(sorted(pods)[:10]) or "none"
-            raise FastloadConfigError("--pod", pod, f"a pod the events mention (found: {listed})")
+            raise FastloadConfigError("--pod", pod, f"a pod the events mention (found: {listed_pods(events)})")
         return pods[pod]
-    candidates = [p for p in pods.values() if p.is_vllm] or (list(pods.values()) if len(pods) == 1 else [])
-    if not candidates:
-        listed = ", ".join(sorted(pods)[:10]) or "none"
+    chosen = server_pod(events)
+    if chosen is None:
         raise FastloadConfigError(
-            "--pod", None, f"a pod name: no vLLM pod (image or container named vllm) in the events; pods: {listed}"
+            "pod", None, f"a pod name: no {SERVERS} pod in the events (pods: {listed_pods(events)})"
         )
-    return max(candidates, key=lambda p: (p.created or datetime.min, p.name))
+    return chosen
 
 
 def _first(events: Sequence[K8sEvent], *reasons: str) -> K8sEvent | None:
@@ -191,12 +210,12 @@ def _container_name(event: K8sEvent) -> str:
 
 
 def _main_container_event(pod_events: Sequence[K8sEvent], reason: str) -> K8sEvent | None:
-    """The vLLM container's Created/Started: named vllm, else the regular container started last."""
+    """The engine container's Created/Started: named after an engine, else the regular container started last."""
     found = [e for e in pod_events if e.reason == reason and e.at is not None]
     if not found:
         return None
     main = [e for e in found if "initContainers" not in e.field_path]
-    named = [e for e in main if "vllm" in _container_name(e).lower()]
+    named = [e for e in main if _names_a_server(_container_name(e))]
     pool = named or main or found
     return min(pool, key=lambda e: e.at or datetime.min) if named else max(pool, key=lambda e: e.at or datetime.min)
 

@@ -100,4 +100,4 @@ def _recognises(line: str) -> bool:
 
 
 # What coldstart/parser.py needs to tell an SGLang log apart and read it.
-LOG = EngineLog(ENGINE, _recognises, parse_lines)
+LOG = EngineLog(ENGINE, "SGLang", _recognises, parse_lines)

@@ -153,4 +153,4 @@ def _recognises(line: str) -> bool:
 
 
 # What coldstart/parser.py needs to tell a vLLM log apart and read it.
-LOG = EngineLog(ENGINE, _recognises, parse_lines)
+LOG = EngineLog(ENGINE, "vLLM", _recognises, parse_lines)
