@@ -54,10 +54,7 @@ def launch_from_report(
         raise FastloadConfigError("--vllm-version", None, f"the vLLM release of {report.label} (its log does not say)")
     release_family(version)
 
-    def phase(*names: str) -> float | None:
-        present = [p.seconds for p in report.phases if p.name in names]
-        return sum(present) if present else None
-
+    measured = report.plan_phase_seconds  # distributed init and warm-up go with the phases that hold them
     return MeasuredLaunch(
         label=report.label,
         instance_type=instance_type,
@@ -68,12 +65,12 @@ def launch_from_report(
             serving=Serving(image=f"vllm/vllm-openai:v{version.lstrip('v')}"),
             cudagraph_capture_sizes=capture_sizes,
         ),
-        process_start_s=phase("process_start", "engine_init"),
-        weight_load_s=phase("weight_load"),
-        compile_s=phase("dynamo_transform", "graph_compile"),
+        process_start_s=measured["process_start"],
+        weight_load_s=measured["weight_load"],
+        compile_s=measured["compile"],
         compile_warm=report.compile_cache == "hit",
-        cuda_graph_s=phase("cuda_graph"),
-        kv_and_server_s=phase("kv_cache_profiling", "api_server"),
+        cuda_graph_s=measured["cuda_graph"],
+        kv_and_server_s=measured["kv_and_server"],
     )
 
 

@@ -1,7 +1,7 @@
 """Cold-start reports as a text table (logs side by side) and as JSON.
 
 With a ServingPlan, its prediction is shown next to the measurements. The plan
-predicts five coarser phases (`PhaseEstimate`); `PLAN_PHASES` says which
+predicts five coarser phases (`PhaseEstimate`); `report.PLAN_PHASES` says which
 measured phases each one covers, so the comparison adds like for like.
 """
 
@@ -10,33 +10,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from fastload_constructs.coldstart.report import GIB, PHASE_ORDER, ColdStartReport
+from fastload_constructs.coldstart.report import GIB, PHASE_ORDER, PLAN_PHASES, ColdStartReport
 from fastload_constructs.core.planning.phases import PhaseEstimate
 
 PHASE_LABELS = {
     "process_start": "process start -> first log",
     "engine_init": "engine init (other)",
+    "distributed_init": "distributed init (NCCL)",
     "weight_load": "weight loading",
     "dynamo_transform": "torch.compile: Dynamo transform",
     "graph_compile": "torch.compile: graph compile/load",
     "cuda_graph": "CUDA graph capture",
     "kv_cache_profiling": "KV cache / profiling",
-    "api_server": "API server ready",
-}
-
-# PhaseEstimate field -> the measured phases it predicts.
-PLAN_PHASES: dict[str, tuple[str, ...]] = {
-    "process_start": ("process_start", "engine_init"),
-    "weight_load": ("weight_load",),
-    "compile": ("dynamo_transform", "graph_compile"),
-    "cuda_graph": ("cuda_graph",),
-    "kv_and_server": ("kv_cache_profiling", "api_server"),
+    "api_server": "API server up",
+    "warmup": "warm-up request, JIT",
 }
 
 
 def measured_as_plan_phases(report: ColdStartReport) -> dict[str, float]:
-    """A report's seconds regrouped under the PhaseEstimate names."""
-    return {name: round(sum(report.seconds(p) for p in parts), 3) for name, parts in PLAN_PHASES.items()}
+    """A report's seconds regrouped under the PhaseEstimate names (0 where it has none)."""
+    return {name: round(seconds or 0.0, 3) for name, seconds in report.plan_phase_seconds.items()}
 
 
 def predicted_seconds(estimate: PhaseEstimate) -> dict[str, float]:

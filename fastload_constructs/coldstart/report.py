@@ -12,17 +12,31 @@ from typing import Literal
 
 GIB = 2**30
 # Every phase a report may hold, in start-up order; an engine's log shows some of them. They do not
-# overlap and add up to the time to ready.
+# overlap and add up to the time to ready. distributed_init: the process groups (NCCL, Gloo) of a
+# multi-GPU server; warmup: the engine's own first request and the kernels it JIT-compiles, after the
+# server is up and before it says it is ready.
 PHASE_ORDER = (
     "process_start",
     "engine_init",
+    "distributed_init",
     "weight_load",
     "dynamo_transform",
     "graph_compile",
     "cuda_graph",
     "kv_cache_profiling",
     "api_server",
+    "warmup",
 )
+# The plan predicts five coarser phases (core.planning.phases.PhaseEstimate's fields, less "_s"); each
+# covers these measured ones, so a comparison adds like for like (`fastload coldstart --instance`,
+# `fastload timeline`, `fastload calibrate`).
+PLAN_PHASES: dict[str, tuple[str, ...]] = {
+    "process_start": ("process_start", "engine_init", "distributed_init"),
+    "weight_load": ("weight_load",),
+    "compile": ("dynamo_transform", "graph_compile"),
+    "cuda_graph": ("cuda_graph",),
+    "kv_and_server": ("kv_cache_profiling", "api_server", "warmup"),
+}
 
 # "unknown": the engine compiles but logs no cache hit or miss.
 CompileCache = Literal["hit", "miss", "partial", "disabled", "not_compiled", "unknown"]
@@ -146,3 +160,12 @@ class ColdStartReport:
 
     def evidence_for(self, phase: str) -> tuple[Evidence, ...]:
         return tuple(e for e in self.evidence if e.phase == phase)
+
+    @property
+    def plan_phase_seconds(self) -> dict[str, float | None]:
+        """Seconds regrouped under the plan's phases (PLAN_PHASES); None where the log has none of its parts."""
+        measured = self.phase_seconds
+        return {
+            name: sum(measured[p] for p in parts if p in measured) if any(p in measured for p in parts) else None
+            for name, parts in PLAN_PHASES.items()
+        }

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 
 from fastload_constructs.coldstart.events import K8sEvent
 from fastload_constructs.coldstart.parser import ENGINES, parse_log
-from fastload_constructs.coldstart.report import ColdStartReport
+from fastload_constructs.coldstart.report import PLAN_PHASES, ColdStartReport
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.planning.plan import ServingPlan
 
@@ -49,14 +49,6 @@ _CONTAINER = re.compile(r"(?:Created|Started) container:? (?P<name>\S+)")
 # batches pending pods for 1 s (10 s at most) before it creates NodeClaims, and the pod's own first
 # event may be recorded after the batch window opened.
 _MATCH_SLACK_S = 10.0
-# The plan's pod phases -> the cold-start report's phases (as `fastload coldstart` maps them).
-LOG_PHASES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("process_start", ("process_start", "engine_init")),
-    ("weight_load", ("weight_load",)),
-    ("compile", ("dynamo_transform", "graph_compile")),
-    ("cuda_graph", ("cuda_graph",)),
-    ("kv_and_server", ("kv_cache_profiling", "api_server")),
-)
 
 
 def go_duration(text: str) -> float | None:
@@ -408,13 +400,7 @@ def _points(seen: _PodEvents) -> list[Milestone]:
 def _log_rows(log: ColdStartReport | None) -> list[tuple[str, float | None]]:
     """The log's phases in the plan's names; a phase the log has no line for (no compile with --enforce-eager)
     is "not recorded" (None), not 0."""
-    if log is None:
-        return []
-    rows: list[tuple[str, float | None]] = []
-    for plan_name, parts in LOG_PHASES:
-        seconds = [log.seconds(p) for p in parts if any(ph.name == p for ph in log.phases)]
-        rows.append((plan_name, sum(seconds) if seconds else None))
-    return rows
+    return [] if log is None else list(log.plan_phase_seconds.items())
 
 
 def _ready(started: Milestone, log: ColdStartReport | None, ready_at: datetime | None) -> Milestone | None:
@@ -583,7 +569,7 @@ def _in_the_pod(
 ) -> list[TimelinePhase]:
     """The pod's own phases after its container started: the log's when it got ready and the events place it
     (`placed`), else one span from the events to ready, else the log's durations alone, else "not recorded"."""
-    pod_names = [n for n, _ in LOG_PHASES]
+    pod_names = list(PLAN_PHASES)
     log_phases = [
         TimelinePhase(name, None if s is None else round(s, 3), 0.0, _predicted(plan, [name]), "vLLM log")
         for name, s in log_rows
