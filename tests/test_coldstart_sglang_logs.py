@@ -88,10 +88,18 @@ def test_the_0_5_23_line_forms_and_the_streamer_summary():
     r = parse_log(V0523, label="v0.5.23")
     assert r.engine == "sglang" and r.ready and r.worker_count == 2 and r.worker_count_source == "server_args"
     # weights: the slowest rank's printed elapsed; pool 33 -> 34; capture 16.80 s from 12:00:34 (ends >= :50.80,
-    # its line says :51); ready at "fired up" :55, not uvicorn's :53: api 4 s. engine_init is the rest of the
-    # 55 s: 55 - 11.97 - 1 - 16.8 - 4 = 21.23 (the 21 s before the weights and the untimed slivers between).
+    # TP1's line says :51); the HTTP server up at uvicorn's :53: api 2 s; the warmup request until "fired up" at
+    # :55: warmup 2 s. engine_init is the rest of the 55 s: 55 - 11.97 - 1 - 16.8 - 2 - 2 = 21.23 (the 21 s
+    # before the weights and the untimed slivers between).
     assert r.phase_seconds == pytest.approx(
-        {"engine_init": 21.23, "weight_load": 11.97, "kv_cache_profiling": 1.0, "cuda_graph": 16.8, "api_server": 4.0},
+        {
+            "engine_init": 21.23,
+            "weight_load": 11.97,
+            "kv_cache_profiling": 1.0,
+            "cuda_graph": 16.8,
+            "api_server": 2.0,
+            "warmup": 2.0,
+        },
         abs=0.02,
     )
     assert r.total_s == pytest.approx(55.0, abs=0.02)

@@ -38,7 +38,7 @@ def process_start(started_at: datetime, scan: Scan, first_at: datetime) -> tuple
     """Container start -> first timed line."""
     evidence = Evidence(
         "process_start",
-        scan.events[0].line_number,
+        scan.events[0].line_number if scan.events else 0,
         f"container started {started_at:%Y-%m-%d %H:%M:%S} UTC; first timed line {first_at:%H:%M:%S}",
         "",
     )

@@ -1,8 +1,10 @@
 """weight_load: "Load weight begin" -> "Load weight end" (its `elapsed=` when printed), and the bytes on the GPUs.
 
 Ranks load in parallel: the slowest rank's printed time wins, else the first begin -> the last end. Bytes
-come from each rank's "mem usage" (the GPU memory its weights took), or from the Run:ai streamer's summary.
-SGLang's "GB" figures come from its memory helpers, taken here as GiB (2**30 bytes; not re-read at 0.5.23).
+come from each rank's "mem usage" (the GPU memory its weights took), counted once per shard of one copy
+of the model (a TP x PP shard set): data-parallel replicas print the same shard again, and with DP
+attention every DP rank is one of the TP ranks. Or from the Run:ai streamer's summary. SGLang's "GB"
+figures come from its memory helpers, taken here as GiB (2**30 bytes; not re-read at 0.5.23).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from fastload_constructs.coldstart.report import GIB, Evidence, WeightLoad
+from fastload_constructs.coldstart.sglang.phases.workers import shard, shards_per_copy
 from fastload_constructs.coldstart.sglang.scanner import Event, Scan
 
 # Printed lines kept as evidence, at most (a TP8 x DP8 run prints 64).
@@ -64,17 +67,22 @@ def _streamed(scan: Scan, seconds: float, workers: int) -> tuple[WeightLoad, lis
     return WeightLoad(seconds, int(total), rate, "runai_streamer", None, len(scan.streamed), False, workers), evidence
 
 
-def weights_on_gpus(scan: Scan, seconds: float | None, workers: int) -> tuple[WeightLoad | None, list[Evidence]]:
-    """Bytes from each rank's "mem usage", or the streamer's summary; None when the log times no load."""
+def weights_on_gpus(scan: Scan, seconds: float | None) -> tuple[WeightLoad | None, list[Evidence]]:
+    """One copy's bytes from its shards' "mem usage" (a shard no rank printed counts as the largest that did),
+    or the streamer's summary; None when the log times no load."""
     if seconds is None:
         return None, []
+    shards = shards_per_copy(scan)
     if scan.streamed:
-        return _streamed(scan, seconds, workers)
+        return _streamed(scan, seconds, shards)
     per_rank = {e.rank: float(e.values[1]) * GIB for e in scan.of("weight_end") if e.values[1] is not None}
     if not per_rank:
-        return WeightLoad(seconds, None, None, None, None, 0, False, workers), []
-    per_gpu = max(per_rank.values())
-    complete = len(per_rank) >= workers
-    total = sum(per_rank.values()) if complete else per_gpu * workers
+        return WeightLoad(seconds, None, None, None, None, 0, False, shards), []
+    per_shard: dict[str, float] = {}
+    for rank, size in per_rank.items():
+        per_shard[shard(rank)] = max(size, per_shard.get(shard(rank), 0.0))
+    per_gpu = max(per_shard.values())
+    complete = len(per_shard) >= shards
+    total = sum(per_shard.values()) + per_gpu * max(0, shards - len(per_shard))
     rate = total / GIB / seconds if seconds > 0 else None
-    return WeightLoad(seconds, int(total), rate, "sglang", int(per_gpu), len(per_rank), not complete, workers), []
+    return WeightLoad(seconds, int(total), rate, "sglang", int(per_gpu), len(per_rank), not complete, shards), []
