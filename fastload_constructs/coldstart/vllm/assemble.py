@@ -8,7 +8,9 @@ worker. The phases do not overlap, and they add up to the time to ready:
 
     process_start      container start -> first log line (only with `started_at`)
     engine_init        everything no line reports: config, process spawn,
-                       distributed init, gaps (the remainder of the total)
+                       gaps (the remainder of the total)
+    distributed_init   the first distributed-init line ("world_size=.. distributed_init_method=",
+                       "vLLM is using nccl==") -> "rank N in world size M is assigned as" (slowest worker)
     weight_load        "Model loading took ... seconds" (slowest worker); for a start
                        that died while loading, "Starting to load model" -> the end
     dynamo_transform   "Dynamo bytecode transform time"
@@ -37,6 +39,7 @@ from fastload_constructs.coldstart.engine_log import EngineLog
 from fastload_constructs.coldstart.report import ColdStartReport, Evidence, phases_in_order
 from fastload_constructs.coldstart.vllm.patterns import MARKERS, LineKind
 from fastload_constructs.coldstart.vllm.phases.compile import compile_cache, torch_compile, xla_still_compiling
+from fastload_constructs.coldstart.vllm.phases.distributed import died_in_distributed_init, distributed_init
 from fastload_constructs.coldstart.vllm.phases.engine import api_server, kv_cache
 from fastload_constructs.coldstart.vllm.phases.failure import failure
 from fastload_constructs.coldstart.vllm.phases.graphs import cuda_graphs
@@ -81,7 +84,12 @@ class _Phases:
 
 
 def _ran_to_the_end(found: _Phases, events: list[LogEvent], end: datetime) -> None:
-    """A start that never got ready: a load or an XLA precompile it died in ran until the end of the log."""
+    """A start that never got ready: the distributed init, load or XLA precompile it died in ran until the end
+    of the log."""
+    if found.seconds["distributed_init"] is None:
+        stopped_joining = died_in_distributed_init(events, end)
+        if stopped_joining is not None:
+            found.add("distributed_init", (stopped_joining[0], [stopped_joining[1]]))
     if found.seconds["weight_load"] is None:
         stopped_loading = died_while_loading(events, end)
         if stopped_loading is not None:
@@ -99,6 +107,7 @@ def _report(timeline: Timeline, label: str, started_at: datetime | None) -> Cold
     ready = readiness(timeline, last_at)
     workers = count_workers(timeline)
     found = _Phases({}, [])
+    found.add("distributed_init", distributed_init(events))
     load = weight_load(events, workers.count)
     found.add("weight_load", (load.seconds, load.evidence))
     compiled = torch_compile(events)

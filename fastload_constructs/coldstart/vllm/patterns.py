@@ -73,13 +73,16 @@ TRACEBACK_FRAME = re.compile(r'File "(?P<path>[^"]+)", line \d+, in (?P<function
 #   kv_cache_profiling: vllm/v1/core/kv_cache_utils.py `get_kv_cache_config(s)`, `check_enough_kv_cache_memory`;
 #     V0 worker.py `determine_num_available_blocks`, `raise_if_cache_size_invalid` (not `initialize_cache`,
 #     which also warms up and captures); the KV-cache allocation `initialize_kv_cache`, `_allocate_kv_cache_tensors`.
-#   engine_init: worker `init_device`, vllm/distributed/parallel_state.py `init_distributed_environment`,
-#     `initialize_model_parallel`, `ensure_model_parallel_initialized`.
+#   distributed_init: vllm/distributed/parallel_state.py `init_distributed_environment`,
+#     `initialize_model_parallel`, `ensure_model_parallel_initialized`, worker `init_worker_distributed_environment`,
+#     the NCCL communicator (device_communicators/pynccl*.py, `ncclCommInitRank`, `GroupCoordinator`), torch's
+#     TCPStore rendezvous (`DistNetworkError`).
+#   engine_init: worker `init_device` (device set-up, which also calls the distributed init above).
 #   dynamo_transform: torch/_dynamo's tracing (convert_frame.py, symbolic_convert.py, output_graph.py), not
 #     eval_frame.py, through which every call of a compiled model passes.
 #   graph_compile: torch/_inductor/compile_fx.py, vllm/compilation/backends.py and compiler_interface.py.
 FAILING_CALLS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("graph_compile", re.compile(r'tpu\w*\.py", line \d+, in capture_model\b')),
+    ("graph_compile", re.compile(r'tpu\w*\.py", line \d+, in capture_model\b|\b_precompile_\w+')),
     ("cuda_graph", re.compile(r"\b(?:capture_model|_capture_cudagraphs)\b")),
     ("dynamo_transform", re.compile(r"torch/_dynamo/(?:convert_frame|symbolic_convert|output_graph)\.py")),
     (
@@ -98,13 +101,28 @@ FAILING_CALLS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"\b(?:load_model|load_weights|download_model|process_weights_after_loading)\b"),
     ),
     (
-        "engine_init",
+        "distributed_init",
         re.compile(
-            r"\b(?:init_device|init_distributed_environment|initialize_model_parallel"
-            r"|ensure_model_parallel_initialized)\b"
+            r"\b(?:init_distributed_environment|init_worker_distributed_environment|initialize_model_parallel"
+            r"|ensure_model_parallel_initialized|ncclCommInit\w*|PyNcclCommunicator|GroupCoordinator"
+            r"|DistNetworkError|TCPStore)\b|device_communicators/pynccl"
         ),
     ),
+    ("engine_init", re.compile(r"\binit_device\b")),
 )
+# A traceback of a TPU worker: its capture_model is XLA's precompile, not a CUDA-graph capture.
+TPU_WORKER = re.compile(r"\btpu_(?:model_runner|worker)\.py")
+
+# Errors that are a root cause wherever they are printed (an ERROR record before the exception line, a
+# wrapped message): NCCL's ("NCCL error: unhandled system error", "ncclCommInitRank failed with error: NCCL
+# error: internal error"), CUDA's ("CUDA error: out of memory"), torch's OOM and rendezvous timeouts.
+ROOT_CAUSE = re.compile(
+    r"NCCL error\b.*|CUDA error\b.*|(?:torch\.)?(?:cuda\.)?OutOfMemoryError\b.*|CUDA out of memory\b.*"
+    r"|DistNetworkError\b.*"
+)
+NCCL_ERROR = re.compile(r"\bNCCL error\b")
+# Lines of a traceback that are not its message: frames, code, carets, the header.
+TRACEBACK_CONTEXT = re.compile(r'^(?:\s|File "|\^+$|Traceback \(most recent call last\):|During handling of)')
 
 # Failures whose message names the phase, whatever line came last:
 #   KV cache: vllm/v1/core/kv_cache_utils.py (0.9.2-0.34.0) "To serve at least one request with the
@@ -164,6 +182,10 @@ class LineKind(Enum):
     WEIGHTS_ON_DEVICE = "weights_on_device"
     # TPU: the XLA precompile of every input shape (its compile phase) starts or moves to the next shape.
     XLA_COMPILE_START = "xla_compile_start"
+    # The process groups of a multi-GPU engine: their init starts (NCCL found, the world joined) or ends (this
+    # worker's DP/PP/TP ranks assigned).
+    DISTRIBUTED_START = "distributed_start"
+    DISTRIBUTED_READY = "distributed_ready"
     XLA_COMPILED = "xla_compiled"
 
 
@@ -279,11 +301,23 @@ MESSAGE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
     (
         LineKind.XLA_COMPILE_START,
         re.compile(
-            r"^(?:Compiling (?:the model|sampling) with different input shapes\b"
+            r"^(?:Compiling (?:the model|\w+) with different input shapes\b"
             r"|-- num_tokens: \d+|batch_size: \d+, seq_len: \d+$|Precompile \S+ .*-->)"
         ),
     ),
     (LineKind.XLA_COMPILED, re.compile(rf"^Compilation finished in (?:in )?{_NUM} \[secs\]\.?$")),
+    # vllm/distributed/parallel_state.py `init_distributed_environment` (INFO from 0.17, DEBUG before):
+    #   "world_size=%d rank=%d local_rank=%d distributed_init_method=%s backend=%s";
+    #   device_communicators/pynccl.py (0.5-0.34): "vLLM is using nccl==%s"; vllm/utils (0.5-0.8): "Found nccl from
+    #   library %s"; then `initialize_model_parallel` ends with (0.8.5-0.34): "rank %s in world size %s is assigned
+    #   as DP rank %s, PP rank %s, TP rank %s[, EP rank %s]".
+    (
+        LineKind.DISTRIBUTED_START,
+        re.compile(
+            r"^(?:world_size=\d+ rank=\d+ .*distributed_init_method=|vLLM is using nccl==|Found nccl from library)"
+        ),
+    ),
+    (LineKind.DISTRIBUTED_READY, re.compile(r"^rank \d+ in world size \d+ is assigned as ")),
     # tpu-inference (JAX) model_loader.py: "Loading model with MODEL_IMPL_TYPE=%s" starts the load;
     #   tpu_runner.py / tpu_jax_runner.py `load_model` ends it with "Init model | hbm=%sGiB" (HBM in use once
     #   the weights have landed).
@@ -325,6 +359,10 @@ KEYWORDS = (
     "Compilation finished",
     "MODEL_IMPL_TYPE",
     "Init model",
+    "distributed_init_method=",
+    "is using nccl",
+    "Found nccl",
+    "is assigned as",
 )
 
 

@@ -37,6 +37,8 @@ class Problem:
     text: str
     line_number: int
     at: datetime | None = None
+    # A traceback's frame, code or caret line, or its header: it says where, not what went wrong.
+    context: bool = False
 
 
 @dataclass

@@ -87,10 +87,12 @@ class _Scanner:
             if config:
                 t.parallel_config = max(t.parallel_config, int(config["tp"]) * int(config["pp"]))
 
-    def _add_problem(self, is_exception: bool, text: str, number: int, at: datetime | None) -> None:
+    def _add_problem(
+        self, is_exception: bool, text: str, number: int, at: datetime | None, context: bool = False
+    ) -> None:
         t = self.timeline
         if t.problems_after_last_event < _MAX_PROBLEMS:
-            t.problems.append(Problem(is_exception, text[:EVIDENCE_CHARS], number, at))
+            t.problems.append(Problem(is_exception, text[:EVIDENCE_CHARS], number, at, context))
             t.problems_after_last_event += 1
 
     def _add_frame(self, line: str, number: int) -> None:
@@ -212,7 +214,8 @@ class _Scanner:
         if at is not None:
             self._advance(at)
         if failing:
-            self._add_problem(patterns.EXCEPTION_LINE.match(message) is not None, message, number, at)
+            context = patterns.TRACEBACK_CONTEXT.match(record["message"]) is not None
+            self._add_problem(patterns.EXCEPTION_LINE.match(message) is not None, message, number, at, context)
         if found is not None:
             self._add_event(at, _process_key(process, pid), found, number, line, repeated)
 

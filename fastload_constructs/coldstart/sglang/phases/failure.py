@@ -74,9 +74,16 @@ def _cause(scan: Scan) -> tuple[str | None, str, int] | None:
     return None, failure.text, failure.line_number
 
 
+def _placed(scan: Scan, cause: tuple[str | None, str, int] | None) -> str:
+    phase = (cause[0] if cause else None) or _named_by_traceback(scan.traceback) or _left_running(scan)
+    if phase == "engine_init" and cause is not None and "NCCL error" in cause[1]:
+        return "distributed_init"  # before any later phase began, NCCL's communicators are being made
+    return phase
+
+
 def failure(scan: Scan) -> Stopped:
     cause = _cause(scan)
-    phase = (cause[0] if cause else None) or _named_by_traceback(scan.traceback) or _left_running(scan)
+    phase = _placed(scan, cause)
     if cause is None:
         return Stopped(phase, ended_without_error(phase), None)
     _, text, line_number = cause
