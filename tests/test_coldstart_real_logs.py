@@ -65,6 +65,10 @@ def test_the_collection_spans_releases_engines_and_outcomes():
     assert sum(1 for e in expected if "failure_contains" in e and "EngineCore" in e["failure_contains"]) >= 3
     assert any(e.get("recognised") is False for e in expected)
     assert {e.get("compile_cache") for e in expected} >= {"hit", "miss", "not_compiled"}
+    # NCCL failures placed in distributed init with the NCCL error named; distributed init timed where shown.
+    assert sum(1 for e in expected if e.get("failed_in") == "distributed_init") >= 3
+    assert sum(1 for e in expected if "NCCL error" in e.get("failure_contains", "")) >= 3
+    assert sum(1 for e in expected if "distributed_init" in e.get("phases", {})) >= 3
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -121,3 +125,15 @@ def test_real_log(name: str):
         if phase in r.phase_seconds:
             assert r.evidence_for(phase), phase
             assert all(e.line_number > 0 for e in r.evidence_for(phase))
+
+
+def test_a_tpu_precompile_failure_is_compile_even_when_only_the_workers_call_is_shown():
+    """The real TPU traceback cut before tpu_model_runner.py's frame (its first 10 lines): the innermost call
+    left is tpu_worker.py's `self.model_runner.capture_model()`, which on a TPU is XLA's precompile."""
+    lines = (REAL / "tpu_v1_gemma3_precompile_failure_traceback_only_excerpt.log").read_text().splitlines()[:10]
+    assert "tpu_worker.py" in lines[8] and "capture_model()" in lines[9]
+    r = parse_log(lines, label="tpu")
+    assert (
+        r.failed_in == "graph_compile"
+        and r.failure == "an error whose message is not in the log (only its traceback is)"
+    )

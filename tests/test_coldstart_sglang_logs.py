@@ -29,7 +29,7 @@ def sidecar(name: str) -> dict[str, Any]:
 
 
 def test_the_collection_spans_releases_parallelism_and_outcomes():
-    assert len(CASES) == 19
+    assert len(CASES) == 30
     data = [sidecar(name) for name in CASES]
     for name, d in zip(CASES, data, strict=True):
         assert d["source"].startswith("https://") and d["sglang_version"] and d["worked_out"], name
@@ -39,6 +39,11 @@ def test_the_collection_spans_releases_parallelism_and_outcomes():
     assert any(e.get("ready") is True for e in expected)
     assert sum(1 for e in expected if "failure_contains" in e) >= 2
     assert sum(1 for e in expected if e.get("recognised") is False) == 2
+    # Distributed init timed and failed in, NCCL root causes, DP attention's weights.
+    assert sum(1 for e in expected if "distributed_init" in e.get("phases", {})) >= 4
+    assert sum(1 for e in expected if e.get("failed_in") == "distributed_init") >= 5
+    assert any("NCCL error" in e.get("failure_contains", "") for e in expected)
+    assert any(e.get("weights_gib_total") and not e["weights_total_is_estimated"] for e in expected)
     assert "SOURCES.md" in {p.name for p in REAL.iterdir()}
 
 
@@ -163,3 +168,43 @@ def test_an_sglang_log_that_ends_early_says_so_in_one_sentence(capsys):
     for name in CASES:
         if sidecar(name)["expected"].get("ready") is False:
             assert parse_log((REAL / f"{name}.log").read_bytes(), label=name).failure, name
+
+
+DP_ATTENTION = REAL / "20_FAIL_v0.5dev_dsv4_dp_attention_tp4_dp4_mi300x_issue25118.log"
+
+
+def test_weights_count_one_tp_shard_set_whether_dp_ranks_are_replicas_or_attention_ranks():
+    """The real DP-attention log: 4 GPUs, TP0-TP3 each 73.43 GB, one copy of the model (not 16 x 73.43, as
+    when every DP rank was counted as more GPUs). The same log with DP attention switched off in its
+    server_args line (the only change) reads as 4 DP replicas of a TP4 model: 16 GPUs, the same one copy."""
+    text = DP_ATTENTION.read_text(encoding="utf-8")
+    attention = parse_log(text, label="dp attention")
+    assert attention.worker_count == 4 and attention.weights is not None
+    assert attention.weights.gib == pytest.approx(4 * 73.43, abs=0.01)
+    assert attention.weights.per_gpu_gib == pytest.approx(73.43) and attention.weights.workers == 4
+    replicas = parse_log(text.replace("enable_dp_attention=True", "enable_dp_attention=False"), label="replicas")
+    assert replicas.worker_count == 16 and replicas.weights is not None
+    assert replicas.weights.gib == pytest.approx(4 * 73.43, abs=0.01) and not replicas.weights.total_is_estimated
+
+
+def test_distributed_init_and_the_root_cause_on_the_real_dp_attention_log(capsys):
+    assert main(["coldstart", str(DP_ATTENTION)]) == 1
+    out = capsys.readouterr().out
+    assert "distributed init (NCCL)" in out and "16.8" in out
+    assert "stopped during kv_cache_profiling: AssertionError at: assert self.store_dtype == torch.uint8" in out
+    assert "Scheduler hit an exception" not in out
+
+
+def test_the_warmup_request_and_its_jit_are_split_from_the_server_start():
+    """0.5.23's form: capture ends 12:00:51, uvicorn is up 12:00:53, "fired up" 12:00:55. A DeepGEMM JIT line
+    added at 12:00:54 (the first prefill of the warmup request compiles it) stays inside the warm-up."""
+    jit = "[2026-10-01 12:00:54 TP0] Try DeepGEMM JIT Compiling for <GEMM_NT_F8F8BF16> N=4096, K=4096, num_groups=1\n"
+    log = V0523.replace("[2026-10-01 12:00:55]", jit + "[2026-10-01 12:00:55]")
+    r = parse_log(log, label="jit in the warmup")
+    assert r.seconds("api_server") == pytest.approx(2.0) and r.seconds("warmup") == pytest.approx(2.0)
+    assert next(e.line for e in r.evidence_for("warmup")).endswith("(Press CTRL+C to quit)")
+    # Cut after the JIT line, and without uvicorn's line (uvicorn up is read as ready in logs that stop there):
+    # the JIT after the capture is the warm-up the start died in.
+    died = parse_log(log.split("[2026-10-01 12:00:55]")[0].replace(V0523.splitlines()[-2] + "\n", ""), label="died")
+    assert not died.ready and died.failed_in == "warmup" and died.seconds("warmup") == pytest.approx(0.0)
+    assert died.seconds("api_server") == 0.0 and "warmup" in died.phase_seconds

@@ -1,8 +1,9 @@
 """distributed_init: "Init torch distributed begin." -> "Init torch distributed ends." (its `elapsed=` when printed).
 
 The process groups (Gloo, NCCL, custom all-reduce) of every rank; a rank that inits twice (a speculative
-draft model's worker) adds both. Ranks init in parallel: the slowest rank's time wins. A log that ends
-after a begin (a hang, a failure in NCCL) runs to its last line.
+draft model's worker) adds both. Ranks init in parallel: the slowest rank's time wins. A begin whose end is
+not logged closes at that rank's next start-up line (its weights begin); a log that ends after a begin (a
+hang, a failure in NCCL) runs to its last line.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from fastload_constructs.coldstart.sglang.scanner import Event, Scan
 
 # Printed lines kept as evidence, at most.
 _SHOWN = 8
+# Lines that close a rank's open init: its end, else its next step.
+_CLOSING = ("dist_end", "weight_begin", "weight_end", "pool_end", "kv_allocated", "capture_begin", "capture_end")
 
 
 @dataclass(frozen=True)
@@ -26,8 +29,8 @@ class DistributedInit:
 
 
 def _rank_seconds(events: list[Event]) -> tuple[float | None, datetime | None]:
-    """One rank's begin/end lines in order -> (its seconds, when it began); an end with neither a printed
-    time nor its begin in the log (cut) adds nothing, and a rank with nothing timed is (None, None)."""
+    """One rank's lines in order -> (its init seconds, when it began); an end with neither a printed time
+    nor its begin in the log (cut) adds nothing, and a rank with nothing timed is (None, None)."""
     seconds: float | None = None
     began: datetime | None = None
     opened: Event | None = None
@@ -35,9 +38,9 @@ def _rank_seconds(events: list[Event]) -> tuple[float | None, datetime | None]:
         if e.kind == "dist_begin":
             opened, began = e, began or e.at
             continue
-        if e.values[0] is not None:
+        if e.kind == "dist_end" and e.values[0] is not None:
             took = float(e.values[0])
-        elif opened is not None:
+        elif opened is not None and e.kind in _CLOSING:
             took = (e.at - opened.at).total_seconds()
         else:
             continue
@@ -59,13 +62,12 @@ def _still_running(scan: Scan, ready: bool) -> DistributedInit:
 
 
 def distributed_init(scan: Scan, ready: bool) -> DistributedInit:
-    lines = scan.of("dist_begin", "dist_end")
-    ends = [e for e in lines if e.kind == "dist_end"]
-    if not ends:
-        return _still_running(scan, ready)
-    per_rank = [_rank_seconds([e for e in lines if e.rank == rank]) for rank in {e.rank for e in ends}]
+    lines = scan.of("dist_begin", *_CLOSING)
+    marks = [e for e in lines if e.kind in ("dist_begin", "dist_end")]
+    ranks = {e.rank for e in marks}
+    per_rank = [_rank_seconds([e for e in lines if e.rank == rank]) for rank in ranks]
     timed = [(s, b) for s, b in per_rank if s is not None]
     if not timed:
-        return DistributedInit(None, [])
-    evidence = [Evidence("distributed_init", e.line_number, e.text, "") for e in ends][:_SHOWN]
+        return _still_running(scan, ready)
+    evidence = [Evidence("distributed_init", e.line_number, e.text, "") for e in marks][-_SHOWN:]
     return DistributedInit(max(s for s, _ in timed), evidence, [b for _, b in timed if b is not None])

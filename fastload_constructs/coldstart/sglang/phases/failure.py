@@ -68,7 +68,7 @@ def _cause(scan: Scan) -> tuple[str | None, str, int] | None:
     if traceback is not None and traceback.error is not None:
         return None, traceback.error, traceback.error_line
     if failure is None:
-        return None
+        return (None, "a traceback whose error line is not in the log", traceback.line_number) if traceback else None
     if failure.text.startswith("Scheduler hit an exception"):
         return None, "Scheduler hit an exception; its error line is not in the log", failure.line_number
     return None, failure.text, failure.line_number
