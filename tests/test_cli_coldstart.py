@@ -114,7 +114,9 @@ def test_pod_without_kubectl_is_a_clear_error(tmp_path, monkeypatch, capsys):
     assert "kubectl" in err and "kubectl logs vllm-0 --namespace inference" in err
 
 
-def _fake_kubectl(tmp_path, monkeypatch, started_at: str, instance: str = "", annotations: str = "{}") -> Path:
+def _fake_kubectl(
+    tmp_path, monkeypatch, started_at: str, instance: str = "", annotations: str = "{}", log: Path = WARM
+) -> Path:
     """A stand-in kubectl on PATH: records its calls, answers `get pod` with a start time (or the instance
     label), `get deployment` with annotations, `logs` with a fixture."""
     calls = tmp_path / "calls"
@@ -127,7 +129,7 @@ def _fake_kubectl(tmp_path, monkeypatch, started_at: str, instance: str = "", an
         f"  *labels*) printf '%s' '{instance}';;\n"
         f"  'get deployment'*) cat '{tmp_path / 'annotations.json'}';;\n"
         f"  get*) printf '%s' '{started_at}';;\n"
-        f"  *) cat '{WARM}';;\n"
+        f"  *) cat '{log}';;\n"
         "esac\n"
     )
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
@@ -195,7 +197,7 @@ def test_unrecognised_logs_are_listed_and_the_rest_reported_and_plotted(tmp_path
     assert main(["coldstart", COLD, str(nginx), WARM, other, "--plot", str(out)]) == 2
     captured = capsys.readouterr()
     assert "cold_v0.34_s3_tp1" in captured.out and "warm_v0.34_s3_tp1" in captured.out
-    assert "nginx: no vLLM start-up line recognised" in captured.err
+    assert "nginx: no vLLM or SGLang start-up line recognised" in captured.err
     assert "2 of 4 logs not recognised: nginx, vdev_docker_compose_config_only_excerpt" in captured.err
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -326,6 +328,13 @@ def test_pod_is_compared_with_the_plan_its_deployment_records(tmp_path, monkeypa
     vs_plan = report["vs_plan"]
     assert vs_plan["total"]["predicted"] == pytest.approx(recorded.predicted.total_s, abs=0.2)
     assert vs_plan["weight_load"]["predicted"] == pytest.approx(recorded.predicted.weight_load_s, abs=0.1)
+    # An SGLang pod's log keeps the plan its Deployment records (it was dropped for a re-plan without --instance).
+    sglang_log = Path(__file__).parent / "fixtures" / "sglang_logs" / "real" / "08_v0.5.5_tp1_ready_pr11830.log"
+    _fake_kubectl(tmp_path, monkeypatch, "", instance="llama", annotations=annotations, log=sglang_log)
+    assert main(["coldstart", "--pod", "llama-0", "-n", "inference", "--json"]) == 0
+    (report,) = json.loads(capsys.readouterr().out)
+    assert report["engine"] == "sglang"
+    assert report["vs_plan"]["total"]["predicted"] == pytest.approx(recorded.predicted.total_s, abs=0.2)
     # Without a recorded plan (no label, no annotation) nothing is compared: never a guessed plan.
     _fake_kubectl(tmp_path, monkeypatch, "2026-12-02T17:19:52Z")
     assert main(["coldstart", "--pod", "llama-0", "-n", "inference", "--json"]) == 0

@@ -1,4 +1,4 @@
-"""`fastload coldstart`: where a vLLM server's start-up time went, from its logs."""
+"""`fastload coldstart`: where a vLLM or SGLang server's start-up time went, from its logs."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ class StartupFailed(click.ClickException):
 
 
 class SomeLogsUnrecognised(click.ClickException):
-    """Some inputs held no vLLM start-up line: the others are reported (and plotted), the exit code says so."""
+    """Some inputs held no start-up line: the others are reported (and plotted), the exit code says so."""
 
     exit_code = 2
 
@@ -222,9 +222,11 @@ def _read_reports(sources: list[_Source], starts: list[datetime | None]) -> tupl
             if exc.field != "log" or len(sources) == 1:
                 raise
             unrecognised.append(log_source.label)
-            click.echo(f"fastload: {log_source.label}: no vLLM start-up line recognised; left out", err=True)
+            click.echo(f"fastload: {log_source.label}: no vLLM or SGLang start-up line recognised; left out", err=True)
     if not reports:
-        raise FastloadConfigError("log", ", ".join(unrecognised), "at least one vLLM log with a start-up line")
+        raise FastloadConfigError(
+            "log", ", ".join(unrecognised), "at least one vLLM or SGLang log with a start-up line"
+        )
     return reports, unrecognised
 
 
@@ -291,7 +293,7 @@ def coldstart_command(
     source: str,
     warm_compile_cache: bool,
 ) -> None:
-    """Phase-by-phase start-up times from vLLM server logs (several logs compare side by side)."""
+    """Phase-by-phase start-up times from vLLM or SGLang server logs (several logs compare side by side)."""
     sources = _sources(logs, pod, selector, namespace, container, previous, read_pod_start=not started_at)
     if started_at and len(started_at) != len(sources):
         raise FastloadConfigError("--started-at", list(started_at), f"one start time per log ({len(sources)} given)")
@@ -303,8 +305,8 @@ def coldstart_command(
     if estimate is None and pod is not None and namespace is not None:
         estimate = _recorded_estimate(pod, namespace)
     reports, unrecognised = _read_reports(sources, starts)
-    if estimate is not None and all(r.engine == "sglang" for r in reports):  # SGLang logs: SGLang's plan
-        estimate = estimate_for(engine="sglang")
+    if instance_type is not None and all(r.engine == "sglang" for r in reports):  # SGLang logs: SGLang's plan
+        estimate = estimate_for(engine="sglang")  # (a plan recorded on the pod is already its engine's)
     _print_reports(reports, estimate, as_json, plot_path)
     if unrecognised:
         raise SomeLogsUnrecognised(

@@ -56,7 +56,7 @@ def report_as_dict(report: ColdStartReport, estimate: PhaseEstimate | None = Non
             "seconds": round(weights.seconds, 3),
             "bytes": weights.total_bytes,
             "gib": None if weights.total_bytes is None else round(weights.total_bytes / GIB, 3),
-            "gib_scope": "total over all GPUs",
+            "gib_scope": "one copy of the model, over its tensor- and pipeline-parallel GPUs",
             "gib_per_gpu": None if weights.per_gpu_bytes is None else round(weights.per_gpu_bytes / GIB, 3),
             "gib_total_is_estimated": weights.total_is_estimated,
             "workers_that_logged_the_load": weights.reporting_workers,
@@ -117,7 +117,7 @@ def render_table(reports: Sequence[ColdStartReport], estimate: PhaseEstimate | N
     ]
     rows.append(["total to ready", *(_cell(r.total_s) + ("" if r.ready else " (failed)") for r in reports)])
     rows.append(["dominant phase", *(r.dominant_phase for r in reports)])
-    rows.append(["weights GiB (all GPUs)", *(_total_gib(r) for r in reports)])
+    rows.append(["weights GiB (one copy)", *(_total_gib(r) for r in reports)])
     rows.append(
         [
             "weights GiB per GPU",
@@ -129,7 +129,7 @@ def render_table(reports: Sequence[ColdStartReport], estimate: PhaseEstimate | N
     )
     rows.append(
         [
-            "weights GiB/s (all GPUs)",
+            "weights GiB/s (one copy)",
             *("-" if not r.weights or r.weights.gib_per_s is None else f"{r.weights.gib_per_s:.2f}" for r in reports),
         ]
     )

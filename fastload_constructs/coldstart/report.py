@@ -80,9 +80,10 @@ class Evidence:
 class WeightLoad:
     """Bytes of weights on the GPUs, and how fast they arrived.
 
-    `total_bytes` is over all GPUs. When only some ranks log the load (rank 0 on recent
-    vLLM), the total is that rank's share times the worker count and `total_is_estimated`
-    is True (`per_gpu_bytes` is what the log printed).
+    `total_bytes` is one copy of the model over the GPUs it is split across (`workers`: its
+    tensor- x pipeline-parallel shards; data-parallel replicas hold it again). When only some
+    ranks log the load (rank 0 on recent vLLM), the missing shards count as the
+    largest one printed and `total_is_estimated` is True (`per_gpu_bytes` is what the log printed).
     """
 
     seconds: float
