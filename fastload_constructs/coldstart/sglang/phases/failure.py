@@ -30,7 +30,6 @@ PHASE_AFTER = {
     "capture_end": "api_server",
     "http_up": "warmup",
     "warmup_begin": "warmup",
-    "jit": "warmup",
 }
 
 
@@ -41,12 +40,14 @@ class Stopped:
     evidence: Evidence | None
 
 
-def _left_running(scan: Scan) -> str:
-    """The phase the last start-up line (by time) left running; a capture that began and did not end is
-    still running (a JIT compile then is the capture's)."""
+def _left_running(scan: Scan, warming_up: bool) -> str:
+    """The phase the last start-up line (by time) left running: a capture that began and did not end, or the
+    warm-up once it began, is still running; a JIT compile on its own says neither."""
     if capturing(scan):
         return "cuda_graph"
-    events = sorted(scan.events, key=lambda e: (e.at, e.line_number))
+    if warming_up:
+        return "warmup"
+    events = sorted((e for e in scan.events if e.kind != "jit"), key=lambda e: (e.at, e.line_number))
     return PHASE_AFTER.get(events[-1].kind, "engine_init") if events else "engine_init"
 
 
@@ -74,16 +75,17 @@ def _cause(scan: Scan) -> tuple[str | None, str, int] | None:
     return None, failure.text, failure.line_number
 
 
-def _placed(scan: Scan, cause: tuple[str | None, str, int] | None) -> str:
-    phase = (cause[0] if cause else None) or _named_by_traceback(scan.traceback) or _left_running(scan)
+def _placed(scan: Scan, cause: tuple[str | None, str, int] | None, warming_up: bool) -> str:
+    phase = (cause[0] if cause else None) or _named_by_traceback(scan.traceback) or _left_running(scan, warming_up)
     if phase == "engine_init" and cause is not None and "NCCL error" in cause[1]:
         return "distributed_init"  # before any later phase began, NCCL's communicators are being made
     return phase
 
 
-def failure(scan: Scan) -> Stopped:
+def failure(scan: Scan, warming_up: bool) -> Stopped:
+    """`warming_up`: the warm-up had begun (phases.warmup.warmup_from)."""
     cause = _cause(scan)
-    phase = _placed(scan, cause)
+    phase = _placed(scan, cause, warming_up)
     if cause is None:
         return Stopped(phase, ended_without_error(phase), None)
     _, text, line_number = cause

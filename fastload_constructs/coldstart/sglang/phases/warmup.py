@@ -9,8 +9,6 @@ last step: the HTTP server up, a "Start of ... warmup" line, or a JIT compile on
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from fastload_constructs.coldstart.report import Evidence
 from fastload_constructs.coldstart.sglang.phases.server import EngineDone
 from fastload_constructs.coldstart.sglang.phases.start import Readiness
@@ -31,8 +29,12 @@ def warmup_from(scan: Scan, ready: Readiness, done: EngineDone | None) -> Event 
     the server's readiness is the HTTP server itself (logs without "fired up and ready to roll")."""
     if (ready.line is not None and ready.line.kind != "ready") or capturing(scan):
         return None
-    after: datetime | None = done.at if done is not None else None
-    signs = [e for e in scan.of(*_SIGNS) if after is None or e.at >= after]
+    # A JIT compile is the warm-up's only once the engine is known to be done (an excerpt of JIT lines alone
+    # may be inside a capture it does not show); the HTTP server up, or a warmup line, always is (after the
+    # engine's last step when the log shows one).
+    signs = [
+        e for e in scan.of(*_SIGNS) if (done is None and e.kind != "jit") or (done is not None and e.at >= done.at)
+    ]
     return min(signs, key=lambda e: (e.at, e.line_number)) if signs else None
 
 
