@@ -48,7 +48,7 @@ from typing import Any, Protocol
 
 from fastload_constructs.coldstart.diagnose import Blocker, diagnose_pod
 from fastload_constructs.coldstart.events import K8sEvent, parse_events
-from fastload_constructs.coldstart.parser import ColdStartReport
+from fastload_constructs.coldstart.report import ColdStartReport
 from fastload_constructs.coldstart.timeline import (
     ScaleOutTimeline,
     build_timeline,

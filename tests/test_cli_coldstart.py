@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fastload_constructs.cli.main import main
-from fastload_constructs.coldstart.kubectl import kubectl_logs_command
+from fastload_constructs.coldstart.kubectl import kubectl_logs_command, unreachable
 
 LOGS = Path(__file__).parent / "fixtures" / "vllm_logs"
 COLD, WARM = str(LOGS / "cold_v0.34_s3_tp1.log"), str(LOGS / "warm_v0.34_s3_tp1.log")
@@ -114,7 +114,9 @@ def test_pod_without_kubectl_is_a_clear_error(tmp_path, monkeypatch, capsys):
     assert "kubectl" in err and "kubectl logs vllm-0 --namespace inference" in err
 
 
-def _fake_kubectl(tmp_path, monkeypatch, started_at: str, instance: str = "", annotations: str = "{}") -> Path:
+def _fake_kubectl(
+    tmp_path, monkeypatch, started_at: str, instance: str = "", annotations: str = "{}", log: Path = WARM
+) -> Path:
     """A stand-in kubectl on PATH: records its calls, answers `get pod` with a start time (or the instance
     label), `get deployment` with annotations, `logs` with a fixture."""
     calls = tmp_path / "calls"
@@ -127,7 +129,7 @@ def _fake_kubectl(tmp_path, monkeypatch, started_at: str, instance: str = "", an
         f"  *labels*) printf '%s' '{instance}';;\n"
         f"  'get deployment'*) cat '{tmp_path / 'annotations.json'}';;\n"
         f"  get*) printf '%s' '{started_at}';;\n"
-        f"  *) cat '{WARM}';;\n"
+        f"  *) cat '{log}';;\n"
         "esac\n"
     )
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
@@ -195,7 +197,7 @@ def test_unrecognised_logs_are_listed_and_the_rest_reported_and_plotted(tmp_path
     assert main(["coldstart", COLD, str(nginx), WARM, other, "--plot", str(out)]) == 2
     captured = capsys.readouterr()
     assert "cold_v0.34_s3_tp1" in captured.out and "warm_v0.34_s3_tp1" in captured.out
-    assert "nginx: no vLLM start-up line recognised" in captured.err
+    assert "nginx: no vLLM or SGLang start-up line recognised" in captured.err
     assert "2 of 4 logs not recognised: nginx, vdev_docker_compose_config_only_excerpt" in captured.err
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -326,8 +328,73 @@ def test_pod_is_compared_with_the_plan_its_deployment_records(tmp_path, monkeypa
     vs_plan = report["vs_plan"]
     assert vs_plan["total"]["predicted"] == pytest.approx(recorded.predicted.total_s, abs=0.2)
     assert vs_plan["weight_load"]["predicted"] == pytest.approx(recorded.predicted.weight_load_s, abs=0.1)
+    # An SGLang pod's log keeps the plan its Deployment records (it was dropped for a re-plan without --instance).
+    sglang_log = Path(__file__).parent / "fixtures" / "sglang_logs" / "real" / "08_v0.5.5_tp1_ready_pr11830.log"
+    _fake_kubectl(tmp_path, monkeypatch, "", instance="llama", annotations=annotations, log=sglang_log)
+    assert main(["coldstart", "--pod", "llama-0", "-n", "inference", "--json"]) == 0
+    (report,) = json.loads(capsys.readouterr().out)
+    assert report["engine"] == "sglang"
+    assert report["vs_plan"]["total"]["predicted"] == pytest.approx(recorded.predicted.total_s, abs=0.2)
     # Without a recorded plan (no label, no annotation) nothing is compared: never a guessed plan.
     _fake_kubectl(tmp_path, monkeypatch, "2026-12-02T17:19:52Z")
     assert main(["coldstart", "--pod", "llama-0", "-n", "inference", "--json"]) == 0
     (report,) = json.loads(capsys.readouterr().out)
     assert "vs_plan" not in report
+
+
+# kubectl 1.32's own stderr with no cluster behind its kubeconfig (four memcache retries, then the summary).
+_NO_CLUSTER_STDERR = "\n".join(
+    [
+        'E1204 17:21:20.657531    1579 memcache.go:265] "Unhandled Error" err="couldn\'t get current server API group '
+        'list: Get \\"http://localhost:8080/api?timeout=32s\\": dial tcp 127.0.0.1:8080: connect: connection refused"'
+    ]
+    * 4
+    + ["The connection to the server localhost:8080 was refused - did you specify the right host or port?"]
+)
+
+
+def _failing_kubectl(tmp_path, monkeypatch, stderr: str) -> None:
+    (tmp_path / "stderr.txt").write_text(stderr + "\n")
+    fake = tmp_path / "kubectl"
+    fake.write_text(f"#!/bin/sh\ncat '{tmp_path / 'stderr.txt'}' >&2\nexit 1\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+
+
+@pytest.mark.parametrize("source", [["--pod", "vllm-0"], ["-l", "app=vllm"]])
+def test_no_cluster_is_one_short_line_naming_the_server_not_the_pod(tmp_path, monkeypatch, capsys, source):
+    _failing_kubectl(tmp_path, monkeypatch, _NO_CLUSTER_STDERR)
+    assert main(["coldstart", *source, "-n", "inference"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 160, err
+    assert err.startswith("fastload: cannot reach the Kubernetes cluster at localhost:8080: connection refused")
+    assert "vllm-0" not in err and "--pod" not in err and "memcache" not in err and "\\n" not in err
+
+
+def test_a_missing_pod_is_named_with_kubectls_own_words(tmp_path, monkeypatch, capsys):
+    _failing_kubectl(tmp_path, monkeypatch, 'Error from server (NotFound): pods "vllm-9" not found')
+    assert main(["coldstart", "--pod", "vllm-9", "-n", "inference"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "fastload: --pod: got 'vllm-9'; accepted: one that exists in namespace inference "
+        '(kubectl: pods "vllm-9" not found)\n'
+    )
+
+
+@pytest.mark.parametrize(
+    ("stderr", "says"),
+    [
+        ("Unable to connect to the server: dial tcp 10.0.0.1:443: i/o timeout", "at 10.0.0.1:443: timed out"),
+        (
+            "Unable to connect to the server: dial tcp: lookup X.gr7.us-west-2.eks.amazonaws.com on 10.0.0.2:53: "
+            "no such host",
+            "at X.gr7.us-west-2.eks.amazonaws.com: no such host",
+        ),
+        ("error: You must be logged in to the server (Unauthorized)", "not authorised"),
+        ('error: context "prod" does not exist', "(context prod): no such context"),
+        ('Error from server (NotFound): pods "x" not found', None),
+    ],
+)
+def test_kubectl_errors_that_mean_no_cluster_answered(stderr, says):
+    sentence = unreachable(stderr)
+    assert (sentence is None) if says is None else (sentence is not None and says in sentence)

@@ -15,11 +15,14 @@ from pathlib import Path
 import pytest
 
 from fastload_constructs.cli.main import main
-from fastload_constructs.coldstart.forms import unwrap_json
-from fastload_constructs.coldstart.parser import parse_log, scan
-from fastload_constructs.coldstart.phases.failure import LOAD_TAIL_S
+from fastload_constructs.coldstart.forms import Envelopes
+from fastload_constructs.coldstart.parser import parse_log
+from fastload_constructs.coldstart.vllm.patterns import is_whole_line
+from fastload_constructs.coldstart.vllm.phases.failure import LOAD_TAIL_S
+from fastload_constructs.coldstart.vllm.scanner import scan
 from fastload_constructs.core.errors import FastloadConfigError
 
+unwrap_json = Envelopes(is_whole_line).unwrap_json  # JSON records around vLLM's lines, as its scanner opens them
 REAL = Path(__file__).parent / "fixtures" / "vllm_logs" / "real"
 
 # Each JSON-line fixture and the real log whose lines it wraps (wrap_in_envelopes.py).
@@ -45,10 +48,10 @@ def test_a_json_line_log_reports_what_the_lines_it_wraps_report(wrapped: str, pl
         outside.failed_in,
         outside.failure,
     )
-    assert (inside.compile_cache, inside.worker_count, inside.vllm_version) == (
+    assert (inside.compile_cache, inside.worker_count, inside.engine_version) == (
         outside.compile_cache,
         outside.worker_count,
-        outside.vllm_version,
+        outside.engine_version,
     )
     assert inside.weights_gib == outside.weights_gib
     # Evidence quotes vLLM's line, not the envelope around it.
@@ -142,7 +145,7 @@ def test_rocm_logs_read_like_cuda_ones() -> None:
     aiter = parse_log(real("rocm_v0.11.1_aiter_interleaved_excerpt"))
     assert aiter.seconds("graph_compile") == pytest.approx(7.47) and aiter.torch_compile_s == pytest.approx(10.69)
     whisper = parse_log(real("kubectl_timestamps_v0.17_rocm_gfx1100_whisper"))
-    assert whisper.ready and whisper.vllm_version == "0.17.0"  # records without vLLM's date, timed by kubectl
+    assert whisper.ready and whisper.engine_version == "0.17.0"  # records without vLLM's date, timed by kubectl
 
 
 def test_tpu_xla_precompile_is_the_compile_phase() -> None:

@@ -9,15 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from fastload_constructs.coldstart.parser import (
-    GIB,
-    MAX_LINE_CHARS,
-    iter_text_lines,
-    parse_lines,
-    parse_log,
-    parse_started_at,
-    scan,
-)
+from fastload_constructs.coldstart.lines import MAX_LINE_CHARS, iter_text_lines
+from fastload_constructs.coldstart.parser import parse_lines, parse_log
+from fastload_constructs.coldstart.report import GIB
+from fastload_constructs.coldstart.timestamps import parse_started_at
+from fastload_constructs.coldstart.vllm.scanner import scan
 from fastload_constructs.core.errors import FastloadConfigError
 
 LOGS = Path(__file__).parent / "fixtures" / "vllm_logs"
@@ -29,7 +25,7 @@ def report(name: str, **kwargs):
 
 def test_cold_start_v034_phases_from_reported_durations():
     r = report("cold_v0.34_s3_tp1.log")
-    assert r.ready and r.vllm_version == "0.34.0"
+    assert r.ready and r.engine_version == "0.34.0"
     assert r.seconds("weight_load") == pytest.approx(31.734512, abs=1e-3)
     assert r.seconds("dynamo_transform") == pytest.approx(9.12)
     # torch.compile took 48.31 s in total, of which 9.12 s Dynamo: the rest is Inductor.
@@ -89,7 +85,7 @@ def test_failed_start_reports_root_cause_and_where_it_stopped():
 
 def test_old_release_v066_variants():
     r = report("old_v0.6.6_tp2.log")  # "file.py:line]" without "[", "Loading model weights took X GB"
-    assert r.vllm_version == "0.6.6" and r.ready
+    assert r.engine_version == "0.6.6" and r.ready
     assert r.worker_count == 2
     # 0.6.6 prints no load time: timed from "Starting to load model" (15:30:20) to the slower worker (15:30:42).
     assert r.seconds("weight_load") == pytest.approx(22)
@@ -144,7 +140,7 @@ def test_log_without_any_phase_is_a_clear_error():
 
 def test_v085_tp2_warm_cache_with_vllmworker_rank_prefixes():
     r = report("warm_v0.8.5_s3_tp2.log")  # "(VllmWorker rank=N pid=M)" and "(EngineCore_0 pid=M)" prefixes
-    assert r.vllm_version == "0.8.5" and r.ready
+    assert r.engine_version == "0.8.5" and r.ready
     assert r.worker_count == 2
     assert r.compile_cache == "hit"  # "Directly load the compiled graph(s) for shape None from the cache"
     assert r.seconds("weight_load") == pytest.approx(19.052207, abs=1e-3)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fastload_constructs.coldstart.patterns import (
-    ANSI_ESCAPE,
-    FRAME,
+from fastload_constructs.coldstart.forms import ANSI_ESCAPE, FRAME
+from fastload_constructs.coldstart.vllm.patterns import (
     RAY_REPEATED,
     RECORD,
     LineKind,

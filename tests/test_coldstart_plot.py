@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from fastload_constructs.coldstart.parser import PHASE_ORDER, parse_log
+from fastload_constructs.coldstart.parser import parse_log
 from fastload_constructs.coldstart.plot import BREAK_RATIO, PHASE_COLOURS, _figure, axis_limit
+from fastload_constructs.coldstart.report import PHASE_ORDER
 
 LOGS = Path(__file__).parent / "fixtures" / "vllm_logs"
 

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from fastload_constructs.coldstart.parser import PHASE_ORDER, parse_log
+from fastload_constructs.coldstart.parser import parse_log
+from fastload_constructs.coldstart.report import PHASE_ORDER
 from fastload_constructs.core.errors import FastloadConfigError
 
 REAL = Path(__file__).parent / "fixtures" / "vllm_logs" / "real"
@@ -36,7 +37,7 @@ KNOWN_KEYS = {
     "throughput_source",
     "failed_in",
     "failure_contains",
-    "vllm_version",
+    "engine_version",
     "clock",
 }
 
@@ -64,6 +65,10 @@ def test_the_collection_spans_releases_engines_and_outcomes():
     assert sum(1 for e in expected if "failure_contains" in e and "EngineCore" in e["failure_contains"]) >= 3
     assert any(e.get("recognised") is False for e in expected)
     assert {e.get("compile_cache") for e in expected} >= {"hit", "miss", "not_compiled"}
+    # NCCL failures placed in distributed init with the NCCL error named; distributed init timed where shown.
+    assert sum(1 for e in expected if e.get("failed_in") == "distributed_init") >= 3
+    assert sum(1 for e in expected if "NCCL error" in e.get("failure_contains", "")) >= 3
+    assert sum(1 for e in expected if "distributed_init" in e.get("phases", {})) >= 3
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -111,8 +116,8 @@ def test_real_log(name: str):
         assert r.failed_in == expected["failed_in"]
     if "failure_contains" in expected:
         assert r.failure is not None and expected["failure_contains"] in r.failure
-    if "vllm_version" in expected:
-        assert r.vllm_version == expected["vllm_version"]
+    if "engine_version" in expected:
+        assert r.engine_version == expected["engine_version"]
     if "clock" in expected:
         assert r.clock == expected["clock"]
     # Every phase with a number comes with the line it was read from (the HTML report shows them).
@@ -120,3 +125,15 @@ def test_real_log(name: str):
         if phase in r.phase_seconds:
             assert r.evidence_for(phase), phase
             assert all(e.line_number > 0 for e in r.evidence_for(phase))
+
+
+def test_a_tpu_precompile_failure_is_compile_even_when_only_the_workers_call_is_shown():
+    """The real TPU traceback cut before tpu_model_runner.py's frame (its first 10 lines): the innermost call
+    left is tpu_worker.py's `self.model_runner.capture_model()`, which on a TPU is XLA's precompile."""
+    lines = (REAL / "tpu_v1_gemma3_precompile_failure_traceback_only_excerpt.log").read_text().splitlines()[:10]
+    assert "tpu_worker.py" in lines[8] and "capture_model()" in lines[9]
+    r = parse_log(lines, label="tpu")
+    assert (
+        r.failed_in == "graph_compile"
+        and r.failure == "an error whose message is not in the log (only its traceback is)"
+    )

@@ -1,4 +1,4 @@
-"""`fastload coldstart` on SGLang server logs published by people outside this project (issue 29).
+"""`fastload coldstart` on SGLang server logs published by people outside this project.
 
 Each `tests/fixtures/sglang_logs/real/<name>.log` is a log excerpt as found at the source its sidecar
 `<name>.expected.json` names (SOURCES.md lists them all: SGLang 0.3 to 0.5.8, TP 1 to 8, DP and PP,
@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from fastload_constructs.cli.main import main
-from fastload_constructs.coldstart import sglang
-from fastload_constructs.coldstart.parser import PHASE_ORDER, parse_log
+from fastload_constructs.coldstart.parser import detect, parse_log
+from fastload_constructs.coldstart.report import PHASE_ORDER
 from fastload_constructs.core.errors import FastloadConfigError
 
 REAL = Path(__file__).parent / "fixtures" / "sglang_logs" / "real"
@@ -29,7 +29,7 @@ def sidecar(name: str) -> dict[str, Any]:
 
 
 def test_the_collection_spans_releases_parallelism_and_outcomes():
-    assert len(CASES) == 19
+    assert len(CASES) == 30
     data = [sidecar(name) for name in CASES]
     for name, d in zip(CASES, data, strict=True):
         assert d["source"].startswith("https://") and d["sglang_version"] and d["worked_out"], name
@@ -39,6 +39,11 @@ def test_the_collection_spans_releases_parallelism_and_outcomes():
     assert any(e.get("ready") is True for e in expected)
     assert sum(1 for e in expected if "failure_contains" in e) >= 2
     assert sum(1 for e in expected if e.get("recognised") is False) == 2
+    # Distributed init timed and failed in, NCCL root causes, DP attention's weights.
+    assert sum(1 for e in expected if "distributed_init" in e.get("phases", {})) >= 4
+    assert sum(1 for e in expected if e.get("failed_in") == "distributed_init") >= 5
+    assert any("NCCL error" in e.get("failure_contains", "") for e in expected)
+    assert any(e.get("weights_gib_total") and not e["weights_total_is_estimated"] for e in expected)
     assert "SOURCES.md" in {p.name for p in REAL.iterdir()}
 
 
@@ -53,7 +58,7 @@ def test_real_sglang_log(name: str):
             parse_log(raw, label=name)
         return
     r = parse_log(raw, label=name)
-    assert r.engine == "sglang" and r.vllm_version is None
+    assert r.engine == "sglang" and r.engine_version is None
     assert r.ready is expected["ready"]
     assert r.total_s == pytest.approx(expected["total_s"], abs=tol)
     assert r.total_s == pytest.approx(sum(p.seconds for p in r.phases), abs=0.01)
@@ -77,9 +82,10 @@ def test_real_sglang_log(name: str):
         assert r.weights.total_is_estimated is expected["weights_total_is_estimated"]
 
 
-# SGLang 0.5.23's line forms, which no public log shows yet: written from the format strings sglang.md quotes
-# with file:line (model_runner.py:1273-1379, memory_pool.py:2087-2098, kv_cache_configurator.py:498-501,
-# cuda_graph_setup.py:758-792, scheduler.py:1262-1272, http_server.py:2600) with made-up values.
+# SGLang 0.5.23's line forms, which no public log shows yet: written from its format strings
+# (https://github.com/sgl-project/sglang/tree/v0.5.23/python/sglang/srt: model_runner.py:1273-1379,
+# memory_pool.py:2087-2098, kv_cache_configurator.py:498-501, cuda_graph_setup.py:758-792,
+# scheduler.py:1262-1272, http_server.py:2600) with made-up values.
 V0523 = (Path(__file__).parent / "fixtures" / "sglang_logs" / "v0.5.23_source_format_strings.log").read_text()
 
 
@@ -87,10 +93,18 @@ def test_the_0_5_23_line_forms_and_the_streamer_summary():
     r = parse_log(V0523, label="v0.5.23")
     assert r.engine == "sglang" and r.ready and r.worker_count == 2 and r.worker_count_source == "server_args"
     # weights: the slowest rank's printed elapsed; pool 33 -> 34; capture 16.80 s from 12:00:34 (ends >= :50.80,
-    # its line says :51); ready at "fired up" :55, not uvicorn's :53: api 4 s. engine_init is the rest of the
-    # 55 s: 55 - 11.97 - 1 - 16.8 - 4 = 21.23 (the 21 s before the weights and the untimed slivers between).
+    # TP1's line says :51); the HTTP server up at uvicorn's :53: api 2 s; the warmup request until "fired up" at
+    # :55: warmup 2 s. engine_init is the rest of the 55 s: 55 - 11.97 - 1 - 16.8 - 2 - 2 = 21.23 (the 21 s
+    # before the weights and the untimed slivers between).
     assert r.phase_seconds == pytest.approx(
-        {"engine_init": 21.23, "weight_load": 11.97, "kv_cache_profiling": 1.0, "cuda_graph": 16.8, "api_server": 4.0},
+        {
+            "engine_init": 21.23,
+            "weight_load": 11.97,
+            "kv_cache_profiling": 1.0,
+            "cuda_graph": 16.8,
+            "api_server": 2.0,
+            "warmup": 2.0,
+        },
         abs=0.02,
     )
     assert r.total_s == pytest.approx(55.0, abs=0.02)
@@ -111,14 +125,14 @@ def test_an_sglang_start_that_never_got_ready_names_the_failure():
 
 def test_vllm_logs_are_never_taken_for_sglang():
     for path in sorted(VLLM_REAL.glob("*.log")):
-        engine, _ = sglang.detect(path.read_text(encoding="utf-8", errors="replace").splitlines())
-        assert engine == "vllm", path.name
+        engine, _ = detect(path.read_text(encoding="utf-8", errors="replace").splitlines())
+        assert engine.name == "vllm", path.name
 
 
 def test_detection_hands_back_every_line():
     lines = ["x"] * 5 + ["[2026-01-01 00:00:00] Load weight begin. avail mem=1.00 GB", "y"]
-    engine, again = sglang.detect(iter(lines))
-    assert engine == "sglang" and list(again) == lines
+    engine, again = detect(iter(lines))
+    assert engine.name == "sglang" and list(again) == lines
 
 
 def test_fastload_coldstart_reads_an_sglang_log(capsys):
@@ -142,3 +156,55 @@ def test_calibrate_refuses_an_sglang_log_with_one_line(tmp_path, capsys):
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("fastload: log: got '08_v0.5.5_tp1_ready_pr11830'") and "SGLang" in line
     assert not (tmp_path / "a.json").exists()
+
+
+def test_an_sglang_log_that_ends_early_says_so_in_one_sentence(capsys):
+    """A log cut while loading names the phase and says no error was logged, as a vLLM report does."""
+    log = REAL / "09_v0.5.6_llama3.1-8b_tp1_pr15426.log"
+    assert main(["coldstart", str(log)]) == 1
+    out = capsys.readouterr().out
+    assert "not ready; stopped during weight_load: the log ends during weight_load with no error" in out
+    assert "None" not in out
+    for name in CASES:
+        if sidecar(name)["expected"].get("ready") is False:
+            assert parse_log((REAL / f"{name}.log").read_bytes(), label=name).failure, name
+
+
+DP_ATTENTION = REAL / "20_FAIL_v0.5dev_dsv4_dp_attention_tp4_dp4_mi300x_issue25118.log"
+
+
+def test_weights_count_one_tp_shard_set_whether_dp_ranks_are_replicas_or_attention_ranks():
+    """The real DP-attention log: 4 GPUs, TP0-TP3 each 73.43 GB, one copy of the model (not 16 x 73.43, as
+    when every DP rank was counted as more GPUs). The same log with DP attention switched off in its
+    server_args line (the only change) reads as 4 DP replicas of a TP4 model: 16 GPUs, the same one copy."""
+    text = DP_ATTENTION.read_text(encoding="utf-8")
+    attention = parse_log(text, label="dp attention")
+    assert attention.worker_count == 4 and attention.weights is not None
+    assert attention.weights.gib == pytest.approx(4 * 73.43, abs=0.01)
+    assert attention.weights.per_gpu_gib == pytest.approx(73.43) and attention.weights.workers == 4
+    replicas = parse_log(text.replace("enable_dp_attention=True", "enable_dp_attention=False"), label="replicas")
+    assert replicas.worker_count == 16 and replicas.weights is not None
+    assert replicas.weights.gib == pytest.approx(4 * 73.43, abs=0.01) and not replicas.weights.total_is_estimated
+
+
+def test_distributed_init_and_the_root_cause_on_the_real_dp_attention_log(capsys):
+    assert main(["coldstart", str(DP_ATTENTION)]) == 1
+    out = capsys.readouterr().out
+    assert "distributed init (NCCL)" in out and "16.8" in out
+    assert "stopped during kv_cache_profiling: AssertionError at: assert self.store_dtype == torch.uint8" in out
+    assert "Scheduler hit an exception" not in out
+
+
+def test_the_warmup_request_and_its_jit_are_split_from_the_server_start():
+    """0.5.23's form: capture ends 12:00:51, uvicorn is up 12:00:53, "fired up" 12:00:55. A DeepGEMM JIT line
+    added at 12:00:54 (the first prefill of the warmup request compiles it) stays inside the warm-up."""
+    jit = "[2026-10-01 12:00:54 TP0] Try DeepGEMM JIT Compiling for <GEMM_NT_F8F8BF16> N=4096, K=4096, num_groups=1\n"
+    log = V0523.replace("[2026-10-01 12:00:55]", jit + "[2026-10-01 12:00:55]")
+    r = parse_log(log, label="jit in the warmup")
+    assert r.seconds("api_server") == pytest.approx(2.0) and r.seconds("warmup") == pytest.approx(2.0)
+    assert next(e.line for e in r.evidence_for("warmup")).endswith("(Press CTRL+C to quit)")
+    # Cut after the JIT line, and without uvicorn's line (uvicorn up is read as ready in logs that stop there):
+    # the JIT after the capture is the warm-up the start died in.
+    died = parse_log(log.split("[2026-10-01 12:00:55]")[0].replace(V0523.splitlines()[-2] + "\n", ""), label="died")
+    assert not died.ready and died.failed_in == "warmup" and died.seconds("warmup") == pytest.approx(0.0)
+    assert died.seconds("api_server") == 0.0 and "warmup" in died.phase_seconds

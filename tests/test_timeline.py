@@ -400,7 +400,7 @@ def test_with_a_real_vllm_log_the_pod_phases_come_from_it() -> None:
     phases = {p.name: p for p in t.phases}
     assert phases["process_start"].source == "vLLM log"
     assert phases["process_start"].seconds == pytest.approx(
-        report.seconds("process_start") + report.seconds("engine_init")
+        report.seconds("process_start") + report.seconds("engine_init") + report.seconds("distributed_init")
     )
     assert t.total_s == pytest.approx(114 + report.total_s, abs=0.01)
     assert sum(p.seconds or 0 for p in t.phases) == pytest.approx(t.total_s, abs=0.01)
@@ -601,3 +601,16 @@ def test_hostile_describe_rows(rows: list[tuple[str, str, str, str]]) -> None:
     )
     rc, lines = _run(["timeline", "-"], stdin=text.encode())
     assert rc in (0, 2) and (rc == 0 or (len(lines) == 1 and "unexpected" not in lines[0])), lines
+
+
+def test_events_without_a_server_pod_say_what_was_typed_not_got_none(tmp_path, capsys):
+    """No --pod typed and no vLLM or SGLang pod in the events: the message names the file, not '--pod: got None'."""
+    events = tmp_path / "events.txt"
+    events.write_text(
+        "LAST SEEN   TYPE     REASON      OBJECT           MESSAGE\n"
+        "10s         Normal   Scheduled   pod/web-1        Successfully assigned default/web-1 to node-a\n"
+        "9s          Normal   Scheduled   pod/web-2        Successfully assigned default/web-2 to node-a\n"
+    )
+    assert main(["timeline", str(events)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"fastload: no SGLang or vLLM pod in {events} (pods: web-1, web-2); name one with --pod\n"

@@ -10,7 +10,8 @@ from typing import Any
 import click
 
 from fastload_constructs.cli.plan_command import CountType, parse_capture_sizes
-from fastload_constructs.coldstart.parser import ColdStartReport, parse_log
+from fastload_constructs.coldstart.parser import parse_log
+from fastload_constructs.coldstart.report import ColdStartReport
 from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import DTYPE_BYTES, PARAMETER_COUNT, TOTAL_BYTES, ModelArchitecture, ModelProfile
@@ -48,15 +49,12 @@ def launch_from_report(
                 "log", report.label, "a log that reports the bytes loaded ('Model loading took ... GiB'), or --bytes"
             )
         model = ModelProfile(total_bytes=weights.total_bytes, dtype="BF16", name=report.label)
-    version = vllm_version or report.vllm_version
+    version = vllm_version or report.engine_version
     if version is None:
         raise FastloadConfigError("--vllm-version", None, f"the vLLM release of {report.label} (its log does not say)")
     release_family(version)
 
-    def phase(*names: str) -> float | None:
-        present = [p.seconds for p in report.phases if p.name in names]
-        return sum(present) if present else None
-
+    measured = report.plan_phase_seconds  # distributed init and warm-up go with the phases that hold them
     return MeasuredLaunch(
         label=report.label,
         instance_type=instance_type,
@@ -67,17 +65,18 @@ def launch_from_report(
             serving=Serving(image=f"vllm/vllm-openai:v{version.lstrip('v')}"),
             cudagraph_capture_sizes=capture_sizes,
         ),
-        process_start_s=phase("process_start", "engine_init"),
-        weight_load_s=phase("weight_load"),
-        compile_s=phase("dynamo_transform", "graph_compile"),
+        process_start_s=measured["process_start"],
+        weight_load_s=measured["weight_load"],
+        compile_s=measured["compile"],
         compile_warm=report.compile_cache == "hit",
-        cuda_graph_s=phase("cuda_graph"),
-        kv_and_server_s=phase("kv_cache_profiling", "api_server"),
+        cuda_graph_s=measured["cuda_graph"],
+        kv_and_server_s=measured["kv_and_server"],
     )
 
 
-# Under this, "pod created -> scheduled" is a pod placed on a node that was already up: the fastest
-# published GPU node takes 72 s (GKE, research for issue 26), CPU nodes 26 s (awslabs/node-latency-for-k8s).
+# Under this, "pod created -> scheduled" is a pod placed on a node that was already up: a new GPU node takes
+# over a minute (74 s on GKE scaling from zero, tests/fixtures/k8s_events/SOURCES.md), a CPU node 26 s
+# (awslabs/node-latency-for-k8s).
 NO_NEW_NODE_S = 10.0
 
 

@@ -1,7 +1,8 @@
-"""`fastload coldstart`: where a vLLM server's start-up time went, from its logs."""
+"""`fastload coldstart`: where a vLLM or SGLang server's start-up time went, from its logs."""
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import json
 import re
@@ -10,18 +11,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import IO, Any
 
 import click
 
 from fastload_constructs.cli.plan_command import model_plan_options, plan_from_options
 from fastload_constructs.coldstart.kubectl import (
+    ClusterUnreachable,
     list_pods,
     pod_log_stream,
     read_container_started_at,
     read_recorded_plan,
 )
-from fastload_constructs.coldstart.parser import ColdStartReport, parse_lines, parse_started_at, parse_stream
+from fastload_constructs.coldstart.parser import parse_lines, parse_stream
 from fastload_constructs.coldstart.render import render_table, report_as_dict
+from fastload_constructs.coldstart.report import ColdStartReport
+from fastload_constructs.coldstart.timestamps import parse_started_at
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.planning.phases import PhaseEstimate
 
@@ -33,9 +38,29 @@ class StartupFailed(click.ClickException):
 
 
 class SomeLogsUnrecognised(click.ClickException):
-    """Some inputs held no vLLM start-up line: the others are reported (and plotted), the exit code says so."""
+    """Some inputs held no start-up line: the others are reported (and plotted), the exit code says so."""
 
     exit_code = 2
+
+
+class NoCluster(click.ClickException):
+    """kubectl reached no cluster: one `fastload: ...` line naming the server it tried, exit status 1."""
+
+    exit_code = 1
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(f"fastload: {self.format_message()}", err=True, file=file)
+
+
+def _no_cluster_in_one_line(command: Callable[..., None]) -> Callable[..., None]:
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        try:
+            command(*args, **kwargs)
+        except ClusterUnreachable as exc:
+            raise NoCluster(str(exc)) from None
+
+    return run
 
 
 @dataclass(frozen=True)
@@ -186,6 +211,42 @@ def _parse_source(source: _Source, start: datetime | None) -> ColdStartReport:
         return source.parse(None)
 
 
+def _read_reports(sources: list[_Source], starts: list[datetime | None]) -> tuple[list[ColdStartReport], list[str]]:
+    """Every source's report, and the labels of those with no start-up line (left out when others have one)."""
+    reports: list[ColdStartReport] = []
+    unrecognised: list[str] = []
+    for log_source, start in zip(sources, starts, strict=True):
+        try:
+            reports.append(_parse_source(log_source, start))
+        except FastloadConfigError as exc:
+            if exc.field != "log" or len(sources) == 1:
+                raise
+            unrecognised.append(log_source.label)
+            click.echo(f"fastload: {log_source.label}: no vLLM or SGLang start-up line recognised; left out", err=True)
+    if not reports:
+        raise FastloadConfigError(
+            "log", ", ".join(unrecognised), "at least one vLLM or SGLang log with a start-up line"
+        )
+    return reports, unrecognised
+
+
+def _print_reports(
+    reports: list[ColdStartReport], estimate: PhaseEstimate | None, as_json: bool, plot_path: Path | None
+) -> None:
+    if plot_path is not None:
+        try:  # matplotlib only when a plot is asked for: it is the optional [plot] extra
+            from fastload_constructs.coldstart.plot import write_plot
+        except ModuleNotFoundError as exc:
+            raise click.UsageError(f"--plot needs {exc.name}: pip install {plot_requirements()}") from exc
+        write_plot(plot_path, reports, estimate)
+    if as_json:
+        click.echo(json.dumps([report_as_dict(r, estimate) for r in reports], indent=2))
+    else:
+        click.echo(render_table(reports, estimate))
+        if plot_path is not None:
+            click.echo(f"\nwrote {plot_path}")
+
+
 @click.command("coldstart")
 @click.argument("logs", nargs=-1)
 @click.option("--pod", help="Read this pod's log with `kubectl logs` instead of files.")
@@ -213,6 +274,7 @@ def _parse_source(source: _Source, start: datetime | None) -> ColdStartReport:
 )
 @click.option("--instance", "instance_type", help="Compare with the plan for this instance type.")
 @model_plan_options
+@_no_cluster_in_one_line
 def coldstart_command(
     logs: tuple[str, ...],
     pod: str | None,
@@ -231,51 +293,21 @@ def coldstart_command(
     source: str,
     warm_compile_cache: bool,
 ) -> None:
-    """Phase-by-phase start-up times from vLLM server logs (several logs compare side by side)."""
+    """Phase-by-phase start-up times from vLLM or SGLang server logs (several logs compare side by side)."""
     sources = _sources(logs, pod, selector, namespace, container, previous, read_pod_start=not started_at)
     if started_at and len(started_at) != len(sources):
         raise FastloadConfigError("--started-at", list(started_at), f"one start time per log ({len(sources)} given)")
     starts: list[datetime | None] = [parse_started_at(s) for s in started_at] or [None] * len(sources)
-    estimate = _estimate(
-        instance_type, parameter_count, total_bytes, dtype, tensor_parallel_size, source, warm_compile_cache
+    estimate_for = functools.partial(
+        _estimate, instance_type, parameter_count, total_bytes, dtype, tensor_parallel_size, source, warm_compile_cache
     )
+    estimate = estimate_for()
     if estimate is None and pod is not None and namespace is not None:
         estimate = _recorded_estimate(pod, namespace)
-    reports: list[ColdStartReport] = []
-    unrecognised: list[str] = []
-    for log_source, start in zip(sources, starts, strict=True):
-        try:
-            reports.append(_parse_source(log_source, start))
-        except FastloadConfigError as exc:
-            if exc.field != "log" or len(sources) == 1:
-                raise
-            unrecognised.append(log_source.label)
-            click.echo(f"fastload: {log_source.label}: no vLLM start-up line recognised; left out", err=True)
-    if not reports:
-        raise FastloadConfigError("log", ", ".join(unrecognised), "at least one vLLM log with a start-up line")
-    if estimate is not None and all(r.engine == "sglang" for r in reports):  # SGLang logs: SGLang's plan
-        estimate = _estimate(
-            instance_type,
-            parameter_count,
-            total_bytes,
-            dtype,
-            tensor_parallel_size,
-            source,
-            warm_compile_cache,
-            "sglang",
-        )
-    if plot_path is not None:
-        try:  # matplotlib only when a plot is asked for: it is the optional [plot] extra
-            from fastload_constructs.coldstart.plot import write_plot
-        except ModuleNotFoundError as exc:
-            raise click.UsageError(f"--plot needs {exc.name}: pip install {plot_requirements()}") from exc
-        write_plot(plot_path, reports, estimate)
-    if as_json:
-        click.echo(json.dumps([report_as_dict(r, estimate) for r in reports], indent=2))
-    else:
-        click.echo(render_table(reports, estimate))
-        if plot_path is not None:
-            click.echo(f"\nwrote {plot_path}")
+    reports, unrecognised = _read_reports(sources, starts)
+    if instance_type is not None and all(r.engine == "sglang" for r in reports):  # SGLang logs: SGLang's plan
+        estimate = estimate_for(engine="sglang")  # (a plan recorded on the pod is already its engine's)
+    _print_reports(reports, estimate, as_json, plot_path)
     if unrecognised:
         raise SomeLogsUnrecognised(
             f"{len(unrecognised)} of {len(sources)} logs not recognised: {', '.join(unrecognised)}"

@@ -38,7 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "coldstart": (
         "fastload_constructs.cli.coldstart_command:coldstart_command",
-        "Phase-by-phase start-up times from vLLM server logs (several logs compare side by side).",
+        "Phase-by-phase start-up times from vLLM or SGLang server logs (several logs compare side by side).",
     ),
     "timeline": (
         "fastload_constructs.cli.timeline_command:timeline_command",

@@ -18,13 +18,16 @@ from fastload_constructs.cli.plan_command import (
     tuning_plan_options,
 )
 from fastload_constructs.coldstart.events import K8sEvent, parse_events
-from fastload_constructs.coldstart.parser import ColdStartReport
+from fastload_constructs.coldstart.report import ColdStartReport
 from fastload_constructs.coldstart.timeline import (
+    SERVERS,
     ScaleOutTimeline,
     build_timeline,
     container_started,
+    listed_pods,
     parse_pod_log,
     render_timeline,
+    server_pod,
 )
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.planning.plan import ServingPlan
@@ -89,6 +92,9 @@ def timeline_command(
     container start, vLLM's phases from --log, ready; beside the plan's fresh-node path with --instance.
     """
     events = _read_events(events_file)
+    if pod is None and server_pod(events) is None:
+        where = "stdin" if events_file == "-" else events_file
+        raise click.UsageError(f"no {SERVERS} pod in {where} (pods: {listed_pods(events)}); name one with --pod")
     if log_path is not None and not log_path.is_file():
         raise FastloadConfigError("--log", str(log_path), "an existing vLLM log file")
     plan: ServingPlan | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -12,6 +13,75 @@ from typing import IO, Any
 
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.serving.plan_record import PlanRecord, read_plan_record
+
+
+class ClusterUnreachable(Exception):
+    """kubectl reached no cluster (refused, timed out, no credentials, no kubeconfig): whatever was asked for,
+    the message says which server or context it tried, and nothing about the pod."""
+
+
+# What kubectl prints when no API server answers it, or none accepts it (kubectl 1.2x-1.3x), and why, in
+# order; a "server" group says where it tried (the API-group URL of its memcache.go lines also says it):
+#   "The connection to the server localhost:8080 was refused - did you specify the right host or port?"
+#   "Unable to connect to the server: dial tcp 10.0.0.1:443: i/o timeout", "... getting credentials: ..."
+#   "dial tcp: lookup X.eks.amazonaws.com on 10.0.0.2:53: no such host"
+#   "error: You must be logged in to the server (Unauthorized)"; 'error: context "x" does not exist'
+_UNREACHABLE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"The connection to the server (?P<server>\S+) was refused"), "connection refused"),
+    (re.compile(r"dial tcp (?P<server>[^\s:]+:\d+): connect: connection refused"), "connection refused"),
+    (re.compile(r"dial tcp (?P<server>[^\s:]+:\d+): i/o timeout"), "timed out"),
+    (re.compile(r"lookup (?P<server>[^\s:]+)(?: on \S+)?: no such host"), "no such host"),
+    (
+        re.compile(r"You must be logged in to the server|\(Unauthorized\)|getting credentials"),
+        "not authorised: expired or missing credentials",
+    ),
+    (re.compile(r"no configuration has been provided|current-context is not set"), "no kubeconfig"),
+    (re.compile(r'context "(?P<context>[^"]+)" does not exist'), "no such context"),
+    (re.compile(r"Unable to connect to the server: (?P<detail>[^\n]{1,120})"), ""),
+)
+_API_URL = re.compile(r'Get \\?"[a-z]+://(?P<server>[^/"\\]+)')
+# A missing object: 'Error from server (NotFound): pods "vllm-0" not found'.
+_NOT_FOUND = re.compile(r"\(NotFound\): (?P<what>[^\n]+)")
+
+
+def unreachable(stderr: str) -> str | None:
+    """One short sentence when kubectl's errors say no cluster answered it (else None): the server or context
+    it tried, and why."""
+    found = [(m, why) for pattern, why in _UNREACHABLE if (m := pattern.search(stderr)) is not None]
+    if not found:
+        return None
+    first, why = found[0]
+    named = {k: v for m, _ in reversed(found) for k, v in m.groupdict().items() if v}
+    api = _API_URL.search(stderr)
+    server = named.get("server") or (api["server"] if api else None)
+    where = (f" at {server}" if server else "") + (f" (context {named['context']})" if "context" in named else "")
+    reason = why or " ".join(first["detail"].split())
+    return f"cannot reach the Kubernetes cluster{where}: {reason}; check `kubectl config current-context`"
+
+
+def _run(command: list[str]) -> subprocess.CompletedProcess[str]:
+    """One kubectl call; ClusterUnreachable when it says no cluster answered, so the first call tells."""
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sentence = unreachable(done.stderr)
+        if sentence is not None:
+            raise ClusterUnreachable(sentence)
+    return done
+
+
+def _failed(field: str, value: str, namespace: str, code: int, stderr: str) -> Exception:
+    """A failed kubectl call as one short error: no cluster, the object missing, or kubectl's last line."""
+    sentence = unreachable(stderr)
+    if sentence is not None:
+        return ClusterUnreachable(sentence)
+    missing = _NOT_FOUND.search(stderr)
+    if missing is not None:
+        return FastloadConfigError(
+            field, value, f"one that exists in namespace {namespace} (kubectl: {missing['what']})"
+        )
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    last = " ".join(lines[-1].split())[:200] if lines else "no message"
+    return FastloadConfigError(field, value, f"one kubectl can read (kubectl exited {code}: {last})")
 
 
 def kubectl_logs_command(
@@ -51,12 +121,7 @@ def read_container_started_at(
     kubectl = shutil.which("kubectl")
     if kubectl is None:
         return None
-    done = subprocess.run(
-        started_at_command(pod, namespace, container, previous, kubectl=kubectl),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _run(started_at_command(pod, namespace, container, previous, kubectl=kubectl))
     value = done.stdout.strip()
     return value if done.returncode == 0 and value else None
 
@@ -112,11 +177,7 @@ def list_pods(selector: str, namespace: str, container: str | None = None, previ
     kubectl = _kubectl_or_fail("--selector", selector, ["kubectl", "get", "pods", "-l", selector, "-n", namespace])
     done = subprocess.run(pods_command(selector, namespace, kubectl), capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise FastloadConfigError(
-            "--selector",
-            selector,
-            f"a selector kubectl can list (kubectl exited {done.returncode}: {done.stderr.strip() or 'no message'})",
-        )
+        raise _failed("--selector", selector, namespace, done.returncode, done.stderr)
     pods = pods_newest_first(done.stdout, container, previous)
     if not pods:
         raise FastloadConfigError("--selector", selector, f"a label selector matching at least one pod in {namespace}")
@@ -157,9 +218,7 @@ def pod_log_stream(
         code = process.wait()
         message = process.stderr.read().decode("utf-8", errors="replace").strip()
         if code != 0:
-            raise FastloadConfigError(
-                "--pod", pod, f"a pod kubectl can read (kubectl exited {code}: {message or 'no message'})"
-            )
+            raise _failed("--pod", pod, namespace, code, message)
     try:
         yield process.stdout
     finally:
@@ -191,12 +250,12 @@ def read_recorded_plan(pod: str, namespace: str) -> PlanRecord | None:
     kubectl = shutil.which("kubectl")
     if kubectl is None:
         return None
-    label = subprocess.run(instance_label_command(pod, namespace, kubectl), capture_output=True, text=True, check=False)
+    label = _run(instance_label_command(pod, namespace, kubectl))
     name = label.stdout.strip()
     if label.returncode != 0 or not name:
         return None
     command = deployment_annotations_command(name, namespace, kubectl)
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    done = _run(command)
     if done.returncode != 0 or not done.stdout.strip():
         return None
     try:

@@ -26,8 +26,8 @@ matplotlib.use("Agg")  # files only: no display on servers and CI
 import matplotlib.pyplot as plt
 from matplotlib.patches import Patch
 
-from fastload_constructs.coldstart.parser import PHASE_ORDER, ColdStartReport
-from fastload_constructs.coldstart.render import PHASE_LABELS, PLAN_PHASES, predicted_seconds, render_table
+from fastload_constructs.coldstart.render import PHASE_LABELS, predicted_seconds, render_table
+from fastload_constructs.coldstart.report import PHASE_ORDER, PLAN_PHASES, ColdStartReport
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.planning.phases import PhaseEstimate
 
@@ -36,12 +36,14 @@ PLOT_SUFFIXES = (".png", ".html", ".htm")
 PHASE_COLOURS = {
     "process_start": "#999999",
     "engine_init": "#cccccc",
+    "distributed_init": "#F0E442",
     "weight_load": "#0072B2",
     "dynamo_transform": "#E69F00",
     "graph_compile": "#D55E00",
     "cuda_graph": "#009E73",
     "kv_cache_profiling": "#CC79A7",
     "api_server": "#56B4E9",
+    "warmup": "#882255",
 }
 # Break the axis when the longest bar is this many times the next one.
 BREAK_RATIO = 2.5

@@ -1,7 +1,7 @@
 """Cold-start reports as a text table (logs side by side) and as JSON.
 
 With a ServingPlan, its prediction is shown next to the measurements. The plan
-predicts five coarser phases (`PhaseEstimate`); `PLAN_PHASES` says which
+predicts five coarser phases (`PhaseEstimate`); `report.PLAN_PHASES` says which
 measured phases each one covers, so the comparison adds like for like.
 """
 
@@ -10,33 +10,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from fastload_constructs.coldstart.parser import GIB, PHASE_ORDER, ColdStartReport
+from fastload_constructs.coldstart.report import GIB, PHASE_ORDER, PLAN_PHASES, ColdStartReport
 from fastload_constructs.core.planning.phases import PhaseEstimate
 
 PHASE_LABELS = {
     "process_start": "process start -> first log",
     "engine_init": "engine init (other)",
+    "distributed_init": "distributed init (NCCL)",
     "weight_load": "weight loading",
     "dynamo_transform": "torch.compile: Dynamo transform",
     "graph_compile": "torch.compile: graph compile/load",
     "cuda_graph": "CUDA graph capture",
     "kv_cache_profiling": "KV cache / profiling",
-    "api_server": "API server ready",
-}
-
-# PhaseEstimate field -> the measured phases it predicts.
-PLAN_PHASES: dict[str, tuple[str, ...]] = {
-    "process_start": ("process_start", "engine_init"),
-    "weight_load": ("weight_load",),
-    "compile": ("dynamo_transform", "graph_compile"),
-    "cuda_graph": ("cuda_graph",),
-    "kv_and_server": ("kv_cache_profiling", "api_server"),
+    "api_server": "API server up",
+    "warmup": "warm-up request, JIT",
 }
 
 
 def measured_as_plan_phases(report: ColdStartReport) -> dict[str, float]:
-    """A report's seconds regrouped under the PhaseEstimate names."""
-    return {name: round(sum(report.seconds(p) for p in parts), 3) for name, parts in PLAN_PHASES.items()}
+    """A report's seconds regrouped under the PhaseEstimate names (0 where it has none)."""
+    return {name: round(seconds or 0.0, 3) for name, seconds in report.plan_phase_seconds.items()}
 
 
 def predicted_seconds(estimate: PhaseEstimate) -> dict[str, float]:
@@ -63,7 +56,7 @@ def report_as_dict(report: ColdStartReport, estimate: PhaseEstimate | None = Non
             "seconds": round(weights.seconds, 3),
             "bytes": weights.total_bytes,
             "gib": None if weights.total_bytes is None else round(weights.total_bytes / GIB, 3),
-            "gib_scope": "total over all GPUs",
+            "gib_scope": "one copy of the model, over its tensor- and pipeline-parallel GPUs",
             "gib_per_gpu": None if weights.per_gpu_bytes is None else round(weights.per_gpu_bytes / GIB, 3),
             "gib_total_is_estimated": weights.total_is_estimated,
             "workers_that_logged_the_load": weights.reporting_workers,
@@ -76,7 +69,7 @@ def report_as_dict(report: ColdStartReport, estimate: PhaseEstimate | None = Non
             "cache": report.compile_cache,
             "cache_dir": report.compile_cache_dir,
         },
-        "vllm_version": report.vllm_version,
+        "engine_version": report.engine_version,
         "failure": report.failure,
         "failed_in": report.failed_in,
         "evidence": [
@@ -124,7 +117,7 @@ def render_table(reports: Sequence[ColdStartReport], estimate: PhaseEstimate | N
     ]
     rows.append(["total to ready", *(_cell(r.total_s) + ("" if r.ready else " (failed)") for r in reports)])
     rows.append(["dominant phase", *(r.dominant_phase for r in reports)])
-    rows.append(["weights GiB (all GPUs)", *(_total_gib(r) for r in reports)])
+    rows.append(["weights GiB (one copy)", *(_total_gib(r) for r in reports)])
     rows.append(
         [
             "weights GiB per GPU",
@@ -136,7 +129,7 @@ def render_table(reports: Sequence[ColdStartReport], estimate: PhaseEstimate | N
     )
     rows.append(
         [
-            "weights GiB/s (all GPUs)",
+            "weights GiB/s (one copy)",
             *("-" if not r.weights or r.weights.gib_per_s is None else f"{r.weights.gib_per_s:.2f}" for r in reports),
         ]
     )

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from fastload_constructs.coldstart.events import K8sEvent
-from fastload_constructs.coldstart.parser import ColdStartReport, parse_log
+from fastload_constructs.coldstart.parser import ENGINES, parse_log
+from fastload_constructs.coldstart.report import PLAN_PHASES, ColdStartReport
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.planning.plan import ServingPlan
 
@@ -48,14 +49,6 @@ _CONTAINER = re.compile(r"(?:Created|Started) container:? (?P<name>\S+)")
 # batches pending pods for 1 s (10 s at most) before it creates NodeClaims, and the pod's own first
 # event may be recorded after the batch window opened.
 _MATCH_SLACK_S = 10.0
-# The plan's pod phases -> the cold-start report's phases (as `fastload coldstart` maps them).
-LOG_PHASES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("process_start", ("process_start", "engine_init")),
-    ("weight_load", ("weight_load",)),
-    ("compile", ("dynamo_transform", "graph_compile")),
-    ("cuda_graph", ("cuda_graph",)),
-    ("kv_and_server", ("kv_cache_profiling", "api_server")),
-)
 
 
 def go_duration(text: str) -> float | None:
@@ -108,52 +101,71 @@ class ScaleOutTimeline:
     notes: tuple[str, ...]
 
 
+# A pod, image or container whose name holds an engine's name ("vllm", "sglang") serves a model.
+_SERVER_WORDS = tuple(engine.name for engine in ENGINES)
+SERVERS = " or ".join(engine.title for engine in ENGINES)  # "SGLang or vLLM"
+
+
+def _names_a_server(*texts: str) -> bool:
+    return any(word in text.lower() for text in texts for word in _SERVER_WORDS)
+
+
 @dataclass(frozen=True)
 class PodSeen:
     name: str
     namespace: str
     created: datetime | None
-    is_vllm: bool
+    is_server: bool  # its image, container or name is an engine's
 
 
 def pods_in(events: Sequence[K8sEvent]) -> dict[str, PodSeen]:
     """Every pod the dump mentions (by its own events or a ReplicaSet's "Created pod"), with its creation."""
     created: dict[str, datetime | None] = {}
     namespaces: dict[str, str] = {}
-    vllm: set[str] = set()
+    servers: set[str] = set()
     for e in events:
         if e.kind == "Pod" and e.name:
             namespaces.setdefault(e.name, e.namespace)
             seen = created.get(e.name)
             created[e.name] = e.at if seen is None else (min(seen, e.at) if e.at is not None else seen)
-            if "vllm" in e.message.lower() or "vllm" in e.field_path.lower() or "vllm" in e.name.lower():
-                vllm.add(e.name)
+            if _names_a_server(e.message, e.field_path, e.name):
+                servers.add(e.name)
     for e in events:
         found = _CREATED_POD.search(e.message) if e.reason == "SuccessfulCreate" else None
         if found and e.at is not None:
             name = found["pod"]
             created[name] = e.at
             namespaces.setdefault(name, e.namespace)
-            if "vllm" in name.lower():
-                vllm.add(name)
-    return {name: PodSeen(name, namespaces.get(name, ""), at, name in vllm) for name, at in created.items()}
+            if _names_a_server(name):
+                servers.add(name)
+    return {name: PodSeen(name, namespaces.get(name, ""), at, name in servers) for name, at in created.items()}
+
+
+def listed_pods(events: Sequence[K8sEvent]) -> str:
+    """The pods the events mention, for a message (the first ten)."""
+    return ", ".join(sorted(pods_in(events))[:10]) or "none"
+
+
+def server_pod(events: Sequence[K8sEvent]) -> PodSeen | None:
+    """The newest pod serving a model (image, container or name of an engine), else the only pod, else None."""
+    pods = pods_in(events)
+    candidates = [p for p in pods.values() if p.is_server] or (list(pods.values()) if len(pods) == 1 else [])
+    return max(candidates, key=lambda p: (p.created or datetime.min, p.name), default=None)
 
 
 def select_pod(events: Sequence[K8sEvent], pod: str | None) -> PodSeen:
-    """The pod named by --pod, else the newest vLLM pod (image or container named vllm), else the only pod."""
+    """The pod named `pod`, else `server_pod`."""
     pods = pods_in(events)
     if pod is not None:
         if pod not in pods:
-            listed = ", ".join(sorted(pods)[:10]) or "none"
-            raise FastloadConfigError("--pod", pod, f"a pod the events mention (found: {listed})")
+            raise FastloadConfigError("--pod", pod, f"a pod the events mention (found: {listed_pods(events)})")
         return pods[pod]
-    candidates = [p for p in pods.values() if p.is_vllm] or (list(pods.values()) if len(pods) == 1 else [])
-    if not candidates:
-        listed = ", ".join(sorted(pods)[:10]) or "none"
+    chosen = server_pod(events)
+    if chosen is None:
         raise FastloadConfigError(
-            "--pod", None, f"a pod name: no vLLM pod (image or container named vllm) in the events; pods: {listed}"
+            "pod", None, f"a pod name: no {SERVERS} pod in the events (pods: {listed_pods(events)})"
         )
-    return max(candidates, key=lambda p: (p.created or datetime.min, p.name))
+    return chosen
 
 
 def _first(events: Sequence[K8sEvent], *reasons: str) -> K8sEvent | None:
@@ -190,12 +202,12 @@ def _container_name(event: K8sEvent) -> str:
 
 
 def _main_container_event(pod_events: Sequence[K8sEvent], reason: str) -> K8sEvent | None:
-    """The vLLM container's Created/Started: named vllm, else the regular container started last."""
+    """The engine container's Created/Started: named after an engine, else the regular container started last."""
     found = [e for e in pod_events if e.reason == reason and e.at is not None]
     if not found:
         return None
     main = [e for e in found if "initContainers" not in e.field_path]
-    named = [e for e in main if "vllm" in _container_name(e).lower()]
+    named = [e for e in main if _names_a_server(_container_name(e))]
     pool = named or main or found
     return min(pool, key=lambda e: e.at or datetime.min) if named else max(pool, key=lambda e: e.at or datetime.min)
 
@@ -276,6 +288,180 @@ def parse_pod_log(
     return timed, None
 
 
+@dataclass(frozen=True)
+class _PodEvents:
+    """The events that bound one pod's phases: what `build_timeline` selects before it measures anything."""
+
+    pod: PodSeen
+    events: list[K8sEvent]  # the pod's own
+    created: K8sEvent | None
+    created_by_replica_set: bool
+    scheduled: K8sEvent | None
+    node: str | None
+    claim: str | None
+    claim_how: str
+    launched: K8sEvent | None
+    registered: K8sEvent | None
+    registered_by_node: bool  # the Node's own event stands in for the NodeClaim's Registered
+    initialized: K8sEvent | None
+    started: K8sEvent | None
+    pulled: K8sEvent | None
+    other_containers: list[K8sEvent]  # init containers and sidecars started before the vLLM container
+
+    @property
+    def fresh_node(self) -> bool:
+        """A node was launched for the pod (Karpenter nominated one, or it could not be scheduled at first)."""
+        return bool(self.claim) or any(e.reason == "FailedScheduling" for e in self.events)
+
+
+def _created(events: Sequence[K8sEvent], pod: PodSeen, pod_events: list[K8sEvent]) -> tuple[K8sEvent | None, bool]:
+    """The ReplicaSet's "Created pod: NAME" (True), else the pod's first event (False)."""
+    for e in events:
+        if e.reason == "SuccessfulCreate" and (m := _CREATED_POD.search(e.message)) and m["pod"] == pod.name:
+            return e, True
+    return min((e for e in pod_events if e.at is not None), key=lambda e: e.at or datetime.min, default=None), False
+
+
+def _node_milestones(
+    events: Sequence[K8sEvent], claim: str | None, node: str | None
+) -> tuple[K8sEvent | None, K8sEvent | None, bool, K8sEvent | None]:
+    """(launched, registered, registered by the Node's own event, initialized): the NodeClaim's events, else the
+    Node's."""
+    claim_events = [e for e in events if claim and e.kind in ("NodeClaim", "Machine") and e.name == claim]
+    node_events = [e for e in events if node and e.kind == "Node" and e.name == node]
+    registered = _first(claim_events, "Registered")
+    by_node = False
+    if registered is None and node_events:
+        registered = _first(node_events, "RegisteredNode") or _first(node_events, "Starting")
+        by_node = registered is not None
+    initialized = _first(claim_events, "Initialized")
+    if initialized is None and node_events:
+        initialized = _first(node_events, "NodeReady")
+    return _first(claim_events, "Launched"), registered, by_node, initialized
+
+
+def _last_pull(pod_events: Sequence[K8sEvent], started: K8sEvent | None) -> K8sEvent | None:
+    """The kubelet's last Pulled before the vLLM container started (any Pulled when none came before)."""
+    pulled = [e for e in pod_events if e.reason == "Pulled" and e.at is not None]
+    if started is not None and started.at is not None:
+        pulled = [e for e in pulled if e.at is not None and e.at <= started.at] or pulled
+    return max(pulled, key=lambda e: e.at or datetime.min) if pulled else None
+
+
+def _other_containers(pod_events: Sequence[K8sEvent], started: K8sEvent | None) -> list[K8sEvent]:
+    main_name = _container_name(started) if started is not None else ""
+    return [
+        e
+        for e in pod_events
+        if e.reason == "Started"
+        and e is not started
+        and ("initContainers" in e.field_path or (main_name and _container_name(e) not in ("", main_name)))
+    ]
+
+
+def _select(events: Sequence[K8sEvent], pod: str | None) -> _PodEvents:
+    chosen = select_pod(events, pod)
+    pod_events = [e for e in events if e.kind == "Pod" and e.name == chosen.name]
+    created, by_replica_set = _created(events, chosen, pod_events)
+    scheduled = _first(pod_events, "Scheduled")
+    claim, claim_how = _node_claim(events, pod_events, created.at if created else None, scheduled)
+    node = m["node"] if scheduled and (m := _ASSIGNED.search(scheduled.message)) else None
+    launched, registered, registered_by_node, initialized = _node_milestones(events, claim, node)
+    started = _main_container_event(pod_events, "Started")
+    return _PodEvents(
+        chosen,
+        pod_events,
+        created,
+        by_replica_set,
+        scheduled,
+        node,
+        claim,
+        claim_how,
+        launched,
+        registered,
+        registered_by_node,
+        initialized,
+        started,
+        _last_pull(pod_events, started),
+        _other_containers(pod_events, started),
+    )
+
+
+# The boundaries the phases run between, and the plan's phases that end at each (after the first).
+_BOUNDARIES = ("pod created", "node registered", "pod scheduled", "image pulled", "container started")
+_ENDING_AT: list[tuple[str, ...]] = [(), ("node_launch",), ("gpu_registration",), ("image_pull",), ("container_start",)]
+
+
+def _points(seen: _PodEvents) -> list[Milestone]:
+    bounds = (seen.created, seen.registered, seen.scheduled, seen.pulled, seen.started)
+    return [_milestone(name, event) for name, event in zip(_BOUNDARIES, bounds, strict=True)]
+
+
+def _log_rows(log: ColdStartReport | None) -> list[tuple[str, float | None]]:
+    """The log's phases in the plan's names; a phase the log has no line for (no compile with --enforce-eager)
+    is "not recorded" (None), not 0."""
+    return [] if log is None else list(log.plan_phase_seconds.items())
+
+
+def _ready(started: Milestone, log: ColdStartReport | None, ready_at: datetime | None) -> Milestone | None:
+    """Ready: the container's start plus the log's time to ready, else the pod's Ready time when known."""
+    if log is not None and log.ready and started.at is not None:
+        return _at_offset(started, log.total_s, "ready", "vLLM log: Application startup complete.")
+    return Milestone("ready", ready_at, 1.0, "the pod's Ready condition") if ready_at is not None else None
+
+
+def _on_existing_node(phases: list[TimelinePhase]) -> list[TimelinePhase]:
+    """The fresh-node path's node phases do not apply to a pod placed on a running node."""
+    return [
+        dataclasses.replace(p, predicted_s=None, detail=f"{p.detail} (existing node)")
+        if set(p.name.split(" + ")) & {"node_launch", "gpu_registration"}
+        else p
+        for p in phases
+    ]
+
+
+def _selection_notes(seen: _PodEvents) -> list[str]:
+    """What the events did not record, and how the rest was matched."""
+    notes: list[str] = []
+    if seen.created is not None and not seen.created_by_replica_set:
+        notes.append("pod creation not recorded (no ReplicaSet SuccessfulCreate event): timed from its first event")
+    if seen.claim:
+        notes.append(f"node: nodeclaim/{seen.claim}, {seen.claim_how}")
+    if seen.registered_by_node and seen.registered is not None:
+        notes.append(f"registration from the Node's {seen.registered.reason} event (no NodeClaim Registered)")
+    if not seen.fresh_node and seen.scheduled is not None:
+        notes.append(
+            "no node was launched for this pod (no Nominated or FailedScheduling): it went to an existing node"
+        )
+    if seen.other_containers and seen.pulled is not None:
+        names = ", ".join(sorted({_container_name(e) or "?" for e in seen.other_containers}))
+        notes.append(
+            f"{len(seen.other_containers)} other container(s) started before the vLLM container "
+            f"({names}): their run time is inside image_pull; the kubelet's own pull times are listed below"
+        )
+    return notes
+
+
+def _log_notes(log: ColdStartReport | None) -> list[str]:
+    if log is None:
+        return []
+    notes: list[str] = []
+    if not log.ready:
+        notes.append(f"the vLLM log never got ready: {log.failure or 'no root cause logged'} (in {log.failed_in})")
+    if not any(p.name == "process_start" for p in log.phases):
+        notes.append("the log's clock is not the events' clock: process start is counted from its first line")
+    return notes
+
+
+def _table_note(seen: _PodEvents) -> list[str]:
+    if not any(e.from_table for e in seen.events):
+        return []
+    return [
+        "times come from kubectl's relative ages (whole seconds below 10 minutes, minutes below 3 hours): "
+        "a phase is good to about a second, or to the ± shown"
+    ]
+
+
 def build_timeline(
     events: Sequence[K8sEvent],
     pod: str | None = None,
@@ -284,139 +470,46 @@ def build_timeline(
     ready_at: datetime | None = None,
 ) -> ScaleOutTimeline:
     """The phases of one pod's scale-out; `log` is its vLLM log's report (parsed with the container's
-    start time when the log's clock is comparable), `ready_at` the pod's Ready time when known."""
-    chosen = select_pod(events, pod)
-    pod_events = [e for e in events if e.kind == "Pod" and e.name == chosen.name]
-    notes: list[str] = []
-    created_event = next(
-        (
-            e
-            for e in events
-            if e.reason == "SuccessfulCreate" and (m := _CREATED_POD.search(e.message)) and m["pod"] == chosen.name
-        ),
-        None,
-    )
-    if created_event is None:
-        created_event = min(
-            (e for e in pod_events if e.at is not None), key=lambda e: e.at or datetime.min, default=None
-        )
-        if created_event is not None:
-            notes.append("pod creation not recorded (no ReplicaSet SuccessfulCreate event): timed from its first event")
-    scheduled = _first(pod_events, "Scheduled")
-    created_at = created_event.at if created_event else None
-    claim, claim_how = _node_claim(events, pod_events, created_at, scheduled)
-    node = m["node"] if scheduled and (m := _ASSIGNED.search(scheduled.message)) else None
-    claim_events = [e for e in events if claim and e.kind in ("NodeClaim", "Machine") and e.name == claim]
-    node_events = [e for e in events if node and e.kind == "Node" and e.name == node]
-    launched = _first(claim_events, "Launched")
-    registered = _first(claim_events, "Registered")
-    initialized = _first(claim_events, "Initialized")
-    if claim:
-        notes.append(f"node: nodeclaim/{claim}, {claim_how}")
-    if registered is None and node_events:
-        registered = _first(node_events, "RegisteredNode") or _first(node_events, "Starting")
-        if registered is not None:
-            notes.append(f"registration from the Node's {registered.reason} event (no NodeClaim Registered)")
-    if initialized is None and node_events:
-        initialized = _first(node_events, "NodeReady")
-    fresh_node = bool(claim) or any(e.reason == "FailedScheduling" for e in pod_events)
-    if not fresh_node and scheduled is not None:
-        notes.append(
-            "no node was launched for this pod (no Nominated or FailedScheduling): it went to an existing node"
-        )
-    started = _main_container_event(pod_events, "Started")
-    pulled_events = [e for e in pod_events if e.reason == "Pulled" and e.at is not None]
-    if started is not None and started.at is not None:
-        pulled_events = [e for e in pulled_events if e.at is not None and e.at <= started.at] or pulled_events
-    pulled = max(pulled_events, key=lambda e: e.at or datetime.min) if pulled_events else None
-    pulls = image_pulls(pod_events)
-    main_name = _container_name(started) if started is not None else ""
-    init_runs = [
-        e
-        for e in pod_events
-        if e.reason == "Started"
-        and e is not started
-        and ("initContainers" in e.field_path or (main_name and _container_name(e) not in ("", main_name)))
-    ]
-    if init_runs and pulled is not None:
-        notes.append(
-            f"{len(init_runs)} other container(s) started before the vLLM container "
-            f"({', '.join(sorted({_container_name(e) or '?' for e in init_runs}))}): their run time is inside "
-            "image_pull; the kubelet's own pull times are listed below"
-        )
+    start time when the log's clock is comparable), `ready_at` the pod's Ready time when known.
 
-    points: list[Milestone] = [
-        _milestone("pod created", created_event),
-        _milestone("node registered", registered),
-        _milestone("pod scheduled", scheduled),
-        _milestone("image pulled", pulled),
-        _milestone("container started", started),
-    ]
-    extra = [
-        _milestone("nodeclaim launched", launched),
-        _milestone("node initialized", initialized),
-        _milestone("image pulling", _first(pod_events, "Pulling")),
-    ]
-    # Phases between consecutive points: (phase names, plan names) ending at each point.
-    between = [(), ("node_launch",), ("gpu_registration",), ("image_pull",), ("container_start",)]
-    log_rows: list[tuple[str, float | None]] = []
-    ready: Milestone | None = None
-    if log is not None:
-        for plan_name, parts in LOG_PHASES:
-            seconds = [log.seconds(p) for p in parts if any(ph.name == p for ph in log.phases)]
-            # A phase the log has no line for (no compile with --enforce-eager) is "not recorded", not 0.
-            log_rows.append((plan_name, sum(seconds) if seconds else None))
-        if not log.ready:
-            notes.append(f"the vLLM log never got ready: {log.failure or 'no root cause logged'} (in {log.failed_in})")
-        elif points[-1].at is not None:
-            ready = _at_offset(points[-1], log.total_s, "ready", "vLLM log: Application startup complete.")
-        if not any(p.name == "process_start" for p in log.phases):
-            notes.append("the log's clock is not the events' clock: process start is counted from its first line")
-    if ready is None and ready_at is not None:
-        ready = Milestone("ready", ready_at, 1.0, "the pod's Ready condition")
-    problems = tuple(
-        f"{e.reason}: {e.message}"[:300]
-        for e in pod_events
-        if e.type == "Warning" and e.reason not in ("FailedScheduling",)
-    )
-    phases = _phases(
-        points, between, log_rows, log is not None and log.ready and points[-1].at is not None, ready, plan, notes
-    )
-    if not fresh_node:  # the fresh-node path's node phases do not apply to a pod placed on a running node
-        phases = [
-            dataclasses.replace(p, predicted_s=None, detail=f"{p.detail} (existing node)")
-            if set(p.name.split(" + ")) & {"node_launch", "gpu_registration"}
-            else p
-            for p in phases
-        ]
+    Select the events that bound the phases, measure between them, then explain what was missing."""
+    seen = _select(events, pod)
+    points = _points(seen)
+    started = points[-1]
+    ready = _ready(started, log, ready_at)
+    log_ready = log is not None and log.ready and started.at is not None
+    phases, out_of_order = _phases(points, _ENDING_AT, _log_rows(log), log_ready, ready, plan)
+    if not seen.fresh_node:
+        phases = _on_existing_node(phases)
+    created = points[0]
     total: float | None = None
     total_unc = 0.0
-    end = ready
-    if end is not None and end.at is not None and points[0].at is not None:
-        total = (end.at - points[0].at).total_seconds()
-        total_unc = points[0].resolution_s + end.resolution_s
-    if any(e.from_table for e in pod_events):
-        notes.append(
-            "times come from kubectl's relative ages (whole seconds below 10 minutes, minutes below 3 hours): "
-            "a phase is good to about a second, or to the ± shown"
-        )
-    predicted_total = plan.scale_out_paths.fresh_node.total_s if plan and plan.scale_out_paths else None
+    if ready is not None and ready.at is not None and created.at is not None:
+        total = (ready.at - created.at).total_seconds()
+        total_unc = created.resolution_s + ready.resolution_s
+    extra = [
+        _milestone("nodeclaim launched", seen.launched),
+        _milestone("node initialized", seen.initialized),
+        _milestone("image pulling", _first(seen.events, "Pulling")),
+    ]
     milestones = tuple(sorted([m for m in points + extra if m.at is not None], key=lambda m: m.at or datetime.min))
-    if ready is not None:
-        milestones += (ready,)
     return ScaleOutTimeline(
-        pod=chosen.name,
-        namespace=chosen.namespace,
-        node_claim=claim,
-        node=node,
-        milestones=milestones,
+        pod=seen.pod.name,
+        namespace=seen.pod.namespace,
+        node_claim=seen.claim,
+        node=seen.node,
+        milestones=milestones + ((ready,) if ready is not None else ()),
         phases=tuple(phases),
         total_s=round(total, 3) if total is not None else None,
         total_uncertainty_s=total_unc,
-        predicted_total_s=predicted_total,
-        image_pulls=tuple(pulls),
-        problems=problems,
-        notes=tuple(notes),
+        predicted_total_s=plan.scale_out_paths.fresh_node.total_s if plan and plan.scale_out_paths else None,
+        image_pulls=tuple(image_pulls(seen.events)),
+        problems=tuple(
+            f"{e.reason}: {e.message}"[:300]
+            for e in seen.events
+            if e.type == "Warning" and e.reason != "FailedScheduling"
+        ),
+        notes=(*_selection_notes(seen), *_log_notes(log), *out_of_order, *_table_note(seen)),
     )
 
 
@@ -430,16 +523,13 @@ def _predicted(plan: ServingPlan | None, names: Sequence[str]) -> float | None:
     return sum(path.seconds(n) for n in names)
 
 
-def _phases(
-    points: list[Milestone],
-    between: list[tuple[str, ...]],
-    log_rows: list[tuple[str, float | None]],
-    log_ready: bool,
-    ready: Milestone | None,
-    plan: ServingPlan | None,
-    notes: list[str],
-) -> list[TimelinePhase]:
+def _between_events(
+    points: list[Milestone], between: list[tuple[str, ...]], plan: ServingPlan | None
+) -> tuple[list[TimelinePhase], Milestone | None, list[str], list[str]]:
+    """The phases between consecutive recorded boundaries; a boundary not recorded merges its neighbours.
+    Also returns the last recorded boundary, the plan phases still open after it, and notes on disorder."""
     phases: list[TimelinePhase] = []
+    notes: list[str] = []
     last_known: Milestone | None = points[0] if points[0].at is not None else None
     pending: list[str] = []
     for point, names in zip(points[1:], between[1:], strict=True):
@@ -467,20 +557,27 @@ def _phases(
         phases.append(
             TimelinePhase(" + ".join(pending), None, 0.0, _predicted(plan, pending), "events", "not recorded")
         )
-    if log_rows and log_ready and not pending:
-        phases += [
-            TimelinePhase(name, None if s is None else round(s, 3), 0.0, _predicted(plan, [name]), "vLLM log")
-            for name, s in log_rows
-        ]
-    elif (
-        ready is not None
-        and ready.at is not None
-        and last_known is not None
-        and last_known.at is not None
-        and not pending
-    ):
-        pod_names = [n for n, _ in LOG_PHASES]
-        phases.append(
+    return phases, last_known, pending, notes
+
+
+def _in_the_pod(
+    last_known: Milestone | None,
+    log_rows: list[tuple[str, float | None]],
+    placed: bool,
+    ready: Milestone | None,
+    plan: ServingPlan | None,
+) -> list[TimelinePhase]:
+    """The pod's own phases after its container started: the log's when it got ready and the events place it
+    (`placed`), else one span from the events to ready, else the log's durations alone, else "not recorded"."""
+    pod_names = list(PLAN_PHASES)
+    log_phases = [
+        TimelinePhase(name, None if s is None else round(s, 3), 0.0, _predicted(plan, [name]), "vLLM log")
+        for name, s in log_rows
+    ]
+    if log_rows and placed:
+        return log_phases
+    if ready is not None and ready.at is not None and last_known is not None and last_known.at is not None:
+        return [
             TimelinePhase(
                 " + ".join(pod_names),
                 round((ready.at - last_known.at).total_seconds(), 3),
@@ -489,26 +586,34 @@ def _phases(
                 "events",
                 f"{last_known.name} -> ready (give the pod's log for the vLLM phases)",
             )
+        ]
+    if log_rows and any(s is not None for _, s in log_rows):
+        return log_phases  # the log's own durations, even when the events cannot place them
+    return [
+        TimelinePhase(
+            " + ".join(pod_names),
+            None,
+            0.0,
+            _predicted(plan, pod_names),
+            "vLLM log",
+            "not recorded (give the pod's vLLM log)",
         )
-    else:
-        for name, s in log_rows:  # the log's own durations, even when the events cannot place them
-            phases.append(
-                TimelinePhase(name, None if s is None else round(s, 3), 0.0, _predicted(plan, [name]), "vLLM log")
-            )
-        if not log_rows or all(s is None for _, s in log_rows):
-            phases = [p for p in phases if p.source != "vLLM log"]
-            pod_names = [n for n, _ in LOG_PHASES]
-            phases.append(
-                TimelinePhase(
-                    " + ".join(pod_names),
-                    None,
-                    0.0,
-                    _predicted(plan, pod_names),
-                    "vLLM log",
-                    "not recorded (give the pod's vLLM log)",
-                )
-            )
-    return phases
+    ]
+
+
+def _phases(
+    points: list[Milestone],
+    between: list[tuple[str, ...]],
+    log_rows: list[tuple[str, float | None]],
+    log_ready: bool,
+    ready: Milestone | None,
+    plan: ServingPlan | None,
+) -> tuple[list[TimelinePhase], list[str]]:
+    """Every phase from pod creation to ready, and notes on boundaries recorded out of order."""
+    phases, last_known, pending, notes = _between_events(points, between, plan)
+    if pending:  # the events end before the container started: the pod's phases cannot be placed
+        return phases + _in_the_pod(None, log_rows, False, None, plan), notes
+    return phases + _in_the_pod(last_known, log_rows, log_ready, ready, plan), notes
 
 
 # The evidence printed beside a milestone (JSON keeps it whole, up to 300 characters).

@@ -15,8 +15,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
-from fastload_constructs.coldstart.patterns import LineKind
-from fastload_constructs.coldstart.records import CompileCache, Evidence, LogEvent, seconds_of
+from fastload_constructs.coldstart.report import CompileCache, Evidence
+from fastload_constructs.coldstart.vllm.patterns import LineKind
+from fastload_constructs.coldstart.vllm.records import LogEvent, seconds_of
 
 # 0.9.2/0.10.0 leave the cache load out of "torch.compile takes ... in total"; the sum is printed to 0.01 s.
 _ROUNDING_S = 0.05

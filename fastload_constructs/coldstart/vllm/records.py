@@ -1,9 +1,9 @@
-"""What the scanner keeps from a vLLM log, and what a report is made of.
+"""What the scanner keeps from a vLLM log.
 
 `scanner.py` fills a `Timeline` with `LogEvent`s (one per recognised start-up line)
 and `Problem`s (error records and exception lines); the modules in `phases/` read
 it, one phase each, and return seconds with the `Evidence` lines they came from;
-`parser.py` puts them together into a `ColdStartReport`.
+`assemble.py` puts them together into a `ColdStartReport`.
 """
 
 from __future__ import annotations
@@ -11,21 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
 
-from fastload_constructs.coldstart.patterns import LineKind
-
-GIB = 2**30
-PHASE_ORDER = (
-    "process_start",
-    "engine_init",
-    "weight_load",
-    "dynamo_transform",
-    "graph_compile",
-    "cuda_graph",
-    "kv_cache_profiling",
-    "api_server",
-)
+from fastload_constructs.coldstart.vllm.patterns import LineKind
 
 
 @dataclass(frozen=True)
@@ -42,54 +29,6 @@ class LogEvent:
     repeated: int = 0
 
 
-@dataclass(frozen=True)
-class Phase:
-    name: str
-    seconds: float
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """Which log line gave which number: what a user checks to trust or dispute a phase."""
-
-    phase: str
-    line_number: int
-    line: str
-    note: str
-
-
-@dataclass(frozen=True)
-class WeightLoad:
-    """Bytes of weights on the GPUs, and how fast they arrived.
-
-    `total_bytes` is over all GPUs. Recent releases print the load only from the
-    rank-0 worker; then the total is that worker's share times the worker count
-    and `total_is_estimated` is True (`per_gpu_bytes` is what the log printed).
-    """
-
-    seconds: float
-    total_bytes: int | None
-    gib_per_s: float | None
-    # Where the throughput came from: "runai_streamer" (its own summary line) or "vllm".
-    throughput_source: str | None
-    per_gpu_bytes: int | None = None
-    reporting_workers: int = 0
-    total_is_estimated: bool = False
-    workers: int = 1
-
-    @property
-    def gib(self) -> float | None:
-        return None if self.total_bytes is None else self.total_bytes / GIB
-
-    @property
-    def per_gpu_gib(self) -> float | None:
-        return None if self.per_gpu_bytes is None else self.per_gpu_bytes / GIB
-
-    @property
-    def per_gpu_gib_per_s(self) -> float | None:
-        return None if self.gib_per_s is None else self.gib_per_s / max(self.workers, 1)
-
-
 @dataclass
 class Problem:
     """An ERROR record or a bare exception line, kept as a candidate root cause."""
@@ -98,6 +37,8 @@ class Problem:
     text: str
     line_number: int
     at: datetime | None = None
+    # A traceback's frame, code or caret line, or its header: it says where, not what went wrong.
+    context: bool = False
 
 
 @dataclass
@@ -137,7 +78,3 @@ def by_process(events: list[LogEvent], *kinds: LineKind) -> dict[str, list[LogEv
         if event.kind in kinds:
             grouped[event.process].append(event)
     return grouped
-
-
-CompileCache = Literal["hit", "miss", "partial", "disabled", "not_compiled", "unknown"]  # unknown: SGLang
-Mode = Literal["server", "offline"]

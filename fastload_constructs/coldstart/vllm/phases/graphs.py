@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from fastload_constructs.coldstart.patterns import LineKind
-from fastload_constructs.coldstart.records import Evidence, LogEvent, seconds_of
+from fastload_constructs.coldstart.report import Evidence
+from fastload_constructs.coldstart.vllm.patterns import LineKind
+from fastload_constructs.coldstart.vllm.records import LogEvent, seconds_of
 
 
 def cuda_graphs(events: list[LogEvent]) -> tuple[float | None, list[Evidence]]:

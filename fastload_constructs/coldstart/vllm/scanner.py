@@ -8,19 +8,16 @@ time and only recognised events and error lines are kept; reading stops at
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
-from datetime import datetime, timedelta
-from typing import IO
+from collections.abc import Iterable
+from datetime import datetime
 
-from fastload_constructs.coldstart import forms, patterns
-from fastload_constructs.coldstart.patterns import LineKind
-from fastload_constructs.coldstart.records import LogEvent, Problem, Timeline
+from fastload_constructs.coldstart import forms
+from fastload_constructs.coldstart.lines import EVIDENCE_CHARS, MAX_LINE_CHARS
+from fastload_constructs.coldstart.timestamps import collector_time, parse_time
+from fastload_constructs.coldstart.vllm import patterns
+from fastload_constructs.coldstart.vllm.patterns import LineKind
+from fastload_constructs.coldstart.vllm.records import LogEvent, Problem, Timeline
 
-# vLLM's datefmt "%m-%d %H:%M:%S" has no year; a leap year lets "02-29" parse.
-_BASE_YEAR = 2000
-# Longer lines are cut here (a 200 MB line without a newline must not be held whole).
-MAX_LINE_CHARS = 64 * 1024
-_EVIDENCE_CHARS = 400
 # A log's events and the errors after its last start-up line are capped (a crash loop can print millions).
 _MAX_EVENTS = 100_000
 _MAX_PROBLEMS = 1_000
@@ -28,26 +25,8 @@ _MAX_PROBLEMS = 1_000
 _BARE_HINTS = ("RunAI", "Capturing", "checkpoint shards")
 
 _LEVELS = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s")
-_VLLM_TIME = re.compile(r"^(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$")
-
-
-def parse_time(text: str, previous: datetime | None) -> datetime:
-    """Read "MM-DD HH:MM:SS" in the year of `previous`, moving on a year when the clock wraps past New Year."""
-    year = previous.year if previous is not None else _BASE_YEAR
-    found = _VLLM_TIME.match(text)
-    if found is None:
-        raise ValueError(f"not MM-DD HH:MM:SS: {text!r}")
-    month, day, hour, minute, second = (int(g) for g in found.groups())
-    try:
-        at = datetime(year, month, day, hour, minute, second)
-    except ValueError:  # 02-29 outside a leap year
-        at = datetime(_BASE_YEAR, month, day, hour, minute, second)
-    if previous is not None:
-        if previous - at > timedelta(days=180):
-            at = _with_year(at, at.year + 1)
-        elif at - previous > timedelta(days=180):
-            at = _with_year(at, at.year - 1)
-    return at
+# JSON records around vLLM's lines (forms.py), told apart from logged messages by vLLM's own line forms.
+_ENVELOPES = forms.Envelopes(patterns.is_whole_line)
 
 
 def _vllm_time(text: str, previous: datetime | None) -> datetime | None:
@@ -56,24 +35,6 @@ def _vllm_time(text: str, previous: datetime | None) -> datetime | None:
         return parse_time(text, previous)
     except ValueError:
         return None
-
-
-def _with_year(moment: datetime, year: int) -> datetime:
-    try:
-        return moment.replace(year=year)
-    except ValueError:  # 02-29
-        return moment.replace(year=year, day=28)
-
-
-def nearest_year(moment: datetime, anchor: datetime) -> datetime:
-    """`moment` moved to the year that puts it closest to `anchor` (vLLM's times carry no year)."""
-    candidates = []
-    for year in (anchor.year - 1, anchor.year, anchor.year + 1):
-        try:
-            candidates.append(moment.replace(year=year))
-        except ValueError:  # 02-29 outside a leap year
-            continue
-    return min(candidates, key=lambda c: abs(c - anchor))
 
 
 def _process_key(process: str | None, pid: str | None) -> str:
@@ -126,17 +87,19 @@ class _Scanner:
             if config:
                 t.parallel_config = max(t.parallel_config, int(config["tp"]) * int(config["pp"]))
 
-    def _add_problem(self, is_exception: bool, text: str, number: int, at: datetime | None) -> None:
+    def _add_problem(
+        self, is_exception: bool, text: str, number: int, at: datetime | None, context: bool = False
+    ) -> None:
         t = self.timeline
         if t.problems_after_last_event < _MAX_PROBLEMS:
-            t.problems.append(Problem(is_exception, text[:_EVIDENCE_CHARS], number, at))
+            t.problems.append(Problem(is_exception, text[:EVIDENCE_CHARS], number, at, context))
             t.problems_after_last_event += 1
 
     def _add_frame(self, line: str, number: int) -> None:
         """A bare traceback frame ('File "...", line N, in f'): it names what was running when a start failed."""
         t = self.timeline
         if len(t.frames) < _MAX_PROBLEMS:  # emptied at every start-up line, as the errors are
-            t.frames.append(Problem(False, line[:_EVIDENCE_CHARS], number, None))
+            t.frames.append(Problem(False, line[:EVIDENCE_CHARS], number, None))
 
     def _add_event(
         self,
@@ -154,10 +117,10 @@ class _Scanner:
         values = {k: v for k, v in match.groupdict().items() if v is not None and k not in ("process", "pid")}
         if at is None:
             # A progress bar before the log's first timed line: it takes that line's time.
-            self.untimed.append((process, kind, values, number, text[:_EVIDENCE_CHARS], repeated))
+            self.untimed.append((process, kind, values, number, text[:EVIDENCE_CHARS], repeated))
         else:
             self._flush_untimed(at)
-            t.events.append(LogEvent(at, process, kind, values, number, text[:_EVIDENCE_CHARS], repeated))
+            t.events.append(LogEvent(at, process, kind, values, number, text[:EVIDENCE_CHARS], repeated))
         if kind in _MILESTONES:
             # Errors before this line were survived; keep only the latest as a last resort.
             t.problems = t.problems[-1:]
@@ -183,17 +146,17 @@ class _Scanner:
         """The line vLLM wrote, and the collector's time when the log has a collector clock (see forms.py)."""
         t = self.timeline
         line = raw[:MAX_LINE_CHARS].rstrip("\r\n")
-        if any(hint in line for hint in patterns.ANSI_HINTS):
-            line = patterns.ANSI_ESCAPE.sub("", line)
-        line = line.strip(patterns.FRAME_CHARS)
+        if any(hint in line for hint in forms.ANSI_HINTS):
+            line = forms.ANSI_ESCAPE.sub("", line)
+        line = line.strip(forms.FRAME_CHARS)
         collector_at: datetime | None = None
-        envelope = forms.unwrap_json(line) if line.endswith("}") else None
+        envelope = _ENVELOPES.unwrap_json(line) if line.endswith("}") else None
         if envelope is not None:
-            line, collector_at = envelope.line.strip(patterns.FRAME_CHARS), envelope.at
-        stamp = patterns.COLLECTOR_TIMESTAMP.match(line) if collector_at is None else None
+            line, collector_at = envelope.line.strip(forms.FRAME_CHARS), envelope.at
+        stamp = forms.COLLECTOR_TIMESTAMP.match(line) if collector_at is None else None
         if stamp:
-            collector_at = forms.collector_time(stamp)  # None for an impossible date: the line is read untimed
-            line = line[stamp.end() :].strip(patterns.FRAME_CHARS)
+            collector_at = collector_time(stamp)  # None for an impossible date: the line is read untimed
+            line = line[stamp.end() :].strip(forms.FRAME_CHARS)
         # One clock per log, decided by its first timed line: a collector's time there means every
         # line has one (kubectl --timestamps, docker -t, a JSON envelope), and that clock wins over vLLM's.
         if collector_at is not None and t.clock != "vllm":
@@ -251,7 +214,8 @@ class _Scanner:
         if at is not None:
             self._advance(at)
         if failing:
-            self._add_problem(patterns.EXCEPTION_LINE.match(message) is not None, message, number, at)
+            context = patterns.TRACEBACK_CONTEXT.match(record["message"]) is not None
+            self._add_problem(patterns.EXCEPTION_LINE.match(message) is not None, message, number, at, context)
         if found is not None:
             self._add_event(at, _process_key(process, pid), found, number, line, repeated)
 
@@ -308,21 +272,3 @@ def scan(lines: Iterable[str]) -> Timeline:
             break
     scanner._settle()
     return scanner.timeline
-
-
-def iter_text_lines(stream: IO[bytes]) -> Iterator[str]:
-    """Decode a byte stream line by line (invalid UTF-8 replaced, never raised), holding one line at a time.
-
-    A line longer than MAX_LINE_CHARS is cut there and the rest of it skipped.
-    """
-    limit = MAX_LINE_CHARS * 4  # bytes: a UTF-8 character is at most 4
-    while True:
-        piece = stream.readline(limit)
-        if not piece:
-            return
-        if not piece.endswith(b"\n") and len(piece) >= limit:
-            while True:  # skip the rest of an over-long line
-                rest = stream.readline(limit)
-                if not rest or rest.endswith(b"\n"):
-                    break
-        yield piece.decode("utf-8", errors="replace")

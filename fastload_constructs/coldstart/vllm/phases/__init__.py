@@ -9,5 +9,5 @@
     failure   for a start that never got ready: which phase was running, and the root cause
 
 Each returns seconds (None when the log has none of the phase) with the `Evidence`
-lines they came from; `parser.py` puts them together into a `ColdStartReport`.
+lines they came from; `assemble.py` puts them together into a `ColdStartReport`.
 """

@@ -13,28 +13,13 @@ from __future__ import annotations
 import re
 from enum import Enum
 
-# ANSI colours: vLLM 0.8-0.11 wrap the "(Worker pid=N)" prefix in them, and
-# 0.34 colours the level, time and file when logging to a terminal. Logs pasted
-# into web pages often lose the ESC byte and keep "[1;36m" as text.
-ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m|\[[0-9][0-9;]*m")
+from fastload_constructs.coldstart.streamer import STREAMER_SUMMARY
 
-# A line-start clock written by the log collector, with a date (and often a zone):
-#   kubectl logs --timestamps / docker logs -t: "2026-12-02T17:00:05.123456789Z "
-#   docker compose, Portainer: "2026-05-01 20:54:16.988 | "; TorchServe: "2024-09-13T22:26:20,870 "
-#   bracketed collectors: "[2025-08-12T08:42:31Z] "
-# A stamp alone on its line is kept too: kubectl prints one before each tqdm redraw (the bar follows
-# a carriage return, and copies of the log put it on the next line).
-# This clock wins over vLLM's own (no year, no zone, the container's local time).
-COLLECTOR_TIMESTAMP = re.compile(
-    r"^\[?(?P<date>\d{4}-\d{2}-\d{2})[T ](?P<clock>\d{2}:\d{2}:\d{2})(?:[.,](?P<fraction>\d+))?"
-    r"(?P<zone>Z|[+-]\d{2}:?\d{2})?\]?(?:\s+\|)?(?:\s|$)"
-)
-
-# Box drawing that terminal UIs (k9s, lazydocker) put around copied lines, and
 # Ray's log de-duplication suffix (ray/_private/ray_logging: "[repeated Nx across cluster]").
-FRAME_CHARS = " \t\r\n\f\v│┃|"
-FRAME = re.compile(r"^[\s│┃|]+|[\s│┃|]+$")
 RAY_REPEATED = re.compile(r"\s*\[repeated (?P<times>\d+)x across cluster\]\s*$")
+
+# Lines that say "this is vLLM" (engine detection, coldstart/parser.py): its logger and process names.
+MARKERS = re.compile(r"\bvllm[./]|vLLM API server version|\(EngineCore|VllmWorker|\bvllm serve\b")
 
 # A process prefix written by vLLM's stdout wrapper, innermost last when nested:
 #   0.11.0 vllm/utils/__init__.py `_add_prefix`: "(APIServer pid=1) ", "(EngineCore_DP0 pid=7) ", "(Worker_TP1 pid=9) "
@@ -88,13 +73,16 @@ TRACEBACK_FRAME = re.compile(r'File "(?P<path>[^"]+)", line \d+, in (?P<function
 #   kv_cache_profiling: vllm/v1/core/kv_cache_utils.py `get_kv_cache_config(s)`, `check_enough_kv_cache_memory`;
 #     V0 worker.py `determine_num_available_blocks`, `raise_if_cache_size_invalid` (not `initialize_cache`,
 #     which also warms up and captures); the KV-cache allocation `initialize_kv_cache`, `_allocate_kv_cache_tensors`.
-#   engine_init: worker `init_device`, vllm/distributed/parallel_state.py `init_distributed_environment`,
-#     `initialize_model_parallel`, `ensure_model_parallel_initialized`.
+#   distributed_init: vllm/distributed/parallel_state.py `init_distributed_environment`,
+#     `initialize_model_parallel`, `ensure_model_parallel_initialized`, worker `init_worker_distributed_environment`,
+#     the NCCL communicator (device_communicators/pynccl*.py, `ncclCommInitRank`, `GroupCoordinator`), torch's
+#     TCPStore rendezvous (`DistNetworkError`).
+#   engine_init: worker `init_device` (device set-up, which also calls the distributed init above).
 #   dynamo_transform: torch/_dynamo's tracing (convert_frame.py, symbolic_convert.py, output_graph.py), not
 #     eval_frame.py, through which every call of a compiled model passes.
 #   graph_compile: torch/_inductor/compile_fx.py, vllm/compilation/backends.py and compiler_interface.py.
 FAILING_CALLS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("graph_compile", re.compile(r'tpu\w*\.py", line \d+, in capture_model\b')),
+    ("graph_compile", re.compile(r'tpu\w*\.py", line \d+, in capture_model\b|\b_precompile_\w+')),
     ("cuda_graph", re.compile(r"\b(?:capture_model|_capture_cudagraphs)\b")),
     ("dynamo_transform", re.compile(r"torch/_dynamo/(?:convert_frame|symbolic_convert|output_graph)\.py")),
     (
@@ -113,13 +101,28 @@ FAILING_CALLS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"\b(?:load_model|load_weights|download_model|process_weights_after_loading)\b"),
     ),
     (
-        "engine_init",
+        "distributed_init",
         re.compile(
-            r"\b(?:init_device|init_distributed_environment|initialize_model_parallel"
-            r"|ensure_model_parallel_initialized)\b"
+            r"\b(?:init_distributed_environment|init_worker_distributed_environment|initialize_model_parallel"
+            r"|ensure_model_parallel_initialized|ncclCommInit\w*|PyNcclCommunicator|GroupCoordinator"
+            r"|DistNetworkError|TCPStore)\b|device_communicators/pynccl"
         ),
     ),
+    ("engine_init", re.compile(r"\binit_device\b")),
 )
+# A traceback of a TPU worker: its capture_model is XLA's precompile, not a CUDA-graph capture.
+TPU_WORKER = re.compile(r"\btpu_(?:model_runner|worker)\.py")
+
+# Errors that are a root cause wherever they are printed (an ERROR record before the exception line, a
+# wrapped message): NCCL's ("NCCL error: unhandled system error", "ncclCommInitRank failed with error: NCCL
+# error: internal error"), CUDA's ("CUDA error: out of memory"), torch's OOM and rendezvous timeouts.
+ROOT_CAUSE = re.compile(
+    r"NCCL error\b.*|CUDA error\b.*|(?:torch\.)?(?:cuda\.)?OutOfMemoryError\b.*|CUDA out of memory\b.*"
+    r"|DistNetworkError\b.*"
+)
+NCCL_ERROR = re.compile(r"\bNCCL error\b")
+# Lines of a traceback that are not its message: frames, code, carets, the header.
+TRACEBACK_CONTEXT = re.compile(r'^(?:\s|File "|\^+$|Traceback \(most recent call last\):|During handling of)')
 
 # Failures whose message names the phase, whatever line came last:
 #   KV cache: vllm/v1/core/kv_cache_utils.py (0.9.2-0.34.0) "To serve at least one request with the
@@ -179,21 +182,12 @@ class LineKind(Enum):
     WEIGHTS_ON_DEVICE = "weights_on_device"
     # TPU: the XLA precompile of every input shape (its compile phase) starts or moves to the next shape.
     XLA_COMPILE_START = "xla_compile_start"
+    # The process groups of a multi-GPU engine: their init starts (NCCL found, the world joined) or ends (this
+    # worker's DP/PP/TP ranks assigned).
+    DISTRIBUTED_START = "distributed_start"
+    DISTRIBUTED_READY = "distributed_ready"
     XLA_COMPILED = "xla_compiled"
 
-
-# The Run:ai streamer's summary, searched anywhere in a line: it is printed bare
-# (print(), runai-model-streamer 0.11.0-0.14.0 file_streamer.py; "[RunAI Distributed Streamer]" in
-# 0.15+ distributed_streamer.py) or logged inside whatever envelope the streamer's logger has
-# (0.17.1 safetensors_streamer.py `logger.info`).
-#   "[RunAI Streamer] Overall time to stream {size} of all files to {device}: {s}s, {rate}/s"
-#   0.11.0, 0.14.0: the same without " to {device}".
-# Sizes come from humanize.naturalsize(binary=True): "15.0 GiB", "812.3 MiB", "512 Bytes".
-STREAMER_SUMMARY = re.compile(
-    r"\[RunAI (?:Distributed )?Streamer\] Overall time to stream (?P<size>\d+(?:\.\d+)?) "
-    r"(?P<size_unit>Bytes?|KiB|MiB|GiB|TiB)"
-    rf"(?: of all files)?(?: to \S+)?: {_NUM}s(?:, (?P<rate>\d+(?:\.\d+)?) (?P<rate_unit>Bytes?|KiB|MiB|GiB|TiB)/s)?"
-)
 
 # Progress bars printed without an envelope that still mark a phase:
 #   CUDA graph capture starts: vllm/v1/worker/gpu_model_runner.py tqdm desc "Capturing CUDA graph shapes"
@@ -307,11 +301,23 @@ MESSAGE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
     (
         LineKind.XLA_COMPILE_START,
         re.compile(
-            r"^(?:Compiling (?:the model|sampling) with different input shapes\b"
+            r"^(?:Compiling (?:the model|\w+) with different input shapes\b"
             r"|-- num_tokens: \d+|batch_size: \d+, seq_len: \d+$|Precompile \S+ .*-->)"
         ),
     ),
     (LineKind.XLA_COMPILED, re.compile(rf"^Compilation finished in (?:in )?{_NUM} \[secs\]\.?$")),
+    # vllm/distributed/parallel_state.py `init_distributed_environment` (INFO from 0.17, DEBUG before):
+    #   "world_size=%d rank=%d local_rank=%d distributed_init_method=%s backend=%s";
+    #   device_communicators/pynccl.py (0.5-0.34): "vLLM is using nccl==%s"; vllm/utils (0.5-0.8): "Found nccl from
+    #   library %s"; then `initialize_model_parallel` ends with (0.8.5-0.34): "rank %s in world size %s is assigned
+    #   as DP rank %s, PP rank %s, TP rank %s[, EP rank %s]".
+    (
+        LineKind.DISTRIBUTED_START,
+        re.compile(
+            r"^(?:world_size=\d+ rank=\d+ .*distributed_init_method=|vLLM is using nccl==|Found nccl from library)"
+        ),
+    ),
+    (LineKind.DISTRIBUTED_READY, re.compile(r"^rank \d+ in world size \d+ is assigned as ")),
     # tpu-inference (JAX) model_loader.py: "Loading model with MODEL_IMPL_TYPE=%s" starts the load;
     #   tpu_runner.py / tpu_jax_runner.py `load_model` ends it with "Init model | hbm=%sGiB" (HBM in use once
     #   the weights have landed).
@@ -353,9 +359,11 @@ KEYWORDS = (
     "Compilation finished",
     "MODEL_IMPL_TYPE",
     "Init model",
+    "distributed_init_method=",
+    "is using nccl",
+    "Found nccl",
+    "is assigned as",
 )
-# Substrings without which a line holds no ANSI colour code (with or without its ESC byte).
-ANSI_HINTS = ("\x1b[", "[0;", "[1;", "[0m")
 
 
 def classify(message: str) -> tuple[LineKind, re.Match[str]] | None:
@@ -385,3 +393,16 @@ def classify_progress(line: str) -> tuple[LineKind, re.Match[str]] | None:
     """A progress bar that shows a phase running (the checkpoint-shard bar), or None."""
     found = WEIGHTS_PROGRESS.search(line)
     return (LineKind.WEIGHTS_PROGRESS, found) if found else None
+
+
+def is_whole_line(text: str) -> bool:
+    """A line that reads as written: vLLM's record, an exception or traceback line, a progress bar or print
+    (a JSON record's text that is none of these is a logged message: forms.Envelopes rebuilds it)."""
+    return bool(
+        RECORD.search(text)
+        or UNTIMED.match(text)
+        or EXCEPTION_LINE.match(text)
+        or TRACEBACK_FRAME.search(text)
+        or classify_bare(text)
+        or classify_progress(text)
+    )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fastload_constructs.coldstart.patterns import LineKind
-from fastload_constructs.coldstart.records import Timeline, by_process
+from fastload_constructs.coldstart.vllm.patterns import LineKind
+from fastload_constructs.coldstart.vllm.records import Timeline, by_process
 
 
 @dataclass(frozen=True)

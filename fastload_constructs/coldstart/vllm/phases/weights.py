@@ -12,10 +12,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from fastload_constructs.coldstart.patterns import LineKind
-from fastload_constructs.coldstart.records import GIB, Evidence, LogEvent, WeightLoad, by_process, seconds_of
-
-_UNIT_BYTES = {"Byte": 1, "Bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+from fastload_constructs.coldstart.report import GIB, Evidence, WeightLoad
+from fastload_constructs.coldstart.streamer import streamed_bytes
+from fastload_constructs.coldstart.vllm.patterns import LineKind
+from fastload_constructs.coldstart.vllm.records import LogEvent, by_process, seconds_of
 
 
 @dataclass
@@ -90,13 +90,13 @@ def _streamer_rate(streamed: list[LogEvent], workers: int) -> tuple[float | None
     by_streamer: dict[str, list[LogEvent]] = defaultdict(list)
     for e in streamed:
         by_streamer[e.process].append(e)
-    streamed_bytes = sum(float(e.values["size"]) * _UNIT_BYTES[e.values["size_unit"]] for e in streamed)
+    total = sum(streamed_bytes(e.values["size"], e.values["size_unit"]) for e in streamed)
     # Bare lines carry no prefix: each one is a worker's own summary.
     streamers = sum(len(v) if p == "main" else 1 for p, v in by_streamer.items())
     if workers > streamers:
-        streamed_bytes *= workers / streamers
+        total *= workers / streamers
     slowest = max(streamed, key=seconds_of)
-    rate = streamed_bytes / GIB / seconds_of(slowest) if seconds_of(slowest) > 0 else None
+    rate = total / GIB / seconds_of(slowest) if seconds_of(slowest) > 0 else None
     return rate, Evidence("weight_load", slowest.line_number, slowest.text, "GiB/s from this line")
 
 

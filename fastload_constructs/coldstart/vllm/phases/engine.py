@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from fastload_constructs.coldstart.patterns import LineKind
-from fastload_constructs.coldstart.phases.compile import Compile
-from fastload_constructs.coldstart.phases.start import Readiness
-from fastload_constructs.coldstart.records import Evidence, LogEvent, seconds_of
+from fastload_constructs.coldstart.report import Evidence
+from fastload_constructs.coldstart.vllm.patterns import LineKind
+from fastload_constructs.coldstart.vllm.phases.compile import Compile
+from fastload_constructs.coldstart.vllm.phases.start import Readiness
+from fastload_constructs.coldstart.vllm.records import LogEvent, seconds_of
 
 
 def _from_profiling_lines(events: list[LogEvent], compiled: Compile) -> tuple[float | None, list[Evidence]]:

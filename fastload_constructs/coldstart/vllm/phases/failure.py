@@ -23,16 +23,20 @@ Where a failure goes, strongest evidence first:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
-from fastload_constructs.coldstart import patterns
-from fastload_constructs.coldstart.patterns import LineKind
-from fastload_constructs.coldstart.records import Evidence, LogEvent, Problem, Timeline
+from fastload_constructs.coldstart.report import Evidence, ended_without_error
+from fastload_constructs.coldstart.vllm import patterns
+from fastload_constructs.coldstart.vllm.patterns import LineKind
+from fastload_constructs.coldstart.vllm.records import LogEvent, Problem, Timeline
 
 # The phase under way after each event: where a start that never got ready stopped.
 PHASE_AFTER = {
     LineKind.VERSION: "engine_init",
+    LineKind.DISTRIBUTED_START: "distributed_init",
+    # The ranks are assigned; the model runner is built, then the weights load.
+    LineKind.DISTRIBUTED_READY: "engine_init",
     LineKind.WEIGHTS_START: "weight_load",
     LineKind.WEIGHTS_PROGRESS: "weight_load",
     LineKind.STREAMER_SUMMARY: "weight_load",
@@ -71,12 +75,29 @@ class Failure:
     evidence: Evidence | None
 
 
+def _named_cause(messages: list[Problem]) -> Problem | None:
+    """The first NCCL, CUDA or out-of-memory error: an exception line as printed, any other line from the
+    error on ("ncclCommInitRank failed with error: NCCL error: internal error" -> "NCCL error: internal error")."""
+    named = next((p for p in messages if p.is_exception and patterns.ROOT_CAUSE.search(p.text)), None)
+    if named is not None:
+        return named
+    named = next((p for p in messages if patterns.ROOT_CAUSE.search(p.text)), None)
+    found = patterns.ROOT_CAUSE.search(named.text) if named is not None else None
+    return None if named is None or found is None else replace(named, text=found.group(0))
+
+
 def _root_cause(timeline: Timeline) -> Problem | None:
-    """The first exception after the last start-up line (errors before it were survived), else the first error."""
+    """Errors after the last start-up line (errors before it were survived; all of them in a log with no start-up
+    line): the first NCCL, CUDA or out-of-memory error, else the first exception, else the first error message.
+    A traceback's own lines are no message: when it is all the log has, it is said so."""
     after = timeline.problems[-timeline.problems_after_last_event :] if timeline.problems_after_last_event else []
-    chosen = next((p for p in after if p.is_exception), None) or (after[0] if after else None)
-    if chosen is None and not timeline.events and timeline.problems:
-        chosen = next((p for p in timeline.problems if p.is_exception), timeline.problems[0])
+    pool = after or ([] if timeline.events else timeline.problems)
+    messages = [p for p in pool if not p.context]
+    chosen = _named_cause(messages) or next((p for p in messages if p.is_exception), None)
+    if chosen is None and messages:
+        chosen = messages[0]
+    if chosen is None and pool:
+        return replace(pool[0], text="an error whose message is not in the log (only its traceback is)")
     return chosen
 
 
@@ -87,12 +108,19 @@ def _named_by_traceback(timeline: Timeline, cause: Problem) -> tuple[str, Proble
     if cause.is_exception:
         traceback = [p for p in lines if p.line_number < cause.line_number]
     else:
-        traceback = [p for p in lines if p.line_number > cause.line_number]
+        # The message itself may name the call that failed ("ncclCommInitRank failed with error: ..."): it
+        # is read last, as the innermost line.
+        traceback = [p for p in lines if p.line_number >= cause.line_number]
+        traceback = [*traceback[1:], *traceback[:1]]
     for line in reversed(traceback):
         for phase, call in patterns.FAILING_CALLS:
             if call.search(line.text):
                 return phase, line
     return None
+
+
+def _on_tpu(timeline: Timeline) -> bool:
+    return any(patterns.TPU_WORKER.search(p.text) for p in (*timeline.problems, *timeline.frames))
 
 
 def _ends_the_read(event: LogEvent) -> bool:
@@ -116,22 +144,26 @@ def _left_running(last: LogEvent | None, failed_at: datetime | None) -> tuple[st
 
 def failure(timeline: Timeline) -> Failure:
     """Where a start that never got ready stopped, and why (or that the log says nothing about why)."""
+    # The last by time: Ray prints its de-duplicated worker lines late, after lines logged later.
     phase_events = [e for e in timeline.events if e.kind is not LineKind.VERSION]
-    last = phase_events[-1] if phase_events else None
+    last = max(reversed(phase_events), key=lambda e: e.at) if phase_events else None
     cause = _root_cause(timeline)
     if cause is None:
         phase, _ = _left_running(last, None)
-        text = (
-            f"the log ends during {phase} with no error after the last start-up line "
-            "(cut off, still starting, or killed: see the pod's events)"
-        )
-        return Failure(phase, text, None)
+        return Failure(phase, ended_without_error(phase), None)
     named = _named_by_traceback(timeline, cause)
     if named is not None:
         phase, frame = named
         why = f"raised under line {frame.line_number}: {frame.text.strip()[:120]}"
+        if phase == "cuda_graph" and _on_tpu(timeline):
+            phase = "graph_compile"  # a TPU's capture_model is XLA's precompile
     elif patterns.KV_CACHE_FAILURE.search(cause.text):
         phase, why = "kv_cache_profiling", "the message is the KV cache's"
     else:
         phase, why = _left_running(last, cause.at)
+        if phase == "engine_init" and patterns.NCCL_ERROR.search(cause.text):
+            phase, why = (
+                "distributed_init",
+                "an NCCL error before any later phase began (its communicators are made there)",
+            )
     return Failure(phase, cause.text, Evidence("failure", cause.line_number, cause.text, f"root cause; {why}"))

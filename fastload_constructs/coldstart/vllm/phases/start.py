@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from fastload_constructs.coldstart.patterns import LineKind
-from fastload_constructs.coldstart.records import Evidence, LogEvent, Mode, Timeline
-from fastload_constructs.coldstart.scanner import nearest_year
+from fastload_constructs.coldstart.report import Evidence, Mode
+from fastload_constructs.coldstart.timestamps import nearest_year
+from fastload_constructs.coldstart.vllm.patterns import LineKind
+from fastload_constructs.coldstart.vllm.records import LogEvent, Timeline
 from fastload_constructs.core.errors import FastloadConfigError
 
 

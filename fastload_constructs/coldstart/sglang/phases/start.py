@@ -1,0 +1,45 @@
+"""Readiness (the moment the start ended, ready or not) and process start (container start -> first line)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from fastload_constructs.coldstart.report import Evidence
+from fastload_constructs.coldstart.sglang.scanner import Event, Scan
+from fastload_constructs.core.errors import FastloadConfigError
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """Whether and when the start ended: "The server is fired up and ready to roll!" (after the warmup
+    request); older logs and excerpts without it: uvicorn's "Application startup complete." / "Uvicorn
+    running on"; else the log's last timed line (never ready)."""
+
+    ready: bool
+    end: datetime
+    line: Event | None
+
+
+def readiness(scan: Scan, last_at: datetime) -> Readiness:
+    ready = scan.of("ready") or scan.of("http_up")
+    return Readiness(True, ready[0].at, ready[0]) if ready else Readiness(False, last_at, None)
+
+
+def container_start(started_at: datetime | None, first_at: datetime) -> None:
+    """Refuses a container start later than the log's first line (SGLang's clock has a year: none to guess)."""
+    if started_at is not None and started_at > first_at:
+        raise FastloadConfigError(
+            "started_at", f"{started_at:%Y-%m-%d %H:%M:%S}", "a moment before the log's first line"
+        )
+
+
+def process_start(started_at: datetime, scan: Scan, first_at: datetime) -> tuple[float, Evidence]:
+    """Container start -> first timed line."""
+    evidence = Evidence(
+        "process_start",
+        scan.events[0].line_number if scan.events else 0,
+        f"container started {started_at:%Y-%m-%d %H:%M:%S} UTC; first timed line {first_at:%H:%M:%S}",
+        "",
+    )
+    return (first_at - started_at).total_seconds(), evidence

@@ -1,0 +1,170 @@
+"""One pass over an SGLang log's lines: keep the timed start-up lines, the strongest failure line, the first
+traceback, the streamer's summaries and the server_args line; every other line is dropped as it is read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from fastload_constructs.coldstart.lines import EVIDENCE_CHARS, MAX_LINE_CHARS
+from fastload_constructs.coldstart.sglang.patterns import (
+    ERROR_LINE,
+    FAILURES,
+    NAMED_FAILURES,
+    PATTERNS,
+    PREFIX,
+    TRACEBACK_FRAME,
+    TRACEBACK_START,
+)
+from fastload_constructs.coldstart.streamer import STREAMER_SUMMARY, streamed_bytes
+
+# Distinct rank tags kept (a DP x TP x EP run has hundreds; a runaway log must not grow this).
+_MAX_RANKS = 4096
+# Frames and code lines kept of a traceback (the innermost are the last).
+_MAX_FRAMES = 200
+
+
+@dataclass(frozen=True)
+class Event:
+    """One recognised line: when, which rank ("TP0", "DP1 TP3"; "" for none), what, its numbers, the line."""
+
+    at: datetime
+    rank: str
+    kind: str
+    values: tuple[str | None, ...]
+    line_number: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The strongest failure line seen: the phase it names (None: whichever was running), its text."""
+
+    phase: str | None
+    text: str
+    line_number: int
+    strength: int  # its place in FAILURES: lower is more specific
+
+    @property
+    def names_its_cause(self) -> bool:
+        return self.strength < len(NAMED_FAILURES)
+
+
+@dataclass
+class Traceback:
+    """The first traceback of the log: its frames and code lines (innermost last), and its error line (None
+    while the log has not shown it: cut, or still to come)."""
+
+    line_number: int
+    lines: list[str] = field(default_factory=list)
+    error: str | None = None
+    error_line: int = 0
+
+    def add(self, line: str, number: int) -> None:
+        text = line.strip()
+        if not text or TRACEBACK_START.search(text):
+            return
+        if ERROR_LINE.match(line) and not TRACEBACK_FRAME.match(line):
+            self.error, self.error_line = _with_context(text, self.lines), number
+        elif len(self.lines) < _MAX_FRAMES:
+            self.lines.append(text[:EVIDENCE_CHARS])
+        else:
+            self.lines = [*self.lines[1:], text[:EVIDENCE_CHARS]]
+
+
+def _with_context(error: str, lines: list[str]) -> str:
+    """A bare error ("AssertionError") with the code line that raised it; any other error as printed."""
+    if ":" in error or not lines or TRACEBACK_FRAME.match(lines[-1]):
+        return error[:EVIDENCE_CHARS]
+    return f"{error} at: {lines[-1]}"[:EVIDENCE_CHARS]
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """A Run:ai streamer summary line: bytes streamed and in how long."""
+
+    bytes: float
+    seconds: float
+    line_number: int
+    text: str
+
+
+@dataclass
+class Scan:
+    events: list[Event] = field(default_factory=list)
+    first_at: datetime | None = None
+    last_at: datetime | None = None
+    failure: Failure | None = None
+    streamed: list[Streamed] = field(default_factory=list)
+    lines_read: int = 0
+    server_args: str | None = None
+    ranks: set[str] = field(default_factory=set)  # every rank tag seen on a prefixed line
+    traceback: Traceback | None = None
+    capture_bar_line: int = 0  # the last capture progress bar ("Capturing batches (bs=.."), printed bare
+
+    def of(self, *kinds: str) -> list[Event]:
+        return [e for e in self.events if e.kind in kinds]
+
+
+def _failure(line: str, number: int, strongest: Failure | None) -> Failure | None:
+    """The most specific failure so far: this line's, when it is stronger than the one kept."""
+    bound = len(FAILURES) if strongest is None else strongest.strength
+    for strength, (phase, pattern) in enumerate(FAILURES[:bound]):
+        found = pattern.search(line)
+        if found:
+            return Failure(phase, found.group(0)[:EVIDENCE_CHARS], number, strength)
+    return strongest
+
+
+def _timed(scan: Scan, line: str, number: int) -> None:
+    """A line with SGLang's dated prefix: it moves the clock, and may be a start-up event."""
+    prefix = PREFIX.search(line)
+    if prefix is None:
+        return
+    at = datetime.strptime(prefix["at"], "%Y-%m-%d %H:%M:%S")
+    if prefix["ms"]:
+        at = at.replace(microsecond=int(prefix["ms"].ljust(6, "0")))
+    scan.first_at = scan.first_at or at
+    scan.last_at = at
+    message, rank = prefix["msg"], prefix["ranks"].strip()
+    if rank and len(scan.ranks) < _MAX_RANKS:
+        scan.ranks.add(rank)
+    for kind, pattern in PATTERNS:
+        found = pattern.search(message)
+        if found:
+            if kind == "server_args" and scan.server_args is None:
+                scan.server_args = message
+            scan.events.append(Event(at, rank, kind, found.groups(), number, line[:EVIDENCE_CHARS]))
+            return
+
+
+def _traced(scan: Scan, line: str, number: int) -> None:
+    """Follow the first traceback until its error line (tracebacks print no prefix, other ranks' lines may
+    interleave)."""
+    tb = scan.traceback
+    if tb is None:
+        if TRACEBACK_START.search(line):
+            scan.traceback = Traceback(number)
+        elif TRACEBACK_FRAME.match(line):  # an excerpt that starts inside a traceback
+            scan.traceback = Traceback(number, [line.strip()[:EVIDENCE_CHARS]])
+        return
+    if tb.error is None and PREFIX.search(line) is None:
+        tb.add(line, number)
+
+
+def scan(lines: Iterable[str]) -> Scan:
+    found = Scan()
+    for number, raw in enumerate(lines, start=1):
+        found.lines_read = number
+        line = raw[:MAX_LINE_CHARS].rstrip("\r\n")
+        found.failure = _failure(line, number, found.failure)
+        _traced(found, line, number)
+        if "Capturing batches" in line:
+            found.capture_bar_line = number
+        streamed = STREAMER_SUMMARY.search(line)
+        if streamed:
+            size = streamed_bytes(streamed["size"], streamed["size_unit"])
+            found.streamed.append(Streamed(size, float(streamed["seconds"]), number, line[:EVIDENCE_CHARS]))
+        _timed(found, line, number)
+    return found
