@@ -10,9 +10,10 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk.assertions import Match, Template
 
 from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.images import image_tag
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.plan import plan
-from fastload_constructs.core.planning.releases import DEFAULT_IMAGE, image_tag
+from fastload_constructs.core.planning.releases import DEFAULT_IMAGE
 from fastload_constructs.core.serving.image_mirror import UPSTREAMS, mirrored_image
 from fastload_constructs.core.serving.vllm_server import server_spec
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache

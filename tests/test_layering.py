@@ -79,7 +79,16 @@ def test_core_is_packages_by_concept_around_a_few_foundations() -> None:
     """Decisions live in concept packages (planning, serving, cluster, access, scaling); only the
     foundations every package uses stay flat in core/."""
     flat = {p.name for p in (PACKAGE / "core").glob("*.py")} - {"__init__.py"}
-    assert flat == {"catalog.py", "errors.py", "model.py", "naming.py", "s3_uri.py", "tokens.py", "validation.py"}
+    assert flat == {
+        "catalog.py",
+        "errors.py",
+        "images.py",
+        "model.py",
+        "naming.py",
+        "s3_uri.py",
+        "tokens.py",
+        "validation.py",
+    }
     packages = {p.parent.name for p in (PACKAGE / "core").glob("*/__init__.py")}
     assert packages == {"access", "cluster", "planning", "scaling", "serving"}
 

@@ -6,7 +6,6 @@ import re
 from typing import Literal
 
 from fastload_constructs.core.errors import require
-from fastload_constructs.core.tokens import CDK_TOKEN, is_token
 
 ReleaseFamily = Literal["v0", "v1", "recent"]
 
@@ -20,34 +19,6 @@ DEFAULT_VLLM_VERSION = "0.34.0"
 # S3 streamer backend unverified (see sglang_server.py and docs/serving.md).
 DEFAULT_SGLANG_VERSION = "0.5.23"
 DEFAULT_SGLANG_IMAGE = f"lmsysorg/sglang:v{DEFAULT_SGLANG_VERSION}"
-
-_IMAGE = re.compile(r"^[a-z0-9][a-z0-9._/:-]*[a-z0-9](:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[a-f0-9]{64})$")
-
-
-def image_tag(image: object, field: str = "image") -> str:
-    """The tag (or digest) of a pinned image reference; 'latest' and untagged images are refused.
-
-    The registry host may hold CDK tokens (an ECR mirror in this stack's account and region,
-    `infra.image_mirror`); the repository path and the tag must be literal.
-    """
-    literal = CDK_TOKEN.sub("deploy-time", image) if isinstance(image, str) else image
-    ok = isinstance(image, str) and isinstance(literal, str) and bool(_IMAGE.match(literal))
-    tag = ""
-    if ok:
-        assert isinstance(image, str)
-        tag = image.rsplit("@", 1)[1] if "@" in image else image.rsplit(":", 1)[1]
-        ok = tag != "latest" and not is_token(tag) and not is_token(image.split("/", 1)[-1])
-    require(ok, field, image, "a pinned image reference such as 'vllm/vllm-openai:v0.34.0' (not 'latest')")
-    return tag
-
-
-def version_from_image(image: str) -> str | None:
-    """The vLLM release an image tag names (`v0.8.5`, `0.11.0-cu128`, `v0.34.0rc1`), or None for a digest
-    or a tag that names no release (then the plan needs `vllm_version`)."""
-    tag = image_tag(image)
-    match = re.match(r"^v?(\d+\.\d+(?:\.\d+)?)", tag) if "@" not in image else None
-    return match[1] if match else None
-
 
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(\.\d+)?([.+\-a-z0-9]*)$")
 

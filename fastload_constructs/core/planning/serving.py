@@ -14,13 +14,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from fastload_constructs.core.errors import one_of, require, whole_number_in
+from fastload_constructs.core.images import image_repository, tagged_release
 from fastload_constructs.core.planning.pull_modes import PULL_MODES, PullMode, effective_pull_mode
-from fastload_constructs.core.planning.releases import (
-    DEFAULT_IMAGE,
-    DEFAULT_SGLANG_IMAGE,
-    release_family,
-    version_from_image,
-)
+from fastload_constructs.core.planning.releases import DEFAULT_IMAGE, DEFAULT_SGLANG_IMAGE, release_family
 from fastload_constructs.core.planning.standby import check_standbys
 
 ModelCache = Literal["s3", "node-local"]
@@ -41,14 +37,6 @@ def check_spares(value: object, field: str = "warm_spares") -> int:
 
 # The stock image repository of each engine (the defaults above).
 _STOCK_REPOSITORIES = {"vllm": "vllm/vllm-openai", "sglang": "lmsysorg/sglang"}
-
-
-def _repository(image: str) -> str:
-    """`vllm/vllm-openai` of `docker.io/vllm/vllm-openai:v0.34.0` or `vllm/vllm-openai@sha256:...`."""
-    name = image.split("@", 1)[0]
-    if ":" in name.rsplit("/", 1)[-1]:
-        name = name.rsplit(":", 1)[0]
-    return name.removeprefix("docker.io/")
 
 
 @dataclass(frozen=True)
@@ -97,13 +85,13 @@ class Serving:
         # plan would read its tag as this engine's release.
         other = _STOCK_REPOSITORIES["sglang" if self.engine == "vllm" else "vllm"]
         require(
-            not isinstance(self.image, str) or _repository(self.image) != other,
+            not isinstance(self.image, str) or image_repository(self.image) != other,
             "image",
             self.image,
             f"an image of engine {self.engine!r} ({other} is the other engine's stock image: set engine= or "
             "another image)",
         )
-        tagged = version_from_image(self.image)
+        tagged = tagged_release(self.image)
         if self.vllm_version is None:
             require(
                 tagged is not None,
@@ -156,7 +144,7 @@ class Serving:
     @property
     def engine_version(self) -> str:
         """The engine release this model runs (vLLM's, or SGLang's): the image tag's, else `vllm_version`."""
-        version = self.vllm_version if self.vllm_version is not None else version_from_image(self.image)
+        version = self.vllm_version if self.vllm_version is not None else tagged_release(self.image)
         assert version is not None  # __post_init__ refused an image without one
         return version.lstrip("v")
 

@@ -20,9 +20,9 @@ from typing import Literal
 from fastload_constructs.core import naming
 from fastload_constructs.core.cluster.karpenter import DO_NOT_DISRUPT
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
+from fastload_constructs.core.images import image_tag
 from fastload_constructs.core.naming import VLLM_PRIORITY_CLASS
 from fastload_constructs.core.planning.plan import ServingPlan
-from fastload_constructs.core.planning.releases import image_tag
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.serving.cache_sharing import (
     DEFAULT_COMPILE_CACHE_PREFIX,
