@@ -22,6 +22,7 @@ from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.cluster.image_cache import ImageCache
 from fastload_constructs.core.cluster.karpenter import DEFAULT_AMI_ALIAS, check_ami_alias
 from fastload_constructs.core.cluster.settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
+from fastload_constructs.core.engines import ENGINE_NAMES
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
 from fastload_constructs.core.images import image_tag
 from fastload_constructs.core.model import DTYPE_BYTES, PARAMETER_COUNT, TOTAL_BYTES, ModelArchitecture, ModelProfile
@@ -29,8 +30,7 @@ from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.calibration import assumptions_from_dict
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
-from fastload_constructs.core.planning.releases import DEFAULT_IMAGE
-from fastload_constructs.core.planning.serving import ENGINES, Serving, check_spares
+from fastload_constructs.core.planning.serving import DEFAULT_IMAGE, Serving, check_spares
 from fastload_constructs.core.scaling.autoscaling import (
     DEFAULT_SCALING_METRIC,
     DEFAULT_TARGET_WAITING_REQUESTS,
@@ -404,7 +404,7 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
 
 
 def _engine(field: str, value: object) -> str:
-    one_of(field, value, ENGINES)
+    one_of(field, value, ENGINE_NAMES)
     assert isinstance(value, str)
     return value
 

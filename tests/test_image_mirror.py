@@ -13,7 +13,7 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.images import image_tag
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.plan import plan
-from fastload_constructs.core.planning.releases import DEFAULT_IMAGE
+from fastload_constructs.core.planning.serving import DEFAULT_IMAGE
 from fastload_constructs.core.serving.image_mirror import UPSTREAMS, mirrored_image
 from fastload_constructs.core.serving.vllm_server import server_spec
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache

@@ -11,13 +11,13 @@ import math
 import pytest
 
 from fastload_constructs.core.catalog import GIB, MIB, lookup
+from fastload_constructs.core.engines.vllm.releases import captured_graphs, default_capture_sizes, release_family
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.model import ModelArchitecture, ModelProfile
+from fastload_constructs.core.model import ModelArchitecture, ModelProfile, estimated_layers
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.options import TuningOptions
-from fastload_constructs.core.planning.phases import _transfer_seconds, estimated_layers
+from fastload_constructs.core.planning.phases import _transfer_seconds
 from fastload_constructs.core.planning.plan import plan
-from fastload_constructs.core.planning.releases import captured_graphs, default_capture_sizes, release_family
 from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.serving.cache_sharing import compile_cache_key
 
@@ -180,7 +180,7 @@ def test_kv_cache_dtype_fp8_halves_the_kv_need():
 def test_release_families_and_capture_sizes():
     assert release_family("0.6.6") == "v0" and release_family("v0.8.5") == "v1"
     assert release_family("0.11.0") == "recent" and release_family("0.34.0") == "recent"
-    with pytest.raises(FastloadConfigError, match="vllm_version"):
+    with pytest.raises(FastloadConfigError, match="engine_release"):
         release_family("latest")
     recent = default_capture_sizes("recent")
     assert recent[:4] == (1, 2, 4, 8) and recent[-1] == 512 and len(recent) == 51

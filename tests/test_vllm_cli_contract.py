@@ -9,7 +9,7 @@ import pytest
 
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.plan import plan
-from fastload_constructs.core.planning.releases import DEFAULT_IMAGE
+from fastload_constructs.core.planning.serving import DEFAULT_IMAGE
 from fastload_constructs.core.serving.vllm_server import server_spec
 
 

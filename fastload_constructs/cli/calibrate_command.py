@@ -12,6 +12,7 @@ import click
 from fastload_constructs.cli.plan_command import CountType, parse_capture_sizes
 from fastload_constructs.coldstart.parser import ColdStartReport, parse_log
 from fastload_constructs.core.catalog import lookup
+from fastload_constructs.core.engines.vllm.releases import release_family
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import DTYPE_BYTES, PARAMETER_COUNT, TOTAL_BYTES, ModelArchitecture, ModelProfile
 from fastload_constructs.core.planning.calibration import (
@@ -20,10 +21,10 @@ from fastload_constructs.core.planning.calibration import (
     assumptions_as_dict,
     fit_assumptions,
     fit_node_phases,
+    vllm_figures,
 )
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.pull_modes import PULL_MODES, PullMode
-from fastload_constructs.core.planning.releases import release_family
 from fastload_constructs.core.planning.serving import Serving
 
 
@@ -198,10 +199,11 @@ def calibrate_command(
     for name, src, mb_s in fitted.measured_throughput_mb_s:
         click.echo(f"{name} {src}: {mb_s:,.0f} MB/s")
     if logs:
+        vllm = vllm_figures(fitted)
         click.echo(
-            f"process start {fitted.process_start_s:.1f} s, KV + server {fitted.kv_and_server_s:.1f} s, "
-            f"compile x{fitted.compile_scale:.2f} (warm {fitted.compile_warm_recent_s:.1f} s), "
-            f"CUDA graphs x{fitted.cuda_graph_scale:.2f}"
+            f"process start {vllm.process_start_s:.1f} s, KV + server {vllm.kv_and_server_s:.1f} s, "
+            f"compile x{vllm.compile_scale:.2f} (warm {vllm.compile_warm_recent_s:.1f} s), "
+            f"CUDA graphs x{vllm.cuda_graph_scale:.2f}"
         )
     if nodes:
         click.echo(

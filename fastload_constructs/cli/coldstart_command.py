@@ -22,8 +22,8 @@ from fastload_constructs.coldstart.kubectl import (
 )
 from fastload_constructs.coldstart.parser import ColdStartReport, parse_lines, parse_started_at, parse_stream
 from fastload_constructs.coldstart.render import render_table, report_as_dict
+from fastload_constructs.core.engines.phases import PhaseEstimate
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.planning.phases import PhaseEstimate
 
 
 class StartupFailed(click.ClickException):

@@ -25,8 +25,7 @@ from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.calibration import assumptions_from_dict
 from fastload_constructs.core.planning.options import DEFAULT_IMAGE_BYTES, TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
-from fastload_constructs.core.planning.releases import DEFAULT_IMAGE
-from fastload_constructs.core.planning.serving import Serving
+from fastload_constructs.core.planning.serving import DEFAULT_IMAGE, Serving
 from fastload_constructs.core.planning.standby import StandbyPath
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
 from fastload_constructs.core.serving import sglang_server

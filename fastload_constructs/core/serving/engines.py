@@ -6,12 +6,13 @@ they differ in the container only. The engine is the plan's (`Serving(engine=...
 
 from __future__ import annotations
 
+from fastload_constructs.core.engines.sglang import SGLANG
+from fastload_constructs.core.engines.vllm import VLLM
 from fastload_constructs.core.planning.plan import ServingPlan
-from fastload_constructs.core.planning.releases import DEFAULT_IMAGE, DEFAULT_SGLANG_IMAGE
 from fastload_constructs.core.serving import sglang_server, vllm_server
 from fastload_constructs.core.serving.vllm_server import ServerOptions, ServerSpec
 
-DEFAULT_IMAGES = {"vllm": DEFAULT_IMAGE, "sglang": DEFAULT_SGLANG_IMAGE}
+DEFAULT_IMAGES = {"vllm": VLLM.default_image, "sglang": SGLANG.default_image}
 # Where each engine's server listens, and its container's name (what `kubectl logs -c` and a
 # port-forward to the Service need).
 SERVER_PORTS = {"vllm": vllm_server.SERVER_PORT, "sglang": sglang_server.SERVER_PORT}

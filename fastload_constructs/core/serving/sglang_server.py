@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
+from fastload_constructs.core.engines.sglang import SGLANG
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan
-from fastload_constructs.core.planning.releases import DEFAULT_SGLANG_IMAGE, DEFAULT_SGLANG_VERSION
 from fastload_constructs.core.serving.streamer_env import streamer_env
 from fastload_constructs.core.serving.vllm_server import (
     EngineLaunch,
@@ -32,14 +32,14 @@ from fastload_constructs.core.serving.vllm_server import (
     build_server_spec,
 )
 
-SGLANG_VERSION = DEFAULT_SGLANG_VERSION
+SGLANG_VERSION = SGLANG.default_release
 # Serving(engine="sglang")'s default image (core/planning/releases.py). Tag scheme from SGLang's release
 # workflow (`v{version}`, CUDA 12.9; `-cu130` for CUDA 13). Not checked on Docker Hub: run
 # `docker manifest inspect lmsysorg/sglang:v0.5.23` before deploying. The stock image installs
 # `python[all]`, whose `diffusion` extra pulls runai_model_streamer WITHOUT its `[s3]` extra (wheel
 # METADATA): if `pip show runai-model-streamer-s3` finds nothing in it, use a derived image
 # (`RUN pip install "runai-model-streamer[s3]>=0.15.7"`, or `sglang[runai]==0.5.23`), see docs/serving.md.
-DEFAULT_IMAGE = DEFAULT_SGLANG_IMAGE
+DEFAULT_IMAGE = SGLANG.default_image
 # `python/sglang/launch_server.py` (prepare_server_args -> run_server). Not `sglang serve`: its backend
 # detection asks the Hugging Face Hub for `model_index.json` of a non-local path (cli/utils.py:91), a
 # pointless call for s3:// that stalls where the VPC has no internet egress.

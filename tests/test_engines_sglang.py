@@ -1,6 +1,6 @@
-"""The planner for SGLang (issue 29): its phases from published SGLang measurements, and `fastload plan --engine`.
+"""core/engines/sglang: SGLang's phases from published SGLang measurements, and `fastload plan --engine`.
 
-The figures are core/planning/sglang_phases.py's (each cited there); these tests hold the plan to them and
+The figures are core/engines/sglang/phases.py's (each cited there); these tests hold the plan to them and
 the rates to the public logs they came from.
 """
 
@@ -13,15 +13,16 @@ from pathlib import Path
 import pytest
 
 from fastload_constructs.cli.main import main
-from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.planning import sglang_phases
+from fastload_constructs.core.engines.sglang import phases as sglang_phases
+from fastload_constructs.core.engines.sglang.phases import SglangFigures
+from fastload_constructs.core.engines.vllm.phases import VllmFigures
+from fastload_constructs.core.model import ModelProfile, estimated_layers
 from fastload_constructs.core.planning.options import TuningOptions
-from fastload_constructs.core.planning.phases import estimated_layers
 from fastload_constructs.core.planning.plan import plan
 from tests.serving_plans import planned
 
 LLAMA_8B = ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16")
-A = sglang_phases.SGLANG
+A = SglangFigures()
 
 
 def test_the_capture_rate_reproduces_the_sglang_logs_it_came_from():
@@ -40,7 +41,7 @@ def test_sglang_phases_replace_vllms_but_the_stream_is_the_same():
     p, v = sglang.predicted, vllm.predicted
     assert p.load_throughput_mb_s == v.load_throughput_mb_s
     # The same transfer; SGLang's 3.5 s of model construction instead of vLLM's 1.5 s.
-    assert p.weight_load_s - v.weight_load_s == pytest.approx(A.weight_load_fixed_s - 1.5)
+    assert p.weight_load_s - v.weight_load_s == pytest.approx(A.weight_load_fixed_s - VllmFigures().weight_load_fixed_s)
     layers = estimated_layers(LLAMA_8B)
     assert layers == 32
     assert p.cuda_graph_s == pytest.approx(1.0 + 52 * 32 * 0.0099)
@@ -72,9 +73,9 @@ def test_torch_compile_for_vllm_is_refused():
     assert err.value.field == "sglang_torch_compile"
 
 
-def test_sglang_assumptions_are_all_positive_and_documented():
+def test_sglang_figures_are_all_positive_and_documented():
     source = Path(sglang_phases.__file__).read_text(encoding="utf-8")
-    for f in dataclasses.fields(sglang_phases.SglangAssumptions):
+    for f in dataclasses.fields(SglangFigures):
         assert getattr(A, f.name) > 0, f.name
     # Every figure's comment names its source (a PR, an issue or the post).
     assert source.count("sglang PR") + source.count("sglang issue") >= 6 and "fergusfinn.com" in source
