@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     )
     from fastload_constructs.core.scaling.autoscaling import Autoscaling
     from fastload_constructs.core.serving.access import ServingAccess
-    from fastload_constructs.core.serving.vllm_server import ServerOptions
+    from fastload_constructs.core.serving.server_pod import ServerOptions
     from fastload_constructs.infra import (
         AppliedChart,
         EcrPullThroughCache,
@@ -86,7 +86,7 @@ _CORE = {
     "NodePoolOptions": "fastload_constructs.core.cluster.karpenter",
     "Autoscaling": "fastload_constructs.core.scaling.autoscaling",
     "ServingAccess": "fastload_constructs.core.serving.access",
-    "ServerOptions": "fastload_constructs.core.serving.vllm_server",
+    "ServerOptions": "fastload_constructs.core.serving.server_pod",
 }
 _CONSTRUCTS = (
     "AppliedChart",

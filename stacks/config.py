@@ -22,7 +22,8 @@ from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.cluster.image_cache import ImageCache
 from fastload_constructs.core.cluster.karpenter import DEFAULT_AMI_ALIAS, check_ami_alias
 from fastload_constructs.core.cluster.settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
-from fastload_constructs.core.engines import ENGINE_NAMES
+from fastload_constructs.core.engines import ENGINE_NAMES, engine_named
+from fastload_constructs.core.engines.args import check_arg_shape
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
 from fastload_constructs.core.images import image_tag
 from fastload_constructs.core.model import DTYPE_BYTES, PARAMETER_COUNT, TOTAL_BYTES, ModelArchitecture, ModelProfile
@@ -39,9 +40,8 @@ from fastload_constructs.core.scaling.autoscaling import (
 )
 from fastload_constructs.core.scaling.capacity import DEFAULT_GPU_NODE_MODE, check_gpu_node_mode
 from fastload_constructs.core.serving import image_mirror as image_mirror
-from fastload_constructs.core.serving import sglang_server
 from fastload_constructs.core.serving.cache_sharing import DEFAULT_COMPILE_CACHE_PREFIX
-from fastload_constructs.core.serving.vllm_server import ServerOptions, check_extra_args
+from fastload_constructs.core.serving.server_pod import ServerOptions
 from fastload_constructs.core.validation import check_bucket_name, check_dns_label, check_key_prefix, check_role_arn
 
 PREFIX = "fastload:"
@@ -309,10 +309,10 @@ MODEL_KEYS: dict[str, Key] = {
     "image": Key(str, lambda f, v: _image(f, v), "a pinned image of the engine (not latest)"),
     "vllmVersion": Key(str, lambda f, v: v, "the image's engine release, when its tag names none"),
     "extraArgs": Key(
-        # check_extra_args names `f` (or `f[i]`) itself.
+        # The shape here; the flags against the model's engine's in parse_model (both name `f` or `f[i]`).
         list,
-        lambda f, v: () if v is None else check_extra_args(v, f),
-        "more vllm serve args",
+        lambda f, v: () if v is None else check_arg_shape(v, f),
+        "more server args (vllm serve, sglang.launch_server)",
     ),
     "maxModelLen": Key(int, lambda f, v: None if v is None else _positive_int(f, v), "vLLM --max-model-len"),
     "cudaGraphCaptureSizes": Key(
@@ -394,11 +394,7 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         instance_type=instance.name,
         replicas=autoscaling.min_replicas,
         options=options,
-        extra_args=(
-            sglang_server.check_extra_args(v["extraArgs"], f"{where}.extraArgs")
-            if v["engine"] == "sglang"
-            else v["extraArgs"]
-        ),
+        extra_args=engine_named(v["engine"]).check_extra_args(v["extraArgs"], f"{where}.extraArgs"),
         autoscaling=autoscaling,
     )
 

@@ -25,14 +25,15 @@ from fastload_constructs.core.catalog import GIB, lookup
 from fastload_constructs.core.cluster.karpenter import NodePoolOptions
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile, ShardInfo
+from fastload_constructs.core.naming import SERVER_PRIORITY_CLASS
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.scaling.autoscaling import Autoscaling
 from fastload_constructs.core.scaling.capacity import Workload, node_capacity
-from fastload_constructs.core.serving.vllm_server import ServerOptions, server_spec
-from fastload_constructs.core.serving.warm_spares import VLLM_PRIORITY_CLASS, priority_classes
+from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
+from fastload_constructs.core.serving.warm_spares import priority_classes
 from fastload_constructs.core.validation import check_bucket_name
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache
@@ -120,7 +121,11 @@ def warm_spares(where: Where, instance_type: str, spares: int, **server: Any) ->
     serving = plan(MODEL_8B, instance_type, TuningOptions(serving=Serving(warm_spares=spares)))
     store = lookup(instance_type).has_instance_store
     options = ServerOptions(
-        **{"priority_class_name": VLLM_PRIORITY_CLASS, "compile_cache": "host-path" if store else "empty-dir", **server}
+        **{
+            "priority_class_name": SERVER_PRIORITY_CLASS,
+            "compile_cache": "host-path" if store else "empty-dir",
+            **server,
+        }
     )
     spec = server_spec(
         serving, model_name="llama", model_uri="s3://models-bucket/llama", region="us-east-1", options=options

@@ -11,6 +11,7 @@ import kubernetes_validate
 import pytest
 
 from fastload_constructs.core import naming
+from fastload_constructs.core.engines.vllm.launch import CACHE_MOUNT_PATH
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
@@ -23,7 +24,7 @@ from fastload_constructs.core.serving.cache_sharing import (
     cache_sync_script,
     node_local_model_dir,
 )
-from fastload_constructs.core.serving.vllm_server import CACHE_MOUNT_PATH, ServerOptions, server_spec
+from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.runtime import cache_sync
 from stacks.config import DEFAULT_KUBERNETES_VERSION

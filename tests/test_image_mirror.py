@@ -15,7 +15,7 @@ from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.planning.serving import DEFAULT_IMAGE
 from fastload_constructs.core.serving.image_mirror import UPSTREAMS, mirrored_image
-from fastload_constructs.core.serving.vllm_server import server_spec
+from fastload_constructs.core.serving.server_pod import server_spec
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache
 from fastload_constructs.infra.network import FastloadNetwork
 from fastload_constructs.k8s.vllm_chart import VllmChart
@@ -142,7 +142,7 @@ def test_the_chart_runs_the_mirrored_image_with_the_same_cache_key():
     assert image_tag(image) == "v0.34.0"
     serving = plan(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge")
     mirrored_plan = served_as(serving, image=image)
-    assert mirrored_plan.vllm_version == serving.vllm_version == "0.34.0"  # the same release, planned alike
+    assert mirrored_plan.engine_version == serving.engine_version == "0.34.0"  # the same release, planned alike
     args = dict(model_name="llama", model_uri="s3://models-bucket/llama", region="us-west-2")
     mirrored = server_spec(mirrored_plan, **args)
     upstream = server_spec(serving, **args)

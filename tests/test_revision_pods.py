@@ -27,7 +27,7 @@ from fastload_constructs.core.serving.cache_sharing import (
     REVISION_URI_FILE,
     REVISION_VOLUME,
 )
-from fastload_constructs.core.serving.vllm_server import ServerOptions, server_spec
+from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.runtime import cache_sync
 from fastload_constructs.s3 import revisions

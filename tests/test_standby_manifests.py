@@ -22,6 +22,7 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.serving.access import ServingAccess
+from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
 from fastload_constructs.core.serving.standby import (
     ANNOTATION_ISC,
     LABEL_FMA_SLEEPING,
@@ -29,7 +30,6 @@ from fastload_constructs.core.serving.standby import (
     controller_pod_labels,
     standby_spec,
 )
-from fastload_constructs.core.serving.vllm_server import ServerOptions, server_spec
 from fastload_constructs.k8s.standby import StandbyEnginesChart, StandbyNodePoolChart
 from fastload_constructs.runtime import v1_proxy
 from tests.crd_schemas import crd_schema, validate_custom_resource

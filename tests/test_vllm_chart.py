@@ -7,17 +7,13 @@ import kubernetes_validate
 import pytest
 
 from fastload_constructs.core import naming
+from fastload_constructs.core.engines.vllm.launch import CACHE_MOUNT_PATH, compile_factors
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.serving.cache_sharing import LAUNCH_SCRIPT, MODEL_URI_PLACEHOLDER
-from fastload_constructs.core.serving.vllm_server import (
-    CACHE_MOUNT_PATH,
-    ServerOptions,
-    compile_cache_folder,
-    compile_factors,
-    vllm_env,
-)
+from fastload_constructs.core.serving.server_pod import ServerOptions, compile_cache_folder
+from fastload_constructs.core.serving.streamer_env import streamer_env
 from fastload_constructs.k8s.namespace_chart import NamespaceChart
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from stacks.config import DEFAULT_KUBERNETES_VERSION
@@ -164,7 +160,7 @@ def test_env_region_streamer_and_cache_root(docs, plan_8b):
     env = container(docs["small"])["env"]
     assert all("valueFrom" not in e for e in env)  # nothing per pod: the compile-cache hash stays stable
     values = {e["name"]: e["value"] for e in env}
-    assert values == vllm_env(plan_8b, region="eu-west-1")
+    assert values == {**streamer_env(plan_8b.streamer, region="eu-west-1"), "VLLM_CACHE_ROOT": CACHE_MOUNT_PATH}
     assert values["AWS_REGION"] == values["AWS_DEFAULT_REGION"] == "eu-west-1"
     mounts = {m["name"]: m["mountPath"] for m in container(docs["small"])["volumeMounts"]}
     assert mounts["compile-cache"] == values["VLLM_CACHE_ROOT"] == CACHE_MOUNT_PATH

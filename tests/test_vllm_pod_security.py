@@ -6,7 +6,7 @@ import cdk8s
 import pytest
 
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.serving.vllm_server import ServerOptions
+from fastload_constructs.core.serving.server_pod import ServerOptions
 from fastload_constructs.k8s import vllm_chart
 from tests.emitted_manifests import chart_manifests
 from tests.pod_security import baseline_violations, control_of, pod_of, restricted_gaps

@@ -13,6 +13,8 @@ import click
 from click.core import ParameterSource
 
 from fastload_constructs.cli.output import echo_yaml
+from fastload_constructs.core.engines import engine_named
+from fastload_constructs.core.engines.vllm import VLLM
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import (
     DTYPE_BYTES,
@@ -28,7 +30,6 @@ from fastload_constructs.core.planning.plan import ServingPlan, plan
 from fastload_constructs.core.planning.serving import DEFAULT_IMAGE, Serving
 from fastload_constructs.core.planning.standby import StandbyPath
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
-from fastload_constructs.core.serving import sglang_server
 from fastload_constructs.core.validation import CountRule
 
 
@@ -39,16 +40,13 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
         "gpu": f"{p.instance.gpu_count} x {p.instance.gpu_model} {p.instance.gpu_memory_mib:,} MiB",
         "model_gib": round(p.model.total_gib, 2),
         "engine": p.engine,
-        "vllm_version": p.vllm_version if p.engine == "vllm" else None,
+        # The key predates other engines: vLLM's release only (an SGLang plan's is in the notes).
+        "vllm_version": p.engine_version if engine_named(p.engine) is VLLM else None,
         "tensor_parallel_size": p.tensor_parallel_size,
         "gpu_memory_utilization": p.gpu_memory_utilization,
         "source": p.source,
         # What the pod's --model-loader-extra-config holds (SGLang's always names `distributed`).
-        "model_loader_extra_config": (
-            json.loads(sglang_server.loader_extra_config_json(p))
-            if p.engine == "sglang"
-            else p.streamer.loader_extra_config()
-        ),
+        "model_loader_extra_config": engine_named(p.engine).loader_extra_config(p.streamer),
         "max_model_len": p.max_model_len,
         "cudagraph_capture_sizes": list(p.cudagraph_capture_sizes) if p.cudagraph_capture_sizes is not None else None,
         "load_throughput_mb_s": round(p.predicted.load_throughput_mb_s, 1),

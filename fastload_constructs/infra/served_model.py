@@ -29,7 +29,7 @@ from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
 from fastload_constructs.core.serving.access import ServingAccess
-from fastload_constructs.core.serving.vllm_server import ServerOptions, VllmServerSpec
+from fastload_constructs.core.serving.server_pod import ServerOptions, ServerSpec
 from fastload_constructs.core.serving.warm_spares import warm_spare_spec
 from fastload_constructs.core.validation import check_dns_label, check_key_prefix
 from fastload_constructs.infra.applied_chart import AppliedChart, check_cluster
@@ -275,7 +275,7 @@ def _autoscaled(options: ServerOptions, autoscaling: KedaScaling | None, serving
     return replace(options, replicas=None)
 
 
-def _check_spares(serving_plan: ServingPlan, spec: VllmServerSpec) -> None:
+def _check_spares(serving_plan: ServingPlan, spec: ServerSpec) -> None:
     """The spares' own checks, their fields named as ServedModel's props."""
     try:
         warm_spare_spec(serving_plan, spec)

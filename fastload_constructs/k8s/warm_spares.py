@@ -36,7 +36,7 @@ from fastload_constructs.core.serving.cache_sharing import (
     SCRIPT_VOLUME,
     cache_sync_script,
 )
-from fastload_constructs.core.serving.vllm_server import VllmServerSpec
+from fastload_constructs.core.serving.server_pod import ServerSpec
 from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, warm_check_script
 from fastload_constructs.core.serving.warm_spares import (
     PriorityClasses,
@@ -105,7 +105,7 @@ class WarmSparesChart(cdk8s.Chart):
         id: str,
         *,
         plan: ServingPlan,
-        server: VllmServerSpec,
+        server: ServerSpec,
         classes: PriorityClasses | None = None,
     ) -> None:
         spec = warm_spare_spec(plan, server, classes=classes)

@@ -75,8 +75,8 @@ class ServingPlan:
         return self.serving.stream_source
 
     @property
-    def vllm_version(self) -> str:
-        """The vLLM release planned for (the serving image's)."""
+    def engine_version(self) -> str:
+        """The engine release planned for (the serving image's, or `Serving.vllm_version`)."""
         return self.serving.engine_version
 
     @property
