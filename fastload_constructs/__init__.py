@@ -1,4 +1,4 @@
-"""fastload-constructs: fast cold starts for vLLM on Amazon EKS.
+"""fastload-constructs: fast cold starts for vLLM and SGLang on Amazon EKS.
 
 Every public construct, chart and options type is importable from here, like aws-cdk-lib's
 modules, and loaded on first use (PEP 562): `import fastload_constructs` loads nothing else,
@@ -63,9 +63,9 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
         LocalNvmeStorage,
         NamespaceChart,
         PriorityClassesChart,
+        ServerChart,
         StandbyEnginesChart,
         StandbyNodePoolChart,
-        VllmChart,
         WarmSparesChart,
     )
 
@@ -116,9 +116,9 @@ _CHARTS = (
     "LocalNvmeStorage",
     "NamespaceChart",
     "PriorityClassesChart",
+    "ServerChart",
     "StandbyEnginesChart",
     "StandbyNodePoolChart",
-    "VllmChart",
     "WarmSparesChart",
 )
 # Name -> the module that defines (or re-exports) it.
@@ -160,6 +160,7 @@ __all__ = [
     "PriorityClassesChart",
     "ScaleOutMetrics",
     "ServedModel",
+    "ServerChart",
     "ServerOptions",
     "Serving",
     "ServingAccess",
@@ -170,7 +171,6 @@ __all__ = [
     "StreamerSettings",
     "SystemNodes",
     "TuningOptions",
-    "VllmChart",
     "WarmSparesChart",
     "lookup",
     "plan",

@@ -264,7 +264,7 @@ _CONTEXT_KEY_OF = {
     "model.dtype": "dtype",
     "tensor_parallel_size": "tensorParallelSize",
     "gpu_memory_utilization": "gpuMemoryUtilization",
-    "serving.vllm_version": "vllmVersion",
+    "serving.engine_release": "engineRelease",
     "serving.engine": "engine",
     "serving.warm_spares": "warmSpares",
     "serving.model_cache": "nodeLocalModelCache",
@@ -307,7 +307,8 @@ MODEL_KEYS: dict[str, Key] = {
     "nodeLocalModelCache": Key(bool, lambda f, v: _flag(f, False if v is None else v), "stream an NVMe copy"),
     "engine": Key(str, lambda f, v: _engine(f, "vllm" if v is None else v), "vllm (default) or sglang"),
     "image": Key(str, lambda f, v: _image(f, v), "a pinned image of the engine (not latest)"),
-    "vllmVersion": Key(str, lambda f, v: v, "the image's engine release, when its tag names none"),
+    "engineRelease": Key(str, lambda f, v: v, "the image's engine release, when its tag names none"),
+    "vllmVersion": Key(str, lambda f, v: v, "engineRelease's former name (still read)"),
     "extraArgs": Key(
         # The shape here; the flags against the model's engine's in parse_model (both name `f` or `f[i]`).
         list,
@@ -368,7 +369,8 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         )
     if v["architecture"] is not None:
         profile = profile.with_architecture(v["architecture"])
-    with _context_key(where, _CONTEXT_KEY_OF):
+    release_key = _release_key(v, where)
+    with _context_key(where, {**_CONTEXT_KEY_OF, "serving.engine_release": release_key}):
         options = TuningOptions(
             tensor_parallel_size=v["tensorParallelSize"],
             gpu_memory_utilization=v["gpuMemoryUtilization"],
@@ -379,7 +381,7 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
             serving=Serving(
                 engine=v["engine"],
                 image=v["image"],
-                vllm_version=v["vllmVersion"],
+                engine_release=v[release_key],
                 model_cache="node-local" if v["nodeLocalModelCache"] else "s3",
                 shared_compile_cache=v["sharedCompileCache"],
                 warm_spares=v["warmSpares"],
@@ -397,6 +399,19 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         extra_args=engine_named(v["engine"]).check_extra_args(v["extraArgs"], f"{where}.extraArgs"),
         autoscaling=autoscaling,
     )
+
+
+def _release_key(v: Mapping[str, Any], where: str) -> str:
+    """The key that gives the engine release: `engineRelease`, or `vllmVersion` (its former name), never both."""
+    if v["vllmVersion"] is None:
+        return "engineRelease"
+    require(
+        v["engineRelease"] is None,
+        f"{where}.vllmVersion",
+        v["vllmVersion"],
+        "no value with engineRelease (its former name)",
+    )
+    return "vllmVersion"
 
 
 def _engine(field: str, value: object) -> str:

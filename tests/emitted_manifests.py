@@ -177,15 +177,15 @@ CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
         ),
     ],
     "NamespaceChart": [("default", dict)],
-    "VllmAutoscalingChart": [
+    "AutoscalingChart": [
         ("waiting", lambda: _autoscaling("num_requests_waiting", 4)),
         ("kv-cache", lambda: _autoscaling("kv_cache_usage", 0.8)),
     ],
-    "VllmChart": [
+    "ServerChart": [
         *((mode, lambda mode=mode: _vllm(mode)) for mode in ("host-path", "pvc", "empty-dir")),
         # KEDA owns the replica count; Karpenter leaves the node alone.
         ("autoscaled-on-karpenter", lambda: _vllm("host-path", replicas=None, do_not_disrupt=True)),
-        # The same chart running SGLang (issue 29): S3 streaming, and the node-local copy with the shared cache.
+        # The same chart running SGLang: S3 streaming, and the node-local copy with the shared cache.
         ("sglang-host-path", lambda: _vllm("host-path", {"engine": "sglang"}, replicas=None)),
         (
             "sglang-node-local-shared-cache",

@@ -273,11 +273,22 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
     (
         "app-image-without-a-release-tag",
         lambda w: build_app(context(image="acme/vllm:prod"), str(w.out)),
+        "fastload:models[0].engineRelease",
+    ),
+    (
+        "app-engine-release-contradicting-the-tag",
+        lambda w: build_app(context(image="vllm/vllm-openai:v0.8.5", engineRelease="0.9.0"), str(w.out)),
+        "fastload:models[0].engineRelease",
+    ),
+    (
+        # The key's former name is still read, and an error names the key the file has.
+        "app-vllm-version-contradicting-the-tag",
+        lambda w: build_app(context(image="vllm/vllm-openai:v0.8.5", vllmVersion="0.9.0"), str(w.out)),
         "fastload:models[0].vllmVersion",
     ),
     (
-        "app-vllm-version-contradicting-the-tag",
-        lambda w: build_app(context(image="vllm/vllm-openai:v0.8.5", vllmVersion="0.9.0"), str(w.out)),
+        "app-engine-release-and-its-former-name",
+        lambda w: build_app(context(image="acme/vllm:prod", engineRelease="0.9.0", vllmVersion="0.9.0"), str(w.out)),
         "fastload:models[0].vllmVersion",
     ),
     (
@@ -302,7 +313,7 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
     ("serving-negative-standbys", lambda w: Serving(standbys=-1), "serving.standbys"),
     ("serving-standbys-and-warm-spares", lambda w: Serving(standbys=1, warm_spares=1), "serving.standbys"),
     ("serving-latest-image", lambda w: Serving(image="vllm/vllm-openai:latest"), "image"),
-    ("serving-untagged-release", lambda w: Serving(image="acme/vllm:prod"), "serving.vllm_version"),
+    ("serving-untagged-release", lambda w: Serving(image="acme/vllm:prod"), "serving.engine_release"),
     (
         "served-model-spares-under-another-class",
         lambda w: served_model(
@@ -349,7 +360,7 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
     ),
     ("network-one-az", lambda w: FastloadNetwork(app_in(w), "Network", max_azs=1), "max_azs"),
     ("network-cidr-too-small", lambda w: FastloadNetwork(app_in(w), "Network", cidr="10.0.0.0/24"), "cidr"),
-    # Scale-out settings (issue 13).
+    # Scale-out settings.
     (
         "app-min-replicas-above-max",
         lambda w: build_app(context(minReplicas=3, maxReplicas=2), str(w.out)),

@@ -80,15 +80,15 @@ def test_every_vllm_panel_shows_the_sglang_servers_beside_them():
 
 
 @pytest.mark.parametrize("engine", ["vllm", "sglang"])
-def test_the_scrape_config_keeps_the_pods_the_vllm_chart_emits(engine):
+def test_the_scrape_config_keeps_the_pods_the_server_chart_emits(engine):
     """Apply the vllm job's keep rules to the Deployment the chart really emits (its labels and port name),
     for either engine."""
     import cdk8s
 
-    from fastload_constructs.k8s.vllm_chart import VllmChart
+    from fastload_constructs.k8s.server_chart import ServerChart
     from tests.emitted_manifests import _vllm
 
-    docs = cdk8s.Testing.synth(VllmChart(cdk8s.Testing.app(), "llama", **_vllm("host-path", {"engine": engine})))
+    docs = cdk8s.Testing.synth(ServerChart(cdk8s.Testing.app(), "llama", **_vllm("host-path", {"engine": engine})))
     (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
     pod = deployment["spec"]["template"]
     (vllm_job, *_) = scrape_config(cluster_label="c")["scrape_configs"]

@@ -29,7 +29,7 @@ from fastload_constructs.core.scaling.autoscaling import Autoscaling, check_auto
 from fastload_constructs.core.scaling.metrics import alert_rules, scaling_query
 from fastload_constructs.core.serving.cache_sharing import MODEL_URI_PLACEHOLDER
 from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
-from fastload_constructs.k8s.vllm_chart import VllmChart
+from fastload_constructs.k8s.server_chart import ServerChart
 from fastload_constructs.runtime import cache_sync, warm_check
 from tests.serving_plans import planned
 
@@ -38,7 +38,7 @@ A = SglangFigures()
 
 
 def test_the_capture_rate_reproduces_the_sglang_logs_it_came_from():
-    # PR 13666 (v0.5.5): Olmo 3 32B, 64 layers, 52 sizes, 37.99 s; issue 4257 (v0.4.3): 14B Qwen2, 48 layers,
+    # PR 13666 (v0.5.5): Olmo 3 32B, 64 layers, 52 sizes, 37.99 s; sglang issue 4257 (v0.4.3): 14B Qwen2, 48 layers,
     # 23 sizes, 9.41 s. The geometric-mean rate puts each within 20%.
     for sizes, layers, measured in ((52, 64, 37.99), (23, 48, 9.41)):
         assert sizes * layers * A.cuda_graph_s_per_size_layer == pytest.approx(measured, rel=0.2)
@@ -242,7 +242,7 @@ def test_an_explicit_image_is_kept_and_the_vllm_default_becomes_sglangs():
 
 
 def render(p, **options):
-    chart = VllmChart(
+    chart = ServerChart(
         cdk8s.Testing.app(),
         "sglang",
         plan=p,
@@ -290,7 +290,7 @@ def test_an_api_key_is_refused_for_sglang():
     from fastload_constructs.core.serving.access import ServingAccess
 
     with pytest.raises(FastloadConfigError) as err:
-        VllmChart(
+        ServerChart(
             cdk8s.Testing.app(),
             "sglang",
             plan=sglang_plan(),

@@ -18,7 +18,7 @@ from fastload_constructs.core.serving.image_mirror import UPSTREAMS, mirrored_im
 from fastload_constructs.core.serving.server_pod import server_spec
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache
 from fastload_constructs.infra.network import FastloadNetwork
-from fastload_constructs.k8s.vllm_chart import VllmChart
+from fastload_constructs.k8s.server_chart import ServerChart
 from tests.iam_eval import ALLOW, decide, resolve
 from tests.serving_plans import served_as
 
@@ -147,7 +147,7 @@ def test_the_chart_runs_the_mirrored_image_with_the_same_cache_key():
     mirrored = server_spec(mirrored_plan, **args)
     upstream = server_spec(serving, **args)
     assert mirrored.compile_cache_key == upstream.compile_cache_key  # the same vLLM build, the same cache
-    chart = VllmChart(cdk8s.Testing.app(), "llama", plan=mirrored_plan, **args)
+    chart = ServerChart(cdk8s.Testing.app(), "llama", plan=mirrored_plan, **args)
     (deployment,) = [d for d in cdk8s.Testing.synth(chart) if d["kind"] == "Deployment"]
     assert deployment["spec"]["template"]["spec"]["containers"][0]["image"] == image
 

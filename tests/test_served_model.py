@@ -242,7 +242,7 @@ def test_warm_spares_apply_after_the_server_as_its_service_account():
     assert served.applied == [served.server, served.spares] and served.autoscaler is None
     assert ManifestExport(stack, "Export").file_names() == [
         "01-classes.yaml",
-        "02-fastload-runtime-inference.yaml",  # the namespace's in-pod scripts, shared by its models (issue 28)
+        "02-fastload-runtime-inference.yaml",  # the namespace's in-pod scripts, shared by its models
         "03-llama.yaml",
         "04-llama-warm-spares.yaml",
     ]

@@ -152,7 +152,7 @@ def test_node_local_copy_moves_into_the_launcher():
 
 
 def test_the_launcher_sees_only_its_own_models_copy():
-    """Isolation on the node (issue 28): the engine mounts its model's folder, never the node's whole cache."""
+    """Isolation on the node: the engine mounts its model's folder, never the node's whole cache."""
     lc = one(synth(model_cache="node-local"), "LauncherConfig")["spec"]["podTemplate"]["spec"]
     engine = next(c for c in lc["containers"] if c["name"] == "inference-server")
     (mount,) = [m for m in engine["volumeMounts"] if m["name"] == "model-cache"]

@@ -318,8 +318,8 @@ def test_bad_options_name_their_field(options, field):
     "serving, field",
     [
         (dict(image="vllm/vllm-openai:latest"), "image"),
-        (dict(image="registry.example/vllm:nightly"), "serving.vllm_version"),  # the tag names no release
-        (dict(image="vllm/vllm-openai:v0.8.5", vllm_version="0.9.0"), "serving.vllm_version"),  # contradicts it
+        (dict(image="registry.example/vllm:nightly"), "serving.engine_release"),  # the tag names no release
+        (dict(image="vllm/vllm-openai:v0.8.5", engine_release="0.9.0"), "serving.engine_release"),  # contradicts it
         (dict(model_cache="nfs"), "serving.model_cache"),
         (dict(warm_spares=-1), "serving.warm_spares"),
         (dict(warm_spares=10**12), "serving.warm_spares"),
@@ -342,12 +342,8 @@ def test_the_plan_is_made_for_the_images_vllm_release_and_records_how_it_is_serv
     # A v1 cache hit: the artifact loads and Dynamo runs again (VllmFigures).
     assert plan(LLAMA_8B, "g6e.2xlarge", warm).predicted.compile_s == pytest.approx(4.0 + 32 * 0.16)
     digest = "vllm/vllm-openai@sha256:" + "a" * 64
-    assert (
-        plan(
-            LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=Serving(image=digest, vllm_version="0.11.0"))
-        ).engine_version
-        == "0.11.0"
-    )
+    digested = TuningOptions(serving=Serving(image=digest, engine_release="0.11.0"))
+    assert plan(LLAMA_8B, "g6e.2xlarge", digested).engine_version == "0.11.0"
     spares = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=Serving(warm_spares=3, shared_compile_cache=True)))
     assert spares.serving.warm_spares == 3 and spares.scale_out_paths.warm_spares == 3
     assert spares.scale_out_paths.spare_gpu_hours_per_day == 3 * 24

@@ -30,7 +30,7 @@ from fastload_constructs.core.serving.warm_spares import (
     priority_classes,
     warm_spare_spec,
 )
-from fastload_constructs.k8s.vllm_chart import VllmChart
+from fastload_constructs.k8s.server_chart import ServerChart
 from fastload_constructs.k8s.warm_spares import PriorityClassesChart, WarmSparesChart
 from fastload_constructs.runtime import cache_sync, warm_check
 from stacks.config import parse_reference_config
@@ -61,7 +61,7 @@ def build(instance, params, model_cache, shared, compile_cache, spares=2):
     )
     app = cdk8s.Testing.app()
     classes = PriorityClassesChart(app, "priority-classes")
-    vllm = VllmChart(
+    vllm = ServerChart(
         app,
         "llama",
         plan=serving,
@@ -167,7 +167,7 @@ def test_priority_ordering_vllm_above_default_above_spares():
 
 def test_vllm_pods_without_spares_are_unchanged():
     serving = plan(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge")
-    chart = VllmChart(cdk8s.Testing.app(), "llama", plan=serving, model_name="llama", model_uri=URI, region="r")
+    chart = ServerChart(cdk8s.Testing.app(), "llama", plan=serving, model_name="llama", model_uri=URI, region="r")
     pod = deployment(chart)["spec"]["template"]["spec"]
     assert "priorityClassName" not in pod and [c["name"] for c in pod["initContainers"]] == ["resolve-revision"]
 
@@ -212,12 +212,12 @@ def test_priority_classes_refuse_an_inverted_or_reserved_order(kwargs, field):
 
 def test_a_plan_with_spares_gives_the_server_the_class_above_them_and_a_warm_check():
     serving = planned(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge", warm_spares=1)
-    chart = VllmChart(cdk8s.Testing.app(), "llama", plan=serving, model_name="llama", model_uri=URI, region="r")
+    chart = ServerChart(cdk8s.Testing.app(), "llama", plan=serving, model_name="llama", model_uri=URI, region="r")
     assert chart.spec.priority_class_name == SERVER_PRIORITY_CLASS
     assert [c.name for c in chart.spec.init_containers[:2]] == ["resolve-revision", "warm-check"]
     assert warm_spare_spec(serving, chart.spec).replicas == 1
     # A class of the user's own below the spares' would never preempt them: refused.
-    other = VllmChart(
+    other = ServerChart(
         cdk8s.Testing.app(),
         "llama",
         plan=serving,
@@ -295,7 +295,7 @@ def test_reference_stack_sizes_the_node_group_for_replicas_plus_spares(tmp_path)
         "local-nvme",
         "namespace",
         "priority-classes",
-        "fastload-runtime-inference",  # the namespace's shared in-pod scripts (issue 28)
+        "fastload-runtime-inference",  # the namespace's shared in-pod scripts
         "llama-3-1-8b-instruct",
         "llama-3-1-8b-instruct-warm-spares",
     ]

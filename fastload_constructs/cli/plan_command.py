@@ -181,7 +181,7 @@ def _size_named_as_typed(size_option: str, size_value: int) -> Iterator[None]:
 _SERVING_OPTIONS = {
     "image": "--image",
     "serving.engine": "--engine",
-    "serving.vllm_version": "--vllm-version",
+    "serving.engine_release": "--engine-release",
     "serving.warm_spares": "--warm-spares",
     "serving.standbys": "--standbys",
     "serving.model_cache": "--source",
@@ -226,7 +226,7 @@ def plan_from_options(
     serving_keys = (
         "engine",
         "image",
-        "vllm_version",
+        "engine_release",
         "shared_compile_cache",
         "warm_spares",
         "standbys",
@@ -252,7 +252,8 @@ def plan_from_options(
         serving = Serving(model_cache="node-local" if source == "local" else "s3", **chosen)
     except FastloadConfigError as exc:  # name the option typed, not the field
         option = _SERVING_OPTIONS.get(exc.field, exc.field)
-        raise FastloadConfigError(option, exc.value, exc.accepted.replace("vllm_version=", "--vllm-version ")) from None
+        accepted = exc.accepted.replace("engine_release=", "--engine-release ")
+        raise FastloadConfigError(option, exc.value, accepted) from None
     options = TuningOptions(
         tensor_parallel_size=tensor_parallel_size,
         serving=serving,
@@ -323,9 +324,11 @@ def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
             "--image",
             default=DEFAULT_IMAGE,
             show_default=True,
-            help="The pinned vLLM image; its tag is the vLLM release planned for.",
+            help="The pinned server image; its tag is the engine release planned for (another --engine: its own).",
         ),
-        click.option("--vllm-version", help="The image's vLLM release, only when its tag names none (a digest)."),
+        click.option("--engine-release", help="The image's engine release, only when its tag names none (a digest)."),
+        # The option's former name, for scripts written before SGLang: the same value.
+        click.option("--vllm-version", hidden=True),
         click.option(
             "--image-gb",
             type=float,
@@ -367,6 +370,11 @@ def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def _tuning_kwargs(raw: dict[str, Any]) -> dict[str, Any]:
     """CLI values -> plan_from_options keywords."""
+    former = raw.pop("vllm_version")
+    if former is not None:
+        if raw["engine_release"] is not None:
+            raise FastloadConfigError("--vllm-version", former, "no value with --engine-release (its former name)")
+        raw["engine_release"] = former
     sizes = parse_capture_sizes(raw.pop("capture_sizes"))
     image_gb = raw.pop("image_gb")
     if not (math.isfinite(image_gb) and 0 < image_gb <= MAX_IMAGE_GB):

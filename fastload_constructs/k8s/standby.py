@@ -2,7 +2,7 @@
 
 Renders what `core.serving.standby` decided; it decides nothing itself.
 
-`StandbyEnginesChart` replaces `VllmChart`'s Deployment for a model with
+`StandbyEnginesChart` replaces `ServerChart`'s Deployment for a model with
 standbys (the same name, so KEDA's ScaledObject scales it unchanged):
 
 * ServiceAccount `<model>-vllm` (Pod Identity reads the model as before), Role and
@@ -63,7 +63,7 @@ class StandbyEnginesChart(cdk8s.Chart):
 
     `standbys`: default the plan's (`plan.serving.standbys`).
 
-    `access`: who may reach the path filter (default: the namespace's pods, as `VllmChart`).
+    `access`: who may reach the path filter (default: the namespace's pods, as `ServerChart`).
     `release`: the Helm release of FMA's controllers in this namespace (`infra.FmaController`).
     `co_sleepers`: sleeping engines of other models that may share a GPU (see `core.serving.standby`).
     Attributes: `spec` (`StandbySpec`), `requesters`, `primer`, `service`, `network_policies`.

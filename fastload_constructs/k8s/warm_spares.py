@@ -93,7 +93,7 @@ class PriorityClassesChart(cdk8s.Chart):
 class WarmSparesChart(cdk8s.Chart):
     """The plan's `serving.warm_spares` placeholder pods of `server`'s shape that pre-warm GPU nodes for it.
 
-    `server` is the vLLM chart's spec (`VllmChart(...).spec`) of the same plan: the plan's warm spares give
+    `server` is the vLLM chart's spec (`ServerChart(...).spec`) of the same plan: the plan's warm spares give
     it the vLLM PriorityClass and the warm check (then the spares, too, drop a stale node-local copy before
     they warm it).
     Attributes: `spec` (WarmSpareSpec), `deployment` (None when the plan's `serving.warm_spares` is 0).

@@ -76,7 +76,7 @@ class ServingPlan:
 
     @property
     def engine_version(self) -> str:
-        """The engine release planned for (the serving image's, or `Serving.vllm_version`)."""
+        """The engine release planned for (the serving image's, or `Serving.engine_release`)."""
         return self.serving.engine_version
 
     @property
@@ -89,14 +89,6 @@ class ServingPlan:
         """GPU memory per rank the fit kept for activations, non-torch memory and CUDA graphs (the KV fit's,
         else the default `TuningOptions.runtime_overhead_bytes`)."""
         return self.kv_fit.overhead_bytes if self.kv_fit is not None else DEFAULT_RUNTIME_OVERHEAD_BYTES
-
-    @property
-    def gpus_per_pod(self) -> int:
-        return self.tensor_parallel_size
-
-    @property
-    def weights_per_gpu_bytes(self) -> int:
-        return math.ceil(self.model.total_bytes / self.tensor_parallel_size)
 
 
 def startup_probe(predicted: PhaseEstimate, opts: TuningOptions) -> StartupProbe:

@@ -43,8 +43,8 @@ class Serving:
     - `image`: the pinned server image (`latest` refused). Its tag is the engine release the
       plan is made for (`vllm/vllm-openai:v0.8.5` plans 0.8.5's compile and CUDA-graph behaviour).
       Default: `vllm/vllm-openai:v0.34.0`; with `engine="sglang"`, `lmsysorg/sglang:v0.5.23`.
-    - `vllm_version`: only for an image whose tag names no release (a digest, a custom tag); with
-      SGLang, its release. Default: None, read from the tag.
+    - `engine_release`: the engine's release, only for an image whose tag names none (a digest, a
+      custom tag). Default: None, read from the tag.
     - `model_cache`: `s3` (stream from S3) or `node-local` (copy to the node's NVMe once, stream
       from there). Default: `s3`.
     - `shared_compile_cache`: restore torch.compile's cache from S3 on a fresh node and publish it.
@@ -63,7 +63,7 @@ class Serving:
     """
 
     image: str = DEFAULT_IMAGE
-    vllm_version: str | None = None
+    engine_release: str | None = None
     model_cache: ModelCache = "s3"
     shared_compile_cache: bool = False
     warm_spares: int = 0
@@ -119,22 +119,22 @@ class Serving:
         )
 
     def _check_release(self, engine: Engine[Any]) -> None:
-        """The release planned for: the image tag's, else `vllm_version`; never both, never two different."""
+        """The release planned for: the image tag's, else `engine_release`; never both, never two different."""
         tagged = tagged_release(self.image)
-        if self.vllm_version is None:
+        if self.engine_release is None:
             require(
                 tagged is not None,
-                "serving.vllm_version",
+                "serving.engine_release",
                 None,
                 f"the {engine.display_name} release of {self.image!r}, whose tag names none "
-                f"(e.g. vllm_version={engine.default_release!r})",
+                f"(e.g. engine_release={engine.default_release!r})",
             )
         else:
-            engine.check_release(self.vllm_version, "serving.vllm_version")
+            engine.check_release(self.engine_release, "serving.engine_release")
             require(
-                tagged is None or tagged == self.vllm_version.lstrip("v"),
-                "serving.vllm_version",
-                self.vllm_version,
+                tagged is None or tagged == self.engine_release.lstrip("v"),
+                "serving.engine_release",
+                self.engine_release,
                 f"None: the image tag already names {engine.display_name} {tagged}",
             )
 
@@ -145,8 +145,8 @@ class Serving:
 
     @property
     def engine_version(self) -> str:
-        """The engine release this model runs (vLLM's, or SGLang's): the image tag's, else `vllm_version`."""
-        version = self.vllm_version if self.vllm_version is not None else tagged_release(self.image)
+        """The engine release this model runs (vLLM's, or SGLang's): the image tag's, else `engine_release`."""
+        version = self.engine_release if self.engine_release is not None else tagged_release(self.image)
         assert version is not None  # __post_init__ refused an image without one
         return version.lstrip("v")
 

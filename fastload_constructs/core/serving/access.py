@@ -1,6 +1,6 @@
 """Who may reach a vLLM server: a NetworkPolicy on its port and an optional API key from a Secret.
 
-Pure decisions; `k8s.vllm_chart.VllmChart(access=...)` renders them.
+Pure decisions; `k8s.server_chart.ServerChart(access=...)` renders them.
 
 * NetworkPolicy (on by default): ingress to the vLLM pods only on the server
   port, and only from pods of the same namespace, plus the namespaces and CIDRs

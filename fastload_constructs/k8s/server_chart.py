@@ -1,14 +1,16 @@
-"""VllmChart: one vLLM OpenAI-compatible server for one model, from a ServingPlan.
+"""ServerChart: one inference server (vLLM or SGLang, the plan's engine) for one model, from a ServingPlan.
 
-Renders what `server_pod.server_spec` decided; it decides nothing itself. A plan whose engine is SGLang
-gets the same objects running `python3 -m sglang.launch_server` (the engine decides its container).
+Renders what `server_pod.server_spec` decided; it decides nothing itself. The engine decides the
+container (`vllm serve`, `python3 -m sglang.launch_server`, `core.engines`); the objects are the same.
 Objects: ServiceAccount (the name the Pod Identity association grants S3 read
-to), Deployment, ClusterIP Service on 8000, PodDisruptionBudget, and with
-`compile_cache="pvc"` a PersistentVolumeClaim of the local-nvme class.
+to), Deployment, ClusterIP Service on the engine's port (vLLM 8000, SGLang 30000),
+PodDisruptionBudget, and with `compile_cache="pvc"` a PersistentVolumeClaim of the
+local-nvme class.
 The namespace is not created here: several charts share it (see
 `namespace_chart.NamespaceChart`).
 
-What lands in the compile-cache volume (`VLLM_CACHE_ROOT`, /var/cache/vllm):
+What lands in the compile-cache volume, for vLLM (`VLLM_CACHE_ROOT`, /var/cache/vllm; SGLang's
+cache root is described in `core/engines/sglang/launch.py`):
 `torch_compile_cache/` (Inductor/Dynamo artifacts, the part worth keeping),
 `assets/model_streamer/<hash of the s3 URI>/` (the config, tokenizer and other
 non-weight files vLLM copies from the s3:// model path; weights are streamed
@@ -62,8 +64,8 @@ from fastload_constructs.k8s.pod_parts import (
 MIB = 1024**2
 
 
-class VllmChart(cdk8s.Chart):
-    """A tuned vLLM Deployment and its Service, ServiceAccount and PDB for one model.
+class ServerChart(cdk8s.Chart):
+    """A tuned server Deployment (the plan's engine) and its Service, ServiceAccount and PDB for one model.
 
     Instantiate once per model (or per model and instance type, with `name`);
     names are unique per namespace within one cdk8s App.
@@ -167,7 +169,7 @@ class VllmChart(cdk8s.Chart):
             metadata=cdk8s.ApiObjectMetadata(name=spec.name, annotations=dict(spec.annotations)),
             pod_metadata=cdk8s.ApiObjectMetadata(
                 labels=dict(spec.labels),
-                # `kubectl logs` (and `fastload coldstart --pod`) read vLLM's log even beside a sidecar.
+                # `kubectl logs` (and `fastload coldstart --pod`) read the server's log even beside a sidecar.
                 annotations={"kubectl.kubernetes.io/default-container": spec.container_name, **spec.pod_annotations},
             ),
             replicas=spec.replicas,
@@ -176,7 +178,7 @@ class VllmChart(cdk8s.Chart):
                 max_unavailable=kplus.PercentOrAbsolute.absolute(0),
             ),
             service_account=self.service_account,
-            # vLLM never calls the Kubernetes API. EKS Pod Identity does not need the default token:
+            # The server never calls the Kubernetes API. EKS Pod Identity does not need the default token:
             # its webhook adds its own projected token volume (aws/amazon-eks-pod-identity-webhook,
             # pkg/handler/handler.go getPodSpecPatch).
             automount_service_account_token=False,
@@ -230,7 +232,7 @@ class VllmChart(cdk8s.Chart):
             volumes[MODEL_CACHE_VOLUME] = node_folder(
                 self, "ModelCacheVolume", MODEL_CACHE_VOLUME, spec.model_host_path
             )
-            # Only this model's folder (a subPath), at the path vLLM is given: the node's other copies stay unseen.
+            # Only this model's folder (a subPath), at the path the server is given: other copies stay unseen.
             assert spec.model_sub_path is not None
             container.mount(
                 f"{MODEL_MOUNT_PATH}/{spec.model_sub_path}",
@@ -271,11 +273,11 @@ class VllmChart(cdk8s.Chart):
         return deployment
 
     def _add_cache_sync(self, deployment: kplus.Deployment, spec: ServerSpec, volumes: dict[str, kplus.Volume]) -> None:
-        """The cache_sync.py steps: init containers in order, then sidecars beside vLLM.
+        """The cache_sync.py steps: init containers in order, then sidecars beside the server.
 
-        They run the vLLM image (it ships Python and boto3) with the script from a
+        They run the server's image (vLLM's ships Python and boto3) with the script from a
         ConfigMap, and get only the AWS_* settings: Pod Identity gives them the
-        same credentials as vLLM.
+        same credentials as the server.
         """
         script: kplus.IConfigMap
         if spec.scripts_shared:  # the namespace's ConfigMap (k8s.RuntimeScriptsChart): referred to, not embedded
@@ -365,7 +367,7 @@ def _probe(probe: HttpProbe, port: int) -> kplus.Probe:
 
 
 def _sibling_specs(scope: Construct) -> list[ServerSpec]:
-    return [c.spec for c in scope.node.children if isinstance(c, VllmChart)]
+    return [c.spec for c in scope.node.children if isinstance(c, ServerChart)]
 
 
 def _refuse_duplicate(siblings: list[ServerSpec], spec: ServerSpec) -> None:
