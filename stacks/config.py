@@ -22,9 +22,9 @@ from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.cluster.image_cache import ImageCache
 from fastload_constructs.core.cluster.karpenter import DEFAULT_AMI_ALIAS, check_ami_alias
 from fastload_constructs.core.cluster.settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
-from fastload_constructs.core.engines import ENGINE_NAMES, engine_named
+from fastload_constructs.core.engines import DEFAULT_ENGINE, ENGINE_NAMES, engine_named
 from fastload_constructs.core.engines.args import check_arg_shape
-from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
+from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
 from fastload_constructs.core.images import image_tag
 from fastload_constructs.core.model import DTYPE_BYTES, PARAMETER_COUNT, TOTAL_BYTES, ModelArchitecture, ModelProfile
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
@@ -305,7 +305,11 @@ MODEL_KEYS: dict[str, Key] = {
     ),
     "sharedCompileCache": Key(bool, lambda f, v: _flag(f, False if v is None else v), "compile cache through S3"),
     "nodeLocalModelCache": Key(bool, lambda f, v: _flag(f, False if v is None else v), "stream an NVMe copy"),
-    "engine": Key(str, lambda f, v: _engine(f, "vllm" if v is None else v), "vllm (default) or sglang"),
+    "engine": Key(
+        str,
+        lambda f, v: engine_named(DEFAULT_ENGINE.name if v is None else v, f).name,
+        f"{' or '.join(ENGINE_NAMES)} (default {DEFAULT_ENGINE.name})",
+    ),
     "image": Key(str, lambda f, v: _image(f, v), "a pinned image of the engine (not latest)"),
     "engineRelease": Key(str, lambda f, v: v, "the image's engine release, when its tag names none"),
     "vllmVersion": Key(str, lambda f, v: v, "engineRelease's former name (still read)"),
@@ -412,12 +416,6 @@ def _release_key(v: Mapping[str, Any], where: str) -> str:
         "no value with engineRelease (its former name)",
     )
     return "vllmVersion"
-
-
-def _engine(field: str, value: object) -> str:
-    one_of(field, value, ENGINE_NAMES)
-    assert isinstance(value, str)
-    return value
 
 
 def _warm_spares(field: str, value: object) -> int:

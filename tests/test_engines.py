@@ -136,3 +136,35 @@ def test_without_flags_drops_each_flag_with_its_value_in_either_spelling():
     assert without_flags(args, ("--drop",)) == ["m", "--x", "1", "--keep", "--dropped-not"]
     env = {"VLLM_B": "2", "VLLM_A": "1", "VLLM_CACHE_ROOT": "/c", "AWS_REGION": "r"}
     assert list(prefixed_variables(env, "VLLM_", ("VLLM_CACHE_ROOT",)).items()) == [("VLLM_A", "1"), ("VLLM_B", "2")]
+
+
+@pytest.mark.parametrize("engine", ENGINE_LIST, ids=lambda e: e.name)
+def test_serving_takes_the_engines_default_image_and_refuses_another_engines_stock_image(engine):
+    from fastload_constructs.core.planning.serving import Serving
+
+    serving = Serving(engine=engine.name)
+    assert serving.image == engine.default_image and serving.engine_version == engine.default_release
+    for other in ENGINE_LIST:
+        if other is engine:
+            continue
+        with pytest.raises(FastloadConfigError) as caught:
+            Serving(engine=engine.name, image=f"docker.io/{other.default_image}")
+        assert caught.value.field == "image" and f"{other.stock_repository} is {other.display_name}'s" in (
+            caught.value.accepted
+        )
+
+
+def test_what_is_derived_from_the_registry_names_every_engine():
+    from fastload_constructs.core.scaling.autoscaling import SCALING_METRICS, Autoscaling
+    from fastload_constructs.core.scaling.metrics import SERVER_APP_NAMES
+    from fastload_constructs.core.serving.plan_record import PlanRecord
+
+    assert SERVER_APP_NAMES.split("|") == list(ENGINE_NAMES)
+    for engine in ENGINE_LIST:
+        assert set(engine.scaling_metrics) == set(SCALING_METRICS)
+        for metric in SCALING_METRICS:
+            assert Autoscaling(metric=metric, engine=engine.name).prometheus_metric == engine.scaling_metrics[metric]
+        record = PlanRecord("1.0", "g6e.2xlarge", 1, {}, {}, engine=engine.name)
+        assert record.engine_name == engine.display_name
+    # A record of an engine this version does not know keeps the name it was written with.
+    assert PlanRecord("1.0", "g6e.2xlarge", 1, {}, {}, engine="tgi").engine_name == "tgi"
