@@ -14,9 +14,11 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
-from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
+from tests.serving_plans import MODEL_URI
+from tests.serving_plans import flag_value as flag
+from tests.serving_plans import spec_of as spec
 
-URI = "s3://fastload-test-models/models/llama-3.1-8b"
+URI = MODEL_URI
 
 
 @pytest.fixture(scope="module")
@@ -27,14 +29,6 @@ def plan_8b():
 @pytest.fixture(scope="module")
 def plan_70b_tp4():
     return plan(ModelProfile.from_numbers(parameter_count=70_600_000_000, dtype="BF16", name="llama70"), "g6e.12xlarge")
-
-
-def flag(args, name):
-    return args[args.index(name) + 1]
-
-
-def spec(p, *, model_name="llama", model_uri=URI, region="eu-west-1", **options):
-    return server_spec(p, model_name=model_name, model_uri=model_uri, region=region, options=ServerOptions(**options))
 
 
 def test_args_carry_the_plan(plan_8b):

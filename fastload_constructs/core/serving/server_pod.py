@@ -304,7 +304,6 @@ def server_spec(
     require(isinstance(plan, ServingPlan), "plan", plan, "a ServingPlan from fastload_constructs.plan")
     check_dns1035_label(model_name, "model_name")
     name = opts.name if opts.name is not None else check_dns1035_label(model_name, "name")
-    image_tag(plan.serving.image)
     uri = check_model_uri(model_uri)
     _check_instance_fits(plan, opts, region)
     engine = engine_named(plan.engine)

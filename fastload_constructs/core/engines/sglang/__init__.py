@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
-from fastload_constructs.core.engines.base import Engine, LaunchPlan, ProbeBudget, Probes, StreamerPlan
-from fastload_constructs.core.engines.phases import PhaseEstimate, PhaseInputs
+from fastload_constructs.core.engines.base import Engine
 from fastload_constructs.core.engines.sglang import launch, phases
 from fastload_constructs.core.engines.sglang.phases import SglangFigures
 
@@ -34,35 +31,18 @@ class SglangEngine(Engine[SglangFigures]):
     extra_args_example = "['--cuda-graph-max-bs-decode', '64']"
     figures_type = SglangFigures
 
-    def probes(self, budget: ProbeBudget) -> Probes:
-        return launch.probes(budget)
-
-    def loader_extra_config(self, streamer: StreamerPlan) -> dict[str, object]:
-        return launch.loader_extra_config(streamer)
+    probes = staticmethod(launch.probes)
+    loader_extra_config = staticmethod(launch.loader_extra_config)
+    server_args = staticmethod(launch.sglang_args)
+    server_env = staticmethod(launch.sglang_env)
+    compile_factors = staticmethod(launch.compile_factors)
+    predict = staticmethod(phases.predict)
+    note = staticmethod(phases.note)
 
     def streams_distributed(self, tensor_parallel_size: int, source: str) -> bool:
         """SGLang streams an object-store model distributed by default, straight to the GPU even at TP 1
         (0.5.23 srt/model_loader/loader.py:3997-3998, weight_utils.py:1663-1676): plan what it does."""
         return tensor_parallel_size > 1 or source == "s3"
-
-    def server_args(
-        self, plan: LaunchPlan, *, model_path: str, served_model_name: str, extra_args: Sequence[str]
-    ) -> tuple[str, ...]:
-        return launch.sglang_args(
-            plan, model_path=model_path, served_model_name=served_model_name, extra_args=extra_args
-        )
-
-    def server_env(self) -> dict[str, str]:
-        return launch.sglang_env()
-
-    def compile_factors(self, args: Sequence[str], env: Mapping[str, str]) -> dict[str, str]:
-        return launch.compile_factors(args, env)
-
-    def predict(self, inputs: PhaseInputs, figures: SglangFigures) -> PhaseEstimate:
-        return phases.predict(inputs, figures)
-
-    def note(self, inputs: PhaseInputs, predicted: PhaseEstimate, figures: SglangFigures) -> str:
-        return phases.note(inputs, predicted, figures)
 
 
 SGLANG = SglangEngine()

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
-from fastload_constructs.core.engines.base import Engine, LaunchPlan, ProbeBudget, Probes, StreamerPlan
+from fastload_constructs.core.engines.base import Engine
 from fastload_constructs.core.engines.phases import PhaseEstimate, PhaseInputs
 from fastload_constructs.core.engines.vllm import launch, phases
 from fastload_constructs.core.engines.vllm.phases import VllmFigures
@@ -32,28 +30,15 @@ class VllmEngine(Engine[VllmFigures]):
     extra_args_example = "['--max-num-seqs', '64']"
     figures_type = VllmFigures
 
+    probes = staticmethod(launch.probes)
+    loader_extra_config = staticmethod(launch.loader_extra_config)
+    server_args = staticmethod(launch.vllm_args)
+    server_env = staticmethod(launch.vllm_env)
+    compile_factors = staticmethod(launch.compile_factors)
+    predict = staticmethod(phases.predict)
+
     def check_release(self, version: object, field: str) -> None:
         release_family(version, field)
-
-    def probes(self, budget: ProbeBudget) -> Probes:
-        return launch.probes(budget)
-
-    def loader_extra_config(self, streamer: StreamerPlan) -> dict[str, object]:
-        return streamer.loader_extra_config()
-
-    def server_args(
-        self, plan: LaunchPlan, *, model_path: str, served_model_name: str, extra_args: Sequence[str]
-    ) -> tuple[str, ...]:
-        return launch.vllm_args(plan, model_path=model_path, served_model_name=served_model_name, extra_args=extra_args)
-
-    def server_env(self) -> dict[str, str]:
-        return launch.vllm_env()
-
-    def compile_factors(self, args: Sequence[str], env: Mapping[str, str]) -> dict[str, str]:
-        return launch.compile_factors(args, env)
-
-    def predict(self, inputs: PhaseInputs, figures: VllmFigures) -> PhaseEstimate:
-        return phases.predict(inputs, figures)
 
     def note(self, inputs: PhaseInputs, predicted: PhaseEstimate, figures: VllmFigures) -> str:
         return phases.note(inputs, predicted)

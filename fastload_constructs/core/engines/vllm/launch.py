@@ -62,9 +62,14 @@ SCALING_METRICS: Mapping[str, str] = {
 }
 
 
+def loader_extra_config(streamer: StreamerPlan) -> dict[str, object]:
+    """The `--model-loader-extra-config` vLLM takes: the plan's streamer settings as they are."""
+    return streamer.loader_extra_config()
+
+
 def loader_extra_config_json(streamer: StreamerPlan) -> str:
     """The `--model-loader-extra-config` value: the plan's streamer settings as compact JSON."""
-    return json.dumps(streamer.loader_extra_config(), separators=(",", ":"), sort_keys=True)
+    return json.dumps(loader_extra_config(streamer), separators=(",", ":"), sort_keys=True)
 
 
 def capture_sizes_json(sizes: Sequence[int]) -> str:
