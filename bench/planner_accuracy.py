@@ -23,10 +23,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from fastload_constructs.core.catalog import lookup  # noqa: E402
+from fastload_constructs.core.engines.vllm.phases import compile_seconds, cuda_graph_seconds  # noqa: E402
 from fastload_constructs.core.model import ModelArchitecture, ModelProfile  # noqa: E402
 from fastload_constructs.core.planning.assumptions import LoadAssumptions  # noqa: E402
+from fastload_constructs.core.planning.calibration import vllm_figures  # noqa: E402
 from fastload_constructs.core.planning.options import TuningOptions  # noqa: E402
-from fastload_constructs.core.planning.phases import compile_seconds, cuda_graph_seconds  # noqa: E402
 from fastload_constructs.core.planning.plan import plan  # noqa: E402
 from fastload_constructs.core.planning.scale_out import scale_out_paths  # noqa: E402
 from fastload_constructs.core.planning.serving import Serving  # noqa: E402
@@ -88,11 +89,13 @@ def predict(row: dict[str, Any], base: LoadAssumptions | None = None) -> dict[st
     if row.get("bytes") is None:
         return out
     profile = _profile(row)
+    release, figures = opts.serving.engine_version, vllm_figures(a)
     if "compile_s" in measured:
-        out["compile"] = compile_seconds(profile, opts, opts.compile_cache_warm)
+        out["compile"] = compile_seconds(profile, release, opts.compile_cache_warm, figures)
     if "cuda_graph_s" in measured:
         instance = lookup(row["instance_type"]) if row.get("instance_type") else None
-        out["cuda_graph"] = cuda_graph_seconds(profile, opts, instance)
+        sizes = opts.cudagraph_capture_sizes
+        out["cuda_graph"] = cuda_graph_seconds(profile, release, sizes, opts.max_num_seqs, instance, figures)
     if "image_pull_s" in measured:
         p = plan(ModelProfile(total_bytes=10**9, dtype="BF16"), _ANY_INSTANCE, opts)
         paths = scale_out_paths(p.model, p.instance, p.tensor_parallel_size, p.streamer, opts)
@@ -102,7 +105,7 @@ def predict(row: dict[str, Any], base: LoadAssumptions | None = None) -> dict[st
         span = row.get("span", {})
         if "weight_load_s" in measured:
             streamer_only = span.get("weight_load") == "streamer"
-            out["weight_load"] = p.predicted.weight_load_s - (a.weight_load_fixed_s if streamer_only else 0.0)
+            out["weight_load"] = p.predicted.weight_load_s - (figures.weight_load_fixed_s if streamer_only else 0.0)
         if "total_s" in measured:
             engine_only = span.get("total") == "engine"
             out["total"] = p.predicted.total_s - (p.predicted.process_start_s if engine_only else 0.0)

@@ -41,7 +41,7 @@ def reference_plan() -> str:
         names: list[str] = []
         for path in paths.as_tuple():
             names += [n for n, _ in path.phases if n not in names]
-        header = "| " + name + " on " + p.instance.name + " (vLLM " + p.vllm_version + ") | "  # type: ignore[attr-defined]
+        header = "| " + name + " on " + p.instance.name + " (vLLM " + p.engine_version + ") | "  # type: ignore[attr-defined]
         header += " | ".join(path.name.replace("_", " ") for path in paths.as_tuple()) + " |"
         rows += [header, "| --- |" + " ---: |" * len(paths.as_tuple())]
         for phase in names:

@@ -41,7 +41,7 @@ from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.planning.serving import Serving
-from fastload_constructs.core.serving.vllm_server import ServerOptions
+from fastload_constructs.core.serving.server_pod import ServerOptions
 from fastload_constructs.infra import (
     AppliedChart,
     ModelBucket,

@@ -1,4 +1,4 @@
-"""fastload-constructs: fast cold starts for vLLM on Amazon EKS.
+"""fastload-constructs: fast cold starts for vLLM and SGLang on Amazon EKS.
 
 Every public construct, chart and options type is importable from here, like aws-cdk-lib's
 modules, and loaded on first use (PEP 562): `import fastload_constructs` loads nothing else,
@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     )
     from fastload_constructs.core.scaling.autoscaling import Autoscaling
     from fastload_constructs.core.serving.access import ServingAccess
-    from fastload_constructs.core.serving.vllm_server import ServerOptions
+    from fastload_constructs.core.serving.server_pod import ServerOptions
     from fastload_constructs.infra import (
         AppliedChart,
         EcrPullThroughCache,
@@ -63,9 +63,9 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
         LocalNvmeStorage,
         NamespaceChart,
         PriorityClassesChart,
+        ServerChart,
         StandbyEnginesChart,
         StandbyNodePoolChart,
-        VllmChart,
         WarmSparesChart,
     )
 
@@ -86,7 +86,7 @@ _CORE = {
     "NodePoolOptions": "fastload_constructs.core.cluster.karpenter",
     "Autoscaling": "fastload_constructs.core.scaling.autoscaling",
     "ServingAccess": "fastload_constructs.core.serving.access",
-    "ServerOptions": "fastload_constructs.core.serving.vllm_server",
+    "ServerOptions": "fastload_constructs.core.serving.server_pod",
 }
 _CONSTRUCTS = (
     "AppliedChart",
@@ -116,9 +116,9 @@ _CHARTS = (
     "LocalNvmeStorage",
     "NamespaceChart",
     "PriorityClassesChart",
+    "ServerChart",
     "StandbyEnginesChart",
     "StandbyNodePoolChart",
-    "VllmChart",
     "WarmSparesChart",
 )
 # Name -> the module that defines (or re-exports) it.
@@ -160,6 +160,7 @@ __all__ = [
     "PriorityClassesChart",
     "ScaleOutMetrics",
     "ServedModel",
+    "ServerChart",
     "ServerOptions",
     "Serving",
     "ServingAccess",
@@ -170,7 +171,6 @@ __all__ = [
     "StreamerSettings",
     "SystemNodes",
     "TuningOptions",
-    "VllmChart",
     "WarmSparesChart",
     "lookup",
     "plan",

@@ -22,14 +22,16 @@ from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.cluster.image_cache import ImageCache
 from fastload_constructs.core.cluster.karpenter import DEFAULT_AMI_ALIAS, check_ami_alias
 from fastload_constructs.core.cluster.settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
-from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
+from fastload_constructs.core.engines import DEFAULT_ENGINE, ENGINE_NAMES, engine_named
+from fastload_constructs.core.engines.args import check_arg_shape
+from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
+from fastload_constructs.core.images import image_tag
 from fastload_constructs.core.model import DTYPE_BYTES, PARAMETER_COUNT, TOTAL_BYTES, ModelArchitecture, ModelProfile
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.calibration import assumptions_from_dict
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
-from fastload_constructs.core.planning.releases import DEFAULT_IMAGE, image_tag
-from fastload_constructs.core.planning.serving import ENGINES, Serving, check_spares
+from fastload_constructs.core.planning.serving import DEFAULT_IMAGE, Serving, check_spares
 from fastload_constructs.core.scaling.autoscaling import (
     DEFAULT_SCALING_METRIC,
     DEFAULT_TARGET_WAITING_REQUESTS,
@@ -38,9 +40,8 @@ from fastload_constructs.core.scaling.autoscaling import (
 )
 from fastload_constructs.core.scaling.capacity import DEFAULT_GPU_NODE_MODE, check_gpu_node_mode
 from fastload_constructs.core.serving import image_mirror as image_mirror
-from fastload_constructs.core.serving import sglang_server
 from fastload_constructs.core.serving.cache_sharing import DEFAULT_COMPILE_CACHE_PREFIX
-from fastload_constructs.core.serving.vllm_server import ServerOptions, check_extra_args
+from fastload_constructs.core.serving.server_pod import ServerOptions
 from fastload_constructs.core.validation import check_bucket_name, check_dns_label, check_key_prefix, check_role_arn
 
 PREFIX = "fastload:"
@@ -263,7 +264,7 @@ _CONTEXT_KEY_OF = {
     "model.dtype": "dtype",
     "tensor_parallel_size": "tensorParallelSize",
     "gpu_memory_utilization": "gpuMemoryUtilization",
-    "serving.vllm_version": "vllmVersion",
+    "serving.engine_release": "engineRelease",
     "serving.engine": "engine",
     "serving.warm_spares": "warmSpares",
     "serving.model_cache": "nodeLocalModelCache",
@@ -304,14 +305,19 @@ MODEL_KEYS: dict[str, Key] = {
     ),
     "sharedCompileCache": Key(bool, lambda f, v: _flag(f, False if v is None else v), "compile cache through S3"),
     "nodeLocalModelCache": Key(bool, lambda f, v: _flag(f, False if v is None else v), "stream an NVMe copy"),
-    "engine": Key(str, lambda f, v: _engine(f, "vllm" if v is None else v), "vllm (default) or sglang"),
+    "engine": Key(
+        str,
+        lambda f, v: engine_named(DEFAULT_ENGINE.name if v is None else v, f).name,
+        f"{' or '.join(ENGINE_NAMES)} (default {DEFAULT_ENGINE.name})",
+    ),
     "image": Key(str, lambda f, v: _image(f, v), "a pinned image of the engine (not latest)"),
-    "vllmVersion": Key(str, lambda f, v: v, "the image's engine release, when its tag names none"),
+    "engineRelease": Key(str, lambda f, v: v, "the image's engine release, when its tag names none"),
+    "vllmVersion": Key(str, lambda f, v: v, "engineRelease's former name (still read)"),
     "extraArgs": Key(
-        # check_extra_args names `f` (or `f[i]`) itself.
+        # The shape here; the flags against the model's engine's in parse_model (both name `f` or `f[i]`).
         list,
-        lambda f, v: () if v is None else check_extra_args(v, f),
-        "more vllm serve args",
+        lambda f, v: () if v is None else check_arg_shape(v, f),
+        "more server args (vllm serve, sglang.launch_server)",
     ),
     "maxModelLen": Key(int, lambda f, v: None if v is None else _positive_int(f, v), "vLLM --max-model-len"),
     "cudaGraphCaptureSizes": Key(
@@ -367,7 +373,8 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         )
     if v["architecture"] is not None:
         profile = profile.with_architecture(v["architecture"])
-    with _context_key(where, _CONTEXT_KEY_OF):
+    release_key = _release_key(v, where)
+    with _context_key(where, {**_CONTEXT_KEY_OF, "serving.engine_release": release_key}):
         options = TuningOptions(
             tensor_parallel_size=v["tensorParallelSize"],
             gpu_memory_utilization=v["gpuMemoryUtilization"],
@@ -378,7 +385,7 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
             serving=Serving(
                 engine=v["engine"],
                 image=v["image"],
-                vllm_version=v["vllmVersion"],
+                engine_release=v[release_key],
                 model_cache="node-local" if v["nodeLocalModelCache"] else "s3",
                 shared_compile_cache=v["sharedCompileCache"],
                 warm_spares=v["warmSpares"],
@@ -393,19 +400,22 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         instance_type=instance.name,
         replicas=autoscaling.min_replicas,
         options=options,
-        extra_args=(
-            sglang_server.check_extra_args(v["extraArgs"], f"{where}.extraArgs")
-            if v["engine"] == "sglang"
-            else v["extraArgs"]
-        ),
+        extra_args=engine_named(v["engine"]).check_extra_args(v["extraArgs"], f"{where}.extraArgs"),
         autoscaling=autoscaling,
     )
 
 
-def _engine(field: str, value: object) -> str:
-    one_of(field, value, ENGINES)
-    assert isinstance(value, str)
-    return value
+def _release_key(v: Mapping[str, Any], where: str) -> str:
+    """The key that gives the engine release: `engineRelease`, or `vllmVersion` (its former name), never both."""
+    if v["vllmVersion"] is None:
+        return "engineRelease"
+    require(
+        v["engineRelease"] is None,
+        f"{where}.vllmVersion",
+        v["vllmVersion"],
+        "no value with engineRelease (its former name)",
+    )
+    return "vllmVersion"
 
 
 def _warm_spares(field: str, value: object) -> int:

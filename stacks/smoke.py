@@ -57,10 +57,10 @@ from fastload_constructs.coldstart.timeline import (
     render_timeline,
 )
 from fastload_constructs.core.access.revisions import POINTER_NAME
+from fastload_constructs.core.engines import engine_named
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.naming import STAGE_MANIFEST_NAME
 from fastload_constructs.core.planning.plan import ServingPlan
-from fastload_constructs.core.serving.engines import CONTAINER_NAMES, SERVER_PORTS
 from stacks.config import ModelSpec, parse_reference_config
 
 STACK_NAME = "FastloadReference"  # app.py's stack id
@@ -523,8 +523,8 @@ def scale_out_timeline(c: Clients, pod_name: str, plan: ServingPlan, step: str =
     pod = _json(c, ["get", "pod", pod_name, "-n", NAMESPACE], step)
     log: ColdStartReport | None = None
     note: str | None = None
-    # The server container of the plan's engine ("vllm" or "sglang", core.serving.engines).
-    container = CONTAINER_NAMES[plan.engine]
+    # The server container of the plan's engine (core.engines).
+    container = engine_named(plan.engine).container_name
     done = c.kubectl(["logs", pod_name, "-n", NAMESPACE, "-c", container, "--timestamps"], timeout_s=KUBECTL_TIMEOUT_S)
     if done.returncode == 0:
         try:
@@ -564,6 +564,20 @@ def serving_timeout(plan: ServingPlan) -> float:
     published launches beat or miss by up to 2x) plus the startup-probe budget, at least 15 minutes."""
     fresh = plan.scale_out_paths.fresh_node.total_s if plan.scale_out_paths else 0.0
     return max(MIN_SERVING_WAIT_S, 2 * fresh + plan.startup_probe.budget_seconds)
+
+
+def wait_for_new_pod(c: Clients, pod_name: str, wait_s: float) -> str:
+    """Until the scaled-out pod is ready; a decisive blocker (no capacity, a bad image) fails at once."""
+    deadline = c.clock() + wait_s
+    while c.clock() < deadline:
+        pod = _json(c, ["get", "pod", pod_name, "-n", NAMESPACE], "scale-out")
+        if _ready(pod):
+            return f"{pod_name} is ready"
+        blocker = pod_blocker(c, pod, cluster_events(c, "scale-out"))
+        if blocker is not None and blocker.decisive:
+            raise StepFailed("scale-out", f"{blocker.code}: {blocker.message}", blocker.next_step)
+        c.sleep(POLL_S)
+    raise StepFailed("scale-out", f"{pod_name} not ready after {wait_s:.0f} s", "see the timeline")
 
 
 def run_smoke(
@@ -611,7 +625,7 @@ def run_smoke(
         )
         if forward is None:
             raise StepFailed("first request", "no port-forward available", "rerun make smoke")
-        with forward(model.name, SERVER_PORTS[plan.engine]) as port:
+        with forward(model.name, engine_named(plan.engine).port) as port:
             step(7, f"one chat completion via 127.0.0.1:{port}", lambda: f"answer: {first_request(c, port, model)!r}")
             load = load_settings(model, plan, o.load_concurrency, o.load_seconds)
 
@@ -625,19 +639,7 @@ def run_smoke(
                 scale,
             )
 
-        def new_pod_ready() -> str:
-            deadline = c.clock() + wait_s
-            while c.clock() < deadline:
-                pod = _json(c, ["get", "pod", state["new_pod"], "-n", NAMESPACE], "scale-out")
-                if _ready(pod):
-                    return f"{state['new_pod']} is ready"
-                blocker = pod_blocker(c, pod, cluster_events(c, "scale-out"))
-                if blocker is not None and blocker.decisive:
-                    raise StepFailed("scale-out", f"{blocker.code}: {blocker.message}", blocker.next_step)
-                c.sleep(POLL_S)
-            raise StepFailed("scale-out", f"{state['new_pod']} not ready after {wait_s:.0f} s", "see the timeline")
-
-        step(9, "wait for the new pod", new_pod_ready)
+        step(9, "wait for the new pod", lambda: wait_for_new_pod(c, state["new_pod"], wait_s))
         step(
             10,
             "timeline of the new pod beside the plan",

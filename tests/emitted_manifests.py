@@ -75,7 +75,7 @@ def _vllm_plan(instance_type: str = "g6e.12xlarge", **serving: Any):
 
 
 def _vllm(compile_cache: str, serving: dict[str, Any] | None = None, **options: Any) -> dict[str, Any]:
-    from fastload_constructs.core.serving.vllm_server import ServerOptions
+    from fastload_constructs.core.serving.server_pod import ServerOptions
 
     return dict(
         plan=_vllm_plan(**(serving or {})),
@@ -100,7 +100,7 @@ def _autoscaling(metric: str, target: float) -> dict[str, Any]:
 
 def _warm_spares(model_cache: str, engine: str = "vllm") -> dict[str, Any]:
     from fastload_constructs.core.model import ModelProfile
-    from fastload_constructs.core.serving.engines import server_spec
+    from fastload_constructs.core.serving.server_pod import server_spec
     from tests.serving_plans import planned
 
     serving = planned(
@@ -122,7 +122,7 @@ def _warm_spares(model_cache: str, engine: str = "vllm") -> dict[str, Any]:
 
 def _standby(model_cache: str) -> dict[str, Any]:
     from fastload_constructs.core.model import ModelProfile
-    from fastload_constructs.core.serving.vllm_server import ServerOptions, server_spec
+    from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
     from tests.serving_plans import planned
 
     serving = planned(
@@ -177,15 +177,15 @@ CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
         ),
     ],
     "NamespaceChart": [("default", dict)],
-    "VllmAutoscalingChart": [
+    "AutoscalingChart": [
         ("waiting", lambda: _autoscaling("num_requests_waiting", 4)),
         ("kv-cache", lambda: _autoscaling("kv_cache_usage", 0.8)),
     ],
-    "VllmChart": [
+    "ServerChart": [
         *((mode, lambda mode=mode: _vllm(mode)) for mode in ("host-path", "pvc", "empty-dir")),
         # KEDA owns the replica count; Karpenter leaves the node alone.
         ("autoscaled-on-karpenter", lambda: _vllm("host-path", replicas=None, do_not_disrupt=True)),
-        # The same chart running SGLang (issue 29): S3 streaming, and the node-local copy with the shared cache.
+        # The same chart running SGLang: S3 streaming, and the node-local copy with the shared cache.
         ("sglang-host-path", lambda: _vllm("host-path", {"engine": "sglang"}, replicas=None)),
         (
             "sglang-node-local-shared-cache",

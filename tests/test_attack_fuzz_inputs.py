@@ -199,8 +199,9 @@ PLAN_OPTIONS = {
     "--instance": ("instance_type", "--instance"),
     "--dtype": ("--dtype",),
     "--source": ("--source",),
-    "--image": ("--image", "--vllm-version"),
-    "--vllm-version": ("--vllm-version",),
+    "--image": ("--image", "--engine-release"),
+    "--engine-release": ("--engine-release",),
+    "--vllm-version": ("--vllm-version", "--engine-release"),  # the hidden former name of --engine-release
     "--warm-spares": ("--warm-spares",),
 }
 

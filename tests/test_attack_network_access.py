@@ -21,7 +21,7 @@ from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.serving.access import ServingAccess
 from fastload_constructs.infra.inference_cluster import InferenceCluster
-from fastload_constructs.k8s.vllm_chart import VllmChart
+from fastload_constructs.k8s.server_chart import ServerChart
 from tests.iam_eval import applies, resolve
 from tests.pod_identity_context import pod_identity_request, source_arn_guesses
 
@@ -31,7 +31,7 @@ NAMESPACE = "inference"
 def synth(access: ServingAccess | None = None, name: str = "llama") -> list[dict]:
     app = cdk8s.App()
     serving = plan(ModelProfile.from_numbers(parameter_count=8_030_261_248), "g6e.2xlarge")
-    VllmChart(
+    ServerChart(
         app,
         name,
         plan=serving,

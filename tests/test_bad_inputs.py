@@ -25,14 +25,15 @@ from fastload_constructs.core.catalog import GIB, lookup
 from fastload_constructs.core.cluster.karpenter import NodePoolOptions
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile, ShardInfo
+from fastload_constructs.core.naming import SERVER_PRIORITY_CLASS
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.scaling.autoscaling import Autoscaling
 from fastload_constructs.core.scaling.capacity import Workload, node_capacity
-from fastload_constructs.core.serving.vllm_server import ServerOptions, server_spec
-from fastload_constructs.core.serving.warm_spares import VLLM_PRIORITY_CLASS, priority_classes
+from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
+from fastload_constructs.core.serving.warm_spares import priority_classes
 from fastload_constructs.core.validation import check_bucket_name
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache
@@ -120,7 +121,11 @@ def warm_spares(where: Where, instance_type: str, spares: int, **server: Any) ->
     serving = plan(MODEL_8B, instance_type, TuningOptions(serving=Serving(warm_spares=spares)))
     store = lookup(instance_type).has_instance_store
     options = ServerOptions(
-        **{"priority_class_name": VLLM_PRIORITY_CLASS, "compile_cache": "host-path" if store else "empty-dir", **server}
+        **{
+            "priority_class_name": SERVER_PRIORITY_CLASS,
+            "compile_cache": "host-path" if store else "empty-dir",
+            **server,
+        }
     )
     spec = server_spec(
         serving, model_name="llama", model_uri="s3://models-bucket/llama", region="us-east-1", options=options
@@ -268,11 +273,22 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
     (
         "app-image-without-a-release-tag",
         lambda w: build_app(context(image="acme/vllm:prod"), str(w.out)),
+        "fastload:models[0].engineRelease",
+    ),
+    (
+        "app-engine-release-contradicting-the-tag",
+        lambda w: build_app(context(image="vllm/vllm-openai:v0.8.5", engineRelease="0.9.0"), str(w.out)),
+        "fastload:models[0].engineRelease",
+    ),
+    (
+        # The key's former name is still read, and an error names the key the file has.
+        "app-vllm-version-contradicting-the-tag",
+        lambda w: build_app(context(image="vllm/vllm-openai:v0.8.5", vllmVersion="0.9.0"), str(w.out)),
         "fastload:models[0].vllmVersion",
     ),
     (
-        "app-vllm-version-contradicting-the-tag",
-        lambda w: build_app(context(image="vllm/vllm-openai:v0.8.5", vllmVersion="0.9.0"), str(w.out)),
+        "app-engine-release-and-its-former-name",
+        lambda w: build_app(context(image="acme/vllm:prod", engineRelease="0.9.0", vllmVersion="0.9.0"), str(w.out)),
         "fastload:models[0].vllmVersion",
     ),
     (
@@ -297,7 +313,7 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
     ("serving-negative-standbys", lambda w: Serving(standbys=-1), "serving.standbys"),
     ("serving-standbys-and-warm-spares", lambda w: Serving(standbys=1, warm_spares=1), "serving.standbys"),
     ("serving-latest-image", lambda w: Serving(image="vllm/vllm-openai:latest"), "image"),
-    ("serving-untagged-release", lambda w: Serving(image="acme/vllm:prod"), "serving.vllm_version"),
+    ("serving-untagged-release", lambda w: Serving(image="acme/vllm:prod"), "serving.engine_release"),
     (
         "served-model-spares-under-another-class",
         lambda w: served_model(
@@ -344,7 +360,7 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
     ),
     ("network-one-az", lambda w: FastloadNetwork(app_in(w), "Network", max_azs=1), "max_azs"),
     ("network-cidr-too-small", lambda w: FastloadNetwork(app_in(w), "Network", cidr="10.0.0.0/24"), "cidr"),
-    # Scale-out settings (issue 13).
+    # Scale-out settings.
     (
         "app-min-replicas-above-max",
         lambda w: build_app(context(minReplicas=3, maxReplicas=2), str(w.out)),

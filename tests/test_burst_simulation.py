@@ -20,7 +20,7 @@ from fastload_constructs.core.scaling.simulation import (
     start_paths,
     step_burst,
 )
-from fastload_constructs.k8s.keda import VllmAutoscalingChart
+from fastload_constructs.k8s.keda import AutoscalingChart
 
 PLAN = plan(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge")
 BEHAVIOR = scaling_behavior(PLAN)
@@ -29,7 +29,7 @@ BURST = step_burst(0.8, 9.5, before_s=300, during_s=1800, after_s=900)
 
 
 def test_the_simulated_timing_is_what_the_chart_emits():
-    chart = VllmAutoscalingChart(
+    chart = AutoscalingChart(
         cdk8s.Testing.app(),
         "a",
         server="llama",

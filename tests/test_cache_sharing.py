@@ -11,6 +11,7 @@ import kubernetes_validate
 import pytest
 
 from fastload_constructs.core import naming
+from fastload_constructs.core.engines.vllm.launch import CACHE_MOUNT_PATH
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
@@ -23,8 +24,8 @@ from fastload_constructs.core.serving.cache_sharing import (
     cache_sync_script,
     node_local_model_dir,
 )
-from fastload_constructs.core.serving.vllm_server import CACHE_MOUNT_PATH, ServerOptions, server_spec
-from fastload_constructs.k8s.vllm_chart import VllmChart
+from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
+from fastload_constructs.k8s.server_chart import ServerChart
 from fastload_constructs.runtime import cache_sync
 from stacks.config import DEFAULT_KUBERNETES_VERSION
 from tests.serving_plans import planned, served_as
@@ -168,7 +169,7 @@ def test_ephemeral_cache_can_still_be_shared(s3_plan):
 @pytest.fixture(scope="module")
 def warm_docs(local_plan):
     app = cdk8s.Testing.app()
-    chart = VllmChart(
+    chart = ServerChart(
         app,
         "warm",
         plan=served_as(local_plan, shared_compile_cache=True),
@@ -206,7 +207,7 @@ def test_chart_renders_init_containers_sidecar_and_script(warm_docs):
     assert volumes["cache-sync"]["configMap"]["name"] == config_map["metadata"]["name"]
     assert volumes["model-cache"]["hostPath"]["path"] == naming.MODEL_CACHE_HOST_ROOT
     mounts = {m["name"]: m for m in vllm["volumeMounts"]}
-    # Only the model's own folder (issue 28), at the path vLLM reads.
+    # Only the model's own folder, at the path vLLM reads.
     assert mounts["model-cache"]["mountPath"] == f"{MODEL_MOUNT_PATH}/{node_local_model_dir(URI)}"
     assert mounts["model-cache"]["subPath"] == node_local_model_dir(URI) and mounts["model-cache"]["readOnly"] is True
 

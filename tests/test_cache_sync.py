@@ -67,9 +67,7 @@ def _read_tree(root: Path) -> dict[str, bytes]:
 
 
 def test_publish_then_restore_round_trip(s3, tmp_path):
-    key = compile_cache_key(
-        vllm_version="v0.11.0", model_uri=f"s3://{BUCKET}/m", tensor_parallel_size=1, gpu_model="L40S"
-    )
+    key = compile_cache_key(image_tag="v0.11.0", model_uri=f"s3://{BUCKET}/m", tensor_parallel_size=1, gpu_model="L40S")
     written = _fake_compile_cache(tmp_path / "node-a")
     published = publish_compile_cache(
         s3, bucket=BUCKET, prefix="compile-cache", cache_key=key, cache_root=tmp_path / "node-a"

@@ -7,12 +7,15 @@ import pytest
 
 from fastload_constructs.cli.main import main
 from fastload_constructs.coldstart.parser import parse_log
+from fastload_constructs.core.engines.sglang.phases import SglangFigures
+from fastload_constructs.core.engines.vllm.phases import VllmFigures
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
-from fastload_constructs.core.planning.calibration import assumptions_as_dict, assumptions_from_dict
+from fastload_constructs.core.planning.calibration import assumptions_as_dict, assumptions_from_dict, vllm_figures
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.planning.serving import Serving
 
 LOGS = Path(__file__).parent / "fixtures" / "vllm_logs"
 COLD, WARM = LOGS / "cold_v0.34_s3_tp1.log", LOGS / "warm_v0.34_s3_tp1.log"
@@ -68,8 +71,10 @@ def test_plan_reads_the_assumptions_file(tmp_path, capsys):
 
 
 def test_assumptions_file_round_trips_and_rejects_bad_keys():
-    a = LoadAssumptions(measured_throughput_mb_s=(("g5.xlarge", "s3", 700.0),), compile_scale=1.3)
+    vllm = VllmFigures(compile_scale=1.3)
+    a = LoadAssumptions(measured_throughput_mb_s=(("g5.xlarge", "s3", 700.0),), engine_figures={"vllm": vllm})
     assert assumptions_from_dict(assumptions_as_dict(a)) == a
+    assert assumptions_from_dict(assumptions_as_dict(LoadAssumptions())) == LoadAssumptions()
     with pytest.raises(FastloadConfigError) as err:
         assumptions_from_dict({"format": "fastload-assumptions/1", "assumptions": {"s3_mb_per_conn": 1}})
     assert err.value.field == "assumptions.assumptions.s3_mb_per_conn"
@@ -77,6 +82,47 @@ def test_assumptions_file_round_trips_and_rejects_bad_keys():
         assumptions_from_dict({"format": "other"})
     with pytest.raises(FastloadConfigError, match=r"measured_throughput_mb_s\[0\]"):
         assumptions_from_dict({"format": "fastload-assumptions/1", "measured_throughput_mb_s": [{"mb_s": -1}]})
+
+
+def test_a_file_of_the_first_format_still_reads_its_flat_keys_as_vllms_and_the_platforms_figures():
+    """Files `fastload calibrate` wrote before the engine figures moved: one flat object, vLLM's keys in it."""
+    raw = {
+        "format": "fastload-assumptions/1",
+        "fitted_from": ["cold.log"],
+        "assumptions": {
+            "process_start_s": 15.636,
+            "compile_scale": 1.4344,
+            "weight_load_fixed_s": 1.5,
+            "burst_window_s": 200,
+        },
+        "measured_throughput_mb_s": [{"instance_type": "g6e.2xlarge", "source": "s3", "mb_s": 538.0}],
+    }
+    a = assumptions_from_dict(raw)
+    vllm = vllm_figures(a)
+    assert (vllm.process_start_s, vllm.compile_scale, vllm.weight_load_fixed_s) == (15.636, 1.4344, 1.5)
+    assert vllm.kv_and_server_s == VllmFigures().kv_and_server_s  # left out: the cited default
+    assert a.burst_window_s == 200.0 and a.measured_throughput("g6e.2xlarge", "s3") == 538.0
+    written = assumptions_as_dict(a)["assumptions"]
+    assert isinstance(written, dict) and {**written, **raw["assumptions"]} == written  # the same keys, flat
+    model = ModelProfile.from_numbers(parameter_count=8_030_261_248)
+    assert plan(model, "g6e.2xlarge", TuningOptions(assumptions=a)).predicted.process_start_s == 15.636
+
+
+def test_another_engines_figures_stay_its_own():
+    sglang = SglangFigures(process_start_s=10.0)
+    a = LoadAssumptions(engine_figures={"sglang": sglang})
+    assert a.figures_for("sglang") == sglang and vllm_figures(a) == VllmFigures()
+    model = ModelProfile.from_numbers(parameter_count=8_030_261_248)
+    on_sglang = TuningOptions(assumptions=a, serving=Serving(engine="sglang"))
+    assert plan(model, "g6e.2xlarge", on_sglang).predicted.process_start_s == 10.0
+    assert plan(model, "g6e.2xlarge", TuningOptions(assumptions=a)).predicted.process_start_s == 25.0
+    with pytest.raises(FastloadConfigError) as caught:
+        LoadAssumptions(engine_figures={"vllm": sglang})
+    assert caught.value.field == "assumptions.engine_figures.vllm"
+    with pytest.raises(FastloadConfigError, match="one of vllm, sglang"):
+        LoadAssumptions(engine_figures={"tgi": sglang})
+    # An engine's own defaults are no calibration: the same assumptions as none at all.
+    assert LoadAssumptions(engine_figures={"vllm": VllmFigures()}) == LoadAssumptions()
 
 
 def test_calibrate_refuses_a_failed_launch(tmp_path, capsys):

@@ -107,7 +107,8 @@ def test_plan_bad_capture_sizes_exit_2(capsys):
         (["--kv-sequences", "99999999999999999"], "--kv-sequences"),
         (["--capture-sizes", "-1"], "--capture-sizes"),
         (["--capture-sizes", ""], "--capture-sizes"),
-        (["--vllm-version", ""], "--vllm-version"),
+        (["--engine-release", ""], "--engine-release"),
+        (["--vllm-version", ""], "--engine-release"),  # its former name, still read
         (["--warm-spares", "100000000000"], "--warm-spares"),
         (["--image-gb", "-1"], "--image-gb"),
         (["--image-gb", "nan"], "--image-gb"),
@@ -155,8 +156,9 @@ def test_plan_text_is_yaml_with_clean_values(capsys):
 def test_serving_errors_name_the_option_typed(capsys):
     """The plan's Serving value checks them; the CLI says which option, not which field."""
     for args, option in (
-        (["--image", "acme/vllm:prod"], "--vllm-version"),
-        (["--image", "vllm/vllm-openai:v0.8.5", "--vllm-version", "0.9.0"], "--vllm-version"),
+        (["--image", "acme/vllm:prod"], "--engine-release"),
+        (["--image", "vllm/vllm-openai:v0.8.5", "--engine-release", "0.9.0"], "--engine-release"),
+        (["--engine-release", "0.9.0", "--vllm-version", "0.9.0"], "--vllm-version"),
         (["--warm-spares", "-1"], "--warm-spares"),
         (["--image", "vllm/vllm-openai:latest"], "--image"),
     ):
@@ -164,23 +166,9 @@ def test_serving_errors_name_the_option_typed(capsys):
         (line,) = capsys.readouterr().err.strip().splitlines()
         assert line.startswith(f"fastload: {option}: "), line
         assert "serving." not in line
-    # A digest names no release: --vllm-version says which.
+    # A digest names no release: --engine-release says which (--vllm-version, its former name, too).
     digest = "vllm/vllm-openai@sha256:" + "b" * 64
-    assert (
-        main(
-            [
-                "plan",
-                "--instance",
-                "g6e.2xlarge",
-                "--params",
-                "8.03e9",
-                "--image",
-                digest,
-                "--vllm-version",
-                "0.9.2",
-                "--json",
-            ]
-        )
-        == 0
-    )
-    assert json.loads(capsys.readouterr().out)["vllm_version"] == "0.9.2"
+    for option in ("--engine-release", "--vllm-version"):
+        args = ["plan", "--instance", "g6e.2xlarge", "--params", "8.03e9", "--image", digest, option, "0.9.2", "--json"]
+        assert main(args) == 0
+        assert json.loads(capsys.readouterr().out)["vllm_version"] == "0.9.2"

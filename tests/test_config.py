@@ -152,7 +152,7 @@ def test_image_reaches_the_plan_and_extra_args_the_server_options():
     ).models
     # The image is how the model is served: the plan is made for its release and records it.
     p = model.serving_plan()
-    assert p.serving.image == "vllm/vllm-openai:v0.35.1" and p.vllm_version == "0.35.1"
+    assert p.serving.image == "vllm/vllm-openai:v0.35.1" and p.engine_version == "0.35.1"
     assert model.server_options().extra_args == ("--max-num-seqs", "64", "--enforce-eager")
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fastload_constructs.core.scaling.autoscaling import SCALING_METRICS, SGLANG_SCALING_METRICS
+from fastload_constructs.core.engines.sglang import SGLANG
+from fastload_constructs.core.engines.vllm import VLLM
 from fastload_constructs.core.scaling.metrics import SERVER_LABEL, scrape_config
 
 DASHBOARD = json.loads((Path(__file__).parent.parent / "dashboards" / "vllm-scale-out.json").read_text())
@@ -16,11 +17,11 @@ DASHBOARD = json.loads((Path(__file__).parent.parent / "dashboards" / "vllm-scal
 # KEDA 2.20 (pkg/metricscollector/prommetrics.go: namespace keda, subsystem scaler, name metrics_value).
 EXPORTERS = {
     # The "vllm" job scrapes the server pods of both engines; SGLang 0.5.23's names are in
-    # python/sglang/srt/observability/metrics_collector.py (core.scaling.autoscaling cites each).
+    # python/sglang/srt/observability/metrics_collector.py (core/engines/sglang/launch.py cites each).
     "vllm": {
-        *SCALING_METRICS.values(),
+        *VLLM.scaling_metrics.values(),
         "vllm:time_to_first_token_seconds_bucket",
-        *SGLANG_SCALING_METRICS.values(),
+        *SGLANG.scaling_metrics.values(),
         "sglang:time_to_first_token_seconds_bucket",
     },
     "karpenter": {"karpenter_pods_state", "karpenter_nodes_allocatable"},
@@ -70,7 +71,7 @@ def test_every_vllm_panel_shows_the_sglang_servers_beside_them():
     for panel in DASHBOARD["panels"]:
         queries = [t["expr"] for t in panel["targets"]]
         for vllm_metric, sglang_metric in (
-            *((SCALING_METRICS[k], SGLANG_SCALING_METRICS[k]) for k in SCALING_METRICS),
+            *((VLLM.scaling_metrics[k], SGLANG.scaling_metrics[k]) for k in VLLM.scaling_metrics),
             ("vllm:time_to_first_token_seconds_bucket", "sglang:time_to_first_token_seconds_bucket"),
         ):
             for query in queries:
@@ -79,15 +80,15 @@ def test_every_vllm_panel_shows_the_sglang_servers_beside_them():
 
 
 @pytest.mark.parametrize("engine", ["vllm", "sglang"])
-def test_the_scrape_config_keeps_the_pods_the_vllm_chart_emits(engine):
+def test_the_scrape_config_keeps_the_pods_the_server_chart_emits(engine):
     """Apply the vllm job's keep rules to the Deployment the chart really emits (its labels and port name),
     for either engine."""
     import cdk8s
 
-    from fastload_constructs.k8s.vllm_chart import VllmChart
+    from fastload_constructs.k8s.server_chart import ServerChart
     from tests.emitted_manifests import _vllm
 
-    docs = cdk8s.Testing.synth(VllmChart(cdk8s.Testing.app(), "llama", **_vllm("host-path", {"engine": engine})))
+    docs = cdk8s.Testing.synth(ServerChart(cdk8s.Testing.app(), "llama", **_vllm("host-path", {"engine": engine})))
     (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
     pod = deployment["spec"]["template"]
     (vllm_job, *_) = scrape_config(cluster_label="c")["scrape_configs"]

@@ -23,7 +23,7 @@ from fastload_constructs.core.scaling.hpa import (
     seconds_to_reach,
 )
 from fastload_constructs.core.scaling.simulation import previous_hpa_behavior
-from fastload_constructs.k8s.keda import VllmAutoscalingChart
+from fastload_constructs.k8s.keda import AutoscalingChart
 from tests.crd_schemas import validate_custom_resource
 
 TARGET = 4.0
@@ -31,7 +31,7 @@ PLAN_8B = plan(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2x
 
 
 def emitted_scaled_object(max_replicas: int = 10) -> dict:
-    chart = VllmAutoscalingChart(
+    chart = AutoscalingChart(
         cdk8s.Testing.app(),
         "a",
         server="llama",

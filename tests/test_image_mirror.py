@@ -10,14 +10,15 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk.assertions import Match, Template
 
 from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.images import image_tag
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.plan import plan
-from fastload_constructs.core.planning.releases import DEFAULT_IMAGE, image_tag
+from fastload_constructs.core.planning.serving import DEFAULT_IMAGE
 from fastload_constructs.core.serving.image_mirror import UPSTREAMS, mirrored_image
-from fastload_constructs.core.serving.vllm_server import server_spec
+from fastload_constructs.core.serving.server_pod import server_spec
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache
 from fastload_constructs.infra.network import FastloadNetwork
-from fastload_constructs.k8s.vllm_chart import VllmChart
+from fastload_constructs.k8s.server_chart import ServerChart
 from tests.iam_eval import ALLOW, decide, resolve
 from tests.serving_plans import served_as
 
@@ -141,12 +142,12 @@ def test_the_chart_runs_the_mirrored_image_with_the_same_cache_key():
     assert image_tag(image) == "v0.34.0"
     serving = plan(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge")
     mirrored_plan = served_as(serving, image=image)
-    assert mirrored_plan.vllm_version == serving.vllm_version == "0.34.0"  # the same release, planned alike
+    assert mirrored_plan.engine_version == serving.engine_version == "0.34.0"  # the same release, planned alike
     args = dict(model_name="llama", model_uri="s3://models-bucket/llama", region="us-west-2")
     mirrored = server_spec(mirrored_plan, **args)
     upstream = server_spec(serving, **args)
     assert mirrored.compile_cache_key == upstream.compile_cache_key  # the same vLLM build, the same cache
-    chart = VllmChart(cdk8s.Testing.app(), "llama", plan=mirrored_plan, **args)
+    chart = ServerChart(cdk8s.Testing.app(), "llama", plan=mirrored_plan, **args)
     (deployment,) = [d for d in cdk8s.Testing.synth(chart) if d["kind"] == "Deployment"]
     assert deployment["spec"]["template"]["spec"]["containers"][0]["image"] == image
 

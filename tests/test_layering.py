@@ -79,9 +79,54 @@ def test_core_is_packages_by_concept_around_a_few_foundations() -> None:
     """Decisions live in concept packages (planning, serving, cluster, access, scaling); only the
     foundations every package uses stay flat in core/."""
     flat = {p.name for p in (PACKAGE / "core").glob("*.py")} - {"__init__.py"}
-    assert flat == {"catalog.py", "errors.py", "model.py", "naming.py", "s3_uri.py", "tokens.py", "validation.py"}
+    assert flat == {
+        "catalog.py",
+        "errors.py",
+        "images.py",
+        "model.py",
+        "naming.py",
+        "s3_uri.py",
+        "tokens.py",
+        "validation.py",
+    }
     packages = {p.parent.name for p in (PACKAGE / "core").glob("*/__init__.py")}
-    assert packages == {"access", "cluster", "planning", "scaling", "serving"}
+    assert packages == {"access", "cluster", "engines", "planning", "scaling", "serving"}
+
+
+# Inside core, what a concept package may import from core besides itself: the engines sit below
+# planning (which predicts their phases) and serving (which builds their pods), on the foundations only.
+CORE_ALLOWED = {
+    "engines": {"catalog", "errors", "images", "model", "naming", "tokens", "validation"},
+}
+
+
+def _core_imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("fastload_constructs.core."):
+            found.add(node.module.split(".")[2])
+        elif isinstance(node, ast.Import):
+            found |= {a.name.split(".")[2] for a in node.names if a.name.startswith("fastload_constructs.core.")}
+    return found
+
+
+@pytest.mark.parametrize("package", sorted(CORE_ALLOWED))
+def test_core_packages_import_only_what_lies_below_them(package: str) -> None:
+    files = sorted((PACKAGE / "core" / package).rglob("*.py"))
+    assert files
+    for path in files:
+        used = _core_imports(path) - {package}
+        assert used <= CORE_ALLOWED[package], (
+            f"{path.relative_to(PACKAGE)} imports {sorted(used - CORE_ALLOWED[package])}"
+        )
+
+
+def test_the_core_import_check_can_fail(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        "from fastload_constructs.core.planning.plan import ServingPlan\nimport fastload_constructs.core.errors\n"
+    )
+    assert _core_imports(module) == {"planning", "errors"}
 
 
 def test_nothing_flat_at_the_package_root() -> None:

@@ -20,7 +20,7 @@ from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.tokens import CDK_TOKEN
 from fastload_constructs.infra import AppliedChart
 from fastload_constructs.infra.manifest_export import ManifestExport, substitute_tokens, synth_with_manifests
-from fastload_constructs.k8s.vllm_chart import VllmChart
+from fastload_constructs.k8s.server_chart import ServerChart
 from stacks.config import DEFAULT_KUBERNETES_VERSION, parse_reference_config
 from tests.crd_schemas import validate_custom_resource
 from tests.pod_views import model_uri_read
@@ -60,7 +60,7 @@ def token_chart(plan_8b):
     """A chart fed deploy-time values, as it is inside an environment-agnostic stack."""
     stack = cdk.Stack(cdk.App(), "S")
     bucket = cdk.CfnParameter(stack, "Bucket").value_as_string
-    chart = VllmChart(
+    chart = ServerChart(
         cdk8s.App(),
         "llama",
         plan=plan_8b,
@@ -100,7 +100,7 @@ def test_placeholders_are_checked(plan_8b, placeholders):
 def test_unmapped_token_fails_synth_before_anything_is_written(plan_8b, tmp_path):
     app = cdk.App(outdir=str(tmp_path / "out"))
     stack = cdk.Stack(app, "S")
-    chart = VllmChart(
+    chart = ServerChart(
         cdk8s.App(),
         "llama",
         plan=plan_8b,
@@ -293,7 +293,7 @@ def test_a_model_removed_from_the_app_leaves_no_file_behind(tmp_path):
 
 
 def test_a_failed_write_leaves_the_previous_export_intact(plan_8b, tmp_path, monkeypatch):
-    chart = VllmChart(
+    chart = ServerChart(
         cdk8s.App(),
         "llama",
         plan=plan_8b,

@@ -1,4 +1,4 @@
-"""Isolation on the node (issue 28): a vLLM container sees only its own model's node-local copy."""
+"""Isolation on the node: a vLLM container sees only its own model's node-local copy."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.serving.cache_sharing import MODEL_CACHE_VOLUME, MODEL_MOUNT_PATH, node_local_model_dir
-from fastload_constructs.k8s.vllm_chart import VllmChart
+from fastload_constructs.k8s.server_chart import ServerChart
 from fastload_constructs.k8s.warm_spares import WarmSparesChart
 from tests.emitted_manifests import _warm_spares
 
@@ -27,7 +27,7 @@ def test_the_vllm_container_mounts_only_its_own_models_folder():
         "g6e.2xlarge",
         TuningOptions(serving=Serving(model_cache="node-local")),
     )
-    chart = VllmChart(
+    chart = ServerChart(
         cdk8s.Testing.app(),
         "isolated",
         plan=local,

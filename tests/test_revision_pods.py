@@ -27,8 +27,8 @@ from fastload_constructs.core.serving.cache_sharing import (
     REVISION_URI_FILE,
     REVISION_VOLUME,
 )
-from fastload_constructs.core.serving.vllm_server import ServerOptions, server_spec
-from fastload_constructs.k8s.vllm_chart import VllmChart
+from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
+from fastload_constructs.k8s.server_chart import ServerChart
 from fastload_constructs.runtime import cache_sync
 from fastload_constructs.s3 import revisions
 from fastload_constructs.s3.client import s3_client
@@ -73,7 +73,7 @@ def test_an_s3_model_is_handed_to_the_server_from_the_resolved_revision():
 
 def test_the_chart_mounts_the_revision_read_only_and_in_memory():
     p = planned(LLAMA, "g6e.2xlarge")
-    chart = VllmChart(cdk8s.Testing.app(), "llama", plan=p, model_name="llama", model_uri=URI, region="us-east-1")
+    chart = ServerChart(cdk8s.Testing.app(), "llama", plan=p, model_name="llama", model_uri=URI, region="us-east-1")
     (deployment,) = [d for d in cdk8s.Testing.synth(chart) if d["kind"] == "Deployment"]
     pod = deployment["spec"]["template"]["spec"]
     volumes = {v["name"]: v for v in pod["volumes"]}

@@ -48,7 +48,7 @@ from fastload_constructs.core.scaling.capacity import Workload, family_gpu_limit
 from fastload_constructs.core.scaling.metrics import scaling_query, scrape_config
 from fastload_constructs.infra.scale_out_metrics import ScaleOutMetrics
 from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
-from fastload_constructs.k8s.keda import VllmAutoscalingChart
+from fastload_constructs.k8s.keda import AutoscalingChart
 from tests.cfn_template import resources
 from tests.crd_schemas import chart_values, crd_schema, unknown_value_paths, validate_custom_resource
 from tests.emitted_manifests import template_manifests
@@ -268,7 +268,7 @@ def keda_docs(**kwargs):
         )
         | kwargs
     )
-    return cdk8s.Testing.synth(VllmAutoscalingChart(cdk8s.Testing.app(), "a", **args))
+    return cdk8s.Testing.synth(AutoscalingChart(cdk8s.Testing.app(), "a", **args))
 
 
 def test_scaled_object_scales_the_deployment_on_the_waiting_queue_with_sigv4():

@@ -14,12 +14,12 @@ from aws_cdk.lambda_layer_kubectl_v35 import KubectlV35Layer
 from fastload_constructs.core.cluster.karpenter import DO_NOT_DISRUPT
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.naming import SERVER_PRIORITY_CLASS, SPARE_PRIORITY_CLASS
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.scaling.autoscaling import Autoscaling, scaling_behavior
 from fastload_constructs.core.serving.access import ServingAccess
-from fastload_constructs.core.serving.vllm_server import ServerOptions
-from fastload_constructs.core.serving.warm_spares import SPARE_PRIORITY_CLASS, VLLM_PRIORITY_CLASS
+from fastload_constructs.core.serving.server_pod import ServerOptions
 from fastload_constructs.infra import (
     AppliedChart,
     KedaController,
@@ -236,13 +236,13 @@ def test_warm_spares_apply_after_the_server_as_its_service_account():
     # One association serves both: the spares read the model through the server's service account.
     assert spare_pod["serviceAccountName"] == server_pod["serviceAccountName"] == served.reader.service_account
     assert (server_pod["priorityClassName"], spare_pod["priorityClassName"]) == (
-        VLLM_PRIORITY_CLASS,
+        SERVER_PRIORITY_CLASS,
         SPARE_PRIORITY_CLASS,
     )
     assert served.applied == [served.server, served.spares] and served.autoscaler is None
     assert ManifestExport(stack, "Export").file_names() == [
         "01-classes.yaml",
-        "02-fastload-runtime-inference.yaml",  # the namespace's in-pod scripts, shared by its models (issue 28)
+        "02-fastload-runtime-inference.yaml",  # the namespace's in-pod scripts, shared by its models
         "03-llama.yaml",
         "04-llama-warm-spares.yaml",
     ]

@@ -1,4 +1,4 @@
-"""The reference app with `"engine": "sglang"` on its model (issue 29): what `cdk synth` applies.
+"""The reference app with `"engine": "sglang"` on its model: what `cdk synth` applies.
 
 One synthesis of the app as shipped, with only the engine changed: the SGLang Deployment runs
 SGLang's launcher streaming from s3://, mounts its caches, and KEDA scales it on SGLang's queue;
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from app import build_app
-from fastload_constructs.core.serving import sglang_server
+from fastload_constructs.core.engines.sglang import SGLANG
 from fastload_constructs.core.serving.cache_sharing import MODEL_URI_PLACEHOLDER
 from tests.emitted_manifests import template_manifests
 from tests.pod_views import model_uri_read
@@ -45,7 +45,7 @@ def test_the_sglang_model_runs_sglang_streaming_from_s3_with_its_caches(manifest
     (deployment,) = [d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == name]
     assert deployment["metadata"]["labels"]["app.kubernetes.io/name"] == "sglang"
     container = next(c for c in deployment["spec"]["template"]["spec"]["containers"] if c["name"] == "sglang")
-    assert container["image"].endswith(sglang_server.DEFAULT_IMAGE.split("/", 1)[1])
+    assert container["image"].endswith(SGLANG.default_image.split("/", 1)[1])
     assert container["args"][:3] == ["python3", "-m", "sglang.launch_server"]  # through the revision launcher
     args = container["args"]
     uri = model_uri_read(deployment["spec"]["template"]["spec"])
@@ -54,8 +54,8 @@ def test_the_sglang_model_runs_sglang_streaming_from_s3_with_its_caches(manifest
     assert args[args.index("--load-format") + 1] == "runai_streamer"
     assert "--enable-metrics" in args
     env = {e["name"]: e.get("value") for e in container["env"]}
-    assert env["SGLANG_CACHE_DIR"].startswith(sglang_server.CACHE_MOUNT_PATH + "/")
-    assert sglang_server.CACHE_MOUNT_PATH in {m["mountPath"] for m in container["volumeMounts"]}
+    assert env["SGLANG_CACHE_DIR"].startswith(SGLANG.cache_mount_path + "/")
+    assert SGLANG.cache_mount_path in {m["mountPath"] for m in container["volumeMounts"]}
     assert unexempted_violations(deployment) == []
 
 

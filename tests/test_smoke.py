@@ -469,7 +469,7 @@ def test_a_node_that_launched_and_never_registered() -> None:
 
 def test_the_port_forward_and_the_log_follow_the_plans_engine():
     """An SGLang Service listens on 30000 and its container is `sglang`: smoke must not ask for vLLM's."""
-    from fastload_constructs.core.serving.engines import CONTAINER_NAMES, SERVER_PORTS
+    from fastload_constructs.core.engines import engine_named
 
-    assert (SERVER_PORTS["sglang"], CONTAINER_NAMES["sglang"]) == (30000, "sglang")
-    assert (SERVER_PORTS["vllm"], CONTAINER_NAMES["vllm"]) == (8000, "vllm")
+    assert (engine_named("sglang").port, engine_named("sglang").container_name) == (30000, "sglang")
+    assert (engine_named("vllm").port, engine_named("vllm").container_name) == (8000, "vllm")

@@ -11,8 +11,8 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.scaling.capacity import Workload, node_capacity, pack_pods
+from fastload_constructs.core.serving.server_pod import ServerOptions
 from fastload_constructs.core.serving.standby import FMA_TAG, fma_values
-from fastload_constructs.core.serving.vllm_server import ServerOptions
 from fastload_constructs.infra import FmaController, ServedModel
 from tests.crd_schemas import chart_values, unknown_value_paths, validate_custom_resource
 from tests.test_served_model import LLAMA, manifests, stack_with_cluster

@@ -22,6 +22,7 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.serving.access import ServingAccess
+from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
 from fastload_constructs.core.serving.standby import (
     ANNOTATION_ISC,
     LABEL_FMA_SLEEPING,
@@ -29,7 +30,6 @@ from fastload_constructs.core.serving.standby import (
     controller_pod_labels,
     standby_spec,
 )
-from fastload_constructs.core.serving.vllm_server import ServerOptions, server_spec
 from fastload_constructs.k8s.standby import StandbyEnginesChart, StandbyNodePoolChart
 from fastload_constructs.runtime import v1_proxy
 from tests.crd_schemas import crd_schema, validate_custom_resource
@@ -152,7 +152,7 @@ def test_node_local_copy_moves_into_the_launcher():
 
 
 def test_the_launcher_sees_only_its_own_models_copy():
-    """Isolation on the node (issue 28): the engine mounts its model's folder, never the node's whole cache."""
+    """Isolation on the node: the engine mounts its model's folder, never the node's whole cache."""
     lc = one(synth(model_cache="node-local"), "LauncherConfig")["spec"]["podTemplate"]["spec"]
     engine = next(c for c in lc["containers"] if c["name"] == "inference-server")
     (mount,) = [m for m in engine["volumeMounts"] if m["name"] == "model-cache"]

@@ -12,12 +12,11 @@ import pytest
 
 from fastload_constructs.core.catalog import GIB, MIB, lookup
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.model import ModelArchitecture, ModelProfile
+from fastload_constructs.core.model import ModelArchitecture, ModelProfile, estimated_layers
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.options import TuningOptions
-from fastload_constructs.core.planning.phases import _transfer_seconds, estimated_layers
+from fastload_constructs.core.planning.phases import _transfer_seconds
 from fastload_constructs.core.planning.plan import plan
-from fastload_constructs.core.planning.releases import captured_graphs, default_capture_sizes, release_family
 from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.serving.cache_sharing import compile_cache_key
 
@@ -177,20 +176,6 @@ def test_kv_cache_dtype_fp8_halves_the_kv_need():
     assert p.kv_fit is not None and p.kv_fit.kv_bytes_per_token == 65536
 
 
-def test_release_families_and_capture_sizes():
-    assert release_family("0.6.6") == "v0" and release_family("v0.8.5") == "v1"
-    assert release_family("0.11.0") == "recent" and release_family("0.34.0") == "recent"
-    with pytest.raises(FastloadConfigError, match="vllm_version"):
-        release_family("latest")
-    recent = default_capture_sizes("recent")
-    assert recent[:4] == (1, 2, 4, 8) and recent[-1] == 512 and len(recent) == 51
-    legacy = default_capture_sizes("v1")
-    assert legacy[-1] == 512 and len(legacy) == 67
-    # FULL_AND_PIECEWISE also captures a full decode graph for each size <= max_num_seqs (256).
-    assert captured_graphs("recent", recent, 256) == 51 + 35
-    assert captured_graphs("v1", legacy, 256) == 67
-
-
 def test_capture_sizes_shorten_cuda_graph_capture():
     default = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192))
     short = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, cudagraph_capture_sizes=(1, 2, 4, 8)))
@@ -333,8 +318,8 @@ def test_bad_options_name_their_field(options, field):
     "serving, field",
     [
         (dict(image="vllm/vllm-openai:latest"), "image"),
-        (dict(image="registry.example/vllm:nightly"), "serving.vllm_version"),  # the tag names no release
-        (dict(image="vllm/vllm-openai:v0.8.5", vllm_version="0.9.0"), "serving.vllm_version"),  # contradicts it
+        (dict(image="registry.example/vllm:nightly"), "serving.engine_release"),  # the tag names no release
+        (dict(image="vllm/vllm-openai:v0.8.5", engine_release="0.9.0"), "serving.engine_release"),  # contradicts it
         (dict(model_cache="nfs"), "serving.model_cache"),
         (dict(warm_spares=-1), "serving.warm_spares"),
         (dict(warm_spares=10**12), "serving.warm_spares"),
@@ -351,16 +336,14 @@ def test_the_plan_is_made_for_the_images_vllm_release_and_records_how_it_is_serv
     """The issue's case: an image of v0.8.5 is planned as 0.8.5 (compile, graphs, probe), not the default."""
     old = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=Serving(image="vllm/vllm-openai:v0.8.5")))
     new = plan(LLAMA_8B, "g6e.2xlarge")
-    assert (old.vllm_version, new.vllm_version) == ("0.8.5", "0.34.0")
+    assert (old.engine_version, new.engine_version) == ("0.8.5", "0.34.0")
     assert old.predicted.cuda_graph_s != new.predicted.cuda_graph_s  # 67 piecewise sizes vs 51 + full graphs
     warm = TuningOptions(compile_cache_warm=True, serving=Serving(image="vllm/vllm-openai:v0.8.5"))
-    # A v1 cache hit: the artifact loads and Dynamo runs again (issue 26's re-derivation, LoadAssumptions).
+    # A v1 cache hit: the artifact loads and Dynamo runs again (VllmFigures).
     assert plan(LLAMA_8B, "g6e.2xlarge", warm).predicted.compile_s == pytest.approx(4.0 + 32 * 0.16)
     digest = "vllm/vllm-openai@sha256:" + "a" * 64
-    assert (
-        plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=Serving(image=digest, vllm_version="0.11.0"))).vllm_version
-        == "0.11.0"
-    )
+    digested = TuningOptions(serving=Serving(image=digest, engine_release="0.11.0"))
+    assert plan(LLAMA_8B, "g6e.2xlarge", digested).engine_version == "0.11.0"
     spares = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=Serving(warm_spares=3, shared_compile_cache=True)))
     assert spares.serving.warm_spares == 3 and spares.scale_out_paths.warm_spares == 3
     assert spares.scale_out_paths.spare_gpu_hours_per_day == 3 * 24
@@ -375,16 +358,16 @@ def test_probe_budget_always_covers_the_prediction():
 
 
 def test_compile_cache_key_changes_with_every_factor():
-    base = dict(vllm_version="v0.11.0", model_uri="s3://b/m", tensor_parallel_size=1, gpu_model="L40S")
+    base = dict(image_tag="v0.11.0", model_uri="s3://b/m", tensor_parallel_size=1, gpu_model="L40S")
     key = compile_cache_key(**base)
     assert key == compile_cache_key(**base) and len(key) == 16
     for change in (
-        {"vllm_version": "v0.11.1"},
+        {"image_tag": "v0.11.1"},
         {"model_uri": "s3://b/n"},
         {"tensor_parallel_size": 2},
         {"gpu_model": "A10G"},
     ):
         assert compile_cache_key(**{**base, **change}) != key
     assert compile_cache_key(**base, extra={"max_model_len": "8192"}) != key
-    with pytest.raises(FastloadConfigError, match="vllm_version"):
-        compile_cache_key(**{**base, "vllm_version": ""})
+    with pytest.raises(FastloadConfigError, match="image_tag"):
+        compile_cache_key(**{**base, "image_tag": ""})

@@ -9,8 +9,8 @@ import pytest
 
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.plan import plan
-from fastload_constructs.core.planning.releases import DEFAULT_IMAGE
-from fastload_constructs.core.serving.vllm_server import server_spec
+from fastload_constructs.core.planning.serving import DEFAULT_IMAGE
+from fastload_constructs.core.serving.server_pod import server_spec
 
 
 @pytest.fixture(scope="module")

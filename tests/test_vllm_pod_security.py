@@ -6,8 +6,8 @@ import cdk8s
 import pytest
 
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.serving.vllm_server import ServerOptions
-from fastload_constructs.k8s import vllm_chart
+from fastload_constructs.core.serving.server_pod import ServerOptions
+from fastload_constructs.k8s import server_chart
 from tests.emitted_manifests import chart_manifests
 from tests.pod_security import baseline_violations, control_of, pod_of, restricted_gaps
 from tests.pss_exemptions import unexempted_violations
@@ -18,7 +18,7 @@ from tests.serving_plans import planned
 def pods():
     """case (a compile-cache mode, or autoscaled-on-karpenter) -> the Deployment the chart renders."""
     found = {}
-    for case, doc in chart_manifests("VllmChart", vllm_chart.VllmChart):
+    for case, doc in chart_manifests("ServerChart", server_chart.ServerChart):
         if pod_of(doc) is not None:
             found[case.split("[", 1)[1].rstrip("]")] = doc
     assert set(found) == {
@@ -71,7 +71,7 @@ def _warm_pod(compile_cache: str) -> dict:
         model_cache="node-local",
         shared_compile_cache=True,
     )
-    chart = vllm_chart.VllmChart(
+    chart = server_chart.ServerChart(
         cdk8s.Testing.app(),
         "warm",
         plan=p,

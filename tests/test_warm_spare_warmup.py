@@ -19,6 +19,7 @@ import pytest
 
 from fastload_constructs.cli.main import main
 from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.naming import SERVER_PRIORITY_CLASS
 from fastload_constructs.core.serving.cache_sharing import (
     COMPILE_CACHE_VOLUME,
     MODEL_CACHE_VOLUME,
@@ -29,9 +30,9 @@ from fastload_constructs.core.serving.cache_sharing import (
     cache_sync_script,
     model_cache_prefix,
 )
-from fastload_constructs.core.serving.vllm_server import ServerOptions, VllmServerSpec, server_spec
+from fastload_constructs.core.serving.server_pod import ServerOptions, ServerSpec, server_spec
 from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, warm_check_script
-from fastload_constructs.core.serving.warm_spares import VLLM_PRIORITY_CLASS, warm_spare_spec
+from fastload_constructs.core.serving.warm_spares import warm_spare_spec
 from fastload_constructs.runtime import cache_sync
 from tests.hf_model_factory import write_hf_model
 from tests.s3_server import TEST_ENV
@@ -44,7 +45,7 @@ CACHE_PREFIX = "compile-cache"
 class Node:
     """One GPU node's host paths; runs a pod's init containers the way kubelet would, in order."""
 
-    def __init__(self, root: Path, spec: VllmServerSpec, endpoint: str) -> None:
+    def __init__(self, root: Path, spec: ServerSpec, endpoint: str) -> None:
         self.root = root
         self.scripts = root / "configmap"
         self.scripts.mkdir(parents=True)
@@ -102,7 +103,7 @@ def specs(bucket: str):
         region="us-east-1",
         options=ServerOptions(compile_cache_prefix=CACHE_PREFIX),
     )
-    assert server.priority_class_name == VLLM_PRIORITY_CLASS
+    assert server.priority_class_name == SERVER_PRIORITY_CLASS
     return server, warm_spare_spec(serving, server)
 
 

@@ -19,19 +19,18 @@ from fastload_constructs.core import naming
 from fastload_constructs.core.cluster.settings import SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.naming import SERVER_PRIORITY_CLASS, SPARE_PRIORITY_CLASS
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.serving.cache_sharing import SCRIPT_NAME, cache_sync_script
-from fastload_constructs.core.serving.vllm_server import ServerOptions
+from fastload_constructs.core.serving.server_pod import ServerOptions
 from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, warm_check_script
 from fastload_constructs.core.serving.warm_spares import (
-    SPARE_PRIORITY_CLASS,
-    VLLM_PRIORITY_CLASS,
     idle_cost,
     nodes_for,
     priority_classes,
     warm_spare_spec,
 )
-from fastload_constructs.k8s.vllm_chart import VllmChart
+from fastload_constructs.k8s.server_chart import ServerChart
 from fastload_constructs.k8s.warm_spares import PriorityClassesChart, WarmSparesChart
 from fastload_constructs.runtime import cache_sync, warm_check
 from stacks.config import parse_reference_config
@@ -62,7 +61,7 @@ def build(instance, params, model_cache, shared, compile_cache, spares=2):
     )
     app = cdk8s.Testing.app()
     classes = PriorityClassesChart(app, "priority-classes")
-    vllm = VllmChart(
+    vllm = ServerChart(
         app,
         "llama",
         plan=serving,
@@ -157,18 +156,18 @@ def test_what_a_spare_warms_follows_the_models_options():
 def test_priority_ordering_vllm_above_default_above_spares():
     _, vllm, spare, classes = build(*CASES[1][1:])
     by_name = {d["metadata"]["name"]: d for d in docs(classes)}
-    high, low = by_name[VLLM_PRIORITY_CLASS], by_name[SPARE_PRIORITY_CLASS]
+    high, low = by_name[SERVER_PRIORITY_CLASS], by_name[SPARE_PRIORITY_CLASS]
     assert high["value"] > 0 > low["value"]  # pods without a class get 0: they can preempt spares, not vLLM
     assert high["preemptionPolicy"] == "PreemptLowerPriority"  # vLLM pods take a spare's GPUs
     assert low["preemptionPolicy"] == "Never"  # spares never push anything out
     assert high["globalDefault"] is False and low["globalDefault"] is False
-    assert deployment(vllm)["spec"]["template"]["spec"]["priorityClassName"] == VLLM_PRIORITY_CLASS
+    assert deployment(vllm)["spec"]["template"]["spec"]["priorityClassName"] == SERVER_PRIORITY_CLASS
     assert deployment(spare)["spec"]["template"]["spec"]["priorityClassName"] == SPARE_PRIORITY_CLASS
 
 
 def test_vllm_pods_without_spares_are_unchanged():
     serving = plan(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge")
-    chart = VllmChart(cdk8s.Testing.app(), "llama", plan=serving, model_name="llama", model_uri=URI, region="r")
+    chart = ServerChart(cdk8s.Testing.app(), "llama", plan=serving, model_name="llama", model_uri=URI, region="r")
     pod = deployment(chart)["spec"]["template"]["spec"]
     assert "priorityClassName" not in pod and [c["name"] for c in pod["initContainers"]] == ["resolve-revision"]
 
@@ -201,7 +200,7 @@ def test_zero_spares_render_no_deployment():
         ({"vllm_value": 2_000_000_000}, "vllm_priority"),
         ({"spare_value": 0}, "spare_priority"),
         ({"spare_value": True}, "spare_priority"),
-        ({"spare_name": VLLM_PRIORITY_CLASS}, "spare_priority_class_name"),
+        ({"spare_name": SERVER_PRIORITY_CLASS}, "spare_priority_class_name"),
         ({"vllm_name": "Not_A_Name"}, "vllm_priority_class_name"),
     ],
 )
@@ -213,12 +212,12 @@ def test_priority_classes_refuse_an_inverted_or_reserved_order(kwargs, field):
 
 def test_a_plan_with_spares_gives_the_server_the_class_above_them_and_a_warm_check():
     serving = planned(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge", warm_spares=1)
-    chart = VllmChart(cdk8s.Testing.app(), "llama", plan=serving, model_name="llama", model_uri=URI, region="r")
-    assert chart.spec.priority_class_name == VLLM_PRIORITY_CLASS
+    chart = ServerChart(cdk8s.Testing.app(), "llama", plan=serving, model_name="llama", model_uri=URI, region="r")
+    assert chart.spec.priority_class_name == SERVER_PRIORITY_CLASS
     assert [c.name for c in chart.spec.init_containers[:2]] == ["resolve-revision", "warm-check"]
     assert warm_spare_spec(serving, chart.spec).replicas == 1
     # A class of the user's own below the spares' would never preempt them: refused.
-    other = VllmChart(
+    other = ServerChart(
         cdk8s.Testing.app(),
         "llama",
         plan=serving,
@@ -280,7 +279,7 @@ def test_reference_stack_sizes_the_node_group_for_replicas_plus_spares(tmp_path)
     spare_pod = deployment(served.spare_chart)["spec"]["template"]["spec"]
     assert spare_pod["priorityClassName"] == SPARE_PRIORITY_CLASS
     vllm_pod = deployment(served.chart)["spec"]["template"]["spec"]
-    assert vllm_pod["priorityClassName"] == VLLM_PRIORITY_CLASS
+    assert vllm_pod["priorityClassName"] == SERVER_PRIORITY_CLASS
     assert [c["name"] for c in vllm_pod["initContainers"][:2]] == ["resolve-revision", "warm-check"]
     assert spare_pod["serviceAccountName"] == vllm_pod["serviceAccountName"]
     # The classes are applied before any pod names them; the spares after the server (its service account
@@ -296,7 +295,7 @@ def test_reference_stack_sizes_the_node_group_for_replicas_plus_spares(tmp_path)
         "local-nvme",
         "namespace",
         "priority-classes",
-        "fastload-runtime-inference",  # the namespace's shared in-pod scripts (issue 28)
+        "fastload-runtime-inference",  # the namespace's shared in-pod scripts
         "llama-3-1-8b-instruct",
         "llama-3-1-8b-instruct-warm-spares",
     ]
@@ -320,7 +319,7 @@ def test_spares_of_one_model_give_every_model_the_vllm_class(tmp_path):
     stack, _ = _template(tmp_path, ctx)
     qwen = stack.served_models["qwen-7b"]
     assert qwen.spares is None
-    assert deployment(qwen.chart)["spec"]["template"]["spec"]["priorityClassName"] == VLLM_PRIORITY_CLASS
+    assert deployment(qwen.chart)["spec"]["template"]["spec"]["priorityClassName"] == SERVER_PRIORITY_CLASS
 
 
 # The in-pod check -----------------------------------------------------------------------------------

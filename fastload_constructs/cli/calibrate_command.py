@@ -13,6 +13,8 @@ from fastload_constructs.cli.plan_command import CountType, parse_capture_sizes
 from fastload_constructs.coldstart.parser import parse_log
 from fastload_constructs.coldstart.report import ColdStartReport
 from fastload_constructs.core.catalog import lookup
+from fastload_constructs.core.engines.vllm import VLLM
+from fastload_constructs.core.engines.vllm.releases import release_family
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import DTYPE_BYTES, PARAMETER_COUNT, TOTAL_BYTES, ModelArchitecture, ModelProfile
 from fastload_constructs.core.planning.calibration import (
@@ -21,10 +23,10 @@ from fastload_constructs.core.planning.calibration import (
     assumptions_as_dict,
     fit_assumptions,
     fit_node_phases,
+    vllm_figures,
 )
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.pull_modes import PULL_MODES, PullMode
-from fastload_constructs.core.planning.releases import release_family
 from fastload_constructs.core.planning.serving import Serving
 
 
@@ -38,9 +40,9 @@ def launch_from_report(
     capture_sizes: tuple[int, ...] | None,
 ) -> MeasuredLaunch:
     """A parsed log in the planner's five phases."""
-    if report.engine != "vllm":
+    if report.engine != VLLM.name:
         raise FastloadConfigError(
-            "log", report.label, "a vLLM log: SGLang's figures are not calibrated yet (core/planning/sglang_phases.py)"
+            "log", report.label, f"a vLLM log: {report.engine}'s figures are not calibrated yet (core/engines/)"
         )
     if model is None:
         weights = report.weights
@@ -197,10 +199,11 @@ def calibrate_command(
     for name, src, mb_s in fitted.measured_throughput_mb_s:
         click.echo(f"{name} {src}: {mb_s:,.0f} MB/s")
     if logs:
+        vllm = vllm_figures(fitted)
         click.echo(
-            f"process start {fitted.process_start_s:.1f} s, KV + server {fitted.kv_and_server_s:.1f} s, "
-            f"compile x{fitted.compile_scale:.2f} (warm {fitted.compile_warm_recent_s:.1f} s), "
-            f"CUDA graphs x{fitted.cuda_graph_scale:.2f}"
+            f"process start {vllm.process_start_s:.1f} s, KV + server {vllm.kv_and_server_s:.1f} s, "
+            f"compile x{vllm.compile_scale:.2f} (warm {vllm.compile_warm_recent_s:.1f} s), "
+            f"CUDA graphs x{vllm.cuda_graph_scale:.2f}"
         )
     if nodes:
         click.echo(

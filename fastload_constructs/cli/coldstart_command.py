@@ -27,8 +27,9 @@ from fastload_constructs.coldstart.parser import parse_lines, parse_stream
 from fastload_constructs.coldstart.render import render_table, report_as_dict
 from fastload_constructs.coldstart.report import ColdStartReport
 from fastload_constructs.coldstart.timestamps import parse_started_at
+from fastload_constructs.core.engines import DEFAULT_ENGINE
+from fastload_constructs.core.engines.phases import PhaseEstimate
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.planning.phases import PhaseEstimate
 
 
 class StartupFailed(click.ClickException):
@@ -162,7 +163,7 @@ def _estimate(
     tensor_parallel_size: int | None,
     source: str,
     warm: bool,
-    engine: str = "vllm",
+    engine: str = DEFAULT_ENGINE.name,
 ) -> PhaseEstimate | None:
     """The plan's prediction, when --instance and a model size are given (for the logs' engine)."""
     if instance_type is None and parameter_count is None and total_bytes is None:
@@ -305,8 +306,10 @@ def coldstart_command(
     if estimate is None and pod is not None and namespace is not None:
         estimate = _recorded_estimate(pod, namespace)
     reports, unrecognised = _read_reports(sources, starts)
-    if instance_type is not None and all(r.engine == "sglang" for r in reports):  # SGLang logs: SGLang's plan
-        estimate = estimate_for(engine="sglang")  # (a plan recorded on the pod is already its engine's)
+    engines = {r.engine for r in reports}
+    if instance_type is not None and len(engines) == 1 and engines != {DEFAULT_ENGINE.name}:
+        # Logs of another engine: that engine's plan (a plan recorded on the pod is already its engine's).
+        estimate = estimate_for(engine=engines.pop())
     _print_reports(reports, estimate, as_json, plot_path)
     if unrecognised:
         raise SomeLogsUnrecognised(

@@ -13,6 +13,8 @@ import click
 from click.core import ParameterSource
 
 from fastload_constructs.cli.output import echo_yaml
+from fastload_constructs.core.engines import engine_named
+from fastload_constructs.core.engines.vllm import VLLM
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import (
     DTYPE_BYTES,
@@ -25,11 +27,9 @@ from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.calibration import assumptions_from_dict
 from fastload_constructs.core.planning.options import DEFAULT_IMAGE_BYTES, TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
-from fastload_constructs.core.planning.releases import DEFAULT_IMAGE
-from fastload_constructs.core.planning.serving import Serving
+from fastload_constructs.core.planning.serving import DEFAULT_IMAGE, Serving
 from fastload_constructs.core.planning.standby import StandbyPath
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
-from fastload_constructs.core.serving import sglang_server
 from fastload_constructs.core.validation import CountRule
 
 
@@ -40,16 +40,13 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
         "gpu": f"{p.instance.gpu_count} x {p.instance.gpu_model} {p.instance.gpu_memory_mib:,} MiB",
         "model_gib": round(p.model.total_gib, 2),
         "engine": p.engine,
-        "vllm_version": p.vllm_version if p.engine == "vllm" else None,
+        # The key predates other engines: vLLM's release only (an SGLang plan's is in the notes).
+        "vllm_version": p.engine_version if engine_named(p.engine) is VLLM else None,
         "tensor_parallel_size": p.tensor_parallel_size,
         "gpu_memory_utilization": p.gpu_memory_utilization,
         "source": p.source,
         # What the pod's --model-loader-extra-config holds (SGLang's always names `distributed`).
-        "model_loader_extra_config": (
-            json.loads(sglang_server.loader_extra_config_json(p))
-            if p.engine == "sglang"
-            else p.streamer.loader_extra_config()
-        ),
+        "model_loader_extra_config": engine_named(p.engine).loader_extra_config(p.streamer),
         "max_model_len": p.max_model_len,
         "cudagraph_capture_sizes": list(p.cudagraph_capture_sizes) if p.cudagraph_capture_sizes is not None else None,
         "load_throughput_mb_s": round(p.predicted.load_throughput_mb_s, 1),
@@ -184,7 +181,7 @@ def _size_named_as_typed(size_option: str, size_value: int) -> Iterator[None]:
 _SERVING_OPTIONS = {
     "image": "--image",
     "serving.engine": "--engine",
-    "serving.vllm_version": "--vllm-version",
+    "serving.engine_release": "--engine-release",
     "serving.warm_spares": "--warm-spares",
     "serving.standbys": "--standbys",
     "serving.model_cache": "--source",
@@ -229,7 +226,7 @@ def plan_from_options(
     serving_keys = (
         "engine",
         "image",
-        "vllm_version",
+        "engine_release",
         "shared_compile_cache",
         "warm_spares",
         "standbys",
@@ -255,7 +252,8 @@ def plan_from_options(
         serving = Serving(model_cache="node-local" if source == "local" else "s3", **chosen)
     except FastloadConfigError as exc:  # name the option typed, not the field
         option = _SERVING_OPTIONS.get(exc.field, exc.field)
-        raise FastloadConfigError(option, exc.value, exc.accepted.replace("vllm_version=", "--vllm-version ")) from None
+        accepted = exc.accepted.replace("engine_release=", "--engine-release ")
+        raise FastloadConfigError(option, exc.value, accepted) from None
     options = TuningOptions(
         tensor_parallel_size=tensor_parallel_size,
         serving=serving,
@@ -326,9 +324,11 @@ def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
             "--image",
             default=DEFAULT_IMAGE,
             show_default=True,
-            help="The pinned vLLM image; its tag is the vLLM release planned for.",
+            help="The pinned server image; its tag is the engine release planned for (another --engine: its own).",
         ),
-        click.option("--vllm-version", help="The image's vLLM release, only when its tag names none (a digest)."),
+        click.option("--engine-release", help="The image's engine release, only when its tag names none (a digest)."),
+        # The option's former name, for scripts written before SGLang: the same value.
+        click.option("--vllm-version", hidden=True),
         click.option(
             "--image-gb",
             type=float,
@@ -370,6 +370,11 @@ def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def _tuning_kwargs(raw: dict[str, Any]) -> dict[str, Any]:
     """CLI values -> plan_from_options keywords."""
+    former = raw.pop("vllm_version")
+    if former is not None:
+        if raw["engine_release"] is not None:
+            raise FastloadConfigError("--vllm-version", former, "no value with --engine-release (its former name)")
+        raw["engine_release"] = former
     sizes = parse_capture_sizes(raw.pop("capture_sizes"))
     image_gb = raw.pop("image_gb")
     if not (math.isfinite(image_gb) and 0 < image_gb <= MAX_IMAGE_GB):

@@ -28,8 +28,8 @@ from matplotlib.patches import Patch
 
 from fastload_constructs.coldstart.render import PHASE_LABELS, predicted_seconds, render_table
 from fastload_constructs.coldstart.report import PHASE_ORDER, PLAN_PHASES, ColdStartReport
+from fastload_constructs.core.engines.phases import PhaseEstimate
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.planning.phases import PhaseEstimate
 
 PLOT_SUFFIXES = (".png", ".html", ".htm")
 # One colour per phase, everywhere (colour-blind-safe Okabe-Ito palette plus greys).

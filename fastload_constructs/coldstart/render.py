@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from fastload_constructs.coldstart.report import GIB, PHASE_ORDER, PLAN_PHASES, ColdStartReport
-from fastload_constructs.core.planning.phases import PhaseEstimate
+from fastload_constructs.core.engines.phases import PhaseEstimate
 
 PHASE_LABELS = {
     "process_start": "process start -> first log",

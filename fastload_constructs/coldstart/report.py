@@ -27,7 +27,7 @@ PHASE_ORDER = (
     "api_server",
     "warmup",
 )
-# The plan predicts five coarser phases (core.planning.phases.PhaseEstimate's fields, less "_s"); each
+# The plan predicts five coarser phases (core.engines.phases.PhaseEstimate's fields, less "_s"); each
 # covers these measured ones, so a comparison adds like for like (`fastload coldstart --instance`,
 # `fastload timeline`, `fastload calibrate`).
 PLAN_PHASES: dict[str, tuple[str, ...]] = {

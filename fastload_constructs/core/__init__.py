@@ -1,8 +1,8 @@
 """The decisions: pure, typed Python with no CDK, cdk8s or boto3 import.
 
-Instance facts, model profiles, the serving plan (TP, streamer settings,
-predicted phases, probes), vLLM arguments, node configuration and IAM
-statement specs. Everything else in the package applies what is decided here.
+Instance facts, model profiles, the inference engines (vLLM, SGLang), the
+serving plan (TP, streamer settings, predicted phases, probes), the server
+pod, node configuration and IAM statement specs. Everything else in the package applies what is decided here.
 """
 
 from __future__ import annotations

@@ -284,6 +284,19 @@ class ModelProfile:
         return cls.from_shards(shards, name=name or folder.name)
 
 
+def estimated_layers(model: ModelProfile) -> int:
+    """Decoder layers: from config.json, else a rule of thumb from the parameter count.
+
+    Llama 3.x configs (huggingface.co/meta-llama: 1B 16, 3B 28, 8B 32, 70B 80, 405B 126 layers)
+    follow layers ~ 16 x (parameters / 1e9) ^ 0.33 within 20%.
+    """
+    if model.architecture is not None:
+        return model.architecture.num_layers
+    params = float(model.parameter_count or model.total_bytes / DTYPE_BYTES.get(model.dtype, 2))
+    scaled: float = 16.0 * (params / 1e9) ** 0.33
+    return max(1, round(scaled))
+
+
 class _HeaderJsonError(ValueError):
     """A JSON construct the safetensors library's parser (serde_json) would refuse."""
 

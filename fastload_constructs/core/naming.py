@@ -35,8 +35,8 @@ GPU_TAINT_VALUE = "true"
 GPU_TAINT_EFFECT = "NoSchedule"
 GPU_RESOURCE = "nvidia.com/gpu"
 
-# PriorityClasses with warm spares (core/serving/warm_spares.py): vLLM pods preempt the spares.
-VLLM_PRIORITY_CLASS = "fastload-vllm"
+# PriorityClasses with warm spares (core/serving/warm_spares.py): server pods (of any engine) preempt the spares.
+SERVER_PRIORITY_CLASS = "fastload-vllm"
 SPARE_PRIORITY_CLASS = "fastload-warm-spare"
 
 # Node-local cache layout under the RAID0 instance-store mount.
@@ -72,8 +72,8 @@ __all__ = [
     "NODE_ROLE_SYSTEM",
     "PART_OF",
     "PROVISIONER_NAME",
+    "SERVER_PRIORITY_CLASS",
     "SPARE_PRIORITY_CLASS",
-    "VLLM_PRIORITY_CLASS",
     "WELL_KNOWN_INSTANCE_TYPE",
     "gpu_model_label_value",
     "service_account_name",

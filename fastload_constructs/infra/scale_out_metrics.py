@@ -17,7 +17,7 @@ with it: the controller and the model's `core.scaling.autoscaling.Autoscaling`.
 Identity role allowed only to query this workspace (`aps:QueryMetrics`,
 `GetLabels`, `GetSeries`, `GetMetricMetadata`), and the operator's metrics
 port on so the scraper sees KEDA itself. The ScaledObjects' TriggerAuthentication
-(`k8s.keda.VllmAutoscalingChart`) says `podIdentity: {provider: aws,
+(`k8s.keda.AutoscalingChart`) says `podIdentity: {provider: aws,
 identityOwner: keda}`: KEDA signs its Prometheus queries (service `aps`) with
 these credentials.
 """

@@ -2,7 +2,7 @@
 
 `ServedModel` is what serving one model in an existing CDK app takes: a
 Pod Identity role that reads only the model's prefix of any `s3.IBucket`,
-the tuned `VllmChart` applied through the cluster's kubectl provider, and the
+the tuned `ServerChart` applied through the cluster's kubectl provider, and the
 ordering that makes it work (the association and its grants exist before a
 pod asks for credentials). Its warm spares (the plan's `serving.warm_spares`) and its KEDA
 ScaledObject (`autoscaling=`) are applied after the server, and any other
@@ -29,17 +29,17 @@ from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
 from fastload_constructs.core.serving.access import ServingAccess
-from fastload_constructs.core.serving.vllm_server import ServerOptions, VllmServerSpec
+from fastload_constructs.core.serving.server_pod import ServerOptions, ServerSpec
 from fastload_constructs.core.serving.warm_spares import warm_spare_spec
 from fastload_constructs.core.validation import check_dns_label, check_key_prefix
 from fastload_constructs.infra.applied_chart import AppliedChart, check_cluster
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.scale_out_metrics import KedaScaling
-from fastload_constructs.k8s.keda import VllmAutoscalingChart
+from fastload_constructs.k8s.keda import AutoscalingChart
 from fastload_constructs.k8s.runtime_scripts import RuntimeScriptsChart
+from fastload_constructs.k8s.server_chart import ServerChart
 from fastload_constructs.k8s.standby import StandbyEnginesChart
-from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.k8s.warm_spares import PriorityClassesChart, WarmSparesChart
 
 
@@ -73,11 +73,11 @@ class ServedModel(Construct):
     - `after`: what must exist before the server is applied (the namespace's chart, PriorityClasses,
       the local-nvme storage class, node pools...). Default: nothing but the reader identity.
 
-    Attributes: `plan`, `reader` (`ModelReaderIdentity`: `role`, `association`), `chart` (`VllmChart`),
+    Attributes: `plan`, `reader` (`ModelReaderIdentity`: `role`, `association`), `chart` (`ServerChart`),
     `standby_chart` (`StandbyEnginesChart`, None without standbys), `server` (`AppliedChart` of the chart,
     or of `standby_chart`; `.manifest`), `spare_chart` / `spares` (`WarmSparesChart` and
     its `AppliedChart`, None without warm spares), `autoscaling_chart` / `autoscaler`
-    (`VllmAutoscalingChart` and its `AppliedChart`, None without autoscaling), `applied` (every
+    (`AutoscalingChart` and its `AppliedChart`, None without autoscaling), `applied` (every
     `AppliedChart`, in apply order), `model_uri`, `service_url`.
     """
 
@@ -112,7 +112,7 @@ class ServedModel(Construct):
         warm_spares = serving_plan.serving.warm_spares
         standbys = serving_plan.serving.standbys
         options = _autoscaled(options, autoscaling, serving_plan)
-        # The in-pod scripts from the namespace's one ConfigMap, not embedded per model (issue 28: the template limit).
+        # The in-pod scripts from the namespace's one ConfigMap, not embedded per model (the template size limit).
         # Keyed by the stack: another stack serving in this namespace applies (and deletes) its own.
         options = replace(options, shared_runtime_scripts=True, runtime_scripts_owner=Stack.of(scope).node.addr[:12])
         prefix = check_key_prefix(prefix)
@@ -125,7 +125,7 @@ class ServedModel(Construct):
         # The charts live in their own cdk8s App, outside the construct tree: making them here runs every
         # check of the server (those needing the plan too) before anything joins the tree.
         app = cdk8s.App()
-        chart = VllmChart(
+        chart = ServerChart(
             app,
             options.name or model_name,
             plan=serving_plan,
@@ -163,7 +163,7 @@ class ServedModel(Construct):
             else None
         )
         autoscaling_chart = (
-            VllmAutoscalingChart(
+            AutoscalingChart(
                 app,
                 f"{chart.node.id}-autoscaling",
                 server=spec.name,
@@ -275,7 +275,7 @@ def _autoscaled(options: ServerOptions, autoscaling: KedaScaling | None, serving
     return replace(options, replicas=None)
 
 
-def _check_spares(serving_plan: ServingPlan, spec: VllmServerSpec) -> None:
+def _check_spares(serving_plan: ServingPlan, spec: ServerSpec) -> None:
     """The spares' own checks, their fields named as ServedModel's props."""
     try:
         warm_spare_spec(serving_plan, spec)

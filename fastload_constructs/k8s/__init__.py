@@ -1,7 +1,7 @@
 """cdk8s charts (cdk8s-plus-28) that turn a ServingPlan into Kubernetes objects. Charts only:
 the values they apply are decided in `fastload_constructs.core`.
 
-    from fastload_constructs.k8s import VllmChart, NamespaceChart
+    from fastload_constructs.k8s import ServerChart, NamespaceChart
 """
 
 from fastload_constructs.jsii_node import use_packaged_node
@@ -12,8 +12,8 @@ from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools  # noqa: E40
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage  # noqa: E402
 from fastload_constructs.k8s.namespace_chart import NamespaceChart  # noqa: E402
 from fastload_constructs.k8s.runtime_scripts import RuntimeScriptsChart  # noqa: E402
+from fastload_constructs.k8s.server_chart import ServerChart  # noqa: E402
 from fastload_constructs.k8s.standby import StandbyEnginesChart, StandbyNodePoolChart  # noqa: E402
-from fastload_constructs.k8s.vllm_chart import VllmChart  # noqa: E402
 from fastload_constructs.k8s.warm_spares import PriorityClassesChart, WarmSparesChart  # noqa: E402
 
 __all__ = [
@@ -22,8 +22,8 @@ __all__ = [
     "NamespaceChart",
     "PriorityClassesChart",
     "RuntimeScriptsChart",
+    "ServerChart",
     "StandbyEnginesChart",
     "StandbyNodePoolChart",
-    "VllmChart",
     "WarmSparesChart",
 ]

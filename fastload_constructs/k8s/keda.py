@@ -1,4 +1,4 @@
-"""KEDA objects that scale one vLLM Deployment on its own queue: a TriggerAuthentication and a ScaledObject.
+"""KEDA objects that scale one server Deployment on its engine's queue: a TriggerAuthentication and a ScaledObject.
 
 The numbers are decided in `fastload_constructs.core.scaling` (replica bounds,
 target, HPA behaviour derived from the plan's predicted start-up) and
@@ -31,10 +31,10 @@ from fastload_constructs.core.validation import check_dns_label
 KEDA_API_VERSION = "keda.sh/v1alpha1"
 
 
-class VllmAutoscalingChart(cdk8s.Chart):
+class AutoscalingChart(cdk8s.Chart):
     """ScaledObject `<server>` and TriggerAuthentication `<server>-amp` in `namespace`.
 
-    `server` is the vLLM Deployment's name (`VllmChart`'s `name`). Attributes:
+    `server` is the server Deployment's name (`ServerChart`'s `name`). Attributes:
     `scaled_object`, `trigger_authentication`, `query`.
     """
 
@@ -67,7 +67,7 @@ class VllmAutoscalingChart(cdk8s.Chart):
             id,
             namespace=namespace,
             labels={
-                "app.kubernetes.io/name": "vllm-autoscaling",
+                "app.kubernetes.io/name": "vllm-autoscaling",  # one value for either engine: selectors match it
                 "app.kubernetes.io/instance": server,
                 "app.kubernetes.io/component": "autoscaling",
                 "app.kubernetes.io/part-of": naming.PART_OF,

@@ -1,6 +1,6 @@
 """NamespaceChart: the namespace the vLLM charts share, in a chart of its own.
 
-Several VllmCharts live in one namespace; if each created it, removing one
+Several ServerCharts live in one namespace; if each created it, removing one
 model from the app would delete the namespace under the others. Deploy this
 chart once, before them.
 """

@@ -1,4 +1,4 @@
-"""Pieces of a pod spec that the vLLM chart and the warm-spare chart render alike."""
+"""Pieces of a pod spec that the server chart and the warm-spare chart render alike."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import cdk8s_plus_28 as kplus
 
 from fastload_constructs.core.serving.cache_sharing import REVISION_VOLUME, REVISION_VOLUME_MIB, SyncContainer
 
-# core.serving.vllm_server.Toleration.effect -> cdk8s-plus.
+# core.serving.server_pod.Toleration.effect -> cdk8s-plus.
 TAINT_EFFECTS = {
     "NoSchedule": kplus.TaintEffect.NO_SCHEDULE,
     "PreferNoSchedule": kplus.TaintEffect.PREFER_NO_SCHEDULE,

@@ -2,7 +2,7 @@
 
 Renders what `core.serving.standby` decided; it decides nothing itself.
 
-`StandbyEnginesChart` replaces `VllmChart`'s Deployment for a model with
+`StandbyEnginesChart` replaces `ServerChart`'s Deployment for a model with
 standbys (the same name, so KEDA's ScaledObject scales it unchanged):
 
 * ServiceAccount `<model>-vllm` (Pod Identity reads the model as before), Role and
@@ -36,6 +36,7 @@ from fastload_constructs.core.naming import MANAGED_BY, PART_OF
 from fastload_constructs.core.planning.plan import ServingPlan
 from fastload_constructs.core.serving.access import ServingAccess
 from fastload_constructs.core.serving.cache_sharing import SCRIPT_NAME, cache_sync_script
+from fastload_constructs.core.serving.server_pod import ServerSpec
 from fastload_constructs.core.serving.standby import (
     ENGINE_PORT,
     FMA_API_VERSION,
@@ -48,7 +49,6 @@ from fastload_constructs.core.serving.standby import (
     standby_node_pool_spec,
     standby_spec,
 )
-from fastload_constructs.core.serving.vllm_server import VllmServerSpec
 
 
 def _object(scope: Construct, id: str, api_version: str, kind: str, name: str, body: dict[str, Any]) -> cdk8s.ApiObject:
@@ -59,11 +59,11 @@ def _object(scope: Construct, id: str, api_version: str, kind: str, name: str, b
 
 
 class StandbyEnginesChart(cdk8s.Chart):
-    """FMA's objects for `server` (a `VllmServerSpec` of `plan`) with `standbys` sleeping engines.
+    """FMA's objects for `server` (a `ServerSpec` of `plan`) with `standbys` sleeping engines.
 
     `standbys`: default the plan's (`plan.serving.standbys`).
 
-    `access`: who may reach the path filter (default: the namespace's pods, as `VllmChart`).
+    `access`: who may reach the path filter (default: the namespace's pods, as `ServerChart`).
     `release`: the Helm release of FMA's controllers in this namespace (`infra.FmaController`).
     `co_sleepers`: sleeping engines of other models that may share a GPU (see `core.serving.standby`).
     Attributes: `spec` (`StandbySpec`), `requesters`, `primer`, `service`, `network_policies`.
@@ -75,7 +75,7 @@ class StandbyEnginesChart(cdk8s.Chart):
         id: str,
         *,
         plan: ServingPlan,
-        server: VllmServerSpec,
+        server: ServerSpec,
         standbys: int | None = None,
         access: ServingAccess | None = None,
         release: str = "fma",

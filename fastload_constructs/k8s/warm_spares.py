@@ -36,7 +36,7 @@ from fastload_constructs.core.serving.cache_sharing import (
     SCRIPT_VOLUME,
     cache_sync_script,
 )
-from fastload_constructs.core.serving.vllm_server import VllmServerSpec
+from fastload_constructs.core.serving.server_pod import ServerSpec
 from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, warm_check_script
 from fastload_constructs.core.serving.warm_spares import (
     PriorityClasses,
@@ -93,7 +93,7 @@ class PriorityClassesChart(cdk8s.Chart):
 class WarmSparesChart(cdk8s.Chart):
     """The plan's `serving.warm_spares` placeholder pods of `server`'s shape that pre-warm GPU nodes for it.
 
-    `server` is the vLLM chart's spec (`VllmChart(...).spec`) of the same plan: the plan's warm spares give
+    `server` is the vLLM chart's spec (`ServerChart(...).spec`) of the same plan: the plan's warm spares give
     it the vLLM PriorityClass and the warm check (then the spares, too, drop a stale node-local copy before
     they warm it).
     Attributes: `spec` (WarmSpareSpec), `deployment` (None when the plan's `serving.warm_spares` is 0).
@@ -105,7 +105,7 @@ class WarmSparesChart(cdk8s.Chart):
         id: str,
         *,
         plan: ServingPlan,
-        server: VllmServerSpec,
+        server: ServerSpec,
         classes: PriorityClasses | None = None,
     ) -> None:
         spec = warm_spare_spec(plan, server, classes=classes)

@@ -75,7 +75,6 @@ ENDPOINT_LOCKED_OBJECT_ACTIONS = (
     "s3:RestoreObject",
 )
 ENDPOINT_LOCKED_LISTING_ACTIONS = ("s3:ListBucket", "s3:ListBucketMultipartUploads", "s3:ListBucketVersions")
-ENDPOINT_LOCKED_ACTIONS = ENDPOINT_LOCKED_OBJECT_ACTIONS + ENDPOINT_LOCKED_LISTING_ACTIONS
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastload_constructs.core.errors import is_whole_number, require
-from fastload_constructs.core.planning.releases import image_tag
+from fastload_constructs.core.images import image_tag
 
 DEVICE_NAME = "/dev/xvdb"  # the second EBS device; bottlerocket-images-cache uses the same name
 IMAGE_CACHE_LABEL = "fastload-images"  # ext4 label: mounted by label, whatever NVMe name the device gets
@@ -154,7 +154,7 @@ def builder_script(images: Sequence[str], *, platform: str = "linux/amd64") -> s
         "one or more image references, e.g. vllm/vllm-openai:v0.34.0",
     )
     for image in images:
-        image_tag(image, "images")  # pinned, not latest (core.planning.releases)
+        image_tag(image, "images")  # pinned, not latest (core.images)
     require(
         isinstance(platform, str) and _PLATFORM.match(platform) is not None,
         "platform",

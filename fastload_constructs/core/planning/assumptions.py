@@ -1,12 +1,20 @@
 """The throughput and fixed-cost figures every prediction rests on, each with its source.
 
-Override any of them, or load a calibrated set fitted to your own logs
-(`fastload calibrate`, `planning.calibration`).
+The platform's figures (streamer, network, NVMe, PCIe, node launch, GPU registration, image pull) are
+here; each engine's own (process start, compile, CUDA graphs, server) are its `EngineFigures`
+(`core.engines.vllm.phases.VllmFigures`, `core.engines.sglang.phases.SglangFigures`). Override any of
+them, or load a calibrated set fitted to your own logs (`fastload calibrate`, `planning.calibration`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from fastload_constructs.core.engines import engine_named
+from fastload_constructs.core.engines.phases import EngineFigures
+from fastload_constructs.core.errors import require
 
 MB = 1000**2
 
@@ -16,7 +24,9 @@ class LoadAssumptions:
     """Throughput and fixed-cost figures a prediction rests on, each from a cited source.
 
     Override any of them, or load a calibrated set fitted to your own logs (`fastload calibrate`,
-    `load_assumptions`). The formulas that use them are documented where they are applied.
+    `calibration.assumptions_from_dict`). The formulas that use them are documented where they are applied.
+    `engine_figures`: an engine's own figures by engine name, e.g. `{"vllm": VllmFigures(compile_scale=1.3)}`;
+    an engine left out uses its cited defaults (`figures_for`).
     """
 
     # --- Run:ai streamer on S3 -------------------------------------------------------------------
@@ -32,10 +42,6 @@ class LoadAssumptions:
     # "Up to" sizes burst "for a limited time, typically from 5 to 60 minutes" (EC2 User Guide,
     # instance network bandwidth): plan the burst for the first 5 minutes only, the baseline after.
     burst_window_s: float = 300.0
-    # vLLM's own work around the stream (allocating the model, post-processing weights): "Model
-    # loading took 0.90 s" for "Loading weights took 0.69 s" (vllm issue #20264); 31.73 s for a
-    # 30.41 s stream (v0.34 log in tests/fixtures). Seconds added to every weight load.
-    weight_load_fixed_s: float = 1.5
     # --- node-local NVMe and PCIe --------------------------------------------------------------
     # Sequential read of one instance-store NVMe device, MB/s: assumed (AWS publishes IOPS, not MB/s,
     # for g5/g6/g6e instance store); bench/gpu_load.py measures it on a real node.
@@ -46,53 +52,6 @@ class LoadAssumptions:
     # Host-to-device copy per GPU, MB/s: PCIe Gen4 x16 is 31.5 GB/s raw (PCI-SIG); pinned copies reach
     # ~20-25 GB/s; 12 GB/s leaves margin for pageable buffers. bench/gpu_load.py measures it.
     pcie_mb_per_gpu: float = 12000.0
-    # --- fixed engine costs --------------------------------------------------------------------
-    # Container start to the weights starting to load: Python imports, config, engine and worker
-    # spawn, distributed init. vLLM 0.34 log (tests/fixtures/vllm_logs/cold_v0.34_s3_tp1.log): 16 s
-    # from the first line to "Loading model", plus imports before the first line; vllm issue #20264
-    # reports ~30 s it cannot find in its log. 25 s.
-    process_start_s: float = 25.0
-    # KV-cache profiling and allocation, warmup and the API server: "init engine ... took 34.11 s"
-    # less 17 s graphs and 7.51 s compile = 9.6 s (vllm issue #20264); 68.84 - 48.31 - 15 = 5.5 s
-    # (v0.34 fixture log). 8 s.
-    kv_and_server_s: float = 8.0
-    # --- torch.compile (cold) ------------------------------------------------------------------
-    # Dynamo traces every decoder layer: 4.60 s for Llama-3-8B's 32 layers (vllm PR #11005 log,
-    # 0.144 s/layer) and 10 s on L40S (tensorfuse.io/docs/blogs/reducing_gpu_cold_start, 0.31 s/layer):
-    # 0.21 s/layer (geometric mean).
-    dynamo_s_per_layer: float = 0.21
-    # Inductor compiles the piecewise graphs, shape-generic, so its cost grows with the number of
-    # layers, not their width: 14.77 s / 32 layers (PR #11005) and 42 s / 32 layers (tensorfuse):
-    # 0.78 s per layer (geometric mean), after a fixed 2 s of setup.
-    inductor_s_per_layer: float = 0.78
-    inductor_fixed_s: float = 2.0
-    # torch.compile on a cache hit ("Directly load the compiled graph(s) ... took X s"): Dynamo's
-    # bytecode transform is not cached and runs again, per layer, then the artifact loads. Dynamo on a
-    # hit: 11.75 s / 80 layers (Llama-3-70B TP4), 16.74 s / 94 (Qwen3-235B TP8; anyscale/ray-serve-llm-
-    # perf-examples replica_initialization/experiment_terminal_output/*-compile-cache.txt, vLLM ~0.11),
-    # 5.03 s / 32 (Llama-3-8B, vllm PR #16848): 0.16 s per layer (geometric mean 0.160).
-    compile_warm_dynamo_s_per_layer: float = 0.16
-    # The artifact load itself: 3.83 s (70B), 5.53 s (235B) (same anyscale logs), 4.19 s (vllm PR #16848,
-    # v1 0.8), 5.96 s (AOT load, noonghunna/club-3090 issue #142): 4 s, for the v1 releases and recent ones.
-    # Replaces 8 s / 2.5 s totals, which left Dynamo out on recent releases (issue 26: 3x too fast).
-    compile_warm_v1_s: float = 4.0
-    compile_warm_recent_s: float = 4.0
-    # --- CUDA graphs -----------------------------------------------------------------------------
-    # Piecewise capture (v1 and later: one graph per piece between attention ops, every layer):
-    # Llama-3-8B's 67 sizes took 15 s (PR #11005, -O3: 0.0070 s per size-layer) and 54 s on L40S
-    # (tensorfuse: 0.025): 0.013 s per graph per layer (geometric mean).
-    cuda_graph_s_per_graph_layer: float = 0.013
-    # A full-model graph per size (vLLM 0.x eager-compile path, and the FULL decode graphs recent
-    # releases add): 67 sizes in 10 s for Llama-3-8B without torch.compile (PR #11005): 0.0047.
-    cuda_graph_full_s_per_graph_layer: float = 0.0047
-    cuda_graph_fixed_s: float = 1.0
-    # Hopper and newer GPUs (CUDA capability >= 9.0) capture far faster than the two figures above
-    # (GPU unstated, L40S). Measured less the fixed second, over the model above, on H100: 2.8 / 33.1
-    # (Llama-3.1-8B, 67 sizes x 0.057 s, vllm PR #22897), 15 / 82.9 (Llama-3-70B TP4, "Graph capturing
-    # finished in 16 secs", anyscale/ray-serve-llm-perf-examples llama70b-base.txt) and 8 / 52.9
-    # (Qwen3-32B, "CUDA graph capture [9s", llm-d guides/gke-pod-snapshots/benchmark-results/
-    # vllm-qwen3-32b-h100.md): 0.13 (geometric mean).
-    cuda_graph_hopper_factor: float = 0.13
     # --- fresh node -----------------------------------------------------------------------------
     # Pending pod to a registered GPU node (Karpenter: NodeClaim created -> launched -> registered).
     # GPU nodes boot slower than CPU nodes (the 26-40 s of karpenter.sh's NodeClaim example is a
@@ -127,10 +86,26 @@ class LoadAssumptions:
     # --- calibration (fastload calibrate) --------------------------------------------------------
     # Measured stream throughput per (instance type, source), replacing the modelled one.
     measured_throughput_mb_s: tuple[tuple[str, str, float], ...] = ()
-    # Measured / modelled ratios for the architecture-driven phases (1 = as modelled): cold compile
-    # and CUDA-graph capture. (A warm compile is calibrated as compile_warm_*_s itself.)
-    compile_scale: float = 1.0
-    cuda_graph_scale: float = 1.0
+    engine_figures: Mapping[str, EngineFigures] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        require(
+            isinstance(self.engine_figures, Mapping),
+            "assumptions.engine_figures",
+            self.engine_figures,
+            "a mapping of engine name to its figures",
+        )
+        calibrated = {}
+        for name, figures in self.engine_figures.items():
+            engine = engine_named(name, "assumptions.engine_figures")
+            if engine.figures(figures) != engine.default_figures:  # an engine's defaults are no calibration
+                calibrated[name] = figures
+        object.__setattr__(self, "engine_figures", MappingProxyType(calibrated))
+
+    def figures_for(self, engine: str) -> EngineFigures:
+        """The figures of `engine`: calibrated ones, else the engine's cited defaults."""
+        found = self.engine_figures.get(engine)
+        return found if found is not None else engine_named(engine).default_figures
 
     def measured_throughput(self, instance_type: str, source: str) -> float | None:
         for name, src, mb_s in self.measured_throughput_mb_s:

@@ -19,18 +19,34 @@ import statistics
 from dataclasses import dataclass
 
 from fastload_constructs.core.catalog import CATALOG
+from fastload_constructs.core.engines.vllm import VLLM
+from fastload_constructs.core.engines.vllm.phases import VllmFigures, compile_seconds, cuda_graph_seconds
+from fastload_constructs.core.engines.vllm.releases import release_family
 from fastload_constructs.core.errors import FastloadConfigError, require
-from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.model import ModelProfile, estimated_layers
 from fastload_constructs.core.planning.assumptions import MB, LoadAssumptions
 from fastload_constructs.core.planning.options import TuningOptions
-from fastload_constructs.core.planning.phases import compile_seconds, cuda_graph_seconds, estimated_layers
 from fastload_constructs.core.planning.pull_modes import PullMode
-from fastload_constructs.core.planning.releases import release_family
 
 FORMAT = "fastload-assumptions/1"
-_FLOAT_FIELDS = tuple(
-    f.name for f in dataclasses.fields(LoadAssumptions) if f.name not in ("measured_throughput_mb_s",)
+# The file's "assumptions" object holds, flat, the platform's figures (LoadAssumptions) and vLLM's
+# (VllmFigures): the engine whose logs `fastload calibrate` reads.
+_PLATFORM_FIELDS = tuple(
+    f.name for f in dataclasses.fields(LoadAssumptions) if f.name not in ("measured_throughput_mb_s", "engine_figures")
 )
+_VLLM_FIELDS = tuple(f.name for f in dataclasses.fields(VllmFigures))
+_FLOAT_FIELDS = _PLATFORM_FIELDS + _VLLM_FIELDS
+
+
+def vllm_figures(a: LoadAssumptions) -> VllmFigures:
+    """vLLM's figures in `a`: calibrated ones, else vLLM's cited defaults."""
+    return VLLM.figures(a.figures_for(VLLM.name))
+
+
+def with_vllm_figures(a: LoadAssumptions, **changes: float) -> LoadAssumptions:
+    """`a` with vLLM's figures changed as given."""
+    figures = dataclasses.replace(vllm_figures(a), **changes)
+    return dataclasses.replace(a, engine_figures={**a.engine_figures, VLLM.name: figures})
 
 
 @dataclass(frozen=True)
@@ -54,41 +70,50 @@ def _median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def fit_assumptions(launches: list[MeasuredLaunch], base: LoadAssumptions | None = None) -> LoadAssumptions:
-    """Assumptions under which plans reproduce `launches` (see the module docstring)."""
-    require(bool(launches), "logs", [], "at least one vLLM start-up log")
-    a = base or LoadAssumptions()
+def _stream_rates(launches: list[MeasuredLaunch], fixed_s: float) -> tuple[tuple[str, str, float], ...]:
+    """Median MB/s per (instance type, source): bytes over the weight load less vLLM's own set-up."""
     rates: dict[tuple[str, str], list[float]] = {}
     for launch in launches:
-        if launch.weight_load_s is not None and launch.weight_load_s > a.weight_load_fixed_s:
-            seconds = launch.weight_load_s - a.weight_load_fixed_s
+        if launch.weight_load_s is not None and launch.weight_load_s > fixed_s:
+            seconds = launch.weight_load_s - fixed_s
             rates.setdefault((launch.instance_type, launch.source), []).append(launch.model.total_bytes / seconds / MB)
-    measured = tuple(sorted((i, s, round(statistics.median(v), 1)) for (i, s), v in rates.items()))
-    changes: dict[str, object] = {"measured_throughput_mb_s": measured}
+    return tuple(sorted((i, s, round(statistics.median(v), 1)) for (i, s), v in rates.items()))
+
+
+def _fixed_costs(launches: list[MeasuredLaunch]) -> dict[str, float]:
+    """Process start and KV + server: medians of what the logs measured."""
+    changes: dict[str, float] = {}
     start = _median([x.process_start_s for x in launches if x.process_start_s is not None])
     if start is not None:
         changes["process_start_s"] = round(start, 3)
     kv = _median([x.kv_and_server_s for x in launches if x.kv_and_server_s is not None])
     if kv is not None:
         changes["kv_and_server_s"] = round(kv, 3)
-    unscaled = dataclasses.replace(a, compile_scale=1.0, cuda_graph_scale=1.0)
-    cold = []
-    graphs = []
+    return changes
+
+
+def _compile_and_graphs(launches: list[MeasuredLaunch], figures: VllmFigures) -> dict[str, float]:
+    """Cold compile and CUDA graphs as medians of measured / modelled, warm compile as the artifact load."""
+    unscaled = dataclasses.replace(figures, compile_scale=1.0, cuda_graph_scale=1.0)
+    cold: list[float] = []
+    graphs: list[float] = []
     warm: dict[str, list[float]] = {}
     for x in launches:
-        opts = dataclasses.replace(x.options, assumptions=unscaled)
-        family = release_family(opts.serving.engine_version)
+        release = x.options.serving.engine_version
+        family = release_family(release)
         if x.compile_s is not None and x.compile_s > 0 and family != "v0":
             if x.compile_warm:
                 # The artifact load: what a hit costs beyond Dynamo, which runs again on a hit.
-                dynamo = a.compile_warm_dynamo_s_per_layer * estimated_layers(x.model)
+                dynamo = figures.compile_warm_dynamo_s_per_layer * estimated_layers(x.model)
                 warm.setdefault(family, []).append(max(0.0, x.compile_s - dynamo))
             else:
-                cold.append(x.compile_s / compile_seconds(x.model, opts, warm=False))
+                cold.append(x.compile_s / compile_seconds(x.model, release, False, unscaled))
         if x.cuda_graph_s is not None and x.cuda_graph_s > 0:
-            modelled = cuda_graph_seconds(x.model, opts, CATALOG.get(x.instance_type))
+            sizes, seqs = x.options.cudagraph_capture_sizes, x.options.max_num_seqs
+            modelled = cuda_graph_seconds(x.model, release, sizes, seqs, CATALOG.get(x.instance_type), unscaled)
             if modelled > 0:
                 graphs.append(x.cuda_graph_s / modelled)
+    changes: dict[str, float] = {}
     if cold:
         changes["compile_scale"] = round(statistics.median(cold), 4)
     if graphs:
@@ -96,31 +121,37 @@ def fit_assumptions(launches: list[MeasuredLaunch], base: LoadAssumptions | None
     for release, values in warm.items():
         key = "compile_warm_recent_s" if release == "recent" else "compile_warm_v1_s"
         changes[key] = round(statistics.median(values), 3)
-    return dataclasses.replace(a, **changes)  # type: ignore[arg-type]
+    return changes
+
+
+def fit_assumptions(launches: list[MeasuredLaunch], base: LoadAssumptions | None = None) -> LoadAssumptions:
+    """Assumptions under which plans reproduce `launches` (see the module docstring)."""
+    require(bool(launches), "logs", [], "at least one vLLM start-up log")
+    a = base or LoadAssumptions()
+    figures = vllm_figures(a)
+    fitted = with_vllm_figures(a, **_fixed_costs(launches), **_compile_and_graphs(launches, figures))
+    return dataclasses.replace(fitted, measured_throughput_mb_s=_stream_rates(launches, figures.weight_load_fixed_s))
 
 
 def assumptions_as_dict(a: LoadAssumptions, fitted_from: list[str] | None = None) -> dict[str, object]:
     """The assumptions file's JSON: every figure, the measured throughputs and where they came from."""
+    figures = vllm_figures(a)
     return {
         "format": FORMAT,
         "fitted_from": list(fitted_from or []),
-        "assumptions": {name: getattr(a, name) for name in _FLOAT_FIELDS},
+        "assumptions": {
+            **{name: getattr(a, name) for name in _PLATFORM_FIELDS},
+            **{name: getattr(figures, name) for name in _VLLM_FIELDS},
+        },
         "measured_throughput_mb_s": [
             {"instance_type": i, "source": s, "mb_s": mb_s} for i, s, mb_s in a.measured_throughput_mb_s
         ],
     }
 
 
-def assumptions_from_dict(raw: object, field: str = "assumptions") -> LoadAssumptions:
-    """Read an assumptions file's JSON; names the bad key. Keys left out keep their cited defaults."""
-    require(isinstance(raw, dict), field, type(raw).__name__, "a JSON object written by `fastload calibrate`")
-    assert isinstance(raw, dict)
-    require(raw.get("format") == FORMAT, f"{field}.format", raw.get("format"), repr(FORMAT))
-    unknown = sorted(set(raw) - {"format", "fitted_from", "assumptions", "measured_throughput_mb_s"})
-    require(not unknown, f"{field}.{unknown[0] if unknown else ''}", unknown, "format, assumptions, ...")
-    values = raw.get("assumptions", {})
-    require(isinstance(values, dict), f"{field}.assumptions", values, "an object of numbers")
-    changes: dict[str, object] = {}
+def _figures_from(values: dict[object, object], field: str) -> dict[str, float]:
+    """The file's "assumptions" object: every key one figure, every value a number >= 0."""
+    changes: dict[str, float] = {}
     for key, value in values.items():
         if key not in _FLOAT_FIELDS:
             raise FastloadConfigError(f"{field}.assumptions.{key}", value, "one of " + ", ".join(_FLOAT_FIELDS))
@@ -130,9 +161,14 @@ def assumptions_from_dict(raw: object, field: str = "assumptions") -> LoadAssump
             value,
             "a number >= 0",
         )
+        assert isinstance(key, str) and isinstance(value, (int, float))
         changes[key] = float(value)
-    rows = raw.get("measured_throughput_mb_s", [])
+    return changes
+
+
+def _throughputs_from(rows: object, field: str) -> tuple[tuple[str, str, float], ...]:
     require(isinstance(rows, list), f"{field}.measured_throughput_mb_s", rows, "a list")
+    assert isinstance(rows, list)
     measured = []
     for i, row in enumerate(rows):
         where = f"{field}.measured_throughput_mb_s[{i}]"
@@ -146,8 +182,24 @@ def assumptions_from_dict(raw: object, field: str = "assumptions") -> LoadAssump
         )
         require(ok, where, row, '{"instance_type": "g6e.2xlarge", "source": "s3" or "local", "mb_s": > 0}')
         measured.append((row["instance_type"], row["source"], float(row["mb_s"])))
-    changes["measured_throughput_mb_s"] = tuple(measured)
-    return dataclasses.replace(LoadAssumptions(), **changes)  # type: ignore[arg-type]
+    return tuple(measured)
+
+
+def assumptions_from_dict(raw: object, field: str = "assumptions") -> LoadAssumptions:
+    """Read an assumptions file's JSON; names the bad key. Keys left out keep their cited defaults."""
+    require(isinstance(raw, dict), field, type(raw).__name__, "a JSON object written by `fastload calibrate`")
+    assert isinstance(raw, dict)
+    require(raw.get("format") == FORMAT, f"{field}.format", raw.get("format"), repr(FORMAT))
+    unknown = sorted(set(raw) - {"format", "fitted_from", "assumptions", "measured_throughput_mb_s"})
+    require(not unknown, f"{field}.{unknown[0] if unknown else ''}", unknown, "format, assumptions, ...")
+    values = raw.get("assumptions", {})
+    require(isinstance(values, dict), f"{field}.assumptions", values, "an object of numbers")
+    changes = _figures_from(values, field)
+    platform = {k: v for k, v in changes.items() if k in _PLATFORM_FIELDS}
+    engine = {k: v for k, v in changes.items() if k in _VLLM_FIELDS}
+    measured = _throughputs_from(raw.get("measured_throughput_mb_s", []), field)
+    a = dataclasses.replace(LoadAssumptions(), measured_throughput_mb_s=measured, **platform)  # type: ignore[arg-type]
+    return with_vllm_figures(a, **engine)
 
 
 @dataclass(frozen=True)

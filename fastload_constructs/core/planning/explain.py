@@ -7,13 +7,13 @@ numbers can be read without the prose and the prose changed without touching the
 from __future__ import annotations
 
 from fastload_constructs.core.catalog import GIB, GpuInstance
+from fastload_constructs.core.engines import engine_named
+from fastload_constructs.core.engines.phases import PhaseEstimate
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.planning import sglang_phases
 from fastload_constructs.core.planning.fit import KvFit
 from fastload_constructs.core.planning.options import TuningOptions
-from fastload_constructs.core.planning.phases import PhaseEstimate, capture_sizes_for, estimated_layers
+from fastload_constructs.core.planning.phases import phase_inputs
 from fastload_constructs.core.planning.pull_modes import describe_pull_mode
-from fastload_constructs.core.planning.releases import captured_graphs, release_family
 from fastload_constructs.core.planning.scale_out import ScaleOutPaths
 from fastload_constructs.core.planning.streamer import StreamerSettings, load_network_mb_s
 
@@ -32,8 +32,7 @@ def assumption_notes(
     the probe budget, and what a fresh node adds."""
     tp = streamer.ranks
     a = opts.assumptions
-    family = release_family(opts.serving.engine_version)
-    sizes = capture_sizes_for(opts)
+    engine = engine_named(opts.serving.engine)
     measured = a.measured_throughput(instance.name, opts.serving.stream_source)
     burst_mb, sustained_mb = load_network_mb_s(instance, opts)
     return (
@@ -60,13 +59,7 @@ def assumption_notes(
             if fit is not None
             else f"KV cache: architecture unknown, {opts.kv_cache_reserve_fraction:.0%} of vLLM's memory kept for it"
         ),
-        sglang_phases.note(model, opts, predicted)
-        if opts.serving.engine == "sglang"
-        else f"vLLM {opts.serving.engine_version} ({family}): torch.compile "
-        f"{'warm' if opts.compile_cache_warm else 'cold'} {predicted.compile_s:.1f} s "
-        f"for {estimated_layers(model)} layers; "
-        f"{captured_graphs(family, sizes, opts.max_num_seqs)} CUDA graphs ({len(sizes)} capture sizes) "
-        f"{predicted.cuda_graph_s:.1f} s",
+        engine.phase_note(phase_inputs(model, instance, tp, streamer, opts), predicted),
         f"startup probe budget = max({opts.min_startup_budget_seconds} s, "
         f"{opts.probe_safety_factor:g} x predicted {predicted.total_s:.0f} s)",
         f"fresh node adds node launch {a.node_launch_s:g} s, GPU registration {a.gpu_registration_s:g} s, image "

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 from fastload_constructs.core.catalog import GIB
+from fastload_constructs.core.engines import ENGINES, engine_named
 from fastload_constructs.core.errors import is_whole_number, one_of, require, whole_number_in
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.serving import Serving
@@ -15,6 +16,10 @@ KvCacheDtype = Literal["auto", "fp8"]
 # vllm/vllm-openai:v0.34.0, compressed bytes pulled from the registry (assumed: the published EKS
 # measurement the fresh-node model uses is "~2 min for an 11.6 GB image"; check the tag's manifest).
 DEFAULT_IMAGE_BYTES = 11_600_000_000
+# Activations at the profiling batch, non-torch memory and CUDA graphs, per GPU: "PyTorch
+# activation peak memory takes 1.96GiB; non_torch_memory takes 0.10GiB" (vllm issue #13144) and
+# graphs "took 0.31-0.62 GiB" (vllm logs in issue #20264 and tests/fixtures): 2.5 GiB.
+DEFAULT_RUNTIME_OVERHEAD_BYTES = int(2.5 * GIB)
 # Bounds that only keep absurd input out (the longest published context is 10M tokens, Llama 4 Scout).
 MAX_CONTEXT_TOKENS = 2**24
 MAX_KV_SEQUENCES = 2**16
@@ -50,10 +55,8 @@ class TuningOptions:
     # Full-length sequences the KV cache must hold at once (vLLM refuses to start below one).
     kv_sequences: int = 1
     kv_cache_dtype: KvCacheDtype = "auto"
-    # Activations at the profiling batch, non-torch memory and CUDA graphs, per GPU: "PyTorch
-    # activation peak memory takes 1.96GiB; non_torch_memory takes 0.10GiB" (vllm issue #13144) and
-    # graphs "took 0.31-0.62 GiB" (vllm logs in issue #20264 and tests/fixtures): 2.5 GiB.
-    runtime_overhead_bytes: int = int(2.5 * GIB)
+    # Per GPU, for activations, non-torch memory and CUDA graphs (DEFAULT_RUNTIME_OVERHEAD_BYTES).
+    runtime_overhead_bytes: int = DEFAULT_RUNTIME_OVERHEAD_BYTES
     # --- torch.compile and CUDA graphs ---------------------------------------------------------
     # vLLM's cudagraph_capture_sizes (--compilation-config); None = vLLM's default list.
     cudagraph_capture_sizes: tuple[int, ...] | None = None
@@ -69,22 +72,6 @@ def validate_options(opts: TuningOptions) -> None:
     require(
         isinstance(opts.sglang_torch_compile, bool), "sglang_torch_compile", opts.sglang_torch_compile, "True or False"
     )
-    if isinstance(opts.serving, Serving) and opts.serving.engine == "sglang":
-        # The flags these map to in SGLang are not checked against its source yet (core/serving/sglang_server.py).
-        require(
-            opts.cudagraph_capture_sizes is None,
-            "cudagraph_capture_sizes",
-            opts.cudagraph_capture_sizes,
-            "None with engine 'sglang' (cap SGLang's capture with extra args, e.g. --cuda-graph-max-bs-decode 64)",
-        )
-        one_of("kv_cache_dtype", opts.kv_cache_dtype, ("auto",))
-    else:
-        require(
-            not opts.sglang_torch_compile,
-            "sglang_torch_compile",
-            opts.sglang_torch_compile,
-            "False with engine 'vllm' (vLLM compiles by default)",
-        )
     require(
         isinstance(opts.gpu_memory_utilization, (int, float))
         and not isinstance(opts.gpu_memory_utilization, bool)
@@ -160,3 +147,23 @@ def validate_options(opts: TuningOptions) -> None:
         opts.image_bytes,
         "a positive whole number of bytes",
     )
+    _check_engine_knobs(opts)
+
+
+def _check_engine_knobs(opts: TuningOptions) -> None:
+    """A setting only some engines read (their `Engine.tuning_knobs`) keeps its default with any other."""
+    engine = engine_named(opts.serving.engine)
+    for knob in sorted(frozenset().union(*(e.tuning_knobs for e in ENGINES.values())) - engine.tuning_knobs):
+        default = _DEFAULTS[knob].default
+        value = getattr(opts, knob)
+        owners = " and ".join(e.display_name for e in ENGINES.values() if knob in e.tuning_knobs)
+        require(
+            value == default,
+            knob,
+            value,
+            f"{default!r} with engine {engine.name!r} ({knob} is {owners}'s; give {engine.display_name} its own "
+            f"flags as extra args, e.g. {engine.extra_args_example})",
+        )
+
+
+_DEFAULTS = {f.name: f for f in fields(TuningOptions)}

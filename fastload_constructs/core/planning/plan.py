@@ -13,14 +13,21 @@ import math
 from dataclasses import dataclass, field
 
 from fastload_constructs.core.catalog import GIB, GpuInstance, lookup
+from fastload_constructs.core.engines import engine_named
+from fastload_constructs.core.engines.phases import PhaseEstimate
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.explain import assumption_notes
 from fastload_constructs.core.planning.fit import KvFit, choose_tensor_parallel, kv_fit
-from fastload_constructs.core.planning.options import KvCacheDtype, TuningOptions, validate_options
-from fastload_constructs.core.planning.phases import PhaseEstimate, predict_phases
+from fastload_constructs.core.planning.options import (
+    DEFAULT_RUNTIME_OVERHEAD_BYTES,
+    KvCacheDtype,
+    TuningOptions,
+    validate_options,
+)
+from fastload_constructs.core.planning.phases import predict_phases
 from fastload_constructs.core.planning.scale_out import ScaleOutPaths, scale_out_paths
-from fastload_constructs.core.planning.serving import Engine, Serving, StreamSource
+from fastload_constructs.core.planning.serving import Serving, StreamSource
 from fastload_constructs.core.planning.streamer import StreamerSettings, streamer_concurrency, streamer_memory_limit
 
 
@@ -68,22 +75,20 @@ class ServingPlan:
         return self.serving.stream_source
 
     @property
-    def vllm_version(self) -> str:
-        """The vLLM release planned for (the serving image's)."""
+    def engine_version(self) -> str:
+        """The engine release planned for (the serving image's, or `Serving.engine_release`)."""
         return self.serving.engine_version
 
     @property
-    def engine(self) -> Engine:
-        """Which server the pods run (core/serving/engines.py): the serving choice's."""
+    def engine(self) -> str:
+        """Which server the pods run (`core.engines`): the serving choice's."""
         return self.serving.engine
 
     @property
-    def gpus_per_pod(self) -> int:
-        return self.tensor_parallel_size
-
-    @property
-    def weights_per_gpu_bytes(self) -> int:
-        return math.ceil(self.model.total_bytes / self.tensor_parallel_size)
+    def runtime_overhead_bytes(self) -> int:
+        """GPU memory per rank the fit kept for activations, non-torch memory and CUDA graphs (the KV fit's,
+        else the default `TuningOptions.runtime_overhead_bytes`)."""
+        return self.kv_fit.overhead_bytes if self.kv_fit is not None else DEFAULT_RUNTIME_OVERHEAD_BYTES
 
 
 def startup_probe(predicted: PhaseEstimate, opts: TuningOptions) -> StartupProbe:
@@ -129,10 +134,10 @@ def plan(model: ModelProfile, instance_type: str | GpuInstance, options: TuningO
             f"at most the model's max_position_embeddings ({arch.max_position_embeddings})",
         )
     tp = choose_tensor_parallel(model, instance, opts)
-    # SGLang streams an object-store model distributed by default, straight to the GPU even at TP 1
-    # (0.5.23 srt/model_loader/loader.py:3997-3998, weight_utils.py:1663-1676): plan what it does.
-    sglang_s3 = opts.serving.engine == "sglang" and opts.serving.stream_source == "s3"
-    distributed = (tp > 1 or sglang_s3) if opts.distributed is None else bool(opts.distributed)
+    # Unless the options say, the streamer runs distributed where the engine runs it so.
+    engine = engine_named(opts.serving.engine)
+    streams = engine.streams_distributed(tp, opts.serving.stream_source)
+    distributed = streams if opts.distributed is None else bool(opts.distributed)
     streamer = StreamerSettings(
         concurrency=streamer_concurrency(instance, opts, tp),
         memory_limit_bytes=streamer_memory_limit(model, instance, tp, distributed, opts),

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from fastload_constructs.core.catalog import GpuInstance
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
-from fastload_constructs.core.planning.phases import pod_phases, predict_phases, weight_load
+from fastload_constructs.core.planning.phases import pod_phases, predict_phases, weight_transfer
 from fastload_constructs.core.planning.pull_modes import PullMode, image_phases
 from fastload_constructs.core.planning.serving import StreamSource
 from fastload_constructs.core.planning.standby import StandbyPath, standby_path
@@ -90,11 +90,11 @@ def scale_out_paths(
     )
     fresh_pod = pod_phases(cold)
     if node_local:
-        copy_s, _ = weight_load(model, instance, 1, dataclasses.replace(s3_streamer, distributed=True), opts, "s3")
+        copy_s, _ = weight_transfer(model, instance, 1, dataclasses.replace(s3_streamer, distributed=True), opts, "s3")
         local = predict_phases(
             model, instance, tp, local_streamer, opts, source="local", warm_compile=opts.serving.shared_compile_cache
         )
-        fresh_pod = (("model_copy", copy_s - a.weight_load_fixed_s), *pod_phases(local))
+        fresh_pod = (("model_copy", copy_s), *pod_phases(local))
     warm_source: StreamSource = "local" if node_local else "s3"
     warm_streamer = local_streamer if warm_source == "local" else s3_streamer
     warm = predict_phases(model, instance, tp, warm_streamer, opts, source=warm_source, warm_compile=True)

@@ -1,34 +1,30 @@
 """How a model is served: the choices that change what a new replica's start-up does, made once.
 
 `Serving` is given to the planner once (`TuningOptions(serving=...)`) and recorded on
-the plan (`plan.serving`). Everything downstream derives from the plan: the vLLM
-chart's image, model path and cache containers, the warm spares `ServedModel` applies,
-the nodes' image-pull setting in the reference stack. Nothing is entered twice, so a
-plan that predicts a warm-spare path always comes with its spares, and a Deployment
-built from an image tag is planned for that image's vLLM release.
+the plan (`plan.serving`). Everything downstream derives from the plan: the server
+chart's engine, image, model path and cache containers, the warm spares `ServedModel`
+applies, the nodes' image-pull setting in the reference stack. Nothing is entered twice,
+so a plan that predicts a warm-spare path always comes with its spares, and a Deployment
+built from an image tag is planned for that image's engine release.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
+from fastload_constructs.core.engines import DEFAULT_ENGINE, ENGINES, engine_named
+from fastload_constructs.core.engines.base import Engine
 from fastload_constructs.core.errors import one_of, require, whole_number_in
+from fastload_constructs.core.images import image_repository, tagged_release
 from fastload_constructs.core.planning.pull_modes import PULL_MODES, PullMode, effective_pull_mode
-from fastload_constructs.core.planning.releases import (
-    DEFAULT_IMAGE,
-    DEFAULT_SGLANG_IMAGE,
-    release_family,
-    version_from_image,
-)
 from fastload_constructs.core.planning.standby import check_standbys
 
 ModelCache = Literal["s3", "node-local"]
 MODEL_CACHE_MODES: tuple[str, ...] = ("s3", "node-local")
 StreamSource = Literal["s3", "local"]
-# The server a model runs (issue 29): vLLM, or SGLang (core/serving/sglang_server.py).
-Engine = Literal["vllm", "sglang"]
-ENGINES: tuple[str, ...] = ("vllm", "sglang")
+# The default engine's stock image: with another engine, that engine's default image instead.
+DEFAULT_IMAGE = DEFAULT_ENGINE.default_image
 
 # Warm spares per model: one bound for the planner's costing, cdk.json, ServedModel and the chart.
 MAX_WARM_SPARES = 1000
@@ -39,28 +35,16 @@ def check_spares(value: object, field: str = "warm_spares") -> int:
     return whole_number_in(value, field, 0, MAX_WARM_SPARES)
 
 
-# The stock image repository of each engine (the defaults above).
-_STOCK_REPOSITORIES = {"vllm": "vllm/vllm-openai", "sglang": "lmsysorg/sglang"}
-
-
-def _repository(image: str) -> str:
-    """`vllm/vllm-openai` of `docker.io/vllm/vllm-openai:v0.34.0` or `vllm/vllm-openai@sha256:...`."""
-    name = image.split("@", 1)[0]
-    if ":" in name.rsplit("/", 1)[-1]:
-        name = name.rsplit(":", 1)[0]
-    return name.removeprefix("docker.io/")
-
-
 @dataclass(frozen=True)
 class Serving:
     """How one model is served. Every field is checked here, once.
 
-    - `engine`: `vllm` or `sglang`, the server the pods run (`core/serving/engines.py`). Default: `vllm`.
+    - `engine`: `vllm` or `sglang` (`core.engines.ENGINE_NAMES`), the server the pods run. Default: `vllm`.
     - `image`: the pinned server image (`latest` refused). Its tag is the engine release the
       plan is made for (`vllm/vllm-openai:v0.8.5` plans 0.8.5's compile and CUDA-graph behaviour).
       Default: `vllm/vllm-openai:v0.34.0`; with `engine="sglang"`, `lmsysorg/sglang:v0.5.23`.
-    - `vllm_version`: only for an image whose tag names no release (a digest, a custom tag); with
-      SGLang, its release. Default: None, read from the tag.
+    - `engine_release`: the engine's release, only for an image whose tag names none (a digest, a
+      custom tag). Default: None, read from the tag.
     - `model_cache`: `s3` (stream from S3) or `node-local` (copy to the node's NVMe once, stream
       from there). Default: `s3`.
     - `shared_compile_cache`: restore torch.compile's cache from S3 on a fresh node and publish it.
@@ -79,46 +63,32 @@ class Serving:
     """
 
     image: str = DEFAULT_IMAGE
-    vllm_version: str | None = None
+    engine_release: str | None = None
     model_cache: ModelCache = "s3"
     shared_compile_cache: bool = False
     warm_spares: int = 0
     fast_image_pull: bool = True
     pull_mode: PullMode | None = None
     standbys: int = 0
-    engine: Engine = "vllm"
+    engine: str = DEFAULT_ENGINE.name
 
     def __post_init__(self) -> None:
-        one_of("serving.engine", self.engine, ENGINES)
-        if self.engine == "sglang" and self.image == DEFAULT_IMAGE:
+        engine = engine_named(self.engine, "serving.engine")
+        if self.image == DEFAULT_IMAGE:
             # The default image is the engine's: an SGLang model never runs the vLLM image by default.
-            object.__setattr__(self, "image", DEFAULT_SGLANG_IMAGE)
-        # The other engine's stock image would run `vllm serve` in SGLang's image (or the reverse), and the
-        # plan would read its tag as this engine's release.
-        other = _STOCK_REPOSITORIES["sglang" if self.engine == "vllm" else "vllm"]
-        require(
-            not isinstance(self.image, str) or _repository(self.image) != other,
-            "image",
-            self.image,
-            f"an image of engine {self.engine!r} ({other} is the other engine's stock image: set engine= or "
-            "another image)",
-        )
-        tagged = version_from_image(self.image)
-        if self.vllm_version is None:
+            object.__setattr__(self, "image", engine.default_image)
+        # Another engine's stock image would run this engine's command in it, and the plan would read its
+        # tag as this engine's release.
+        repository = image_repository(self.image) if isinstance(self.image, str) else None
+        for other in ENGINES.values():
             require(
-                tagged is not None,
-                "serving.vllm_version",
-                None,
-                f"the vLLM release of {self.image!r}, whose tag names none (e.g. vllm_version='0.34.0')",
+                other is engine or other.stock_repository != repository,
+                "image",
+                self.image,
+                f"an image of engine {self.engine!r} ({repository} is {other.display_name}'s stock image: set "
+                "engine= or another image)",
             )
-        else:
-            release_family(self.vllm_version, "serving.vllm_version")  # a release such as 0.34.0
-            require(
-                tagged is None or tagged == self.vllm_version.lstrip("v"),
-                "serving.vllm_version",
-                self.vllm_version,
-                f"None: the image tag already names vLLM {tagged}",
-            )
+        self._check_release(engine)
         one_of("serving.model_cache", self.model_cache, MODEL_CACHE_MODES)
         for name in ("shared_compile_cache", "fast_image_pull"):
             value = getattr(self, name)
@@ -142,11 +112,31 @@ class Serving:
             "0 with warm_spares (a standby already holds the engine warm; choose one)",
         )
         require(
-            self.engine == "vllm" or self.standbys == 0,
+            engine.supports_standbys or self.standbys == 0,
             "serving.standbys",
             self.standbys,
-            "0 with engine 'sglang' (standby engines sleep with vLLM's --enable-sleep-mode)",
+            f"0 with engine {self.engine!r} (standby engines sleep with vLLM's --enable-sleep-mode)",
         )
+
+    def _check_release(self, engine: Engine[Any]) -> None:
+        """The release planned for: the image tag's, else `engine_release`; never both, never two different."""
+        tagged = tagged_release(self.image)
+        if self.engine_release is None:
+            require(
+                tagged is not None,
+                "serving.engine_release",
+                None,
+                f"the {engine.display_name} release of {self.image!r}, whose tag names none "
+                f"(e.g. engine_release={engine.default_release!r})",
+            )
+        else:
+            engine.check_release(self.engine_release, "serving.engine_release")
+            require(
+                tagged is None or tagged == self.engine_release.lstrip("v"),
+                "serving.engine_release",
+                self.engine_release,
+                f"None: the image tag already names {engine.display_name} {tagged}",
+            )
 
     @property
     def image_pull_mode(self) -> PullMode:
@@ -155,8 +145,8 @@ class Serving:
 
     @property
     def engine_version(self) -> str:
-        """The engine release this model runs (vLLM's, or SGLang's): the image tag's, else `vllm_version`."""
-        version = self.vllm_version if self.vllm_version is not None else version_from_image(self.image)
+        """The engine release this model runs (vLLM's, or SGLang's): the image tag's, else `engine_release`."""
+        version = self.engine_release if self.engine_release is not None else tagged_release(self.image)
         assert version is not None  # __post_init__ refused an image without one
         return version.lstrip("v")
 
@@ -167,10 +157,9 @@ class Serving:
 
 
 __all__ = [
-    "ENGINES",
+    "DEFAULT_IMAGE",
     "MAX_WARM_SPARES",
     "MODEL_CACHE_MODES",
-    "Engine",
     "ModelCache",
     "Serving",
     "StreamSource",

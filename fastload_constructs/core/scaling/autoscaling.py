@@ -1,7 +1,7 @@
-"""Pod autoscaling decisions (pure): KEDA on vLLM's queue, HPA behaviour from the plan, a fallback that holds.
+"""Pod autoscaling decisions (pure): KEDA on the engine's queue, HPA behaviour from the plan, a fallback that holds.
 
 Pod autoscaling: one KEDA ScaledObject per model drives a HorizontalPodAutoscaler
-on a vLLM metric read from Prometheus. KEDA's Prometheus scaler with the default
+on a metric of the model's engine read from Prometheus. KEDA's Prometheus scaler with the default
 `AverageValue` metric type makes the HPA aim for `sum(metric) / replicas =
 target`, so `targetWaitingRequests: 4` means "add a pod when more than about four
 requests per pod wait in vLLM's queue" (KEDA docs, scalers/prometheus; Kubernetes
@@ -32,26 +32,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from fastload_constructs.core.engines import DEFAULT_ENGINE, ENGINE_NAMES, engine_named
 from fastload_constructs.core.errors import is_whole_number, one_of, require
 from fastload_constructs.core.planning.plan import ServingPlan
 
-# vLLM's Prometheus metrics (vllm/v1/metrics/loggers.py, 0.34; docs "Production metrics").
-# gpu_cache_usage_perc is the deprecated name of kv_cache_usage_perc.
-SCALING_METRICS: dict[str, str] = {
-    "num_requests_waiting": "vllm:num_requests_waiting",
-    "num_requests_running": "vllm:num_requests_running",
-    "kv_cache_usage": "vllm:kv_cache_usage_perc",
-}
-# SGLang's (`--enable-metrics`), 0.5.23 python/sglang/srt/observability/metrics_collector.py: "The number of
-# requests in the waiting queue" (:370-375), running requests (:364-369), KV pool usage ratio (:404-409).
-# Only TP rank 0 records them (the sum over pods is the model's queue). Same keys, so cdk.json's
-# scalingMetric means the same thing for either engine.
-SGLANG_SCALING_METRICS: dict[str, str] = {
-    "num_requests_waiting": "sglang:num_queue_reqs",
-    "num_requests_running": "sglang:num_running_reqs",
-    "kv_cache_usage": "sglang:token_usage",
-}
-ENGINE_SCALING_METRICS: dict[str, dict[str, str]] = {"vllm": SCALING_METRICS, "sglang": SGLANG_SCALING_METRICS}
+# The metrics a model may scale on: the same keys for every engine (`Engine.scaling_metrics` names each
+# engine's Prometheus series), so cdk.json's scalingMetric means the same thing whatever the engine.
+SCALING_METRICS: tuple[str, ...] = tuple(DEFAULT_ENGINE.scaling_metrics)
 DEFAULT_SCALING_METRIC = "num_requests_waiting"
 DEFAULT_TARGET_WAITING_REQUESTS = 4.0
 MAX_REPLICAS_LIMIT = 100
@@ -92,17 +79,17 @@ def predicted_startup_seconds(plan: ServingPlan) -> float:
 
 @dataclass(frozen=True)
 class Autoscaling:
-    """Per-model pod autoscaling: replicas between min and max on one vLLM metric."""
+    """Per-model pod autoscaling: replicas between min and max on one metric of the model's engine."""
 
     min_replicas: int = 1
     max_replicas: int = 1
     target: float = DEFAULT_TARGET_WAITING_REQUESTS
     metric: str = DEFAULT_SCALING_METRIC
-    engine: str = "vllm"  # whose metric names: ENGINE_SCALING_METRICS (ServedModel sets the plan's)
+    engine: str = DEFAULT_ENGINE.name  # whose metric names (`Engine.scaling_metrics`); ServedModel sets the plan's
 
     @property
     def prometheus_metric(self) -> str:
-        return ENGINE_SCALING_METRICS[self.engine][self.metric]
+        return engine_named(self.engine).scaling_metrics[self.metric]
 
 
 def check_autoscaling(autoscaling: Autoscaling, where: str = "autoscaling") -> Autoscaling:
@@ -127,7 +114,7 @@ def check_autoscaling(autoscaling: Autoscaling, where: str = "autoscaling") -> A
         f"at least minReplicas ({a.min_replicas})",
     )
     one_of(f"{where}.metric", a.metric, SCALING_METRICS)
-    one_of(f"{where}.engine", a.engine, ENGINE_SCALING_METRICS)
+    one_of(f"{where}.engine", a.engine, ENGINE_NAMES)
     upper = 1.0 if a.metric == "kv_cache_usage" else 10_000.0
     require(
         isinstance(a.target, (int, float)) and not isinstance(a.target, bool) and 0 < a.target <= upper,

@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from fastload_constructs.core.engines import ENGINE_NAMES
 from fastload_constructs.core.naming import DEFAULT_NAMESPACE
 from fastload_constructs.core.scaling.autoscaling import SCRAPE_INTERVAL_S, Autoscaling
 
@@ -33,7 +34,8 @@ VLLM_METRICS_PATH = "/metrics"
 VLLM_PORT_NAME = "http"
 # Labels the scrape config writes on every vLLM sample.
 SERVER_LABEL = "server"  # the vLLM Deployment / app.kubernetes.io/instance
-SERVER_APP_NAMES = "vllm|sglang"  # the engines' app.kubernetes.io/name (Prometheus regexes are anchored)
+# The engines' app.kubernetes.io/name (their registered names); Prometheus regexes are anchored.
+SERVER_APP_NAMES = "|".join(ENGINE_NAMES)
 KARPENTER_METRICS_PORT_NAME = "http-metrics"  # karpenter chart 1.14.1 templates/deployment.yaml
 KEDA_OPERATOR_METRICS_PORT_NAME = "metrics"  # keda chart 2.20.2 templates/manager/deployment.yaml
 

@@ -1,2 +1,2 @@
-"""What a serving pod runs, decided from a plan: the vLLM command line and environment, its caches,
-who may reach it, its warm spares and the image mirror."""
+"""What a serving pod runs, decided from a plan: the pod around the engine's container, its caches,
+who may reach it, its warm spares, standbys and the image mirror."""

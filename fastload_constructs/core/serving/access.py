@@ -1,6 +1,6 @@
 """Who may reach a vLLM server: a NetworkPolicy on its port and an optional API key from a Secret.
 
-Pure decisions; `k8s.vllm_chart.VllmChart(access=...)` renders them.
+Pure decisions; `k8s.server_chart.ServerChart(access=...)` renders them.
 
 * NetworkPolicy (on by default): ingress to the vLLM pods only on the server
   port, and only from pods of the same namespace, plus the namespaces and CIDRs
@@ -13,12 +13,13 @@ Pure decisions; `k8s.vllm_chart.VllmChart(access=...)` renders them.
   network policy agent (`enableNetworkPolicy`, which `InferenceCluster` turns on).
   Traffic from the pod's own node (kubelet probes) is always allowed by the
   NetworkPolicy semantics.
-* API key (off by default): `VLLM_API_KEY` from a Kubernetes Secret key; vLLM reads
-  it as `--api-key` (vllm/entrypoints/openai/api_server.py: `args.api_key or
-  envs.VLLM_API_KEY`) and then requires `Authorization: Bearer <key>` on `/v1/*`
-  only. `/health` and `/metrics` stay open, so the readiness probe moves from
-  `/v1/models` to `/health`. The key reaches the process as an environment
-  variable, never as a command-line argument (which `ps` would show), and is no
+* API key (off by default): the engine's key variable (`Engine.api_key_env`, vLLM's
+  `VLLM_API_KEY`) from a Kubernetes Secret key; vLLM reads it as `--api-key`
+  (vllm/entrypoints/openai/api_server.py: `args.api_key or envs.VLLM_API_KEY`) and
+  then requires `Authorization: Bearer <key>` on `/v1/*` only. `/health` and
+  `/metrics` stay open, so the readiness probe moves from `/v1/models` to
+  `/health`. The key reaches the process as an environment variable, never as a
+  command-line argument (which `ps` would show), and is no
   part of the compile-cache key.
 """
 
@@ -33,9 +34,8 @@ from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.validation import check_dns_label, check_dns_subdomain
 
 if TYPE_CHECKING:
-    from fastload_constructs.core.serving.vllm_server import HttpProbe
+    from fastload_constructs.core.engines.base import HttpProbe
 
-API_KEY_ENV = "VLLM_API_KEY"
 DEFAULT_API_KEY_SECRET_KEY = "api-key"
 UNAUTHENTICATED_HEALTH_PATH = "/health"
 # Secret data keys: alphanumerics, '-', '_' and '.', at most 253 (apimachinery IsConfigMapKey).

@@ -257,7 +257,7 @@ def copy_model_container(model_uri: str, *, verify_sha256: bool, revision: bool 
 
 def compile_cache_key(
     *,
-    vllm_version: str,
+    image_tag: str,
     model_uri: str,
     tensor_parallel_size: int,
     gpu_model: str,
@@ -265,12 +265,12 @@ def compile_cache_key(
 ) -> str:
     """A short, stable key for a compile cache folder.
 
-    vLLM's own cache hash covers its version, the model config and every
-    VLLM_* factor; sharing one folder between differently configured servers
-    makes misses look like hits. Keying the folder by the same inputs keeps
-    each configuration in its own place.
+    An engine's own cache hash covers its version (the image tag names it), the model config and its
+    own variables (vLLM's every VLLM_* factor); sharing one folder between differently configured
+    servers makes misses look like hits. Keying the folder by the same inputs keeps each
+    configuration in its own place.
     """
-    for name, value in (("vllm_version", vllm_version), ("model_uri", model_uri), ("gpu_model", gpu_model)):
+    for name, value in (("image_tag", image_tag), ("model_uri", model_uri), ("gpu_model", gpu_model)):
         require(isinstance(value, str) and value.strip() != "", name, value, "a non-empty string")
     require(
         isinstance(tensor_parallel_size, int) and tensor_parallel_size >= 1,
@@ -278,6 +278,6 @@ def compile_cache_key(
         tensor_parallel_size,
         "a positive whole number",
     )
-    parts = [vllm_version, model_uri, str(tensor_parallel_size), gpu_model]
+    parts = [image_tag, model_uri, str(tensor_parallel_size), gpu_model]
     parts += [f"{k}={v}" for k, v in sorted((extra or {}).items())]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

@@ -1,9 +1,10 @@
 """The plan travels with the Deployment: what was predicted, recorded where `kubectl describe` shows it.
 
-The vLLM Deployment carries two annotations (on its own metadata, not the pod template, so a
+The server Deployment carries two annotations (on its own metadata, not the pod template, so a
 new release of the planner's figures never restarts a serving pod):
 
-- `fastload.io/plan`: compact JSON (`PLAN_SCHEMA` 1): the vLLM release, image, instance type, TP,
+- `fastload.io/plan`: compact JSON (`PLAN_SCHEMA` 1): the engine and its release (under `vllm_version`, the
+  key's name since schema 1 began; `engine` only when it is not the default), image, instance type, TP,
   the serving choices and the predicted seconds of every scale-out path and of each pod phase.
   `fastload coldstart --pod` reads it back (`read_plan_record`) to put actual beside predicted.
 - `fastload.io/predicted-start`: the same paths in words, for a human reading `kubectl describe`.
@@ -16,13 +17,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fastload_constructs.core.engines import DEFAULT_ENGINE, ENGINES
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.planning.plan import ServingPlan
 
 PLAN_ANNOTATION = "fastload.io/plan"
 SUMMARY_ANNOTATION = "fastload.io/predicted-start"
 PLAN_SCHEMA = 1
-ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
 
 
 def plan_record(plan: ServingPlan) -> dict[str, Any]:
@@ -30,7 +31,7 @@ def plan_record(plan: ServingPlan) -> dict[str, Any]:
     p = plan.predicted
     record: dict[str, Any] = {
         "schema": PLAN_SCHEMA,
-        "vllm_version": plan.vllm_version,
+        "vllm_version": plan.engine_version,
         "image": plan.serving.image,
         "instance_type": plan.instance.name,
         "tensor_parallel_size": plan.tensor_parallel_size,
@@ -46,8 +47,8 @@ def plan_record(plan: ServingPlan) -> dict[str, Any]:
         },
         "pod_total_s": round(p.total_s, 1),
     }
-    if plan.serving.engine != "vllm":  # absent: vLLM (records written before SGLang, issue 29, say nothing)
-        record["engine"] = plan.serving.engine
+    if plan.engine != DEFAULT_ENGINE.name:  # absent: the default engine (older records name no engine)
+        record["engine"] = plan.engine
     if plan.scale_out_paths is not None:
         record["paths_s"] = {path.name: round(path.total_s, 1) for path in plan.scale_out_paths.as_tuple()}
     return record
@@ -58,7 +59,7 @@ def plan_annotations(plan: ServingPlan) -> dict[str, str]:
     record = plan_record(plan)
     paths = record.get("paths_s", {})
     summary = (
-        f"{ENGINE_NAMES[record.get('engine', 'vllm')]} {record['vllm_version']} on {record['instance_type']} "
+        f"{ENGINES[plan.engine].display_name} {record['vllm_version']} on {record['instance_type']} "
         f"(TP {record['tensor_parallel_size']}): "
         + (", ".join(f"{name.replace('_', ' ')} {seconds:g} s" for name, seconds in paths.items()) or "")
         + (f"; pod {record['pod_total_s']:g} s" if not paths else "")
@@ -78,11 +79,13 @@ class PlanRecord:
     tensor_parallel_size: int
     pod_phases_s: Mapping[str, float]
     paths_s: Mapping[str, float]
-    engine: str = "vllm"  # the release above is this engine's
+    engine: str = DEFAULT_ENGINE.name  # the release above is this engine's
 
     @property
     def engine_name(self) -> str:
-        return ENGINE_NAMES.get(self.engine, self.engine)
+        """The engine's display name (the recorded name where it is no engine this version knows)."""
+        engine = ENGINES.get(self.engine)
+        return engine.display_name if engine is not None else self.engine
 
 
 def read_plan_record(annotations: Mapping[str, str]) -> PlanRecord | None:
@@ -100,7 +103,7 @@ def read_plan_record(annotations: Mapping[str, str]) -> PlanRecord | None:
             tensor_parallel_size=int(data["tensor_parallel_size"]),
             pod_phases_s={str(k): float(v) for k, v in data["pod_phases_s"].items()},
             paths_s={str(k): float(v) for k, v in data.get("paths_s", {}).items()},
-            engine=str(data.get("engine", "vllm")),
+            engine=str(data.get("engine", DEFAULT_ENGINE.name)),
         )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise FastloadConfigError(

@@ -2,7 +2,7 @@
 
 Why FMA: it is the existing Kubernetes controller that wakes a sleeping vLLM when
 a Deployment scales out, and it works with our KEDA-scaled Deployment, which
-becomes FMA's *requester* Deployment (research for issue 27). What FMA lacks is
+becomes FMA's *requester* Deployment. What FMA lacks is
 added with plain objects, decided here:
 
 * **N standbys per model**: a primer Deployment `<name>-standby` of N requesters
@@ -43,6 +43,7 @@ from fastload_constructs.core import naming
 from fastload_constructs.core.catalog import GIB
 from fastload_constructs.core.cluster.gpu_nodes import gpu_node_spec
 from fastload_constructs.core.cluster.karpenter import DO_NOT_DISRUPT, node_pool_spec
+from fastload_constructs.core.engines.vllm import VLLM
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require, whole_number_in
 from fastload_constructs.core.planning.plan import ServingPlan
 from fastload_constructs.core.planning.standby import (
@@ -60,7 +61,7 @@ from fastload_constructs.core.serving.cache_sharing import (
     SCRIPT_VOLUME,
     SyncContainer,
 )
-from fastload_constructs.core.serving.vllm_server import CACHE_MOUNT_PATH, SERVER_PORT, SHM_MOUNT_PATH, VllmServerSpec
+from fastload_constructs.core.serving.server_pod import SHM_MOUNT_PATH, ServerSpec
 from fastload_constructs.core.validation import check_dns_label
 
 # --- FMA v0.6.4 (tag v0.6.4 = commit b057659cb29dc408f2121e9d2c71ea35a8e2acb5) ---------------------------
@@ -79,9 +80,10 @@ INFERENCE_SERVER_CONTAINER = "inference-server"
 # cmd/requester/main.go defaults: PROBES_PORT 8080 (GET /ready), SPI_PORT 8081 (the controller's API).
 REQUESTER_PROBES_PORT = 8080
 REQUESTER_SPI_PORT = 8081
-# The launcher's API port (LauncherServicePort, fixed) and the vLLM engine port (the ISC's port).
+# The launcher's API port (LauncherServicePort, fixed) and the engine port (the ISC's port): FMA's launcher
+# runs vLLM, so a model with standbys runs vLLM (Serving refuses standbys for an engine without sleep mode).
 LAUNCHER_PORT = 8001
-ENGINE_PORT = SERVER_PORT
+ENGINE_PORT = VLLM.port
 LAUNCHER_COMMAND = ("/app/launcher.py", "--host=0.0.0.0", "--port=8001", "--log-level=info")
 # The path filter clients reach (runtime/v1_proxy.py); named "http", the port the vLLM scrape job keeps.
 PROXY_PORT = 8100
@@ -158,7 +160,7 @@ class StandbySpec:
         return f"{self.name}-standby"
 
 
-def isc_options(server: VllmServerSpec, gpu_memory_utilization: float) -> str:
+def isc_options(server: ServerSpec, gpu_memory_utilization: float) -> str:
     """The ISC `options`: our `vllm serve` arguments for the launcher's child.
 
     The launcher splits the string on whitespace (no shell quoting) and parses it with vLLM's
@@ -209,9 +211,7 @@ def _required_node_terms(labels: Mapping[str, str]) -> list[dict[str, Any]]:
     return [{"matchExpressions": [{"key": k, "operator": "In", "values": [v]} for k, v in labels.items()]}]
 
 
-def _requester_template(
-    server: VllmServerSpec, labels: Mapping[str, str], *, pinned_to_standby: bool
-) -> dict[str, Any]:
+def _requester_template(server: ServerSpec, labels: Mapping[str, str], *, pinned_to_standby: bool) -> dict[str, Any]:
     """A requester Pod: FMA's requester container holding the GPUs, steered to the model's sleepers."""
     node_labels = dict(server.node_labels)
     affinity: dict[str, Any] = {}
@@ -302,7 +302,7 @@ def _mib(n: int) -> str:
 
 
 def _launcher_pod_spec(
-    server: VllmServerSpec,
+    server: ServerSpec,
     *,
     memory_request: int,
     memory_limit: int,
@@ -311,11 +311,11 @@ def _launcher_pod_spec(
 ) -> dict[str, Any]:
     mounts: list[dict[str, Any]] = [
         {"name": "dshm", "mountPath": SHM_MOUNT_PATH},
-        {"name": COMPILE_CACHE_VOLUME, "mountPath": CACHE_MOUNT_PATH},
+        {"name": COMPILE_CACHE_VOLUME, "mountPath": server.cache_mount_path},
     ]
     if server.model_host_path is not None:
-        # Only this model's folder (a subPath) at the path the engine is given, as in the vLLM pods: the
-        # node's other copies stay unseen (issue 28).
+        # Only this model's folder (a subPath) at the path the engine is given, as in the server pods: the
+        # node's other copies stay unseen.
         assert server.model_sub_path is not None
         mounts.append(
             {
@@ -398,7 +398,7 @@ def _launcher_pod_spec(
 
 def standby_spec(
     plan: ServingPlan,
-    server: VllmServerSpec,
+    server: ServerSpec,
     *,
     standbys: int,
     release: str = DEFAULT_RELEASE,
@@ -413,7 +413,7 @@ def standby_spec(
     """
     check_standbys(standbys)
     require(standbys >= 1, "standbys", standbys, "at least 1 for FMA's objects (0 keeps the plain vLLM Deployment)")
-    require(isinstance(server, VllmServerSpec), "server", server, "a VllmServerSpec from vllm_server.server_spec")
+    require(isinstance(server, ServerSpec), "server", server, "a ServerSpec from server_pod.server_spec")
     check_dns_label(release, "release")
     whole_number_in(co_sleepers, "co_sleepers", 0, 8)
     a = assumptions if assumptions is not None else StandbyAssumptions()

@@ -32,13 +32,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
-from fastload_constructs.core.naming import SPARE_PRIORITY_CLASS, VLLM_PRIORITY_CLASS
+from fastload_constructs.core.naming import SERVER_PRIORITY_CLASS, SPARE_PRIORITY_CLASS
 from fastload_constructs.core.planning.plan import ServingPlan
 from fastload_constructs.core.planning.serving import check_spares
 from fastload_constructs.core.serving.cache_sharing import (
     SyncContainer,
 )
-from fastload_constructs.core.serving.vllm_server import Toleration, VllmServerSpec
+from fastload_constructs.core.serving.server_pod import ServerSpec, Toleration
 from fastload_constructs.core.validation import check_dns_label, check_dns_subdomain
 
 # Kubernetes "Pod Priority and Preemption": user-defined PriorityClass values are 32-bit integers
@@ -85,7 +85,7 @@ def priority_classes(
     *,
     vllm_value: int = VLLM_PRIORITY,
     spare_value: int = SPARE_PRIORITY,
-    vllm_name: str = VLLM_PRIORITY_CLASS,
+    vllm_name: str = SERVER_PRIORITY_CLASS,
     spare_name: str = SPARE_PRIORITY_CLASS,
 ) -> PriorityClasses:
     """vLLM pods above 0 and preempting; spares below 0 and never preempting anything."""
@@ -129,7 +129,7 @@ class PodRequests:
     gpus: int
 
 
-def pod_requests(server: VllmServerSpec) -> PodRequests:
+def pod_requests(server: ServerSpec) -> PodRequests:
     """The vLLM pod's effective requests, as the scheduler computes them."""
     mib = 1024**2
     cpu = server.cpu * 1000 + sum(c.cpu_millis for c in server.sidecars)
@@ -167,13 +167,11 @@ class WarmSpareSpec:
     scripts_shared: bool = False
 
 
-def warm_spare_spec(
-    plan: ServingPlan, server: VllmServerSpec, *, classes: PriorityClasses | None = None
-) -> WarmSpareSpec:
+def warm_spare_spec(plan: ServingPlan, server: ServerSpec, *, classes: PriorityClasses | None = None) -> WarmSpareSpec:
     """The placeholders for `server` (built from `plan`): the plan's `serving.warm_spares` of them.
     Raises FastloadConfigError."""
     spares = check_spares(plan.serving.warm_spares, "serving.warm_spares")
-    require(isinstance(server, VllmServerSpec), "server", server, "a VllmServerSpec from vllm_server.server_spec")
+    require(isinstance(server, ServerSpec), "server", server, "a ServerSpec from server_pod.server_spec")
     classes = classes or priority_classes()
     instance = plan.instance
     if spares > 0 and not instance.has_instance_store:

@@ -1,26 +1,22 @@
-"""Predicted seconds per start-up phase of an SGLang pod (issue 29), from published SGLang measurements.
+"""Predicted seconds per start-up phase of an SGLang pod, from published SGLang measurements.
 
 SGLang starts in this order (0.5.23 `launch_server`): imports and process spawn, weights (through the
 Run:ai streamer for an s3:// path: the same library and the same streamer model as vLLM), the KV pool,
 CUDA-graph capture (torch.compile, when enabled, runs inside it), then uvicorn and one warmup request.
-The figures are SGLang's own, each from a public log or post (the references are the rows of
-/work/research/29/phases.md, repeated here with their sources); where none exists the gap is named.
+The figures are SGLang's own, each from a public log or post cited beside it; where none exists the gap
+is named.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fastload_constructs.core.catalog import GpuInstance
-from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.planning.options import TuningOptions
-from fastload_constructs.core.planning.phases import PhaseEstimate, estimated_layers, weight_load
-from fastload_constructs.core.planning.serving import StreamSource
-from fastload_constructs.core.planning.streamer import StreamerSettings
+from fastload_constructs.core.engines.phases import EngineFigures, PhaseEstimate, PhaseInputs
+from fastload_constructs.core.model import ModelProfile, estimated_layers
 
 
 @dataclass(frozen=True)
-class SglangAssumptions:
+class SglangFigures(EngineFigures):
     """SGLang's fixed costs and per-unit rates, each from a cited public measurement."""
 
     # Container start to "Load weight begin": Python imports took 21 s from a cold page cache (Fergus Finn,
@@ -30,8 +26,8 @@ class SglangAssumptions:
     process_start_s: float = 25.0
     # SGLang's own work around the stream (model construction, weight post-processing): "Load weight end.
     # elapsed=6.21 s" for "Loading weights took 2.69 seconds" (sglang PR 17985's log, v0.5.8, Qwen3 PP2xTP2):
-    # 3.5 s, replacing vLLM's 1.5 s. MoE/FP4 post-processing can be far longer (438 s before sglang PR 9162,
-    # DeepSeek-V3 nvfp4): not modelled.
+    # 3.5 s. MoE/FP4 post-processing can be far longer (438 s before sglang PR 9162, DeepSeek-V3 nvfp4):
+    # not modelled.
     weight_load_fixed_s: float = 3.5
     # Decode CUDA-graph capture per batch size and decoder layer: 37.99 s for 52 sizes of Olmo 3 32B
     # (64 layers; sglang PR 13666's log, v0.5.5, TP1: 0.0114 s) and 9.41 s for 23 sizes of a 14B Qwen2
@@ -54,57 +50,44 @@ class SglangAssumptions:
     kv_and_server_s: float = 5.0
 
 
-SGLANG = SglangAssumptions()
-
-
-def torch_compile_seconds(model: ModelProfile, opts: TuningOptions, warm: bool, a: SglangAssumptions = SGLANG) -> float:
-    """torch.compile: none unless enabled; cold 4.4 s per layer, warm half of it (see SglangAssumptions)."""
-    if not opts.sglang_torch_compile:
+def torch_compile_seconds(model: ModelProfile, enabled: bool, warm: bool, figures: SglangFigures) -> float:
+    """torch.compile: none unless enabled; cold 4.4 s per layer, warm half of it (see SglangFigures)."""
+    if not enabled:
         return 0.0
-    cold = a.torch_compile_s_per_layer * estimated_layers(model)
-    return cold * a.torch_compile_warm_fraction if warm else cold
+    cold = figures.torch_compile_s_per_layer * estimated_layers(model)
+    return cold * figures.torch_compile_warm_fraction if warm else cold
 
 
-def cuda_graph_seconds(model: ModelProfile, a: SglangAssumptions = SGLANG) -> float:
+def cuda_graph_seconds(model: ModelProfile, figures: SglangFigures) -> float:
     """Capture = fixed + sizes x layers x per-size-layer cost (decode graphs, SGLang's default list)."""
-    return a.cuda_graph_fixed_s + a.default_capture_sizes * estimated_layers(model) * a.cuda_graph_s_per_size_layer
+    f = figures
+    return f.cuda_graph_fixed_s + f.default_capture_sizes * estimated_layers(model) * f.cuda_graph_s_per_size_layer
 
 
-def predict(
-    model: ModelProfile,
-    instance: GpuInstance,
-    tp: int,
-    streamer: StreamerSettings,
-    opts: TuningOptions,
-    *,
-    source: StreamSource,
-    warm_compile: bool,
-    a: SglangAssumptions = SGLANG,
-) -> PhaseEstimate:
-    """An SGLang pod's phases: the streamer's transfer (shared model) plus SGLang's own fixed costs."""
-    seconds, rate = weight_load(model, instance, tp, streamer, opts, source)
+def predict(inputs: PhaseInputs, figures: SglangFigures) -> PhaseEstimate:
+    """An SGLang pod's phases: the streamer's transfer (shared model) plus SGLang's own costs."""
+    compile_on = inputs.options.sglang_torch_compile
     return PhaseEstimate(
-        process_start_s=a.process_start_s,
-        weight_load_s=seconds - opts.assumptions.weight_load_fixed_s + a.weight_load_fixed_s,
-        compile_s=torch_compile_seconds(model, opts, warm_compile, a),
-        cuda_graph_s=cuda_graph_seconds(model, a),
-        kv_and_server_s=a.kv_and_server_s,
-        load_throughput_mb_s=rate,
+        process_start_s=figures.process_start_s,
+        weight_load_s=inputs.transfer_s + figures.weight_load_fixed_s,
+        compile_s=torch_compile_seconds(inputs.model, compile_on, inputs.warm_compile, figures),
+        cuda_graph_s=cuda_graph_seconds(inputs.model, figures),
+        kv_and_server_s=figures.kv_and_server_s,
+        load_throughput_mb_s=inputs.transfer_mb_s,
     )
 
 
-def note(model: ModelProfile, opts: TuningOptions, predicted: PhaseEstimate, a: SglangAssumptions = SGLANG) -> str:
+def note(inputs: PhaseInputs, predicted: PhaseEstimate, figures: SglangFigures) -> str:
     """The plan's line about SGLang's compile and graphs, with what it does not model."""
-    layers = estimated_layers(model)
     compile_text = (
-        f"torch.compile {'warm' if opts.compile_cache_warm else 'cold'} {predicted.compile_s:.1f} s"
-        if opts.sglang_torch_compile
+        f"torch.compile {'warm' if inputs.warm_compile else 'cold'} {predicted.compile_s:.1f} s"
+        if inputs.options.sglang_torch_compile
         else "torch.compile off (SGLang's default)"
     )
     return (
-        f"SGLang {opts.serving.engine_version}: {compile_text}; {a.default_capture_sizes} CUDA-graph batch sizes "
-        f"x {layers} layers {predicted.cuda_graph_s:.1f} s (from SGLang logs of 14B-32B models; no published "
-        "L4/L40S/A10G figure); "
+        f"SGLang {inputs.release}: {compile_text}; {figures.default_capture_sizes} CUDA-graph batch sizes "
+        f"x {estimated_layers(inputs.model)} layers {predicted.cuda_graph_s:.1f} s (from SGLang logs of 14B-32B "
+        "models; no published L4/L40S/A10G figure); "
         "FlashInfer/DeepGEMM JIT and autotune on a cold cache not modelled (86 s of an FP8 MoE's 8x B200 "
         "cold start, Fergus Finn 2026); image size is vLLM's unless --image-gb"
     )

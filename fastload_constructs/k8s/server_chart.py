@@ -1,14 +1,16 @@
-"""VllmChart: one vLLM OpenAI-compatible server for one model, from a ServingPlan.
+"""ServerChart: one inference server (vLLM or SGLang, the plan's engine) for one model, from a ServingPlan.
 
-Renders what `vllm_server.server_spec` decided; it decides nothing itself. A plan whose engine is SGLang
-gets the same objects running `python3 -m sglang.launch_server` (`sglang_server.server_spec`, issue 29).
+Renders what `server_pod.server_spec` decided; it decides nothing itself. The engine decides the
+container (`vllm serve`, `python3 -m sglang.launch_server`, `core.engines`); the objects are the same.
 Objects: ServiceAccount (the name the Pod Identity association grants S3 read
-to), Deployment, ClusterIP Service on 8000, PodDisruptionBudget, and with
-`compile_cache="pvc"` a PersistentVolumeClaim of the local-nvme class.
+to), Deployment, ClusterIP Service on the engine's port (vLLM 8000, SGLang 30000),
+PodDisruptionBudget, and with `compile_cache="pvc"` a PersistentVolumeClaim of the
+local-nvme class.
 The namespace is not created here: several charts share it (see
 `namespace_chart.NamespaceChart`).
 
-What lands in the compile-cache volume (`VLLM_CACHE_ROOT`, /var/cache/vllm):
+What lands in the compile-cache volume, for vLLM (`VLLM_CACHE_ROOT`, /var/cache/vllm; SGLang's
+cache root is described in `core/engines/sglang/launch.py`):
 `torch_compile_cache/` (Inductor/Dynamo artifacts, the part worth keeping),
 `assets/model_streamer/<hash of the s3 URI>/` (the config, tokenizer and other
 non-weight files vLLM copies from the s3:// model path; weights are streamed
@@ -34,9 +36,10 @@ import cdk8s_plus_28 as kplus
 from constructs import Construct
 
 from fastload_constructs.core import naming
+from fastload_constructs.core.engines.base import HttpProbe
 from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.planning.plan import ServingPlan
-from fastload_constructs.core.serving.access import API_KEY_ENV, ServingAccess, readiness_probe
+from fastload_constructs.core.serving.access import ServingAccess, readiness_probe
 from fastload_constructs.core.serving.cache_sharing import (
     COMPILE_CACHE_VOLUME,
     MODEL_CACHE_VOLUME,
@@ -47,13 +50,7 @@ from fastload_constructs.core.serving.cache_sharing import (
     SCRIPT_VOLUME,
     cache_sync_script,
 )
-from fastload_constructs.core.serving.engines import server_spec
-from fastload_constructs.core.serving.vllm_server import (
-    SHM_MOUNT_PATH,
-    HttpProbe,
-    ServerOptions,
-    VllmServerSpec,
-)
+from fastload_constructs.core.serving.server_pod import SHM_MOUNT_PATH, ServerOptions, ServerSpec, server_spec
 from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, WarmCheckContainer, warm_check_script
 from fastload_constructs.k8s.pod_parts import (
     TAINT_EFFECTS,
@@ -67,8 +64,8 @@ from fastload_constructs.k8s.pod_parts import (
 MIB = 1024**2
 
 
-class VllmChart(cdk8s.Chart):
-    """A tuned vLLM Deployment and its Service, ServiceAccount and PDB for one model.
+class ServerChart(cdk8s.Chart):
+    """A tuned server Deployment (the plan's engine) and its Service, ServiceAccount and PDB for one model.
 
     Instantiate once per model (or per model and instance type, with `name`);
     names are unique per namespace within one cdk8s App.
@@ -94,13 +91,14 @@ class VllmChart(cdk8s.Chart):
             access,
             "None or a ServingAccess(network_policy=..., api_key_secret=...)",
         )
-        # The plan's engine picks the container (vLLM or SGLang, core/serving/engines.py); the pod is the same.
+        # The plan's engine picks the container (core/engines); the pod is the same.
         spec = server_spec(plan, model_name=model_name, model_uri=model_uri, region=region, options=options)
         require(
-            spec.engine == "vllm" or access is None or access.api_key_secret is None,
+            spec.api_key_env is not None or access is None or access.api_key_secret is None,
             "access.api_key_secret",
             access.api_key_secret if access is not None else None,
-            "None with engine 'sglang' (SGLang takes its key only as --api-key on the command line)",
+            f"None with engine {spec.engine!r} (it reads no API key from its environment; a key on its command "
+            "line would sit in the manifest)",
         )
         siblings = _sibling_specs(scope)
         _refuse_duplicate(siblings, spec)
@@ -122,7 +120,7 @@ class VllmChart(cdk8s.Chart):
         self.disruption_budget = self._disruption_budget(spec)
         self.network_policy = self._network_policy(spec) if self.access.network_policy else None
 
-    def _network_policy(self, spec: VllmServerSpec) -> kplus.NetworkPolicy:
+    def _network_policy(self, spec: ServerSpec) -> kplus.NetworkPolicy:
         """Ingress on the server port from the namespace's pods and the listed namespaces and CIDRs only."""
         peers: list[kplus.INetworkPolicyPeer] = [kplus.Pods.all(self, "SameNamespacePods")]
         if self.access.allow_from_namespaces:
@@ -150,7 +148,7 @@ class VllmChart(cdk8s.Chart):
         """In-cluster URL of the OpenAI-compatible API."""
         return f"http://{self.spec.name}.{self.spec.namespace}.svc.cluster.local:{self.spec.port}"
 
-    def _service_account(self, spec: VllmServerSpec, siblings: list[VllmServerSpec]) -> kplus.IServiceAccount:
+    def _service_account(self, spec: ServerSpec, siblings: list[ServerSpec]) -> kplus.IServiceAccount:
         """Created by the first chart of a model in a namespace, referenced by any later one."""
         shared = any(
             (s.namespace, s.service_account_name) == (spec.namespace, spec.service_account_name) for s in siblings
@@ -164,14 +162,14 @@ class VllmChart(cdk8s.Chart):
             automount_token=False,
         )
 
-    def _deployment(self, spec: VllmServerSpec) -> kplus.Deployment:
+    def _deployment(self, spec: ServerSpec) -> kplus.Deployment:
         deployment = kplus.Deployment(
             self,
             "Deployment",
             metadata=cdk8s.ApiObjectMetadata(name=spec.name, annotations=dict(spec.annotations)),
             pod_metadata=cdk8s.ApiObjectMetadata(
                 labels=dict(spec.labels),
-                # `kubectl logs` (and `fastload coldstart --pod`) read vLLM's log even beside a sidecar.
+                # `kubectl logs` (and `fastload coldstart --pod`) read the server's log even beside a sidecar.
                 annotations={"kubectl.kubernetes.io/default-container": spec.container_name, **spec.pod_annotations},
             ),
             replicas=spec.replicas,
@@ -180,7 +178,7 @@ class VllmChart(cdk8s.Chart):
                 max_unavailable=kplus.PercentOrAbsolute.absolute(0),
             ),
             service_account=self.service_account,
-            # vLLM never calls the Kubernetes API. EKS Pod Identity does not need the default token:
+            # The server never calls the Kubernetes API. EKS Pod Identity does not need the default token:
             # its webhook adds its own projected token volume (aws/amazon-eks-pod-identity-webhook,
             # pkg/handler/handler.go getPodSpecPatch).
             automount_service_account_token=False,
@@ -219,10 +217,12 @@ class VllmChart(cdk8s.Chart):
             security_context=container_security(),
         )
         if self.access.api_key_secret is not None:
-            # vLLM reads VLLM_API_KEY as --api-key; an env var, not an argument `ps` would show.
+            # The engine reads its key variable (vLLM: VLLM_API_KEY) as --api-key; an env var, not an argument
+            # `ps` would show (the chart's constructor refused an engine without one).
+            assert spec.api_key_env is not None
             secret = kplus.Secret.from_secret_name(self, "ApiKeySecret", self.access.api_key_secret)
             container.env.add_variable(
-                API_KEY_ENV,
+                spec.api_key_env,
                 kplus.EnvValue.from_secret_value(kplus.SecretValue(secret=secret, key=self.access.api_key_secret_key)),
             )
         volumes = {COMPILE_CACHE_VOLUME: self._compile_cache_volume(spec)}
@@ -232,7 +232,7 @@ class VllmChart(cdk8s.Chart):
             volumes[MODEL_CACHE_VOLUME] = node_folder(
                 self, "ModelCacheVolume", MODEL_CACHE_VOLUME, spec.model_host_path
             )
-            # Only this model's folder (a subPath), at the path vLLM is given: the node's other copies stay unseen.
+            # Only this model's folder (a subPath), at the path the server is given: other copies stay unseen.
             assert spec.model_sub_path is not None
             container.mount(
                 f"{MODEL_MOUNT_PATH}/{spec.model_sub_path}",
@@ -272,14 +272,12 @@ class VllmChart(cdk8s.Chart):
             )
         return deployment
 
-    def _add_cache_sync(
-        self, deployment: kplus.Deployment, spec: VllmServerSpec, volumes: dict[str, kplus.Volume]
-    ) -> None:
-        """The cache_sync.py steps: init containers in order, then sidecars beside vLLM.
+    def _add_cache_sync(self, deployment: kplus.Deployment, spec: ServerSpec, volumes: dict[str, kplus.Volume]) -> None:
+        """The cache_sync.py steps: init containers in order, then sidecars beside the server.
 
-        They run the vLLM image (it ships Python and boto3) with the script from a
+        They run the server's image (vLLM's ships Python and boto3) with the script from a
         ConfigMap, and get only the AWS_* settings: Pod Identity gives them the
-        same credentials as vLLM.
+        same credentials as the server.
         """
         script: kplus.IConfigMap
         if spec.scripts_shared:  # the namespace's ConfigMap (k8s.RuntimeScriptsChart): referred to, not embedded
@@ -308,7 +306,7 @@ class VllmChart(cdk8s.Chart):
             sidecar = deployment.add_container(**sync_container_props(spec.image, step, env))
             mount_all(sidecar, step, volumes)
 
-    def _compile_cache_volume(self, spec: VllmServerSpec) -> kplus.Volume:
+    def _compile_cache_volume(self, spec: ServerSpec) -> kplus.Volume:
         if spec.compile_cache == "host-path":
             assert spec.cache_host_path is not None
             return node_folder(self, "CompileCacheVolume", COMPILE_CACHE_VOLUME, spec.cache_host_path)
@@ -331,7 +329,7 @@ class VllmChart(cdk8s.Chart):
             )
         return kplus.Volume.from_empty_dir(self, "CompileCacheVolume", "compile-cache")
 
-    def _disruption_budget(self, spec: VllmServerSpec) -> cdk8s.ApiObject:
+    def _disruption_budget(self, spec: ServerSpec) -> cdk8s.ApiObject:
         """cdk8s-plus has no PodDisruptionBudget: a plain policy/v1 object selecting the Deployment's pods.
 
         One pod at a time may be evicted (a budget of zero would block node
@@ -368,11 +366,11 @@ def _probe(probe: HttpProbe, port: int) -> kplus.Probe:
     )
 
 
-def _sibling_specs(scope: Construct) -> list[VllmServerSpec]:
-    return [c.spec for c in scope.node.children if isinstance(c, VllmChart)]
+def _sibling_specs(scope: Construct) -> list[ServerSpec]:
+    return [c.spec for c in scope.node.children if isinstance(c, ServerChart)]
 
 
-def _refuse_duplicate(siblings: list[VllmServerSpec], spec: VllmServerSpec) -> None:
+def _refuse_duplicate(siblings: list[ServerSpec], spec: ServerSpec) -> None:
     """Two charts writing the same Deployment/Service would overwrite each other in the cluster."""
     if any((s.namespace, s.name) == (spec.namespace, spec.name) for s in siblings):
         raise FastloadConfigError(

@@ -1,9 +1,8 @@
-"""What an SGLang server pod runs, decided from a ServingPlan: pure, no cdk8s (issue 29).
+"""What an SGLang server container runs, decided from a plan: command, arguments, environment, probes.
 
-The same pod as vLLM's (`vllm_server.build_server_spec`: node selection, caches, cache sync, warm-spare
-shape, resources); only the container differs: `python3 -m sglang.launch_server` with the plan's
-streamer settings, tensor parallelism and memory, SGLang's cache root on the compile-cache volume and
-probes on SGLang's own endpoints.
+The pod around it is the same as vLLM's (`core.serving.server_pod`); only the container differs:
+`python3 -m sglang.launch_server` with the plan's streamer settings, tensor parallelism and memory,
+SGLang's cache root on the compile-cache volume and probes on SGLang's own endpoints.
 
 Every flag, variable and path below was read in SGLang's source at the pinned release, 0.5.23: the
 PyPI wheel `sglang-0.5.23-cp311-cp311-manylinux_2_34_x86_64.whl` (sha256 00b3cd5b265ac76c...d859937,
@@ -19,27 +18,18 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
+from fastload_constructs.core.engines.args import prefixed_variables, without_flags
+from fastload_constructs.core.engines.base import HttpProbe, LaunchPlan, ProbeBudget, Probes, StreamerPlan
 from fastload_constructs.core.errors import require
-from fastload_constructs.core.planning.options import TuningOptions
-from fastload_constructs.core.planning.plan import ServingPlan
-from fastload_constructs.core.planning.releases import DEFAULT_SGLANG_IMAGE, DEFAULT_SGLANG_VERSION
-from fastload_constructs.core.serving.streamer_env import streamer_env
-from fastload_constructs.core.serving.vllm_server import (
-    EngineLaunch,
-    HttpProbe,
-    ServerOptions,
-    VllmServerSpec,
-    build_server_spec,
-)
 
-SGLANG_VERSION = DEFAULT_SGLANG_VERSION
-# Serving(engine="sglang")'s default image (core/planning/releases.py). Tag scheme from SGLang's release
-# workflow (`v{version}`, CUDA 12.9; `-cu130` for CUDA 13). Not checked on Docker Hub: run
-# `docker manifest inspect lmsysorg/sglang:v0.5.23` before deploying. The stock image installs
-# `python[all]`, whose `diffusion` extra pulls runai_model_streamer WITHOUT its `[s3]` extra (wheel
-# METADATA): if `pip show runai-model-streamer-s3` finds nothing in it, use a derived image
-# (`RUN pip install "runai-model-streamer[s3]>=0.15.7"`, or `sglang[runai]==0.5.23`), see docs/serving.md.
-DEFAULT_IMAGE = DEFAULT_SGLANG_IMAGE
+# The default image: tag scheme from SGLang's release workflow (`v{version}`, CUDA 12.9; `-cu130` for
+# CUDA 13). Not checked on Docker Hub: run `docker manifest inspect lmsysorg/sglang:v0.5.23` before
+# deploying. The stock image installs `python[all]`, whose `diffusion` extra pulls runai_model_streamer
+# WITHOUT its `[s3]` extra (wheel METADATA): if `pip show runai-model-streamer-s3` finds nothing in it,
+# use a derived image (`RUN pip install "runai-model-streamer[s3]>=0.15.7"`, or `sglang[runai]==0.5.23`),
+# see docs/serving.md.
+STOCK_REPOSITORY = "lmsysorg/sglang"
+DEFAULT_RELEASE = "0.5.23"
 # `python/sglang/launch_server.py` (prepare_server_args -> run_server). Not `sglang serve`: its backend
 # detection asks the Hugging Face Hub for `model_index.json` of a non-local path (cli/utils.py:91), a
 # pointless call for s3:// that stalls where the VPC has no internet egress.
@@ -70,7 +60,7 @@ SGLANG_JIT_CACHE_DIR = f"{SGLANG_CACHE_DIR}/jit"
 # SGLANG_HEALTH_CHECK_TIMEOUT default 20 s (environ.py:218): /health answers 503 itself after that.
 HEALTH_CHECK_TIMEOUT_S = 20
 
-# Flags server_spec owns (each with its 0.5.23 field). SGLang parses with argparse without
+# Flags the plan owns (each with its 0.5.23 field). SGLang parses with argparse without
 # allow_abbrev=False (srt/server_args.py:679), so a unique prefix of a flag sets it too (`--tp` is
 # `--tp-size`): a prefix of one of these is refused as well.
 MANAGED_FLAGS = (
@@ -99,47 +89,26 @@ MANAGED_FLAGS = (
     "--api-key",
 )
 
-
-def _flag(arg: str) -> str:
-    flag = arg.split("=", 1)[0]
-    return "--" + flag[2:].replace("_", "-") if flag.startswith("--") else flag
-
-
-def check_extra_args(extra_args: object, field: str = "extra_args") -> tuple[str, ...]:
-    """Extra `sglang.launch_server` arguments: non-empty strings starting with a flag, none setting (or
-    abbreviating, argparse's unique-prefix matching) a flag the plan owns."""
-    require(
-        isinstance(extra_args, (list, tuple)) and all(isinstance(a, str) and a.strip() != "" for a in extra_args),
-        field,
-        extra_args,
-        "a list of non-empty strings, e.g. ['--cuda-graph-max-bs-decode', '64']",
-    )
-    assert isinstance(extra_args, (list, tuple))
-    args = tuple(extra_args)
-    require(not args or args[0].startswith("-"), field, args[0] if args else None, "a list that starts with a --flag")
-    for i, arg in enumerate(args):
-        flag = _flag(arg)
-        managed = flag.startswith("--") and any(
-            m == flag or (len(flag) > 3 and m.startswith(flag)) for m in MANAGED_FLAGS
-        )
-        require(
-            not managed,
-            f"{field}[{i}]",
-            arg,
-            "SGLang flags other than " + ", ".join(MANAGED_FLAGS) + " or their prefixes (those come from the plan)",
-        )
-    return args
+# SGLang's (`--enable-metrics`), 0.5.23 python/sglang/srt/observability/metrics_collector.py: "The number of
+# requests in the waiting queue" (:370-375), running requests (:364-369), KV pool usage ratio (:404-409).
+# Only TP rank 0 records them (the sum over pods is the model's queue). Same keys as vLLM's, so cdk.json's
+# scalingMetric means the same thing for either engine.
+SCALING_METRICS: Mapping[str, str] = {
+    "num_requests_waiting": "sglang:num_queue_reqs",
+    "num_requests_running": "sglang:num_running_reqs",
+    "kv_cache_usage": "sglang:token_usage",
+}
 
 
-def mem_fraction_static(plan: ServingPlan) -> float:
+def mem_fraction_static(plan: LaunchPlan) -> float:
     """`--mem-fraction-static`: SGLang's share of GPU memory for weights and the KV pool.
 
     vLLM's `gpu_memory_utilization` (the plan's) also covers activations and CUDA graphs; SGLang's static
     fraction leaves them out (it is the "weights + KV pool fraction", fields/schedule.py:27). So the plan's
-    share less the runtime overhead the fit reserved for activations and graphs (KvFit.overhead_bytes,
-    else TuningOptions' default 2.5 GiB) gives the same KV pool the plan sized.
+    share less the runtime overhead the fit reserved for activations and graphs (the plan's
+    `runtime_overhead_bytes`) gives the same KV pool the plan sized.
     """
-    overhead = plan.kv_fit.overhead_bytes if plan.kv_fit is not None else TuningOptions().runtime_overhead_bytes
+    overhead = plan.runtime_overhead_bytes
     fraction = round(plan.gpu_memory_utilization - overhead / plan.instance.gpu_memory_bytes, 3)
     require(
         fraction >= 0.3,
@@ -151,8 +120,8 @@ def mem_fraction_static(plan: ServingPlan) -> float:
     return fraction
 
 
-def loader_extra_config_json(plan: ServingPlan) -> str:
-    """`--model-loader-extra-config` for SGLang's RunaiModelStreamerLoader.
+def loader_extra_config(streamer: StreamerPlan) -> dict[str, object]:
+    """`--model-loader-extra-config` for SGLang's RunaiModelStreamerLoader, keys in order.
 
     It accepts only `distributed`, `concurrency` and `memory_limit` and raises on any other key
     (srt/model_loader/loader.py:3963-3971); `concurrency` and `memory_limit` (bytes) become
@@ -160,14 +129,13 @@ def loader_extra_config_json(plan: ServingPlan) -> str:
     `distributed` is always written: SGLang turns it on by itself for an object-store path
     (loader.py:3997-3998), so leaving it out would not run what the plan decided.
     """
-    config = {**plan.streamer.loader_extra_config(), "distributed": plan.streamer.distributed}
-    return json.dumps(config, separators=(",", ":"), sort_keys=True)
+    return dict(sorted({**streamer.loader_extra_config(), "distributed": streamer.distributed}.items()))
 
 
 def sglang_args(
-    plan: ServingPlan, *, model_path: str, served_model_name: str, extra_args: Sequence[str] = ()
+    plan: LaunchPlan, *, model_path: str, served_model_name: str, extra_args: Sequence[str] = ()
 ) -> tuple[str, ...]:
-    """The arguments after `python3 -m sglang.launch_server`.
+    """The arguments after `python3 -m sglang.launch_server`; `extra_args` already checked against MANAGED_FLAGS.
 
     The model is a flag (`--model-path`, not positional). `--load-format runai_streamer` is implied for an
     s3:// path (srt/arg_groups/model_path_hook.py:189-194) but written anyway, and needed for the node-local
@@ -176,7 +144,6 @@ def sglang_args(
     `--host 0.0.0.0`: the default 127.0.0.1 is unreachable from the Service (fields/serving.py:65).
     `--enable-metrics` mounts /metrics on the server port (srt/utils/common.py:2843-2853).
     """
-    extra = check_extra_args(extra_args)
     tuned: list[str] = []
     if plan.max_model_len is not None:
         tuned += ["--context-length", str(plan.max_model_len)]
@@ -188,7 +155,7 @@ def sglang_args(
         "--load-format",
         "runai_streamer",
         "--model-loader-extra-config",
-        loader_extra_config_json(plan),
+        json.dumps(loader_extra_config(plan.streamer), separators=(",", ":"), sort_keys=True),
         "--served-model-name",
         served_model_name,
         "--tp-size",
@@ -201,24 +168,36 @@ def sglang_args(
         f"{mem_fraction_static(plan):g}",
         "--enable-metrics",
         *tuned,
-        *extra,
+        *extra_args,
     )
 
 
-def sglang_env(plan: ServingPlan, *, region: str, endpoint_url: str | None = None) -> dict[str, str]:
-    """The streamer's environment (shared with vLLM) plus SGLang's cache roots and no Hub calls.
+def sglang_env() -> dict[str, str]:
+    """SGLang's own variables: its cache roots, and no Hub calls (the streamer's are the pod's).
 
-    With `endpoint_url`, SGLang copies AWS_ENDPOINT_URL into RUNAI_STREAMER_S3_ENDPOINT itself when
+    With an endpoint override, SGLang copies AWS_ENDPOINT_URL into RUNAI_STREAMER_S3_ENDPOINT itself when
     that is unset (weight_utils.py:1719-1722). HF_HUB_OFFLINE=1: an s3:// model needs nothing from the Hub.
     """
-    env = streamer_env(plan.streamer, region=region, endpoint_url=endpoint_url)
-    env["SGLANG_CACHE_DIR"] = SGLANG_CACHE_DIR
-    env["SGLANG_JIT_CACHE_DIR"] = SGLANG_JIT_CACHE_DIR
-    env["HF_HUB_OFFLINE"] = "1"
-    return env
+    return {
+        "SGLANG_CACHE_DIR": SGLANG_CACHE_DIR,
+        "SGLANG_JIT_CACHE_DIR": SGLANG_JIT_CACHE_DIR,
+        "HF_HUB_OFFLINE": "1",
+    }
 
 
-def probes(plan: ServingPlan) -> tuple[HttpProbe, HttpProbe, HttpProbe]:
+def compile_factors(args: Sequence[str], env: Mapping[str, str]) -> dict[str, str]:
+    """What besides version, model, TP and GPU can change SGLang's cached kernels and graphs.
+
+    Every argument except the model path and the streamer's loader config (where weights come from, not
+    what is compiled), every SGLANG_* variable except the two cache roots, and the engine itself, so an
+    SGLang cache never lands in a vLLM folder of the same image tag and model.
+    """
+    kept = without_flags(args, ("--model-path", "--model-loader-extra-config"))
+    engine_env = prefixed_variables(env, "SGLANG_", leaving_out=("SGLANG_CACHE_DIR", "SGLANG_JIT_CACHE_DIR"))
+    return {"engine": "sglang", "args": json.dumps(kept), "sglang_env": json.dumps(engine_env)}
+
+
+def probes(budget: ProbeBudget) -> Probes:
     """(startup, readiness, liveness) on SGLang 0.5.23's endpoints (srt/entrypoints/http_server.py).
 
     The port stays closed while weights load and graphs are captured: `launch_server` starts uvicorn only
@@ -230,70 +209,7 @@ def probes(plan: ServingPlan) -> tuple[HttpProbe, HttpProbe, HttpProbe]:
     a busy server) and answers 503 itself after SGLANG_HEALTH_CHECK_TIMEOUT (20 s) without an answer
     (:721-798): the kubelet waits 5 s longer than that, every 30 s, three times, before a restart.
     """
-    startup = HttpProbe("/ready", plan.startup_probe.period_seconds, plan.startup_probe.failure_threshold, 5)
+    startup = HttpProbe("/ready", budget.period_seconds, budget.failure_threshold, 5)
     readiness = HttpProbe("/ready", 10, 3, 5)
     liveness = HttpProbe("/health", 30, 3, HEALTH_CHECK_TIMEOUT_S + 5)
     return startup, readiness, liveness
-
-
-def compile_factors(args: Sequence[str], env: Mapping[str, str]) -> dict[str, str]:
-    """What besides version, model, TP and GPU can change SGLang's cached kernels and graphs.
-
-    Every argument except the model path and the streamer's loader config (where weights come from, not
-    what is compiled), every SGLANG_* variable except the two cache roots, and the engine itself, so an
-    SGLang cache never lands in a vLLM folder of the same image tag and model.
-    """
-    kept: list[str] = []
-    skip_next = False
-    for arg in args:
-        if skip_next:
-            skip_next = False
-            continue
-        if arg in ("--model-path", "--model-loader-extra-config"):
-            skip_next = True
-            continue
-        kept.append(arg)
-    roots = ("SGLANG_CACHE_DIR", "SGLANG_JIT_CACHE_DIR")
-    engine_env = {k: v for k, v in sorted(env.items()) if k.startswith("SGLANG_") and k not in roots}
-    return {"engine": "sglang", "args": json.dumps(kept), "sglang_env": json.dumps(engine_env)}
-
-
-def server_spec(
-    plan: ServingPlan,
-    *,
-    model_name: str,
-    model_uri: str,
-    region: str,
-    options: ServerOptions | None = None,
-) -> VllmServerSpec:
-    """The SGLang pod for `plan` (image, model cache, shared compile cache and warm spares are
-    `plan.serving`'s); raises FastloadConfigError naming the bad field. `options.extra_args` are SGLang
-    arguments (checked by `check_extra_args` here).
-    """
-    opts = options if options is not None else ServerOptions()
-    require(isinstance(opts, ServerOptions), "options", opts, "a ServerOptions")
-    require(
-        isinstance(plan, ServingPlan) and plan.engine == "sglang",
-        "engine",
-        getattr(plan, "engine", None),
-        "'sglang' in the plan (TuningOptions(serving=Serving(engine='sglang')))",
-    )
-
-    def launch(model_path: str, served: str) -> EngineLaunch:
-        args = sglang_args(plan, model_path=model_path, served_model_name=served, extra_args=opts.extra_args)
-        env = sglang_env(plan, region=region, endpoint_url=opts.endpoint_url)
-        return EngineLaunch(
-            engine="sglang",
-            container_name=CONTAINER_NAME,
-            command=SERVER_COMMAND,
-            args=args,
-            env=env,
-            port=SERVER_PORT,
-            cache_mount_path=CACHE_MOUNT_PATH,
-            probes=probes(plan),
-            compile_factors=compile_factors(args, env),
-        )
-
-    return build_server_spec(
-        plan, model_name=model_name, model_uri=model_uri, region=region, options=opts, launch=launch
-    )

@@ -1,26 +1,27 @@
-"""The pure vLLM server decisions: args, env, cache folder, probes, and input checks."""
-
-import json
+"""core/serving/server_pod.py: the pod around any engine's container: env, cache folder, node selection, checks."""
 
 import aws_cdk as cdk
 import pytest
 
 from fastload_constructs.core import naming
+from fastload_constructs.core.engines import ENGINES
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
-from fastload_constructs.core.serving.streamer_env import streamer_env
-from fastload_constructs.core.serving.vllm_server import (
-    CACHE_MOUNT_PATH,
+from fastload_constructs.core.planning.serving import Serving
+from fastload_constructs.core.serving.server_pod import (
     ServerOptions,
     compile_cache_folder,
-    is_token,
     recommended_labels,
     server_spec,
 )
+from fastload_constructs.core.serving.streamer_env import streamer_env
+from fastload_constructs.core.tokens import is_token
+from tests.serving_plans import MODEL_URI
+from tests.serving_plans import spec_of as spec
 
-URI = "s3://fastload-test-models/models/llama-3.1-8b"
+URI = MODEL_URI
 
 
 @pytest.fixture(scope="module")
@@ -33,50 +34,27 @@ def plan_70b_tp4():
     return plan(ModelProfile.from_numbers(parameter_count=70_600_000_000, dtype="BF16", name="llama70"), "g6e.12xlarge")
 
 
-def flag(args, name):
-    return args[args.index(name) + 1]
-
-
-def spec(p, *, model_name="llama", model_uri=URI, region="eu-west-1", **options):
-    return server_spec(p, model_name=model_name, model_uri=model_uri, region=region, options=ServerOptions(**options))
-
-
-def test_args_carry_the_plan(plan_8b):
-    s = spec(plan_8b)
-    assert s.command == ("vllm", "serve")
-    assert s.args[0] == URI
-    assert flag(s.args, "--load-format") == "runai_streamer"
-    assert json.loads(flag(s.args, "--model-loader-extra-config")) == plan_8b.streamer.loader_extra_config()
-    assert int(flag(s.args, "--tensor-parallel-size")) == plan_8b.tensor_parallel_size
-    assert float(flag(s.args, "--gpu-memory-utilization")) == plan_8b.gpu_memory_utilization
-    assert flag(s.args, "--served-model-name") == "llama"
-    assert int(flag(s.args, "--port")) == s.port == 8000
-
-
-def test_served_model_name_and_extra_args(plan_8b):
-    s = spec(plan_8b, served_model_name="meta-llama/Llama-3.1-8B-Instruct", extra_args=["--max-model-len", "8192"])
-    assert flag(s.args, "--served-model-name") == "meta-llama/Llama-3.1-8B-Instruct"
-    assert s.args[-2:] == ("--max-model-len", "8192")
-
-
-def test_tp4_plan_streams_distributed_with_more_shm_and_gpus(plan_8b, plan_70b_tp4):
-    assert plan_70b_tp4.tensor_parallel_size == 4
-    s4, s1 = spec(plan_70b_tp4, model_name="llama70"), spec(plan_8b)
-    loader = json.loads(flag(s4.args, "--model-loader-extra-config"))
-    assert loader["distributed"] is True
-    assert loader == plan_70b_tp4.streamer.loader_extra_config()
-    assert "distributed" not in json.loads(flag(s1.args, "--model-loader-extra-config"))
-    assert s4.gpus == 4 and s1.gpus == 1
-    assert s4.shm_bytes == plan_70b_tp4.shm_bytes > s1.shm_bytes
-
-
-def test_env_is_the_streamer_env_plus_a_fixed_cache_root(plan_8b):
-    s = spec(plan_8b)
-    expected = streamer_env(plan_8b.streamer, region="eu-west-1")
-    assert {k: v for k, v in s.env.items() if k != "VLLM_CACHE_ROOT"} == expected
-    assert s.env["VLLM_CACHE_ROOT"] == CACHE_MOUNT_PATH
-    # Nothing replica-specific: more replicas, same env and args (vLLM's cache hash sees both).
-    s3 = spec(plan_8b, replicas=3)
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+def test_env_is_the_streamer_env_plus_the_engines_own_and_the_container_is_the_engines(engine):
+    p = plan(
+        ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16", name="llama"),
+        "g6e.2xlarge",
+        TuningOptions(serving=Serving(engine=engine)),
+    )
+    chosen = ENGINES[engine]
+    s = spec(p)
+    streamer = streamer_env(p.streamer, region="eu-west-1")
+    assert dict(s.env) == {**streamer, **chosen.server_env()} and list(s.env)[: len(streamer)] == list(streamer)
+    assert (s.engine, s.container_name, s.port, s.command) == (
+        engine,
+        chosen.container_name,
+        chosen.port,
+        chosen.command,
+    )
+    assert s.cache_mount_path == chosen.cache_mount_path and s.api_key_env == chosen.api_key_env
+    assert s.labels["app.kubernetes.io/name"] == engine
+    # Nothing replica-specific: more replicas, same env and args (the engines' cache hashes see both).
+    s3 = spec(p, replicas=3)
     assert (s3.env, s3.args) == (s.env, s.args)
 
 
@@ -103,19 +81,6 @@ def test_a_deploy_time_bucket_is_recognised_and_keeps_the_cache_folder_stable(pl
     assert err.value.field == "model_uri.prefix"
 
 
-def test_probes_startup_from_plan_liveness_sane(plan_8b):
-    s = spec(plan_8b)
-    assert (s.startup_probe.path, s.startup_probe.period_seconds, s.startup_probe.failure_threshold) == (
-        "/health",
-        plan_8b.startup_probe.period_seconds,
-        plan_8b.startup_probe.failure_threshold,
-    )
-    assert s.readiness_probe.path == "/v1/models"
-    assert s.liveness_probe.path == "/health"
-    assert 30 <= s.liveness_probe.budget_seconds < s.startup_probe.budget_seconds
-    assert s.liveness_probe.timeout_seconds < s.liveness_probe.budget_seconds
-
-
 def test_node_selection_follows_the_cache_mode(plan_8b):
     host = spec(plan_8b)
     assert host.node_labels == {
@@ -131,7 +96,7 @@ def test_node_selection_follows_the_cache_mode(plan_8b):
 
 def test_version_label_is_a_valid_label_value_for_digests():
     digest = "sha256:" + "ab" * 32
-    value = recommended_labels(name="m", image_tag=digest)["app.kubernetes.io/version"]
+    value = recommended_labels(name="m", image_tag=digest, engine="vllm")["app.kubernetes.io/version"]
     assert len(value) <= 63 and ":" not in value and value.startswith("sha256-")
 
 
@@ -164,6 +129,31 @@ def test_bad_input_names_the_field(plan_8b, kwargs, field):
     assert err.value.field == field
 
 
+def test_extra_args_are_checked_against_the_plans_engine_and_name_its_flags(plan_8b):
+    sglang_plan = plan(
+        ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16", name="llama"),
+        "g6e.2xlarge",
+        TuningOptions(serving=Serving(engine="sglang")),
+    )
+    # The options know no engine: their extra args are checked for shape only.
+    sglang_only, vllm_only = ServerOptions(extra_args=("--tp-size", "2")), ServerOptions(extra_args=("-tp", "2"))
+    for p, options, own, foreign in (
+        (sglang_plan, sglang_only, "SGLang flags other than --model-path, ", "-tp,"),
+        (plan_8b, vllm_only, "vLLM flags other than --model, ", "--mem-fraction-static"),
+    ):
+        with pytest.raises(FastloadConfigError) as err:
+            server_spec(p, model_name="llama", model_uri=URI, region="eu-west-1", options=options)
+        assert err.value.field == "extra_args[0]" and err.value.accepted.startswith(own)
+        assert foreign not in err.value.accepted
+    # Each is another engine's flag, left to that engine: the plan's engine does not own it.
+    assert server_spec(plan_8b, model_name="llama", model_uri=URI, region="eu-west-1", options=sglang_only).args[
+        -2:
+    ] == ("--tp-size", "2")
+    assert server_spec(sglang_plan, model_name="llama", model_uri=URI, region="eu-west-1", options=vllm_only).args[
+        -2:
+    ] == ("-tp", "2")
+
+
 def test_instance_without_instance_store_needs_empty_dir():
     p3 = plan(ModelProfile.from_numbers(parameter_count=1_000_000_000, dtype="BF16"), "p3.2xlarge", TuningOptions())
     with pytest.raises(FastloadConfigError) as err:
@@ -171,21 +161,3 @@ def test_instance_without_instance_store_needs_empty_dir():
     assert err.value.field == "compile_cache"
     s = spec(p3, compile_cache="empty-dir")
     assert s.cache_host_path is None and naming.LABEL_INSTANCE_STORE not in s.node_labels
-
-
-def test_max_model_len_and_capture_sizes_become_vllm_flags():
-    model = ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16", name="llama")
-    p = plan(model, "g6e.2xlarge", TuningOptions(max_model_len=16384, cudagraph_capture_sizes=(1, 2, 4, 8)))
-    args = spec(p).args
-    assert flag(args, "--max-model-len") == "16384"
-    assert json.loads(flag(args, "--compilation-config")) == {"cudagraph_capture_sizes": [1, 2, 4, 8]}
-    # They change what vLLM compiles, so they change the compile-cache key.
-    assert spec(p).compile_cache_key != spec(plan(model, "g6e.2xlarge")).compile_cache_key
-    with pytest.raises(FastloadConfigError) as err:
-        spec(p, extra_args=["--max-model-len=8192"])
-    assert err.value.field == "extra_args"
-    fp8 = plan(model, "g6e.2xlarge", TuningOptions(kv_cache_dtype="fp8"))
-    assert flag(spec(fp8).args, "--kv-cache-dtype") == "fp8"
-    # Not set: vLLM's defaults, no flag.
-    plain = spec(plan(model, "g6e.2xlarge")).args
-    assert "--max-model-len" not in plain and "--compilation-config" not in plain and "--kv-cache-dtype" not in plain

@@ -1,4 +1,4 @@
-"""VllmChart synthesised with cdk8s: what the Deployment runs, and every manifest is schema-valid."""
+"""ServerChart synthesised with cdk8s: what the Deployment runs, and every manifest is schema-valid."""
 
 import json
 
@@ -7,19 +7,15 @@ import kubernetes_validate
 import pytest
 
 from fastload_constructs.core import naming
+from fastload_constructs.core.engines.vllm.launch import CACHE_MOUNT_PATH, compile_factors
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.serving.cache_sharing import LAUNCH_SCRIPT, MODEL_URI_PLACEHOLDER
-from fastload_constructs.core.serving.vllm_server import (
-    CACHE_MOUNT_PATH,
-    ServerOptions,
-    compile_cache_folder,
-    compile_factors,
-    vllm_env,
-)
+from fastload_constructs.core.serving.server_pod import ServerOptions, compile_cache_folder
+from fastload_constructs.core.serving.streamer_env import streamer_env
 from fastload_constructs.k8s.namespace_chart import NamespaceChart
-from fastload_constructs.k8s.vllm_chart import VllmChart
+from fastload_constructs.k8s.server_chart import ServerChart
 from stacks.config import DEFAULT_KUBERNETES_VERSION
 
 MIB = 1024**2
@@ -43,7 +39,7 @@ def charts(plan_8b, plan_70b):
     app = cdk8s.Testing.app()
     return {
         "namespace": NamespaceChart(app, "namespace"),
-        "small": VllmChart(
+        "small": ServerChart(
             app,
             "small",
             plan=plan_8b,
@@ -52,8 +48,8 @@ def charts(plan_8b, plan_70b):
             region="eu-west-1",
             options=ServerOptions(replicas=2),
         ),
-        "tp4": VllmChart(app, "tp4", plan=plan_70b, model_name="llama-70b", model_uri=URI_70B, region="eu-west-1"),
-        "pvc": VllmChart(
+        "tp4": ServerChart(app, "tp4", plan=plan_70b, model_name="llama-70b", model_uri=URI_70B, region="eu-west-1"),
+        "pvc": ServerChart(
             app,
             "pvc",
             plan=plan_8b,
@@ -62,7 +58,7 @@ def charts(plan_8b, plan_70b):
             region="eu-west-1",
             options=ServerOptions(name="llama-8b-pvc", compile_cache="pvc", pvc_size_gib=20),
         ),
-        "ephemeral": VllmChart(
+        "ephemeral": ServerChart(
             app,
             "ephemeral",
             plan=plan_8b,
@@ -164,7 +160,7 @@ def test_env_region_streamer_and_cache_root(docs, plan_8b):
     env = container(docs["small"])["env"]
     assert all("valueFrom" not in e for e in env)  # nothing per pod: the compile-cache hash stays stable
     values = {e["name"]: e["value"] for e in env}
-    assert values == vllm_env(plan_8b, region="eu-west-1")
+    assert values == {**streamer_env(plan_8b.streamer, region="eu-west-1"), "VLLM_CACHE_ROOT": CACHE_MOUNT_PATH}
     assert values["AWS_REGION"] == values["AWS_DEFAULT_REGION"] == "eu-west-1"
     mounts = {m["name"]: m["mountPath"] for m in container(docs["small"])["volumeMounts"]}
     assert mounts["compile-cache"] == values["VLLM_CACHE_ROOT"] == CACHE_MOUNT_PATH
@@ -329,12 +325,12 @@ def test_several_models_get_distinct_names(docs):
 
 def test_a_second_chart_with_the_same_name_is_refused(plan_8b):
     app = cdk8s.Testing.app()
-    VllmChart(app, "a", plan=plan_8b, model_name="llama", model_uri=URI_8B, region="eu-west-1")
+    ServerChart(app, "a", plan=plan_8b, model_name="llama", model_uri=URI_8B, region="eu-west-1")
     with pytest.raises(FastloadConfigError) as err:
-        VllmChart(app, "b", plan=plan_8b, model_name="llama", model_uri=URI_8B, region="eu-west-1")
+        ServerChart(app, "b", plan=plan_8b, model_name="llama", model_uri=URI_8B, region="eu-west-1")
     assert err.value.field == "name"
     # Same name in another namespace is a different Deployment.
-    VllmChart(
+    ServerChart(
         app,
         "c",
         plan=plan_8b,
@@ -348,6 +344,8 @@ def test_a_second_chart_with_the_same_name_is_refused(plan_8b):
 def test_bad_input_fails_at_construction(plan_8b):
     app = cdk8s.Testing.app()
     with pytest.raises(FastloadConfigError) as err:
-        VllmChart(app, "x", plan=plan_8b, model_name="llama", model_uri="s3://fastload-test-models", region="eu-west-1")
+        ServerChart(
+            app, "x", plan=plan_8b, model_name="llama", model_uri="s3://fastload-test-models", region="eu-west-1"
+        )
     assert err.value.field == "model_uri.prefix"
     assert app.node.try_find_child("x") is None
