@@ -13,6 +13,7 @@ from fastload_constructs.cli.plan_command import CountType, parse_capture_sizes
 from fastload_constructs.coldstart.parser import parse_log
 from fastload_constructs.coldstart.report import ColdStartReport
 from fastload_constructs.core.catalog import lookup
+from fastload_constructs.core.engines import engine_named
 from fastload_constructs.core.engines.vllm import VLLM
 from fastload_constructs.core.engines.vllm.releases import release_family
 from fastload_constructs.core.errors import FastloadConfigError
@@ -42,7 +43,9 @@ def launch_from_report(
     """A parsed log in the planner's five phases."""
     if report.engine != VLLM.name:
         raise FastloadConfigError(
-            "log", report.label, f"a vLLM log: {report.engine}'s figures are not calibrated yet (core/engines/)"
+            "log",
+            report.label,
+            f"a vLLM log: {engine_named(report.engine).display_name}'s figures are not calibrated yet",
         )
     if model is None:
         weights = report.weights
