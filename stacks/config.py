@@ -20,7 +20,7 @@ from typing import Any
 
 from fastload_constructs.core.catalog import lookup
 from fastload_constructs.core.cluster.image_cache import ImageCache
-from fastload_constructs.core.cluster.karpenter import DEFAULT_AMI_ALIAS, check_ami_alias
+from fastload_constructs.core.cluster.ami_family import check_ami_alias, default_ami_alias
 from fastload_constructs.core.cluster.settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.engines import DEFAULT_ENGINE, ENGINE_NAMES, engine_named
 from fastload_constructs.core.engines.args import check_arg_shape
@@ -130,8 +130,8 @@ class ReferenceConfig:
     gpu_nodes: str = DEFAULT_GPU_NODE_MODE
     # The vLLM image through an ECR pull-through cache rule (None: pulled from its upstream registry).
     image_mirror: ImageMirrorConfig | None = None
-    # The Karpenter EC2NodeClass's AMI alias: a dated AL2023 release (core.cluster.karpenter.DEFAULT_AMI_ALIAS).
-    ami_alias: str = DEFAULT_AMI_ALIAS
+    # The Karpenter EC2NodeClass's AMI alias: a pinned AL2023 release (core.cluster.ami_family.default_ami_alias).
+    ami_alias: str = default_ami_alias("al2023")
     # An EBS snapshot holding the vLLM image (core.cluster.image_cache): every GPU node restores it, the
     # models are planned with the snapshot pull mode. None: the image is pulled (FastImagePull).
     image_cache: ImageCache | None = None
@@ -461,7 +461,8 @@ CONTEXT_KEYS: dict[str, Key] = {
     "assumptions": Key(str, lambda f, v: None if v is None else load_assumptions_file(v), "a calibrate file"),
     "gpuNodes": Key(str, lambda f, v: check_gpu_node_mode(DEFAULT_GPU_NODE_MODE if v is None else v, f), "nodes"),
     "vllmImageMirror": Key(dict, lambda f, v: parse_image_mirror(v), "the vLLM image through ECR"),
-    "amiAlias": Key(str, lambda f, v: check_ami_alias(DEFAULT_AMI_ALIAS if v is None else v, f), "Karpenter AMI"),
+    # Checked against kubernetesVersion in parse_reference_config (the release must serve it).
+    "amiAlias": Key(str, lambda f, v: v, "Karpenter AMI"),
     "imageCacheSnapshotId": Key(str, lambda f, v: _image_cache(f, v), "EBS snapshot holding the vLLM image"),
 }
 
@@ -517,7 +518,12 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
         admin_role_arns=v["adminRoleArns"],
         gpu_nodes=v["gpuNodes"],
         image_mirror=v["vllmImageMirror"],
-        ami_alias=v["amiAlias"],
+        ami_alias=check_ami_alias(
+            default_ami_alias("al2023") if v["amiAlias"] is None else v["amiAlias"],
+            "al2023",
+            v["kubernetesVersion"],
+            f"{PREFIX}amiAlias",
+        ),
         image_cache=v["imageCacheSnapshotId"],
     )
 

@@ -225,6 +225,7 @@ class FastloadReferenceStack(Stack):
                     p.serving.fast_image_pull for p in self.plans.values() if p.instance.name == instance_type
                 ),
                 image_cache=config.image_cache,
+                ami_family="al2023",
             )
 
     def _add_karpenter(self, config: ReferenceConfig) -> None:
@@ -247,6 +248,8 @@ class FastloadReferenceStack(Stack):
                 fast_image_pull=any(p.serving.fast_image_pull for p in self.plans.values()),
                 image_cache=config.image_cache,
                 ami_alias=config.ami_alias,
+                ami_family="al2023",
+                kubernetes_version=config.kubernetes_version,
             ),
             security_group_ids=[cluster_sg],
         )

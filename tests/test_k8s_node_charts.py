@@ -162,13 +162,56 @@ def test_the_structure_check_rejects_a_broken_node_class(karpenter_docs, path, b
         jsonschema.validate(nc, EC2NODECLASS_V1)
 
 
-def test_node_class_asks_for_raid0_on_al2023(karpenter_docs):
+def test_node_class_asks_for_raid0_on_bottlerocket_by_default(karpenter_docs):
     (nc,) = by_kind(karpenter_docs, "EC2NodeClass")
+    # Karpenter writes Bottlerocket's `apiclient ephemeral-storage init` and `bind` bootstrap command for it.
     assert nc["spec"]["instanceStorePolicy"] == "RAID0"
-    # A dated release by default: `latest` would turn every AMI release into drift (all nodes replaced).
+    # A pinned release by default: `latest` would turn every AMI release into drift (all nodes replaced).
     assert nc["spec"]["amiSelectorTerms"] == [{"alias": DEFAULT_AMI_ALIAS}]
-    assert re.fullmatch(r"al2023@v20\d{6}", DEFAULT_AMI_ALIAS)
+    assert re.fullmatch(r"bottlerocket@v1\.\d+\.\d+", DEFAULT_AMI_ALIAS)
     assert nc["spec"]["subnetSelectorTerms"] == [{"tags": {"karpenter.sh/discovery": "inference"}}]
+    # The OS volume and the data volume (containerd, kubelet), the one pods' ephemeral storage is sized from.
+    devices = {d["deviceName"]: d for d in nc["spec"]["blockDeviceMappings"]}
+    assert devices["/dev/xvda"]["ebs"]["volumeSize"] == "4Gi" and "rootVolume" not in devices["/dev/xvda"]
+    assert devices["/dev/xvdb"]["rootVolume"] is True and devices["/dev/xvdb"]["ebs"]["encrypted"] is True
+    # No settings.kubernetes table: Karpenter owns labels, taints and the cluster coordinates.
+    assert nc["spec"]["userData"] == "[settings.host-containers.admin]\nenabled = false\n"
+
+
+def test_node_class_asks_for_raid0_and_parallel_pulls_on_al2023():
+    docs = cdk8s.Testing.synth(
+        KarpenterGpuNodePools(
+            cdk8s.Testing.app(),
+            "k",
+            cluster_name="c",
+            node_role="r",
+            instance_types=["g6e"],
+            options=NodePoolOptions(ami_family="al2023"),
+        )
+    )
+    (nc,) = by_kind(docs, "EC2NodeClass")
+    assert nc["spec"]["instanceStorePolicy"] == "RAID0"
+    assert re.fullmatch(r"al2023@v20\d{6}", nc["spec"]["amiSelectorTerms"][0]["alias"])
+    assert "FastImagePull: true" in nc["spec"]["userData"]
+    (pool,) = by_kind(docs, "NodePool")
+    assert pool["spec"]["template"]["metadata"]["labels"]["fastload.io/ami-family"] == "al2023"
+    for doc in docs:
+        jsonschema.validate(doc, NODEPOOL_V1 if doc["kind"] == "NodePool" else EC2NODECLASS_V1)
+
+
+def test_the_chart_renders_exactly_the_typed_specs(karpenter_docs):
+    chart = KarpenterGpuNodePools(
+        cdk8s.Testing.app(),
+        "fastload-gpu",
+        cluster_name="inference",
+        node_role="KarpenterNodeRole",
+        instance_types=["g6e", "p5.48xlarge"],
+        options=NodePoolOptions(capacity_types=("on-demand", "spot"), gpu_limit=32),
+    )
+    (nc,) = by_kind(karpenter_docs, "EC2NodeClass")
+    assert nc["spec"] == chart.node_class_spec.as_dict()
+    pools = {p["metadata"]["name"]: p["spec"] for p in by_kind(karpenter_docs, "NodePool")}
+    assert pools == {f"fastload-gpu-{f}": s.as_dict() for f, s in chart.node_pool_specs.items()}
 
 
 def test_node_pools_are_restricted_to_the_chosen_families_with_managed_group_labels(karpenter_docs):
@@ -216,7 +259,13 @@ def test_karpenter_refuses_raid0_without_instance_store_unless_opted_out():
     [
         ({"instance_types": ["x9"]}, "instance_types"),
         ({"capacity_types": ["capacity-block"]}, "capacity_types"),
-        ({"ami_alias": "bottlerocket@latest"}, "ami_alias"),
+        ({"ami_alias": "al2023@latest"}, "ami_alias"),
+        ({"ami_alias": "bottlerocket@v1.58.0", "kubernetes_version": "1.36"}, "ami_alias"),
+        ({"ami_alias": "bottlerocket@v1.99.0"}, "ami_alias"),
+        ({"ami_family": "ubuntu"}, "ami_family"),
+        ({"ami_family": "al2023", "ami_alias": "al2023@v20990101"}, "ami_alias"),
+        ({"ami_family": "bottlerocket", "fast_image_pull": True}, "fast_image_pull"),
+        ({"kubernetes_version": "1.29"}, "kubernetes_version"),
         ({"gpu_limit": 0}, "gpu_limit"),
         ({"capacity_types": "spot"}, "capacity_types"),
         ({"root_volume_gib": 5}, "root_volume_gib"),

@@ -7,9 +7,18 @@ one module is what lets a construct and a chart written separately agree.
 
 from __future__ import annotations
 
-# Where AL2023 nodeadm's `localStorage.strategy: RAID0` mounts the array
-# (amazon-eks-ami setup-local-disks: `<dir>/0`, dir defaulting to /mnt/k8s-disks).
-INSTANCE_STORE_MOUNT = "/mnt/k8s-disks/0"
+# Where each node family mounts the instance-store RAID0 array, by `core.cluster.ami_family` name:
+# - AL2023, nodeadm `localStorage.strategy: RAID0`: `<dir>/0`, dir defaulting to /mnt/k8s-disks
+#   (awslabs/amazon-eks-ami templates/al2023/runtime/bin/setup-local-disks);
+# - Bottlerocket, `apiclient ephemeral-storage bind`: /mnt/.ephemeral (bottlerocket-os/bottlerocket-core-kit
+#   sources/api/apiserver/src/server/ephemeral_storage.rs, `EPHEMERAL_MNT`). `bind` accepts only
+#   /var/lib/containerd, /var/lib/host-containerd, /var/lib/kubelet and /var/log/pods on Kubernetes
+#   variants (same file, `allowed_bind_dirs`), so no common path can be bound: the caches live under the
+#   mount itself, a directory in /mnt, which Bottlerocket's SELinux policy lets every container write
+#   ("files in /mnt and /tmp", packages/selinux-policy/rules.cil). Without instance store /mnt is the
+#   data volume (packages/release/mnt.mount: /local/mnt).
+INSTANCE_STORE_MOUNTS = {"al2023": "/mnt/k8s-disks/0", "bottlerocket": "/mnt/.ephemeral"}
+INSTANCE_STORE_MOUNT = INSTANCE_STORE_MOUNTS["al2023"]
 NODE_CACHE_ROOT = f"{INSTANCE_STORE_MOUNT}/fastload"
 
 DEFAULT_NAMESPACE = "inference"
@@ -20,6 +29,8 @@ MANAGED_BY = "fastload-constructs"
 LABEL_INSTANCE_FAMILY = "fastload.io/instance-family"
 LABEL_GPU_MODEL = "fastload.io/gpu-model"
 LABEL_INSTANCE_STORE = "fastload.io/instance-store"
+# The node OS family (core.cluster.ami_family): DaemonSets that only one family needs select on it.
+LABEL_AMI_FAMILY = "fastload.io/ami-family"
 INSTANCE_STORE_RAID0 = "raid0"
 INSTANCE_STORE_NONE = "none"
 WELL_KNOWN_INSTANCE_TYPE = "node.kubernetes.io/instance-type"
@@ -57,8 +68,10 @@ __all__ = [
     "GPU_TAINT_KEY",
     "GPU_TAINT_VALUE",
     "INSTANCE_STORE_MOUNT",
+    "INSTANCE_STORE_MOUNTS",
     "INSTANCE_STORE_NONE",
     "INSTANCE_STORE_RAID0",
+    "LABEL_AMI_FAMILY",
     "LABEL_GPU_MODEL",
     "LABEL_INSTANCE_FAMILY",
     "LABEL_INSTANCE_STORE",

@@ -42,15 +42,13 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct, IDependable
 
-from fastload_constructs.core.cluster.karpenter import (
-    DISCOVERY_TAG,
+from fastload_constructs.core.cluster.karpenter import DISCOVERY_TAG, NodePoolOptions, plan_node_pools
+from fastload_constructs.core.cluster.karpenter_controller import (
     INTERRUPTION_EVENTS,
     INTERRUPTION_QUEUE_RETENTION_S,
     KARPENTER_VERSION,
     POLICY_GROUPS,
-    NodePoolOptions,
     controller_policy_statements,
-    plan_node_pools,
 )
 from fastload_constructs.core.errors import require, whole_number_in
 from fastload_constructs.core.validation import check_dns_label
