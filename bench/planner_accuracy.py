@@ -80,12 +80,15 @@ def predict(row: dict[str, Any], base: LoadAssumptions | None = None) -> dict[st
     measured = row["measured"]
     out: dict[str, float] = {}
     a = opts.assumptions
+    # The rows' nodes ran AL2023 or older AMIs with the device plugin as a DaemonSet (the family fit, by AMI
+    # family and plugin mode, is bench/node_phase_fit.py on tests/fixtures/gpu_node_startups.json).
+    launch, registration = a.node_phases(row.get("settings", {}).get("ami_family", "al2023"))
     if "node_launch_s" in measured:
-        out["node_launch"] = a.node_launch_s
+        out["node_launch"] = launch
     if "gpu_registration_s" in measured:
-        out["gpu_registration"] = a.gpu_registration_s
+        out["gpu_registration"] = registration
     if "node_s" in measured:  # pending pod -> a node with the GPU allocatable (launch + registration)
-        out["node"] = a.node_launch_s + a.gpu_registration_s
+        out["node"] = launch + registration
     if row.get("bytes") is None:
         return out
     profile = _profile(row)

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fastload_constructs.core.catalog import lookup
-from fastload_constructs.core.cluster.image_cache import ImageCache
 from fastload_constructs.core.cluster.ami_family import check_ami_alias, default_ami_alias
+from fastload_constructs.core.cluster.image_cache import ImageCache
 from fastload_constructs.core.cluster.settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.engines import DEFAULT_ENGINE, ENGINE_NAMES, engine_named
 from fastload_constructs.core.engines.args import check_arg_shape

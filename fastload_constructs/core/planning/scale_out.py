@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 from fastload_constructs.core.catalog import GpuInstance
 from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.planning.node_paths import NodeChoice, fresh_node_phases
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.phases import pod_phases, predict_phases, weight_transfer
-from fastload_constructs.core.planning.pull_modes import PullMode, image_phases
+from fastload_constructs.core.planning.pull_modes import PullMode
 from fastload_constructs.core.planning.serving import StreamSource
 from fastload_constructs.core.planning.standby import StandbyPath, standby_path
 from fastload_constructs.core.planning.streamer import StreamerSettings, streamer_concurrency
@@ -76,11 +77,7 @@ def scale_out_paths(
     a = opts.assumptions
     node_local = opts.serving.model_cache == "node-local"
     mode = opts.serving.image_pull_mode
-    node = (
-        ("node_launch", a.node_launch_s),
-        ("gpu_registration", a.gpu_registration_s),
-        *image_phases(mode, opts.image_bytes, a),
-    )
+    node = fresh_node_phases(NodeChoice("al2023", mode, image_bytes=opts.image_bytes), a)
     local_streamer = dataclasses.replace(streamer, concurrency=streamer_concurrency(instance, opts, tp, source="local"))
     s3_streamer = dataclasses.replace(streamer, concurrency=streamer_concurrency(instance, opts, tp, source="s3"))
     if opts.concurrency is not None:
