@@ -298,3 +298,18 @@ def snapshot_images(family: str, server_images: Sequence[str], daemonset_images:
     device plugin come with the OS."""
     images = [*server_images, *(daemonset_images if family == "al2023" else ())]
     return tuple(dict.fromkeys(images))
+
+
+def builder_ami_parameter(family: str, kubernetes_version: str, ami_alias: str) -> str:
+    """The public SSM parameter of the builder's AMI: the non-GPU variant of the nodes' own release (same
+    containerd, same on-disk layout), as Karpenter resolves an alias (aws/karpenter-provider-aws v1.14.1
+    pkg/providers/amifamily: bottlerocket.go, al2023.go `resolvePath`)."""
+    version = ami_alias.split("@", 1)[1]
+    if family == "bottlerocket":
+        return f"/aws/service/bottlerocket/aws-k8s-{kubernetes_version}/x86_64/{version.lstrip('v')}/image_id"
+    name = (
+        "recommended"
+        if version == "latest"
+        else f"amazon-eks-node-al2023-x86_64-standard-{kubernetes_version}-{version}"
+    )
+    return f"/aws/service/eks/optimized-ami/{kubernetes_version}/amazon-linux-2023/x86_64/standard/{name}/image_id"
