@@ -116,7 +116,13 @@ class NodeImageSnapshot(Construct):
         self.sandbox_image = None if node_os(family).sandbox_image_in_os else AL2023_SANDBOX_IMAGE
         super().__init__(scope, id)
         selection = subnets or ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS)
-        chosen = vpc.select_subnets(**_selection_kwargs(selection))
+        chosen = vpc.select_subnets(
+            subnet_type=selection.subnet_type,
+            subnets=selection.subnets,
+            subnet_group_name=selection.subnet_group_name,
+            availability_zones=selection.availability_zones,
+            one_per_az=selection.one_per_az,
+        )
         require(len(chosen.subnet_ids) > 0, "subnets", selection, "at least one subnet with a route out (NAT)")
         zones = (
             list(fast_snapshot_restore_zones) if fast_snapshot_restore_zones is not None else chosen.availability_zones
@@ -365,17 +371,3 @@ _JOB_REASONS = {
     "arn": "the builder instance, its volumes and its snapshot get ids only at run time (and public AMIs and "
     "snapshots carry no account); every action that changes them is conditioned on this build's tag",
 }
-
-
-def _selection_kwargs(selection: ec2.SubnetSelection) -> dict[str, object]:
-    return {
-        k: v
-        for k, v in {
-            "subnet_type": selection.subnet_type,
-            "subnets": selection.subnets,
-            "subnet_group_name": selection.subnet_group_name,
-            "availability_zones": selection.availability_zones,
-            "one_per_az": selection.one_per_az,
-        }.items()
-        if v is not None
-    }
