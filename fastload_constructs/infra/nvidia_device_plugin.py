@@ -1,10 +1,16 @@
-"""The NVIDIA device plugin, from NVIDIA's Helm chart, on the GPU nodes.
+"""The NVIDIA device plugin, from NVIDIA's Helm chart, on the AL2023 GPU nodes.
 
 The AL2023 NVIDIA AMI ships the driver and container toolkit but not the
 device plugin, so without it no pod can request `nvidia.com/gpu`. The chart's
 default node affinity needs Node Feature Discovery labels, which are off by
 default; we add a term that matches our own GPU node label, so the plugin runs
 on fastload's GPU nodes with or without NFD.
+
+Bottlerocket's NVIDIA variants run the plugin as a host service (the default node
+family, `core.cluster.ami_family`): every term excludes nodes labelled with that
+family, so the DaemonSet never adds a second plugin there. It tolerates every taint
+of the pools it serves: the GPU taint, and the standby pool's
+(`core.serving.standby.LABEL_STANDBY`), whose nodes must offer GPUs too.
 """
 
 from __future__ import annotations
@@ -16,7 +22,8 @@ from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct
 
 from fastload_constructs.core.errors import require
-from fastload_constructs.core.naming import GPU_TAINT_EFFECT, GPU_TAINT_KEY, LABEL_GPU_MODEL
+from fastload_constructs.core.naming import GPU_TAINT_EFFECT, GPU_TAINT_KEY, LABEL_AMI_FAMILY, LABEL_GPU_MODEL
+from fastload_constructs.core.serving.standby import LABEL_STANDBY
 
 CHART_REPOSITORY = "https://nvidia.github.io/k8s-device-plugin"
 CHART_NAME = "nvidia-device-plugin"
@@ -26,19 +33,31 @@ DEFAULT_NAMESPACE = "nvidia-device-plugin"
 NFD_NVIDIA_PCI_LABEL = "feature.node.kubernetes.io/pci-10de.present"
 
 
+# Node families whose OS runs the device plugin itself.
+BUILT_IN_PLUGIN_FAMILIES = ("bottlerocket",)
+
+
 def device_plugin_values() -> dict[str, Any]:
-    """Helm values: tolerate the GPU taint, run where our GPU label or NFD's NVIDIA label is."""
+    """Helm values: tolerate the GPU and standby taints, run where our GPU label or NFD's NVIDIA label is,
+    except on nodes whose OS has the plugin built in."""
+    not_built_in = {"key": LABEL_AMI_FAMILY, "operator": "NotIn", "values": list(BUILT_IN_PLUGIN_FAMILIES)}
     return {
         "tolerations": [
             {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": GPU_TAINT_EFFECT},
+            {"key": LABEL_STANDBY, "operator": "Exists", "effect": "NoSchedule"},
             {"key": "CriticalAddonsOnly", "operator": "Exists"},
         ],
         "affinity": {
             "nodeAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": {
                     "nodeSelectorTerms": [
-                        {"matchExpressions": [{"key": LABEL_GPU_MODEL, "operator": "Exists"}]},
-                        {"matchExpressions": [{"key": NFD_NVIDIA_PCI_LABEL, "operator": "In", "values": ["true"]}]},
+                        {"matchExpressions": [{"key": LABEL_GPU_MODEL, "operator": "Exists"}, not_built_in]},
+                        {
+                            "matchExpressions": [
+                                {"key": NFD_NVIDIA_PCI_LABEL, "operator": "In", "values": ["true"]},
+                                not_built_in,
+                            ]
+                        },
                     ],
                 }
             }
