@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fastload_constructs.runtime.cache_sync import (
+from fastload_constructs.runtime.model_copy import (
     COMPLETE_MARKER,
     COPIES_DIR,
     LEASES_DIR,
@@ -163,8 +163,8 @@ def test_an_old_layout_folder_is_adopted_as_an_old_copy(s3, bucket, tmp_path):
 SLOW_COPY = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
-from fastload_constructs.runtime import cache_sync
-make = cache_sync._client
+from fastload_constructs.runtime import _s3, model_copy
+make = _s3.client
 class Slow:
     def __init__(self, s3):
         self.s3 = s3
@@ -174,15 +174,15 @@ class Slow:
         if "Range" in kwargs:
             time.sleep(0.5)
         return self.s3.get_object(**kwargs)
-cache_sync._client = lambda url: Slow(make(url))
-sys.exit(cache_sync.main(sys.argv[2:]))
+_s3.client = lambda url: Slow(make(url))
+sys.exit(model_copy.main(sys.argv[2:]))
 """
 
 
 def test_a_copy_killed_mid_way_is_never_used_and_is_cleaned_by_the_next(s3_server, s3, bucket, tmp_path):
     dest = tmp_path / "models" / "abc"
     _stage(s3, bucket, "m", _model(1))
-    args = ["stage-model", "--bucket", bucket, "--prefix", "m", "--dest", str(dest), "--endpoint-url", s3_server.url]
+    args = ["--bucket", bucket, "--prefix", "m", "--dest", str(dest), "--endpoint-url", s3_server.url]
     child = subprocess.Popen([sys.executable, "-c", SLOW_COPY, str(ROOT), *args], stderr=subprocess.DEVNULL)
     copies = dest.parent / COPIES_DIR
     deadline = time.monotonic() + 30

@@ -12,7 +12,7 @@ from fastload_constructs.core.access.revisions import POINTER_NAME, first_pointe
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.naming import STAGE_MANIFEST_NAME
 from fastload_constructs.core.s3_uri import parse_s3_uri
-from fastload_constructs.runtime import cache_sync
+from fastload_constructs.runtime import revision as pod_revision
 from fastload_constructs.s3 import revisions
 from fastload_constructs.s3.client import s3_client
 from fastload_constructs.s3.staging import validate_model_folder
@@ -148,7 +148,7 @@ def test_a_hostile_pointer_is_refused_in_one_line_by_the_cli_and_the_pod(s3_serv
     with pytest.raises(FastloadConfigError):
         parse_pointer(body)
     with pytest.raises(ValueError):
-        cache_sync.pointer_revision(body)
+        pod_revision.pointer_revision(body)
     bucket = s3_server.new_bucket()
     s3_server.client().put_object(Bucket=bucket, Key=f"m/{POINTER_NAME}", Body=body)
     for command in ("list", "gc", "rollback", "unpin"):

@@ -1,4 +1,4 @@
-"""Right outcomes in the in-pod runtime (issue 28): refused archives heal, fresh copies are never collected."""
+"""Right outcomes in the in-pod runtime: refused archives heal, fresh copies are never collected."""
 
 from __future__ import annotations
 
@@ -13,19 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from fastload_constructs.runtime import cache_sync
-from fastload_constructs.runtime.cache_sync import (
+from fastload_constructs.runtime import _files, model_copy
+from fastload_constructs.runtime.compile_cache import (
     COMPILE_SUBDIR,
-    COMPLETE_MARKER,
-    COPIES_DIR,
     REFUSED_MARKER,
     SHA256_METADATA,
     archive_key,
-    collect_copies,
-    copy_model_to_node,
     publish_compile_cache,
     restore_compile_cache,
 )
+from fastload_constructs.runtime.model_copy import COMPLETE_MARKER, COPIES_DIR, collect_copies, copy_model_to_node
 
 
 @pytest.fixture()
@@ -109,16 +106,16 @@ def test_a_copy_removed_while_it_is_switched_to_is_never_reported_staged(s3, buc
         s3.put_object(Bucket=bucket, Key=f"m/{name}", Body=data)
     manifest = [{"name": n, "size": len(d), "sha256": hashlib.sha256(d).hexdigest()} for n, d in files.items()]
     s3.put_object(Bucket=bucket, Key="m/fastload-manifest.json", Body=json.dumps({"files": manifest}).encode())
-    point = cache_sync._point
+    point = model_copy._point
     removed = []
 
     def point_then_lose(dest: Path, copy: Path) -> None:
         point(dest, copy)
         if not removed:  # a collector that decided before the lease removes it now
             removed.append(copy.name)
-            cache_sync._remove_tree(copy)
+            _files.remove_tree(copy)
 
-    monkeypatch.setattr(cache_sync, "_point", point_then_lose)
+    monkeypatch.setattr(model_copy, "_point", point_then_lose)
     dest = tmp_path / "models" / "m"
 
     outcome = copy_model_to_node(s3, bucket=bucket, prefix="m", dest=dest)
@@ -134,14 +131,14 @@ def test_a_copy_removed_while_it_is_switched_to_is_never_reported_staged(s3, buc
 SLOW_COPY_PUBLISH = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
-from fastload_constructs.runtime import cache_sync
-client = cache_sync._client
+from fastload_constructs.runtime import _s3, compile_cache
+client = _s3.client
 def slow_client(endpoint_url):
     s3 = client(endpoint_url)
     s3.meta.events.register("before-call.s3.CopyObject", lambda **kw: time.sleep(30))
     return s3
-cache_sync._client = slow_client
-sys.exit(cache_sync.main(sys.argv[2:]))
+_s3.client = slow_client
+sys.exit(compile_cache.main(sys.argv[2:]))
 """
 
 
@@ -155,7 +152,7 @@ def test_a_publisher_stopped_by_sigterm_leaves_no_temporary_archive(s3_server, s
     root = tmp_path / "cache"
     (root / COMPILE_SUBDIR / "abc").mkdir(parents=True)
     (root / COMPILE_SUBDIR / "abc" / "graph.py").write_bytes(b"x" * 10_000)
-    args = ["publish-compile-cache", "--bucket", bucket, "--prefix", "cc", "--cache-key", "k1"]
+    args = ["publish", "--bucket", bucket, "--prefix", "cc", "--cache-key", "k1"]
     args += ["--cache-root", str(root), "--endpoint-url", s3_server.url]
     env = {**os.environ, **TEST_ENV}
     project = str(Path(__file__).resolve().parents[1])

@@ -1,4 +1,4 @@
-"""Transfers that retry (issue 28): bodies that break or trickle mid-stream, through a proxy on 127.0.0.1.
+"""Transfers that retry: bodies that break or trickle mid-stream, through a proxy on 127.0.0.1.
 
 The node-local model copy and the compile-cache restore talk to the session's real S3 server
 (rclone) through `FaultProxy`, which resets connections part-way through a response body or
@@ -17,14 +17,10 @@ import boto3
 import pytest
 from botocore.config import Config
 
-from fastload_constructs.runtime import cache_sync
-from fastload_constructs.runtime.cache_sync import (
-    COMPILE_SUBDIR,
-    _Limits,
-    copy_model_to_node,
-    publish_compile_cache,
-    restore_compile_cache,
-)
+from fastload_constructs.runtime import _s3
+from fastload_constructs.runtime._cache_archive import Limits
+from fastload_constructs.runtime.compile_cache import COMPILE_SUBDIR, publish_compile_cache, restore_compile_cache
+from fastload_constructs.runtime.model_copy import copy_model_to_node
 from tests.fault_proxy import FaultProxy
 from tests.s3_server import REGION
 
@@ -41,7 +37,7 @@ def proxy(s3_server):
 
 @pytest.fixture(autouse=True)
 def _fast_backoff(monkeypatch):
-    monkeypatch.setattr(cache_sync, "BACKOFF_BASE_S", 0.01, raising=False)
+    monkeypatch.setattr(_s3, "BACKOFF_BASE_S", 0.01)
 
 
 def _client(url: str):
@@ -98,8 +94,8 @@ class _BrokenBodies:
 def test_a_body_that_never_progresses_is_retried_a_bounded_number_of_times():
     s3 = _BrokenBodies()
     with pytest.raises(ConnectionResetError):
-        cache_sync._read_range(s3, "b", "k", (0, 9), '"e"', None)
-    assert s3.gets == cache_sync.BODY_ATTEMPTS
+        _s3.read_range(s3, "b", "k", (0, 9), '"e"', None)
+    assert s3.gets == _s3.BODY_ATTEMPTS
 
 
 def _published_cache(s3_server, tmp_path: Path, size: int) -> tuple[str, str, Path]:
@@ -132,7 +128,7 @@ def test_restore_deadline_holds_while_the_body_trickles(s3_server, proxy, tmp_pa
 
     root = tmp_path / "restored"
     outcome = restore_compile_cache(
-        _client(proxy.url), bucket=bucket, prefix="cc", cache_key=key, cache_root=root, limits=_Limits(seconds=0.5)
+        _client(proxy.url), bucket=bucket, prefix="cc", cache_key=key, cache_root=root, limits=Limits(seconds=0.5)
     )
 
     assert outcome.status in ("error", "corrupt")

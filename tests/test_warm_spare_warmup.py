@@ -23,16 +23,14 @@ from fastload_constructs.core.serving.cache_sharing import (
     COMPILE_CACHE_VOLUME,
     MODEL_CACHE_VOLUME,
     REVISION_VOLUME,
-    SCRIPT_NAME,
     SCRIPT_VOLUME,
     SyncContainer,
-    cache_sync_script,
     model_cache_prefix,
 )
+from fastload_constructs.core.serving.runtime_scripts import runtime_scripts
 from fastload_constructs.core.serving.vllm_server import ServerOptions, VllmServerSpec, server_spec
-from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, warm_check_script
 from fastload_constructs.core.serving.warm_spares import VLLM_PRIORITY_CLASS, warm_spare_spec
-from fastload_constructs.runtime import cache_sync
+from fastload_constructs.runtime import compile_cache, revision
 from tests.hf_model_factory import write_hf_model
 from tests.s3_server import TEST_ENV
 from tests.serving_plans import planned
@@ -48,8 +46,8 @@ class Node:
         self.root = root
         self.scripts = root / "configmap"
         self.scripts.mkdir(parents=True)
-        (self.scripts / SCRIPT_NAME).write_text(cache_sync_script())
-        (self.scripts / WARM_CHECK_SCRIPT).write_text(warm_check_script())
+        for name, text in runtime_scripts().items():
+            (self.scripts / name).write_text(text)
         assert spec.model_host_path is not None and spec.cache_host_path is not None
         self.host = {
             MODEL_CACHE_VOLUME: root / spec.model_host_path.lstrip("/"),
@@ -107,16 +105,16 @@ def specs(bucket: str):
 
 
 def publish_first_pods_cache(s3, bucket: str, key: str, root: Path) -> None:
-    compiled = root / cache_sync.COMPILE_SUBDIR / "rank_0_0" / "backbone"
+    compiled = root / compile_cache.COMPILE_SUBDIR / "rank_0_0" / "backbone"
     compiled.mkdir(parents=True)
     (compiled / "computation_graph.py").write_text("def f(x):\n    return x\n")
     (compiled / "kernel.bin").write_bytes(os.urandom(8192))
     # Each model's pods publish under their own folder of the cache prefix (core.serving.cache_sharing).
     prefix = model_cache_prefix(CACHE_PREFIX, "tiny")
     # Keyed by the revision the pod loads, as its sidecar's --revision-dir does.
-    _, revision = cache_sync.resolve_revision(s3, bucket=bucket, prefix=PREFIX)
-    key = cache_sync.revision_cache_key(key, revision)
-    outcome = cache_sync.publish_compile_cache(s3, bucket=bucket, prefix=prefix, cache_key=key, cache_root=root)
+    _, resolved = revision.resolve_revision(s3, bucket=bucket, prefix=PREFIX)
+    key = revision.revision_cache_key(key, resolved)
+    outcome = compile_cache.publish_compile_cache(s3, bucket=bucket, prefix=prefix, cache_key=key, cache_root=root)
     assert outcome.status == "published"
 
 
@@ -137,9 +135,9 @@ def test_the_pod_after_a_spare_finds_everything_warm_and_skips_copy_and_restore(
     local_model = node.host[MODEL_CACHE_VOLUME] / Path(server.model_path).name
     for path in model_dir.iterdir():
         assert (local_model / path.name).read_bytes() == path.read_bytes()
-    compiled = node.host[COMPILE_CACHE_VOLUME] / cache_sync.COMPILE_SUBDIR
+    compiled = node.host[COMPILE_CACHE_VOLUME] / compile_cache.COMPILE_SUBDIR
     assert (compiled / "rank_0_0" / "backbone" / "kernel.bin").is_file()
-    # The pod's lease on the copy (runtime/cache_sync.py) is renewed on every use: it is no copy.
+    # The pod's lease on the copy (runtime/model_copy.py) is renewed on every use: it is no copy.
     before = {
         p: p.stat().st_mtime_ns
         for p in [*local_model.rglob("*"), *compiled.rglob("*")]
@@ -148,7 +146,7 @@ def test_the_pod_after_a_spare_finds_everything_warm_and_skips_copy_and_restore(
 
     # Take away what a copy or a restore would need: only the pointer and the manifest stay in S3.
     for obj in s3.list_objects_v2(Bucket=bucket)["Contents"]:
-        if not obj["Key"].endswith((cache_sync.MANIFEST_NAME, cache_sync.POINTER_NAME)):
+        if not obj["Key"].endswith((revision.MANIFEST_NAME, revision.POINTER_NAME)):
             s3.delete_object(Bucket=bucket, Key=obj["Key"])
 
     # The vLLM pod that preempted the spare, on the same node paths.

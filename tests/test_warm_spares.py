@@ -20,9 +20,9 @@ from fastload_constructs.core.cluster.settings import SUPPORTED_KUBERNETES_VERSI
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.plan import plan
-from fastload_constructs.core.serving.cache_sharing import SCRIPT_NAME, cache_sync_script
+from fastload_constructs.core.serving.runtime_scripts import runtime_scripts
 from fastload_constructs.core.serving.vllm_server import ServerOptions
-from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, warm_check_script
+from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT
 from fastload_constructs.core.serving.warm_spares import (
     SPARE_PRIORITY_CLASS,
     VLLM_PRIORITY_CLASS,
@@ -33,7 +33,7 @@ from fastload_constructs.core.serving.warm_spares import (
 )
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.k8s.warm_spares import PriorityClassesChart, WarmSparesChart
-from fastload_constructs.runtime import cache_sync, warm_check
+from fastload_constructs.runtime import compile_cache, model_copy, warm_check
 from stacks.config import parse_reference_config
 from tests.pss_exemptions import unexempted_violations
 from tests.serving_plans import planned
@@ -182,11 +182,10 @@ def test_manifests_validate_and_meet_baseline_or_the_vllm_exemptions(version):
         assert unexempted_violations(deployment(spare)) == [], case[0]
 
 
-def test_spare_ships_both_scripts():
+def test_spare_ships_the_runtime_scripts():
     _, _, spare, _ = build(*CASES[1][1:])
     (config_map,) = [d for d in docs(spare) if d["kind"] == "ConfigMap"]
-    assert config_map["data"][WARM_CHECK_SCRIPT] == warm_check_script()
-    assert config_map["data"][SCRIPT_NAME] == cache_sync_script()
+    assert config_map["data"] == runtime_scripts() and WARM_CHECK_SCRIPT in config_map["data"]
 
 
 def test_zero_spares_render_no_deployment():
@@ -326,15 +325,15 @@ def test_spares_of_one_model_give_every_model_the_vllm_class(tmp_path):
 # The in-pod check -----------------------------------------------------------------------------------
 
 
-def test_check_script_names_agree_with_cache_sync():
-    assert warm_check.COMPLETE_MARKER == cache_sync.COMPLETE_MARKER
-    assert warm_check.MANIFEST_NAME == cache_sync.MANIFEST_NAME
-    assert warm_check.COMPILE_SUBDIR == cache_sync.COMPILE_SUBDIR
+def test_check_script_names_agree_with_the_steps():
+    assert warm_check.COMPLETE_MARKER == model_copy.COMPLETE_MARKER
+    assert warm_check.MANIFEST_NAME == model_copy.MANIFEST_NAME
+    assert warm_check.COMPILE_SUBDIR == compile_cache.COMPILE_SUBDIR
 
 
 def test_check_script_stands_alone(tmp_path):
     script = tmp_path / WARM_CHECK_SCRIPT
-    script.write_text(warm_check_script())
+    script.write_text(runtime_scripts()[WARM_CHECK_SCRIPT])
     out = subprocess.run(
         [sys.executable, str(script), "--help"],
         capture_output=True,

@@ -43,18 +43,16 @@ from fastload_constructs.core.serving.cache_sharing import (
     MODEL_MOUNT_PATH,
     REVISION_MOUNT_PATH,
     REVISION_VOLUME,
-    SCRIPT_NAME,
     SCRIPT_VOLUME,
-    cache_sync_script,
 )
 from fastload_constructs.core.serving.engines import server_spec
+from fastload_constructs.core.serving.runtime_scripts import runtime_scripts
 from fastload_constructs.core.serving.vllm_server import (
     SHM_MOUNT_PATH,
     HttpProbe,
     ServerOptions,
     VllmServerSpec,
 )
-from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, WarmCheckContainer, warm_check_script
 from fastload_constructs.k8s.pod_parts import (
     TAINT_EFFECTS,
     add_revision_volume,
@@ -275,9 +273,9 @@ class VllmChart(cdk8s.Chart):
     def _add_cache_sync(
         self, deployment: kplus.Deployment, spec: VllmServerSpec, volumes: dict[str, kplus.Volume]
     ) -> None:
-        """The cache_sync.py steps: init containers in order, then sidecars beside vLLM.
+        """The in-pod steps (runtime/): init containers in order, then sidecars beside vLLM.
 
-        They run the vLLM image (it ships Python and boto3) with the script from a
+        They run the vLLM image (it ships Python and boto3) with the scripts from a
         ConfigMap, and get only the AWS_* settings: Pod Identity gives them the
         same credentials as vLLM.
         """
@@ -289,14 +287,7 @@ class VllmChart(cdk8s.Chart):
                 self,
                 "CacheSyncScript",
                 metadata=cdk8s.ApiObjectMetadata(name=spec.scripts_config_map),
-                data={
-                    SCRIPT_NAME: cache_sync_script(),
-                    **(
-                        {WARM_CHECK_SCRIPT: warm_check_script()}
-                        if any(isinstance(step, WarmCheckContainer) for step in spec.init_containers)
-                        else {}
-                    ),
-                },
+                data=runtime_scripts(),
             )
         volumes[SCRIPT_VOLUME] = kplus.Volume.from_config_map(self, "CacheSyncVolume", script, name=SCRIPT_VOLUME)
         add_revision_volume(self, (*spec.init_containers, *spec.sidecars), volumes)

@@ -1,11 +1,11 @@
 """Verify what a warm spare (or an earlier pod) left on this node, before the vLLM pod relies on it.
 
-Runs inside the vLLM pod as its first init container, before `cache_sync.py
-stage-model` and `restore-compile-cache`, from the same ConfigMap. Standard
+Runs inside the vLLM pod as an init container, before `model_copy.py` (stage-model)
+and `compile_cache.py restore`, from the same ConfigMap. Standard
 library and boto3 only; it never fails the pod: anything it cannot verify is
 reported and left to the cold path.
 
-Node-local model copy (what `cache_sync.py stage-model` writes): complete when
+Node-local model copy (what `model_copy.py` writes): complete when
 its completion marker exists, current when its `fastload-manifest.json` is the
 same bytes (SHA-256) as the manifest now staged in S3, intact when every file
 the manifest lists has the listed size. A stale or damaged copy loses its
@@ -39,7 +39,7 @@ from typing import Any
 
 LOG = logging.getLogger("fastload.warm_check")
 
-# The same names cache_sync.py uses (tests/test_warm_check.py holds them equal); this file imports nothing.
+# The same names model_copy.py and compile_cache.py use (tests/test_warm_spares.py holds them equal).
 COMPLETE_MARKER = ".fastload-complete"
 MANIFEST_NAME = "fastload-manifest.json"
 COMPILE_SUBDIR = "torch_compile_cache"
@@ -65,7 +65,7 @@ class WarmReport:
 
 
 def lock_path(dest: Path) -> Path:
-    """The lock stage-model holds while it copies `dest` (cache_sync.copy_model_to_node)."""
+    """The lock stage-model holds while it copies `dest` (model_copy.copy_model_to_node)."""
     return dest.parent / f".{dest.name}.lock"
 
 

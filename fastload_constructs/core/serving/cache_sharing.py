@@ -11,22 +11,25 @@ Two options, both off by default:
   and vLLM streams the local copy, so later pods on that node read NVMe
   instead of S3.
 
-The containers run `fastload_constructs/runtime/cache_sync.py`, shipped in a
-ConfigMap and run with the vLLM image's own Python and boto3. Pure: this
-module decides the containers; the chart renders them.
+The containers run the in-pod scripts of `fastload_constructs/runtime/` (one per
+step: `revision.py`, `model_copy.py`, `compile_cache.py`), shipped in a ConfigMap
+and run with the server image's own Python and boto3. Pure: this module decides
+the containers; the chart renders them.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from importlib import resources
 
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.tokens import is_token, stable
 from fastload_constructs.core.validation import check_bucket_name, check_dns_label, check_key_prefix
 
-SCRIPT_NAME = "cache_sync.py"
+# The in-pod script each step runs, a file of the runtime ConfigMap (core/serving/runtime_scripts.py).
+REVISION_SCRIPT = "revision.py"
+MODEL_COPY_SCRIPT = "model_copy.py"
+COMPILE_CACHE_SCRIPT = "compile_cache.py"
 SCRIPT_MOUNT_PATH = "/opt/fastload"
 MODEL_MOUNT_PATH = "/models"
 SCRIPT_VOLUME = "cache-sync"
@@ -81,9 +84,10 @@ def model_cache_prefix(cache_prefix: str, model_name: str) -> str:
 
 @dataclass(frozen=True)
 class SyncContainer:
-    """One cache_sync.py step: an init container, or a sidecar that stays up."""
+    """One in-pod step: an init container, or a sidecar that stays up, running one script of the ConfigMap."""
 
     name: str
+    script: str  # a file of the runtime ConfigMap, mounted at SCRIPT_MOUNT_PATH
     args: tuple[str, ...]  # after `python3 <script>`
     mounts: tuple[tuple[str, str], ...]  # (volume, mount path)
     sidecar: bool = False
@@ -101,12 +105,9 @@ class SyncContainer:
 
     @property
     def command(self) -> tuple[str, ...]:
-        return ("python3", f"{SCRIPT_MOUNT_PATH}/{SCRIPT_NAME}", *self.args)
-
-
-def cache_sync_script() -> str:
-    """The source of the in-pod script, for the ConfigMap."""
-    return resources.files("fastload_constructs.runtime").joinpath(SCRIPT_NAME).read_text()
+        """The image's python3 runs the script from the read-only ConfigMap folder; the script finds its
+        helpers beside it, and Python skips writing bytecode it cannot write there."""
+        return ("python3", f"{SCRIPT_MOUNT_PATH}/{self.script}", *self.args)
 
 
 # With an s3:// model that follows revisions, the server container runs this POSIX sh: it swaps the
@@ -156,7 +157,8 @@ def resolve_revision_container(model_uri: str) -> SyncContainer:
     bucket, _, prefix = model_uri[len("s3://") :].partition("/")
     return SyncContainer(
         name="resolve-revision",
-        args=("resolve-revision", "--bucket", bucket, "--prefix", prefix, *revision_args(True)),
+        script=REVISION_SCRIPT,
+        args=("--bucket", bucket, "--prefix", prefix, *revision_args(True)),
         mounts=((REVISION_VOLUME, REVISION_MOUNT_PATH), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH)),
         small=True,
     )
@@ -188,7 +190,8 @@ def restore_compile_cache(
 ) -> SyncContainer:
     return SyncContainer(
         name="restore-compile-cache",
-        args=("restore-compile-cache", *_compile_cache_args(cache, cache_key, cache_root, revision)),
+        script=COMPILE_CACHE_SCRIPT,
+        args=("restore", *_compile_cache_args(cache, cache_key, cache_root, revision)),
         mounts=_compile_cache_mounts(cache_root, revision),
     )
 
@@ -205,8 +208,9 @@ def publish_compile_cache(
     """A sidecar: waits for /health, publishes once if the key is absent, then idles."""
     return SyncContainer(
         name="publish-compile-cache",
+        script=COMPILE_CACHE_SCRIPT,
         args=(
-            "publish-compile-cache",
+            "publish",
             *_compile_cache_args(cache, cache_key, cache_root, revision),
             "--wait-url",
             f"http://127.0.0.1:{port}/health",
@@ -233,7 +237,6 @@ def copy_model_container(model_uri: str, *, verify_sha256: bool, revision: bool 
     require(model_uri.startswith("s3://"), "model_uri", model_uri, "an s3://bucket/prefix URI")
     bucket, _, prefix = model_uri[len("s3://") :].partition("/")
     args = [
-        "stage-model",
         "--bucket",
         bucket,
         "--prefix",
@@ -246,6 +249,7 @@ def copy_model_container(model_uri: str, *, verify_sha256: bool, revision: bool 
     args += revision_args(revision)
     return SyncContainer(
         name="stage-model",
+        script=MODEL_COPY_SCRIPT,
         args=tuple(args),
         mounts=(
             (MODEL_CACHE_VOLUME, MODEL_MOUNT_PATH),

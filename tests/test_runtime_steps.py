@@ -1,4 +1,4 @@
-"""Compile-cache restore/publish and node-local model staging against a real local S3 server."""
+"""The in-pod steps (compile-cache restore/publish, node-local model copy) against a real local S3 server."""
 
 from __future__ import annotations
 
@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 
 from fastload_constructs.core.serving.cache_sharing import compile_cache_key
-from fastload_constructs.runtime import cache_sync
-from fastload_constructs.runtime.cache_sync import (
+from fastload_constructs.runtime import _s3, compile_cache, model_copy
+from fastload_constructs.runtime.compile_cache import (
     COMPILE_SUBDIR,
     SHA256_METADATA,
     archive_key,
-    copy_model_to_node,
     publish_compile_cache,
     restore_compile_cache,
 )
+from fastload_constructs.runtime.model_copy import copy_model_to_node
 
 BUCKET = "fastload-test-models"
 
@@ -140,7 +140,7 @@ def test_truncated_archive_is_ignored(s3, tmp_path):
     _fake_compile_cache(tmp_path / "a")
     publish_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="k2", cache_root=tmp_path / "a")
     whole = s3.get_object(Bucket=BUCKET, Key="cc/k2.tar.gz")["Body"].read()
-    sha = cache_sync.metadata_value(s3.head_object(Bucket=BUCKET, Key="cc/k2.tar.gz")["Metadata"], SHA256_METADATA)
+    sha = _s3.metadata_value(s3.head_object(Bucket=BUCKET, Key="cc/k2.tar.gz")["Metadata"], SHA256_METADATA)
     _put_archive(s3, "cc/k2.tar.gz", whole[: len(whole) // 2], sha=sha)  # partial upload, old checksum
     outcome = restore_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="k2", cache_root=tmp_path / "b")
     assert outcome.status == "corrupt"
@@ -219,7 +219,7 @@ def test_stage_model_copies_once_and_marks_complete(s3, tmp_path):
     assert copy_model_to_node(s3, bucket=BUCKET, prefix="models/tiny", dest=dest).status == "staged"
     for name, data in files.items():
         assert (dest / name).read_bytes() == data
-    assert (dest / cache_sync.COMPLETE_MARKER).exists()
+    assert (dest / model_copy.COMPLETE_MARKER).exists()
     assert copy_model_to_node(s3, bucket=BUCKET, prefix="models/tiny", dest=dest).status == "present"
 
 
@@ -252,7 +252,7 @@ def test_head_treats_forbidden_as_absent():
         def head_object(self, **kwargs):
             raise Forbidden()
 
-    assert cache_sync._head(Client(), "b", "k") is None
+    assert _s3.head(Client(), "b", "k") is None
 
 
 def test_stage_model_without_manifest_fails_and_leaves_nothing(s3, tmp_path):
@@ -283,9 +283,9 @@ def test_concurrent_stagers_on_one_node_copy_once(s3, tmp_path):
 
 
 def test_cli_restore_miss_exits_zero(s3, endpoint, tmp_path):
-    rc = cache_sync.main(
+    rc = compile_cache.main(
         [
-            "restore-compile-cache",
+            "restore",
             "--bucket",
             BUCKET,
             "--prefix",
@@ -302,9 +302,8 @@ def test_cli_restore_miss_exits_zero(s3, endpoint, tmp_path):
 
 
 def test_cli_stage_model_failure_exits_nonzero(s3, endpoint, tmp_path):
-    rc = cache_sync.main(
+    rc = model_copy.main(
         [
-            "stage-model",
             "--bucket",
             BUCKET,
             "--prefix",
@@ -337,9 +336,9 @@ def test_wait_until_ready_polls_until_200():
             raise OSError("connection refused")
         return Response(200)
 
-    assert cache_sync.wait_until_ready("http://127.0.0.1:8000/health", timeout_s=5, interval_s=0.01, opener=opener)
+    assert compile_cache.wait_until_ready("http://127.0.0.1:8000/health", timeout_s=5, interval_s=0.01, opener=opener)
     assert len(calls) == 3
-    assert not cache_sync.wait_until_ready(
+    assert not compile_cache.wait_until_ready(
         "http://127.0.0.1:8000/health",
         timeout_s=0.05,
         interval_s=0.01,
