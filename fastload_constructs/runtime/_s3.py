@@ -9,6 +9,10 @@ GET's ETag as If-Match, so what was copied is kept and a replaced object fails a
 instead of mixing. Bounded per range: 5 attempts (botocore's standard mode also makes 5 for status
 errors) with exponential backoff from 0.2 s, capped at 5 s, jittered (the waits add up to at most
 about 3 s, so a dead endpoint still fails in seconds).
+
+Small requests (a manifest, the pointer, an archive's HEAD) are asked again the same bounded way
+when they break: botocore retries a request whose reply never came, but not a body that breaks
+after the headers did, and a step must not fail the pod over one connection reset.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ import contextlib
 import logging
 import random
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 LOG = logging.getLogger("fastload.runtime")
 
@@ -29,6 +34,9 @@ BACKOFF_MAX_S = 5.0
 # bounds a body that stops outright).
 PIECE = 256 * 1024
 
+# Answers that a later attempt may not get: server errors and throttling (botocore's standard mode retries
+# the same codes, and these are what is left when its attempts ran out).
+RETRIED_CODES = frozenset({"500", "502", "503", "504", "InternalError", "SlowDown", "ServiceUnavailable"})
 # Codes that mean "no such object" for a compile-cache archive: S3 answers 403 rather than 404 for a
 # missing key when the caller may not list the bucket, and a pod may not list the cache prefix (its
 # grant there is objects only). A real denial then surfaces on the GET or PUT.
@@ -66,10 +74,32 @@ def metadata_value(metadata: dict[str, str] | None, key: str) -> str | None:
     return None
 
 
+T = TypeVar("T")
+
+
+def retrying(what: str, request: Callable[[], T]) -> T:
+    """`request()`, made again after a broken connection or a server error, BODY_ATTEMPTS times at most."""
+    for attempt in range(BODY_ATTEMPTS):
+        try:
+            return request()
+        except Exception as exc:
+            if attempt + 1 == BODY_ATTEMPTS or not (transient(exc) or error_code(exc) in RETRIED_CODES):
+                raise
+            LOG.warning("%s: %s; asking again", what, type(exc).__name__)
+            backoff(attempt)
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def read_object(s3: Any, bucket: str, key: str) -> bytes:
+    """A small object's bytes (a manifest, a pointer), asked for again when the request or its body breaks."""
+    data: bytes = retrying(f"s3://{bucket}/{key}", lambda: s3.get_object(Bucket=bucket, Key=key)["Body"].read())
+    return data
+
+
 def head(s3: Any, bucket: str, key: str) -> dict[str, Any] | None:
-    """HEAD an object; None when it does not exist (or, see ABSENT_CODES, may not be seen)."""
+    """HEAD an object, asked again when it breaks; None when it does not exist (or, see ABSENT_CODES, is hidden)."""
     try:
-        return s3.head_object(Bucket=bucket, Key=key)  # type: ignore[no-any-return]
+        return retrying(f"s3://{bucket}/{key}", lambda: s3.head_object(Bucket=bucket, Key=key))  # type: ignore[no-any-return]
     except Exception as exc:  # botocore ClientError; not imported so the file stays light
         if error_code(exc) in ABSENT_CODES:
             return None

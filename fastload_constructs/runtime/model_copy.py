@@ -99,12 +99,12 @@ def _download_verified(
     digest = hashlib.sha256()
     with open(path, "xb") as out:
         if size == 0:
-            data = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+            data = _s3.read_object(s3, bucket, key)
             ranges: list[tuple[int, int]] = []
             etag = None
         else:
             ranges = [(start, min(start + part, size) - 1) for start in range(0, size, part)]
-            first = s3.get_object(Bucket=bucket, Key=key, Range=f"bytes=0-{ranges[0][1]}")
+            first = _s3.retrying(key, lambda: s3.get_object(Bucket=bucket, Key=key, Range=f"bytes=0-{ranges[0][1]}"))
             total = str(first.get("ContentRange", "")).rpartition("/")[2]
             if total and total != "*" and int(total) != size:
                 raise Restaged(f"{key}: {total} bytes in S3, {size} in the manifest")
@@ -313,7 +313,7 @@ def _stage_once(
 ) -> _step.Outcome:
     base = prefix.strip("/")
     manifest_key = f"{base}/{MANIFEST_NAME}"
-    before = s3.get_object(Bucket=bucket, Key=manifest_key)["Body"].read()
+    before = _s3.read_object(s3, bucket, manifest_key)
     try:
         files = manifest_files(before)
     except ValueError as exc:
@@ -339,7 +339,7 @@ def _stage_once(
         refused = _fill(s3, bucket, base, before, files, previous, dest, partial, part, workers)
         if refused is not None:
             return refused
-        after = s3.get_object(Bucket=bucket, Key=manifest_key)["Body"].read()
+        after = _s3.read_object(s3, bucket, manifest_key)
         if after != before:
             raise Restaged("the manifest changed while the files were copied")
         (partial / MANIFEST_NAME).write_bytes(before)
@@ -379,7 +379,7 @@ def _fill(
         except Exception as exc:
             if not isinstance(exc, Restaged) and _s3.error_code(exc) not in ("412", "PreconditionFailed", "NoSuchKey"):
                 raise
-            if s3.get_object(Bucket=bucket, Key=f"{base}/{MANIFEST_NAME}")["Body"].read() != manifest:
+            if _s3.read_object(s3, bucket, f"{base}/{MANIFEST_NAME}") != manifest:
                 raise Restaged(f"the model was restaged while {name} was copied") from exc
             return Outcome("error", f"{exc}; the manifest is unchanged, so the object is corrupt or was replaced")
     return None

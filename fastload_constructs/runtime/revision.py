@@ -34,24 +34,18 @@ POINTER_NAME = "fastload-current.json"
 POINTER_VERSION = 1
 REVISION_ID = re.compile(r"^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$")
 UNVERSIONED = "unversioned"
-RESOLVE_ATTEMPTS = 5
-RETRIED_CODES = frozenset({"500", "502", "503", "504", "InternalError", "SlowDown", "ServiceUnavailable"})
 
 
 def _get_or_none(s3: Any, bucket: str, key: str) -> bytes | None:
-    """An object's bytes, None when it does not exist; transient failures retried, others raised."""
-    for attempt in range(RESOLVE_ATTEMPTS):
-        try:
-            return s3.get_object(Bucket=bucket, Key=key)["Body"].read()  # type: ignore[no-any-return]
-        except Exception as exc:
-            # Absent as in _s3.head. A real denial leaves nothing readable, and resolve_revision then fails
-            # naming both objects.
-            if _s3.error_code(exc) in _s3.ABSENT_CODES:
-                return None
-            if attempt + 1 == RESOLVE_ATTEMPTS or not (_s3.transient(exc) or _s3.error_code(exc) in RETRIED_CODES):
-                raise
-            _s3.backoff(attempt)
-    return None
+    """An object's bytes, None when it does not exist; broken requests asked again, other failures raised."""
+    try:
+        return _s3.read_object(s3, bucket, key)
+    except Exception as exc:
+        # Absent as in _s3.head. A real denial leaves nothing readable, and resolve_revision then fails
+        # naming both objects.
+        if _s3.error_code(exc) in _s3.ABSENT_CODES:
+            return None
+        raise
 
 
 def pointer_revision(body: bytes) -> str:
