@@ -37,10 +37,13 @@ PIECE = 256 * 1024
 # Answers that a later attempt may not get: server errors and throttling (botocore's standard mode retries
 # the same codes, and these are what is left when its attempts ran out).
 RETRIED_CODES = frozenset({"500", "502", "503", "504", "InternalError", "SlowDown", "ServiceUnavailable"})
+NOT_FOUND_CODES = frozenset({"404", "NoSuchKey", "NotFound"})
+DENIED_CODES = frozenset({"403", "AccessDenied", "Forbidden"})
 # Codes that mean "no such object" for a compile-cache archive: S3 answers 403 rather than 404 for a
 # missing key when the caller may not list the bucket, and a pod may not list the cache prefix (its
-# grant there is objects only). A real denial then surfaces on the GET or PUT.
-ABSENT_CODES = frozenset({"404", "NoSuchKey", "NotFound", "403", "AccessDenied", "Forbidden"})
+# grant there is objects only). A miss and a denial both mean "start cold"; a real denial then
+# surfaces on the publisher's PUT.
+ABSENT_CODES = NOT_FOUND_CODES | DENIED_CODES
 
 
 class BodyEnded(Exception):
@@ -94,6 +97,24 @@ def read_object(s3: Any, bucket: str, key: str) -> bytes:
     """A small object's bytes (a manifest, a pointer), asked for again when the request or its body breaks."""
     data: bytes = retrying(f"s3://{bucket}/{key}", lambda: s3.get_object(Bucket=bucket, Key=key)["Body"].read())
     return data
+
+
+def listed(s3: Any, bucket: str, key: str) -> bool:
+    """Whether `key` exists, by listing exactly it: what tells a forbidden object from a missing one.
+
+    Raises ValueError when the listing is refused too: then nothing tells them apart."""
+    try:
+        found = retrying(f"s3://{bucket}/{key}", lambda: s3.list_objects_v2(Bucket=bucket, Prefix=key, MaxKeys=1)).get(
+            "Contents", []
+        )
+    except Exception as exc:
+        if error_code(exc) not in DENIED_CODES:
+            raise
+        raise ValueError(
+            f"s3://{bucket}/{key}: reading it was refused and so was listing it, which tells a missing object "
+            "from a forbidden one: the role needs s3:GetObject on it and s3:ListBucket on its prefix"
+        ) from None
+    return any(item.get("Key") == key for item in found)
 
 
 def head(s3: Any, bucket: str, key: str) -> dict[str, Any] | None:

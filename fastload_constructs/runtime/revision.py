@@ -37,15 +37,27 @@ UNVERSIONED = "unversioned"
 
 
 def _get_or_none(s3: Any, bucket: str, key: str) -> bytes | None:
-    """An object's bytes, None when it does not exist; broken requests asked again, other failures raised."""
+    """An object's bytes, None only when it does not exist; broken requests asked again, other failures raised.
+
+    S3 answers 403 both for a missing key the caller's ListBucket does not cover and for a key that
+    exists but may not be read (no s3:GetObject, or SSE-KMS and no kms:Decrypt). A denied pointer taken
+    for "none" would load a flat stage left at the prefix (stale weights), so a 403 is told apart by
+    listing exactly that key, which the pod's grant on its model prefix allows.
+    """
     try:
         return _s3.read_object(s3, bucket, key)
     except Exception as exc:
-        # Absent as in _s3.head. A real denial leaves nothing readable, and resolve_revision then fails
-        # naming both objects.
-        if _s3.error_code(exc) in _s3.ABSENT_CODES:
+        code = _s3.error_code(exc)
+        if code in _s3.NOT_FOUND_CODES:
             return None
-        raise
+        if code not in _s3.DENIED_CODES:
+            raise
+    if _s3.listed(s3, bucket, key):
+        raise ValueError(
+            f"s3://{bucket}/{key} exists but may not be read (access denied): the pod's role needs s3:GetObject "
+            "on it, and kms:Decrypt on the bucket's key if the bucket uses SSE-KMS"
+        )
+    return None
 
 
 def pointer_revision(body: bytes) -> str:
