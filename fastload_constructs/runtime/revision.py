@@ -21,15 +21,16 @@ from pathlib import Path
 from typing import Any
 
 if __package__:
-    from fastload_constructs.runtime import _s3, _step
+    from fastload_constructs.runtime import _manifest, _s3, _step
 else:  # a file of the pod's ConfigMap folder, with no fastload install: its helpers lie beside it
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _manifest  # type: ignore[no-redef]
     import _s3  # type: ignore[no-redef]
     import _step  # type: ignore[no-redef]
 
 LOG = logging.getLogger("fastload.runtime")
 
-MANIFEST_NAME = "fastload-manifest.json"
+MANIFEST_NAME = _manifest.MANIFEST_NAME
 POINTER_NAME = "fastload-current.json"
 POINTER_VERSION = 1
 REVISION_ID = re.compile(r"^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$")
@@ -66,6 +67,8 @@ def pointer_revision(body: bytes) -> str:
         data = json.loads(body)
     except RecursionError:
         raise ValueError("not a fastload pointer (JSON nested too deep)") from None
+    except ValueError as exc:  # not JSON, or an integer past Python's digit limit (3.11+)
+        raise ValueError(f"not a fastload pointer ({_manifest.shown(str(exc), 80)})") from None
     version = data.get("fastload_pointer_version") if isinstance(data, dict) else None
     if type(version) is not int or version != POINTER_VERSION:
         raise ValueError("not a fastload pointer (fastload_pointer_version 1)")

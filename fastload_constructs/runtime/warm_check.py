@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import fcntl
 import hashlib
-import json
 import logging
 import os
 import sys
@@ -37,11 +36,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+if __package__:
+    from fastload_constructs.runtime import _manifest
+else:  # a file of the pod's ConfigMap folder, with no fastload install: its helpers lie beside it
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _manifest  # type: ignore[no-redef]
+
 LOG = logging.getLogger("fastload.warm_check")
 
 # The same names model_copy.py and compile_cache.py use (tests/test_warm_spares.py holds them equal).
 COMPLETE_MARKER = ".fastload-complete"
-MANIFEST_NAME = "fastload-manifest.json"
+MANIFEST_NAME = _manifest.MANIFEST_NAME
 COMPILE_SUBDIR = "torch_compile_cache"
 
 
@@ -73,17 +78,14 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _files_match(dest: Path, manifest: dict[str, Any]) -> str | None:
+def _files_match(dest: Path, files: list[tuple[Path, str, int, str]]) -> str | None:
     """None when every listed file exists with its listed size, else what differs."""
-    for entry in manifest.get("files", []):
-        name = entry.get("name")
-        if not isinstance(name, str) or name.startswith("/") or ".." in name.split("/"):
-            return f"unexpected file name in manifest: {name!r}"
-        local = dest / name
+    for relative, name, size, _ in files:
+        local = dest / relative
         if not local.is_file():
             return f"{name}: missing"
-        if local.stat().st_size != int(entry.get("size", -1)):
-            return f"{name}: size {local.stat().st_size} != manifest {entry.get('size')}"
+        if local.stat().st_size != size:
+            return f"{name}: size {local.stat().st_size} != manifest {size}"
     return None
 
 
@@ -97,10 +99,14 @@ def check_model(s3: Any, *, bucket: str, prefix: str, dest: Path) -> tuple[str, 
             return "absent", f"no complete copy at {dest}; stage-model copies s3://{bucket}/{prefix}"
         try:
             local_bytes = (dest / MANIFEST_NAME).read_bytes()
-            local = json.loads(local_bytes)
-        except (OSError, ValueError) as exc:
+        except OSError as exc:
             marker.unlink(missing_ok=True)
             return "damaged", f"local manifest unreadable ({type(exc).__name__}); stage-model copies again"
+        try:
+            files = _manifest.manifest_files(local_bytes)
+        except ValueError as exc:
+            marker.unlink(missing_ok=True)
+            return "damaged", f"local manifest refused: {exc}; stage-model copies again"
         try:
             key = f"{prefix.strip('/')}/{MANIFEST_NAME}"
             remote_bytes = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
@@ -114,14 +120,13 @@ def check_model(s3: Any, *, bucket: str, prefix: str, dest: Path) -> tuple[str, 
                 f"manifest sha256 {_sha256(local_bytes)[:12]} on the node != {_sha256(remote_bytes)[:12]} in S3; "
                 "stage-model copies the new model",
             )
-        problem = _files_match(dest, local)
+        problem = _files_match(dest, files)
         if problem is not None:
             marker.unlink(missing_ok=True)
             return "damaged", f"{problem}; stage-model copies again"
         if remote_bytes is None:
             return "unverified", f"S3 manifest unreadable ({why}); local copy matches its own manifest"
-        files = local.get("files", [])
-        size = sum(int(f.get("size", 0)) for f in files)
+        size = sum(size for _, _, size, _ in files)
         return "verified", f"{dest} manifest sha256 {_sha256(local_bytes)[:12]} ({len(files)} files, {size} bytes)"
 
 
@@ -168,9 +173,15 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # no boto3 or no region: verify what is local, report it
         LOG.warning("no S3 client (%s: %s)", type(exc).__name__, exc)
         s3 = None
-    report = check(s3, bucket=args.bucket, prefix=args.prefix, model_dir=args.model_dir, cache_root=args.cache_root)
+    try:
+        report = check(s3, bucket=args.bucket, prefix=args.prefix, model_dir=args.model_dir, cache_root=args.cache_root)
+    except Exception as exc:  # never fail the pod: the cold path is always there
+        LOG.warning(
+            "fastload-warm path=cold the check failed: %s: %s", type(exc).__name__, _manifest.shown(str(exc), 200)
+        )
+        return 0
     LOG.info("%s", report.line())
-    return 0  # never fail the pod: the cold path is always there
+    return 0
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ RUNTIME_SCRIPTS = (
     COMPILE_CACHE_SCRIPT,
     WARM_CHECK_SCRIPT,
     "_s3.py",
+    "_manifest.py",
     "_files.py",
     "_step.py",
     "_cache_archive.py",
