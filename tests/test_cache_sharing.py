@@ -19,6 +19,8 @@ from fastload_constructs.core.serving.cache_sharing import (
     COMPILE_CACHE_SCRIPT,
     MODEL_COPY_SCRIPT,
     MODEL_MOUNT_PATH,
+    NODE_LOCAL_MODEL_LINK,
+    REVISION_MOUNT_PATH,
     REVISION_SCRIPT,
     SCRIPT_MOUNT_PATH,
     SharedCompileCache,
@@ -114,9 +116,11 @@ def test_node_local_model_cache_reads_nvme(local_plan):
     s = spec(local_plan)
     (stage,) = cache_steps(s)
     folder = f"{MODEL_MOUNT_PATH}/{node_local_model_dir(URI)}"
-    assert s.args[0] == s.model_path == folder  # vLLM streams the local copy
+    # vLLM streams the local copy through the pod's own link to it, which stage-model makes.
+    assert s.args[0] == s.model_path == NODE_LOCAL_MODEL_LINK
     args = list(stage.args)
     assert stage.script == MODEL_COPY_SCRIPT and args[args.index("--dest") + 1] == folder
+    assert args[args.index("--link") + 1] == NODE_LOCAL_MODEL_LINK
     assert args[args.index("--prefix") + 1] == "models/llama-3.1-8b"
     assert s.model_host_path == naming.MODEL_CACHE_HOST_ROOT
     assert s.node_labels[naming.LABEL_INSTANCE_STORE] == naming.INSTANCE_STORE_RAID0
@@ -133,7 +137,7 @@ def test_model_stage_runs_before_cache_restore(local_plan):
 def test_the_pod_reads_what_the_plan_was_made_for(s3_plan, local_plan):
     """One value: the spec has no model-cache option of its own to disagree with the plan's."""
     assert spec(s3_plan).model_path == URI and s3_plan.source == "s3"
-    assert spec(local_plan).model_path.startswith(MODEL_MOUNT_PATH) and local_plan.source == "local"
+    assert spec(local_plan).model_path == NODE_LOCAL_MODEL_LINK and local_plan.source == "local"
     assert not hasattr(ServerOptions(), "model_cache") and not hasattr(ServerOptions(), "image")
     # The shared cache is in the model's own bucket, under the options' prefix.
     (restore,) = cache_steps(spec(s3_plan, shared_compile_cache=True, compile_cache_prefix="cc"))
@@ -219,6 +223,8 @@ def test_chart_renders_init_containers_sidecar_and_script(warm_docs):
     # Only the model's own folder, at the path vLLM reads.
     assert mounts["model-cache"]["mountPath"] == f"{MODEL_MOUNT_PATH}/{node_local_model_dir(URI)}"
     assert mounts["model-cache"]["subPath"] == node_local_model_dir(URI) and mounts["model-cache"]["readOnly"] is True
+    # The pod's own link to its copy lives in its in-memory revision volume, read-only to the server.
+    assert mounts["model-revision"] == {"mountPath": REVISION_MOUNT_PATH, "name": "model-revision", "readOnly": True}
 
 
 def test_every_manifest_validates(warm_docs):

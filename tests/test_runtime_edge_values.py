@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from fastload_constructs.runtime import warm_check
+from fastload_constructs.runtime import _s3, warm_check
+from fastload_constructs.runtime._node_copies import copy_name
 from fastload_constructs.runtime.model_copy import COMPLETE_MARKER, MANIFEST_NAME, copy_model_to_node
 from fastload_constructs.runtime.revision import pointer_revision
 
@@ -68,27 +69,34 @@ def test_a_copy_refuses_a_sha256_that_is_not_one(s3_server, tmp_path, sha):
     assert outcome.status == "error" and "sha256" in outcome.detail, outcome.detail
 
 
+def _node_copy(model_dir: Path, manifest: bytes) -> Path:
+    """A complete copy on the node whose own manifest is `manifest` (S3 is out of reach in these tests)."""
+    copy = model_dir / copy_name("unversioned", manifest)
+    copy.mkdir(parents=True)
+    (copy / "model.safetensors").write_bytes(b"x")
+    (copy / MANIFEST_NAME).write_bytes(manifest)
+    (copy / COMPLETE_MARKER).write_text("{}")
+    return copy
+
+
 @pytest.mark.parametrize("case", sorted(ABSURD_SIZES))
 def test_the_warm_check_finds_a_copy_with_an_absurd_size_damaged_and_carries_on(tmp_path, case, monkeypatch):
-    dest = tmp_path / "models" / "m"
-    dest.mkdir(parents=True)
-    (dest / "model.safetensors").write_bytes(b"x")
-    (dest / MANIFEST_NAME).write_bytes(_manifest(ABSURD_SIZES[case]))
-    (dest / COMPLETE_MARKER).write_text("{}")
+    monkeypatch.setattr(_s3, "BACKOFF_BASE_S", 0.001)
+    model_dir = tmp_path / "models" / "revisions" / "m"
+    _node_copy(model_dir, _manifest(ABSURD_SIZES[case]))
 
-    report = warm_check.check(Unreachable(), bucket="b", prefix="p", model_dir=dest)
+    report = warm_check.check(Unreachable(), bucket="b", prefix="p", model_dir=model_dir)
 
     assert report.model == "damaged" and report.path == "cold"
     assert "model.safetensors" in report.detail and len(report.line()) < 300, report.line()
 
 
 def test_the_warm_check_never_fails_the_pod_on_an_unreadable_folder(tmp_path, monkeypatch, capsys):
-    dest = tmp_path / "models" / "m"
-    dest.mkdir(parents=True)
-    (dest / MANIFEST_NAME).write_bytes(b"[" * 100_000)  # nested past the parser's recursion limit
-    (dest / COMPLETE_MARKER).write_text("{}")
+    monkeypatch.setattr(_s3, "BACKOFF_BASE_S", 0.001)
+    model_dir = tmp_path / "models" / "revisions" / "m"
+    _node_copy(model_dir, b"[" * 100_000)  # nested past the parser's recursion limit
 
-    report = warm_check.check(Unreachable(), bucket="b", prefix="p", model_dir=dest)
+    report = warm_check.check(Unreachable(), bucket="b", prefix="p", model_dir=model_dir)
 
     assert report.model == "damaged" and "Traceback" not in capsys.readouterr().err
 

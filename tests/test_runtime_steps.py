@@ -213,23 +213,30 @@ def _stage_fake_model(s3, prefix: str, corrupt: str | None = None) -> dict[str, 
     return files
 
 
+def _left(dest) -> list[str]:
+    """What a copy left in the model's folder besides the leases: copies and partial copies."""
+    return sorted(p.name for p in dest.iterdir() if p.name != ".leases") if dest.is_dir() else []
+
+
 def test_stage_model_copies_once_and_marks_complete(s3, tmp_path):
     files = _stage_fake_model(s3, "models/tiny")
-    dest = tmp_path / "models" / "tiny"
-    assert copy_model_to_node(s3, bucket=BUCKET, prefix="models/tiny", dest=dest).status == "staged"
+    dest = tmp_path / "models" / "revisions" / "tiny"
+    link = tmp_path / "pod" / "model"
+    outcome = copy_model_to_node(s3, bucket=BUCKET, prefix="models/tiny", dest=dest, link=link)
+    assert outcome.status == "staged"
     for name, data in files.items():
-        assert (dest / name).read_bytes() == data
-    assert (dest / model_copy.COMPLETE_MARKER).exists()
+        assert (link / name).read_bytes() == data
+    assert (link / model_copy.COMPLETE_MARKER).exists()
     assert copy_model_to_node(s3, bucket=BUCKET, prefix="models/tiny", dest=dest).status == "present"
 
 
 def test_stage_model_verifies_checksums_when_asked(s3, tmp_path):
     _stage_fake_model(s3, "models/bitrot", corrupt="model.safetensors")
-    dest = tmp_path / "models" / "bitrot"
+    dest = tmp_path / "models" / "revisions" / "bitrot"
     # Sizes match, so only the SHA-256 check can tell.
     outcome = copy_model_to_node(s3, bucket=BUCKET, prefix="models/bitrot", dest=dest, verify_sha256=True)
     assert outcome.status == "error" and "sha256" in outcome.detail
-    assert not dest.exists() and not list(dest.parent.glob(".bitrot.partial"))
+    assert _left(dest) == []
 
 
 @pytest.mark.parametrize("bad_name", ["../escape", "/abs", "a/../../b", ".fastload-complete", ""])
@@ -237,11 +244,14 @@ def test_stage_model_refuses_manifest_paths_that_escape(s3, tmp_path, bad_name):
     s3.put_object(
         Bucket=BUCKET,
         Key="models/evil/fastload-manifest.json",
-        Body=json.dumps({"files": [{"name": bad_name, "size": 1}]}).encode(),
+        Body=json.dumps(
+            {"files": [{"name": bad_name, "size": 1, "sha256": hashlib.sha256(b"x").hexdigest()}]}
+        ).encode(),
     )
-    outcome = copy_model_to_node(s3, bucket=BUCKET, prefix="models/evil", dest=tmp_path / "m" / "evil")
-    assert outcome.status == "error"
-    assert not (tmp_path / "escape").exists() and not (tmp_path / "m" / "evil").exists()
+    dest = tmp_path / "m" / "revisions" / "evil"
+    outcome = copy_model_to_node(s3, bucket=BUCKET, prefix="models/evil", dest=dest)
+    assert outcome.status == "error" and "unexpected file name" in outcome.detail
+    assert not (tmp_path / "escape").exists() and _left(dest) == []
 
 
 def test_head_treats_forbidden_as_absent():
@@ -257,15 +267,15 @@ def test_head_treats_forbidden_as_absent():
 
 def test_stage_model_without_manifest_fails_and_leaves_nothing(s3, tmp_path):
     s3.put_object(Bucket=BUCKET, Key="models/half/model.safetensors", Body=b"x" * 10)
-    dest = tmp_path / "models" / "half"
+    dest = tmp_path / "models" / "revisions" / "half"
     outcome = copy_model_to_node(s3, bucket=BUCKET, prefix="models/half", dest=dest)
     assert outcome.status == "error"
-    assert not dest.exists()
+    assert _left(dest) == []
 
 
 def test_concurrent_stagers_on_one_node_copy_once(s3, tmp_path):
     _stage_fake_model(s3, "models/shared")
-    dest = tmp_path / "models" / "shared"
+    dest = tmp_path / "models" / "revisions" / "shared"
     results: list[str] = []
     threads = [
         threading.Thread(

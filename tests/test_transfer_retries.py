@@ -66,11 +66,14 @@ def test_node_copy_resumes_bodies_that_break_mid_range(s3_server, proxy, tmp_pat
     _stage(s3, bucket, "m", {"config.json": b"{}", "model.safetensors": weights})
     proxy.cut(after=CUT_AFTER, times=3)
 
-    outcome = copy_model_to_node(_client(proxy.url), bucket=bucket, prefix="m", dest=tmp_path / "m", part_size=PART)
+    link = tmp_path / "pod" / "model"
+    outcome = copy_model_to_node(
+        _client(proxy.url), bucket=bucket, prefix="m", dest=tmp_path / "revisions" / "m", link=link, part_size=PART
+    )
 
     assert outcome.status == "staged", outcome.detail
     assert proxy.cuts_made == 3
-    assert (tmp_path / "m" / "model.safetensors").read_bytes() == weights
+    assert (link / "model.safetensors").read_bytes() == weights
 
 
 def test_node_copy_asks_again_for_a_manifest_whose_body_breaks(s3_server, proxy, tmp_path):
@@ -81,11 +84,14 @@ def test_node_copy_asks_again_for_a_manifest_whose_body_breaks(s3_server, proxy,
     _stage(s3, bucket, "m", files)
     proxy.cut(after=CUT_AFTER, times=1)  # the first response over CUT_AFTER bytes: the manifest
 
-    outcome = copy_model_to_node(_client(proxy.url), bucket=bucket, prefix="m", dest=tmp_path / "m", part_size=PART)
+    link = tmp_path / "pod" / "model"
+    outcome = copy_model_to_node(
+        _client(proxy.url), bucket=bucket, prefix="m", dest=tmp_path / "revisions" / "m", link=link, part_size=PART
+    )
 
     assert outcome.status == "staged", outcome.detail
     assert proxy.cuts_made == 1
-    assert (tmp_path / "m" / "shard-007.bin").read_bytes() == files["shard-007.bin"]
+    assert (link / "shard-007.bin").read_bytes() == files["shard-007.bin"]
 
 
 def test_resolve_asks_again_for_a_pointer_whose_body_breaks(s3_server, proxy):

@@ -32,7 +32,8 @@ from fastload_constructs.core.serving.warm_spares import (
 )
 from fastload_constructs.k8s.vllm_chart import VllmChart
 from fastload_constructs.k8s.warm_spares import PriorityClassesChart, WarmSparesChart
-from fastload_constructs.runtime import compile_cache, model_copy, warm_check
+from fastload_constructs.runtime import _s3, compile_cache, model_copy, warm_check
+from fastload_constructs.runtime._node_copies import copy_name
 from stacks.config import parse_reference_config
 from tests.pss_exemptions import unexempted_violations
 from tests.serving_plans import planned
@@ -335,35 +336,57 @@ class Unreachable:
         raise ConnectionError("no route to S3")
 
 
-def _local_copy(dest: Path, files: dict[str, bytes]) -> None:
-    dest.mkdir(parents=True)
+@pytest.fixture()
+def _quick_retries(monkeypatch):
+    monkeypatch.setattr(_s3, "BACKOFF_BASE_S", 0.001)
+
+
+def _local_copy(model_dir: Path, files: dict[str, bytes], revision: str = "unversioned") -> Path:
+    """A complete copy of `revision` in the model's folder on the node, as stage-model leaves it."""
+    manifest = json.dumps(
+        {"files": [{"name": n, "size": len(d), "sha256": hashlib.sha256(d).hexdigest()} for n, d in files.items()]}
+    ).encode()
+    copy = model_dir / copy_name(revision, manifest)
+    copy.mkdir(parents=True)
     for name, data in files.items():
-        (dest / name).write_bytes(data)
-    manifest = {
-        "files": [{"name": n, "size": len(d), "sha256": hashlib.sha256(d).hexdigest()} for n, d in files.items()]
-    }
-    (dest / warm_check.MANIFEST_NAME).write_text(json.dumps(manifest))
-    (dest / warm_check.COMPLETE_MARKER).write_text("{}")
+        (copy / name).write_bytes(data)
+    (copy / warm_check.MANIFEST_NAME).write_bytes(manifest)
+    (copy / warm_check.COMPLETE_MARKER).write_text("{}")
+    return copy
 
 
+@pytest.mark.usefixtures("_quick_retries")
 def test_unreachable_s3_checks_the_copy_against_its_own_manifest(tmp_path):
-    dest = tmp_path / "models" / "m"
-    _local_copy(dest, {"model.safetensors": b"x" * 100})
-    report = warm_check.check(Unreachable(), bucket="b", prefix="p", model_dir=dest)
+    model_dir = tmp_path / "models" / "revisions" / "m"
+    copy = _local_copy(model_dir, {"model.safetensors": b"x" * 100})
+    report = warm_check.check(Unreachable(), bucket="b", prefix="p", model_dir=model_dir)
     assert report.model == "unverified" and "ConnectionError" in report.detail
-    assert report.path == "warm" and (dest / warm_check.COMPLETE_MARKER).exists()
-    (dest / "model.safetensors").write_bytes(b"x" * 99)
-    report = warm_check.check(Unreachable(), bucket="b", prefix="p", model_dir=dest)
-    assert report.model == "damaged" and not (dest / warm_check.COMPLETE_MARKER).exists()
+    assert report.path == "warm" and (copy / warm_check.COMPLETE_MARKER).exists()
+    (copy / "model.safetensors").write_bytes(b"x" * 99)
+    report = warm_check.check(Unreachable(), bucket="b", prefix="p", model_dir=model_dir)
+    assert report.model == "damaged" and not (copy / warm_check.COMPLETE_MARKER).exists()
 
 
+@pytest.mark.usefixtures("_quick_retries")
+def test_the_check_looks_at_its_own_revisions_copy_only(tmp_path):
+    model_dir = tmp_path / "models" / "revisions" / "m"
+    other = _local_copy(model_dir, {"model.safetensors": b"x" * 100}, revision="20261203T101500Z-1a2b3c4d")
+    (other / "model.safetensors").write_bytes(b"x")  # damaged, but another revision's: not this pod's to judge
+    report = warm_check.check(
+        Unreachable(), bucket="b", prefix="p", model_dir=model_dir, revision_id="20261203T111500Z-2a2b3c4d"
+    )
+    assert report.model == "absent" and other.name in report.detail
+    assert (other / warm_check.COMPLETE_MARKER).exists()
+
+
+@pytest.mark.usefixtures("_quick_retries")
 def test_check_refuses_manifest_names_that_escape(tmp_path):
-    dest = tmp_path / "models" / "m"
-    _local_copy(dest, {"a": b"1"})
-    (tmp_path / "models" / "secret").write_bytes(b"1")
+    model_dir = tmp_path / "models" / "revisions" / "m"
+    copy = _local_copy(model_dir, {"a": b"1"})
+    (model_dir / "secret").write_bytes(b"1")
     escaping = {"name": "../secret", "size": 1, "sha256": hashlib.sha256(b"1").hexdigest()}
-    (dest / warm_check.MANIFEST_NAME).write_text(json.dumps({"files": [escaping]}))
-    report = warm_check.check(Unreachable(), bucket="b", prefix="p", model_dir=dest)
+    (copy / warm_check.MANIFEST_NAME).write_text(json.dumps({"files": [escaping]}))
+    report = warm_check.check(Unreachable(), bucket="b", prefix="p", model_dir=model_dir)
     assert report.model == "damaged"
 
 

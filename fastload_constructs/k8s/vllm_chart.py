@@ -240,7 +240,8 @@ class VllmChart(cdk8s.Chart):
             )
         if spec.init_containers or spec.sidecars:
             self._add_cache_sync(deployment, spec, volumes)
-        if spec.model_from_revision:  # the launcher reads the URI resolve-revision wrote
+        if spec.model_from_revision or spec.model_host_path is not None:
+            # The launcher reads the URI resolve-revision wrote; a node-local model path is the pod's link there.
             container.mount(REVISION_MOUNT_PATH, volumes[REVISION_VOLUME], read_only=True)
 
         # One call, one nodeSelectorTerm: every label is required (separate terms would be OR-ed).

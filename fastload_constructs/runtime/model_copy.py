@@ -1,40 +1,35 @@
-"""stage-model: copy a staged model (s3://bucket/prefix) to the node's NVMe once per node and manifest.
+"""stage-model: copy the revision this pod resolved to the node's NVMe, once per node, and point the pod at it.
 
-An init container of the server pod (`python3 model_copy.py --bucket B --prefix P --dest D`),
-run from the runtime ConfigMap with the server image's Python and boto3. With `--revision-dir`
-it copies the revision resolve-revision wrote down (revision.py). Failing here fails the init
-container: the server would otherwise read a missing path.
-
-Node-local model copies live under <models root>/.copies/<name>-<content hash>;
-<models root>/<name> is a relative symlink to the current one.
+An init container of the server pod (`python3 model_copy.py --bucket B --prefix P --dest D --link L`),
+run from the runtime ConfigMap with the server image's Python and boto3. With `--revision-dir` it
+copies the revision resolve-revision wrote down (revision.py); without, the URI as given. The copy
+lies in the model's folder `--dest` by revision and content (_node_copies.py), and `--link`, in the
+pod's own in-memory volume, is made to point at it: the server's model path. Failing here fails the
+init container: the server would otherwise read a missing path.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
-import contextlib
-import fcntl
 import hashlib
 import json
 import logging
 import os
-import re
 import shutil
 import sys
-import time
 import uuid
-from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 if __package__:
-    from fastload_constructs.runtime import _files, _manifest, _s3, _step, revision
+    from fastload_constructs.runtime import _files, _manifest, _node_copies, _s3, _step, revision
 else:  # a file of the pod's ConfigMap folder, with no fastload install: its helpers lie beside it
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import _files  # type: ignore[no-redef]
     import _manifest  # type: ignore[no-redef]
+    import _node_copies  # type: ignore[no-redef]
     import _s3  # type: ignore[no-redef]
     import _step  # type: ignore[no-redef]
     import revision  # type: ignore[no-redef]
@@ -43,10 +38,7 @@ LOG = logging.getLogger("fastload.runtime")
 Outcome = _step.Outcome
 
 MANIFEST_NAME = _manifest.MANIFEST_NAME
-# Marker written last into a node-local model copy: its presence means complete.
-COMPLETE_MARKER = ".fastload-complete"
-COPIES_DIR = ".copies"
-LEASES_DIR = ".fastload-leases"
+COMPLETE_MARKER = _node_copies.COMPLETE_MARKER
 DEFAULT_LEASE_GRACE_S = 3600.0
 DEFAULT_BUDGET_FRACTION = 0.8
 DOWNLOAD_PART = 16 * 1024 * 1024
@@ -113,132 +105,14 @@ def _download_verified(
         raise Restaged(f"{key}: sha256 differs from the manifest")
 
 
-def _lease(copy: Path) -> None:
-    """Record that a pod on this node is about to read `copy` (its last lease keeps it from removal)."""
-    leases = copy / LEASES_DIR
-    leases.mkdir(exist_ok=True)
-    (leases / (os.environ.get("HOSTNAME") or "pod")).write_text(str(time.time()))
-
-
-def _last_used(copy: Path) -> float:
-    """The latest lease, or when the copy was completed: a copy no pod leased yet is new, not unused since 1970."""
-    completed = 0.0
-    with contextlib.suppress(OSError):
-        completed = max(copy.stat().st_mtime, (copy / COMPLETE_MARKER).stat().st_mtime)
-    try:
-        return max([completed, *(p.stat().st_mtime for p in (copy / LEASES_DIR).iterdir())])
-    except OSError:
-        return completed
-
-
-# <name>-<16 hex of the manifest's SHA-256> (or a legacy folder adopted as <name>-legacy-<8 hex>).
-_COPY_NAME = re.compile(r"^(?P<model>.+)-(?:[0-9a-f]{16}|legacy-[0-9a-f]{8})$")
-
-
-@contextlib.contextmanager
-def _model_lock_if_free(root: Path, copy_name: str, own: str | None) -> Iterator[bool]:
-    """Hold the lock of the model that owns `copy_name` (not waiting); yield whether it is held.
-
-    A copier holds its model's lock from the copy's completion through its lease and the switch
-    of the model's symlink, so a collector holding that lock never removes a copy in between.
-    The caller's own model (`own`) is already locked by the caller.
-    """
-    match = _COPY_NAME.match(copy_name)
-    if match is None or match.group("model") == own:
-        yield True
-        return
-    try:
-        handle = open(root / f".{match.group('model')}.lock", "a")  # noqa: SIM115 - held for the block
-    except OSError:
-        yield False
-        return
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        handle.close()
-        yield False
-        return
-    try:
-        yield True
-    finally:
-        handle.close()
-
-
-def _tree_bytes(path: Path) -> int:
-    total = 0
-    for directory, _, names in os.walk(path):
-        for name in names:
-            with contextlib.suppress(OSError):
-                total += os.lstat(os.path.join(directory, name)).st_size
-    return total
-
-
-def _current_copies(root: Path) -> set[str]:
-    """Names of the copies some model folder symlink points at now."""
-    current = set()
-    for entry in root.iterdir():
-        if entry.is_symlink():
-            target = os.readlink(entry)
-            if target.startswith(f"{COPIES_DIR}/"):
-                current.add(target[len(COPIES_DIR) + 1 :])
-    return current
-
-
-def collect_copies(
-    root: Path, *, lease_grace_s: float, budget_bytes: int, need_bytes: int = 0, own: str | None = None
-) -> tuple[bool, str]:
-    """Remove copies no model folder points at and no pod leased within the grace; say whether `need_bytes` fit.
-
-    Fits means: the copies left plus `need_bytes` stay within `budget_bytes`, and the disk has
-    `need_bytes` free. A copy in use (current, or leased recently) is never removed.
-    """
-    copies = root / COPIES_DIR
-    now = time.time()
-    kept = 0
-    for copy in sorted(copies.iterdir()) if copies.is_dir() else []:
-        if copy.name.startswith("."):
-            kept += _tree_bytes(copy)  # a partial copy of another model, owned by its lock holder
-            continue
-        with _model_lock_if_free(root, copy.name, own) as locked:
-            # Decided and removed under the owner's lock: its copier cannot be completing, leasing or switching it.
-            if not locked or copy.name in _current_copies(root) or now - _last_used(copy) < lease_grace_s:
-                kept += _tree_bytes(copy)
-                continue
-            left = _files.remove_tree(copy)
-        if left:
-            LOG.warning("could not remove old model copy %s: %s", copy, left[0])
-            kept += _tree_bytes(copy)
-        else:
-            LOG.info("removed old model copy %s", copy)
-    free = shutil.disk_usage(root).free
-    if kept + need_bytes > budget_bytes:
-        return False, f"copies in use take {kept} bytes; {need_bytes} more exceed the budget of {budget_bytes}"
-    if need_bytes > free:
-        return False, f"{need_bytes} bytes needed, {free} free on {root}"
-    return True, ""
-
-
-def _point(dest: Path, copy: Path) -> None:
-    """Make `dest` a relative symlink to `copy`, atomically (a reader sees the old or the new copy)."""
-    link = dest.with_name(f".{dest.name}.link-{uuid.uuid4().hex[:8]}")
-    os.symlink(f"{COPIES_DIR}/{copy.name}", link)
-    os.replace(link, dest)
-
-
-def _adopt_legacy(dest: Path, copies: Path) -> None:
-    """A real folder at `dest` (the layout before content-keyed copies) becomes an old copy, leased now."""
-    if dest.is_dir() and not dest.is_symlink():
-        moved = copies / f"{dest.name}-legacy-{uuid.uuid4().hex[:8]}"
-        os.replace(dest, moved)
-        _lease(moved)
-
-
 def copy_model_to_node(
     s3: Any,
     *,
     bucket: str,
     prefix: str,
     dest: Path,
+    revision_id: str = revision.UNVERSIONED,
+    link: Path | None = None,
     verify_sha256: bool = True,
     budget_bytes: int | None = None,
     lease_grace_s: float = DEFAULT_LEASE_GRACE_S,
@@ -246,30 +120,29 @@ def copy_model_to_node(
     part_size: int = DOWNLOAD_PART,
     workers: int = DOWNLOAD_WORKERS,
 ) -> _step.Outcome:
-    """Make `dest` the node-local copy of the model staged at s3://bucket/prefix, copying it once per content.
+    """Make sure the node holds a complete copy of the model staged at s3://bucket/prefix, and point `link` at it.
 
-    Copies are keyed by the SHA-256 of the manifest, which lists every file's hash: a restage
-    makes a new copy (files whose hash did not change are hard-linked from the old one). Each
-    file is verified while it downloads (always: `verify_sha256` is kept for old callers), and
-    the manifest is read again at the end; a copy that met a restage is thrown away and retried,
-    never marked complete. `dest` is a symlink switched atomically to the complete copy. Old
-    copies go once nothing points at them and no pod leased them for `lease_grace_s`, and copies
-    stay within `budget_bytes` (default 80% of the filesystem).
+    `dest` is the model's folder of copies, `revision_id` the revision the prefix holds. A copy is
+    made once per revision and content (the manifest lists every file's hash); files another copy
+    of the model already holds with the same hash are hard-linked from it. Each file is verified
+    while it downloads (always: `verify_sha256` is kept for old callers), and the manifest is read
+    again at the end; a copy that met a restage is thrown away and retried, never marked complete.
+    Copies no pod leased for `lease_grace_s` go (but each model's last chosen one), and copies stay
+    within `budget_bytes` (default 80% of the filesystem).
     """
     del verify_sha256
     root = dest.parent
-    copies = root / COPIES_DIR
     try:
-        copies.mkdir(parents=True, exist_ok=True)
+        dest.mkdir(parents=True, exist_ok=True)
         budget = (
             budget_bytes if budget_bytes is not None else int(shutil.disk_usage(root).total * DEFAULT_BUDGET_FRACTION)
         )
-        with _files.FileLock(root / f".{dest.name}.lock", timeout_s=24 * 3600):
-            _adopt_legacy(dest, copies)
+        step = _Copy(s3, bucket, prefix.strip("/"), dest, revision_id, link, budget, lease_grace_s, part_size, workers)
+        with _files.FileLock(_node_copies.lock_path(dest), timeout_s=24 * 3600):
             last = ""
             for _ in range(attempts):
                 try:
-                    return _stage_once(s3, bucket, prefix, dest, budget, lease_grace_s, part_size, workers)
+                    return step.once()
                 except Restaged as exc:
                     last = str(exc)
                     LOG.warning("stage-model: %s; copying again", exc)
@@ -278,105 +151,124 @@ def copy_model_to_node(
         return Outcome("error", f"{type(exc).__name__}: {exc}")
 
 
-def _stage_once(
-    s3: Any, bucket: str, prefix: str, dest: Path, budget: int, grace: float, part: int, workers: int
-) -> _step.Outcome:
-    base = prefix.strip("/")
-    manifest_key = f"{base}/{MANIFEST_NAME}"
-    before = _s3.read_object(s3, bucket, manifest_key)
-    try:
-        files = _manifest.manifest_files(before)
-    except ValueError as exc:
-        return Outcome("error", str(exc))
-    content = hashlib.sha256(before).hexdigest()[:16]
-    copies = dest.parent / COPIES_DIR
-    copy = copies / f"{dest.name}-{content}"
-    if (copy / COMPLETE_MARKER).exists():
-        _switch(dest, copy, grace, budget)
-        return Outcome("present", f"{dest} -> {copy.name}")
-    for leftover in copies.glob(f".{dest.name}-*.partial-*"):  # we hold this model's lock: a killed copy's
-        _files.remove_tree(leftover)
-    if copy.exists():
-        _files.remove_tree(copy)
-    previous = _previous_files(dest)
-    need = sum(size for _, name, size, sha in files if previous.get(name) != sha)
-    fits, why = collect_copies(dest.parent, lease_grace_s=grace, budget_bytes=budget, need_bytes=need, own=dest.name)
-    if not fits:
-        return Outcome("error", f"no room for the model copy: {why}")
-    partial = copies / f".{dest.name}-{content}.partial-{uuid.uuid4().hex[:8]}"
-    partial.mkdir()
-    try:
-        refused = _fill(s3, bucket, base, before, files, previous, dest, partial, part, workers)
-        if refused is not None:
-            return refused
-        after = _s3.read_object(s3, bucket, manifest_key)
-        if after != before:
-            raise Restaged("the manifest changed while the files were copied")
-        (partial / MANIFEST_NAME).write_bytes(before)
-        (partial / COMPLETE_MARKER).write_text(json.dumps({"source": f"s3://{bucket}/{base}", "content": content}))
-        _lease(partial)  # leased before it is complete: never a copy with no lease
-        os.replace(partial, copy)
-    finally:
-        if partial.exists():
-            _files.remove_tree(partial)
-    _switch(dest, copy, grace, budget)
-    return Outcome("staged", f"s3://{bucket}/{base} -> {dest} -> {copy.name}")
+class _Copy:
+    """One model's copy to one node, under the model's lock."""
 
+    def __init__(
+        self,
+        s3: Any,
+        bucket: str,
+        base: str,
+        dest: Path,
+        revision_id: str,
+        link: Path | None,
+        budget: int,
+        grace: float,
+        part: int,
+        workers: int,
+    ) -> None:
+        self.s3, self.bucket, self.base, self.dest, self.revision_id = s3, bucket, base, dest, revision_id
+        self.link, self.budget, self.grace, self.part, self.workers = link, budget, grace, part, workers
+        self.manifest_key = f"{base}/{MANIFEST_NAME}"
 
-def _fill(
-    s3: Any,
-    bucket: str,
-    base: str,
-    manifest: bytes,
-    files: list[tuple[Path, str, int, str]],
-    previous: dict[str, str],
-    dest: Path,
-    partial: Path,
-    part: int,
-    workers: int,
-) -> _step.Outcome | None:
-    """Put every listed file into `partial`: hard-linked from the current copy when unchanged, else downloaded.
-
-    Raises Restaged when the manifest changed meanwhile; an error Outcome when an object is corrupt or
-    was replaced under an unchanged manifest (copying again would meet the same bytes)."""
-    for relative, name, size, sha in files:
-        local = partial / relative
-        local.parent.mkdir(parents=True, exist_ok=True)
-        if previous.get(name) == sha and _link(dest / relative, local, size):
-            continue
+    def once(self) -> _step.Outcome:
+        before = _s3.read_object(self.s3, self.bucket, self.manifest_key)
         try:
-            _download_verified(s3, bucket, f"{base}/{name}", local, size, sha, part, workers)
-        except Exception as exc:
-            if not isinstance(exc, Restaged) and _s3.error_code(exc) not in ("412", "PreconditionFailed", "NoSuchKey"):
-                raise
-            if _s3.read_object(s3, bucket, f"{base}/{MANIFEST_NAME}") != manifest:
-                raise Restaged(f"the model was restaged while {name} was copied") from exc
-            return Outcome("error", f"{exc}; the manifest is unchanged, so the object is corrupt or was replaced")
-    return None
+            files = _manifest.manifest_files(before)
+        except ValueError as exc:
+            return Outcome("error", str(exc))
+        copy = self.dest / _node_copies.copy_name(self.revision_id, before)
+        if _node_copies.is_complete(copy):
+            self._choose(copy)
+            return Outcome("present", f"{self._shown(copy)} (s3://{self.bucket}/{self.base})")
+        for leftover in self.dest.glob(f"{_node_copies.PARTIAL_PREFIX}*"):  # we hold the lock: a killed copy's
+            _files.remove_tree(leftover)
+        if copy.exists():  # a copy the warm check found damaged: made again
+            _files.remove_tree(copy)
+        sources = _link_sources(self.dest)
+        need = sum(size for _, name, size, sha in files if (name, sha) not in sources)
+        fits, why = _node_copies.collect_copies(
+            self.dest.parent, lease_grace_s=self.grace, budget_bytes=self.budget, need_bytes=need, own=self.dest.name
+        )
+        if not fits:
+            return Outcome("error", f"no room for the model copy: {why}")
+        partial = self.dest / f"{_node_copies.PARTIAL_PREFIX}{copy.name}-{uuid.uuid4().hex[:8]}"
+        partial.mkdir()
+        try:
+            refused = self._fill(before, files, sources, partial)
+            if refused is not None:
+                return refused
+            if _s3.read_object(self.s3, self.bucket, self.manifest_key) != before:
+                raise Restaged("the manifest changed while the files were copied")
+            (partial / MANIFEST_NAME).write_bytes(before)
+            marker = {"source": f"s3://{self.bucket}/{self.base}", "revision": self.revision_id}
+            (partial / COMPLETE_MARKER).write_text(json.dumps(marker))
+            _node_copies.lease(self.dest, copy.name)  # leased before it is complete: never a copy with no lease
+            os.replace(partial, copy)
+        finally:
+            if partial.exists():
+                _files.remove_tree(partial)
+        self._choose(copy)
+        return Outcome("staged", f"s3://{self.bucket}/{self.base} -> {self._shown(copy)}")
+
+    def _shown(self, copy: Path) -> str:
+        return f"{self.link} -> {copy}" if self.link is not None else str(copy)
+
+    def _fill(
+        self,
+        manifest: bytes,
+        files: list[tuple[Path, str, int, str]],
+        sources: dict[tuple[str, str], Path],
+        partial: Path,
+    ) -> _step.Outcome | None:
+        """Put every listed file into `partial`: hard-linked from another copy when it holds the same bytes,
+        else downloaded. Raises Restaged when the manifest changed meanwhile; an error Outcome when an object
+        is corrupt or was replaced under an unchanged manifest (copying again would meet the same bytes)."""
+        for relative, name, size, sha in files:
+            local = partial / relative
+            local.parent.mkdir(parents=True, exist_ok=True)
+            source = sources.get((name, sha))
+            if source is not None and _link(source, local, size):
+                continue
+            try:
+                key = f"{self.base}/{name}"
+                _download_verified(self.s3, self.bucket, key, local, size, sha, self.part, self.workers)
+            except Exception as exc:
+                code = _s3.error_code(exc)
+                if not isinstance(exc, Restaged) and code not in ("412", "PreconditionFailed", "NoSuchKey"):
+                    raise
+                if _s3.read_object(self.s3, self.bucket, self.manifest_key) != manifest:
+                    raise Restaged(f"the model was restaged while {name} was copied") from exc
+                return Outcome("error", f"{exc}; the manifest is unchanged, so the object is corrupt or was replaced")
+        return None
+
+    def _choose(self, copy: Path) -> None:
+        """Lease `copy`, point the pod's link at it and collect what no pod uses any more."""
+        _node_copies.lease(self.dest, copy.name)
+        if self.link is not None:
+            _point(self.link, copy)
+        if not _node_copies.is_complete(copy):  # collected meanwhile: copied again, never reported
+            raise Restaged(f"{copy.name} was removed while this pod chose it")
+        _node_copies.collect_copies(
+            self.dest.parent, lease_grace_s=self.grace, budget_bytes=self.budget, own=self.dest.name
+        )
 
 
-def _switch(dest: Path, copy: Path, grace: float, budget: int) -> None:
-    """Lease `copy`, point `dest` at it and collect what no pod uses any more."""
-    _lease(copy)
-    _point(dest, copy)
-    _check_pointed(dest, copy)
-    collect_copies(dest.parent, lease_grace_s=grace, budget_bytes=budget, own=dest.name)
+def _point(link: Path, copy: Path) -> None:
+    """The pod's own link to the copy it chose (the server's model path)."""
+    _node_copies.point(link, copy)
 
 
-def _check_pointed(dest: Path, copy: Path) -> None:
-    """`dest` must lead to a complete copy once pointed: a copy collected meanwhile is copied again, never reported."""
-    if not (dest / COMPLETE_MARKER).is_file() or not (copy / COMPLETE_MARKER).is_file():
-        raise Restaged(f"{copy.name} was removed while it was being switched to")
-
-
-def _previous_files(dest: Path) -> dict[str, str]:
-    """name -> sha256 of the complete copy `dest` points at now (for hard-linking unchanged files)."""
-    try:
-        if not (dest / COMPLETE_MARKER).exists():
-            return {}
-        return {name: sha for _, name, _, sha in _manifest.manifest_files((dest / MANIFEST_NAME).read_bytes())}
-    except (OSError, ValueError):
-        return {}
+def _link_sources(dest: Path) -> dict[tuple[str, str], Path]:
+    """(name, sha256) -> a file of a complete copy of the model that holds those bytes (for hard links)."""
+    sources: dict[tuple[str, str], Path] = {}
+    for copy in reversed(_node_copies.complete_copies(dest)):  # the copy chosen last wins
+        try:
+            listed = _manifest.manifest_files((copy / MANIFEST_NAME).read_bytes())
+        except (OSError, ValueError):
+            continue
+        sources.update({(name, sha): copy / relative for relative, name, _, sha in listed})
+    return sources
 
 
 def _link(existing: Path, new: Path, size: int) -> bool:
@@ -393,7 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="model_copy", description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--bucket", required=True)
     parser.add_argument("--prefix", required=True)
-    parser.add_argument("--dest", type=Path, required=True, help="node-local model folder")
+    parser.add_argument("--dest", type=Path, required=True, help="the model's folder of node-local copies")
+    parser.add_argument("--link", type=Path, help="the pod's own link to the copy (the server's model path)")
     parser.add_argument("--verify-sha256", action="store_true", help="kept for old manifests: every copy is verified")
     parser.add_argument("--budget-gib", type=float, help="model copies on this node stay within this")
     parser.add_argument(
@@ -405,13 +298,17 @@ def main(argv: list[str] | None = None) -> int:
     _step.start_step()
     try:
         if args.revision_dir is not None:
-            args.bucket, args.prefix, _ = revision.read_resolved(args.revision_dir)
+            args.bucket, args.prefix, revision_id = revision.read_resolved(args.revision_dir)
+        else:
+            revision_id = revision.revision_of_prefix(args.prefix)
         budget = int(args.budget_gib * 1024**3) if args.budget_gib else None
         outcome = copy_model_to_node(
             _s3.client(args.endpoint_url),
             bucket=args.bucket,
             prefix=args.prefix,
             dest=args.dest,
+            revision_id=revision_id,
+            link=args.link,
             budget_bytes=budget,
             lease_grace_s=args.lease_grace_s,
         )

@@ -80,6 +80,14 @@ def pointer_revision(body: bytes) -> str:
     return revision
 
 
+def revision_of_prefix(prefix: str) -> str:
+    """The revision a prefix names itself (`.../revisions/<id>`), else UNVERSIONED."""
+    parts = prefix.strip("/").split("/")
+    return (
+        parts[-1] if len(parts) >= 2 and parts[-2] == "revisions" and REVISION_ID.fullmatch(parts[-1]) else UNVERSIONED
+    )
+
+
 def resolve_revision(s3: Any, *, bucket: str, prefix: str) -> tuple[str, str]:
     """(model prefix to read, revision id) for the model staged at s3://bucket/prefix; ValueError if none is.
 
@@ -88,11 +96,11 @@ def resolve_revision(s3: Any, *, bucket: str, prefix: str) -> tuple[str, str]:
     manifest and no pointer is a flat stage (from before revisions), read as it is.
     """
     base = prefix.strip("/")
-    parts = base.split("/")
-    if len(parts) >= 2 and parts[-2] == "revisions" and REVISION_ID.fullmatch(parts[-1]):
+    named = revision_of_prefix(base)
+    if named != UNVERSIONED:
         if _get_or_none(s3, bucket, f"{base}/{MANIFEST_NAME}") is None:
             raise ValueError(f"s3://{bucket}/{base} has no {MANIFEST_NAME}: not a complete revision")
-        return base, parts[-1]
+        return base, named
     pointer = _get_or_none(s3, bucket, f"{base}/{POINTER_NAME}")
     if pointer is not None:
         revision = pointer_revision(pointer)

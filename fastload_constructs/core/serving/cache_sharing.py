@@ -7,9 +7,10 @@ Two options, both off by default:
   once after vLLM reports ready if no pod has yet. A pod on a node that never
   ran the model then skips torch.compile.
 * Node-local model cache: an init container copies the staged model from S3
-  to the node's RAID0 NVMe once per node (a lock serialises pods on the node),
-  and vLLM streams the local copy, so later pods on that node read NVMe
-  instead of S3.
+  to the node's RAID0 NVMe once per node and revision (a lock serialises pods
+  on the node), and vLLM streams the local copy, so later pods on that node
+  read NVMe instead of S3. The server's model path is a link in the pod's own
+  in-memory volume to the copy of the revision that pod resolved.
 
 The containers run the in-pod scripts of `fastload_constructs/runtime/` (one per
 step: `revision.py`, `model_copy.py`, `compile_cache.py`), shipped in a ConfigMap
@@ -36,10 +37,14 @@ SCRIPT_VOLUME = "cache-sync"
 COMPILE_CACHE_VOLUME = "compile-cache"
 MODEL_CACHE_VOLUME = "model-cache"
 # Where resolve-revision writes the revision this pod loads (an in-memory emptyDir of a few bytes);
-# every later step and, with an s3:// model, the server itself read it from here.
+# every later step and, with an s3:// model, the server itself read it from here. With a node-local
+# copy, stage-model puts the pod's link to its copy here too (NODE_LOCAL_MODEL_LINK).
 REVISION_VOLUME = "model-revision"
 REVISION_MOUNT_PATH = "/var/run/fastload/revision"
 REVISION_URI_FILE = f"{REVISION_MOUNT_PATH}/model-uri"
+# With a node-local copy, the server's model path: stage-model points this link, in the pod's own volume,
+# at the copy of the revision the pod resolved, so no other pod on the node can switch what it opens.
+NODE_LOCAL_MODEL_LINK = f"{REVISION_MOUNT_PATH}/model"
 REVISION_VOLUME_MIB = 1  # the volume's sizeLimit: it holds two short lines
 DEFAULT_CACHE_PREFIX = "compile-cache"
 
@@ -224,16 +229,19 @@ def publish_compile_cache(
 
 
 def node_local_model_dir(model_uri: str) -> str:
-    """The model's folder under the node's model cache: a stable hash of its S3 URI.
+    """The model's folder of copies under the node's model cache, `revisions/<stable hash of its S3 URI>`.
 
-    Stable, because the folder is vLLM's model path and so part of its
-    compile-cache hash; a deploy-time bucket (a CDK token) hashes as a marker.
+    One copy per revision and content lies in it (runtime/_node_copies.py); the server mounts this
+    folder alone. A deploy-time bucket (a CDK token) hashes as a marker. `revisions/` keeps it apart
+    from the layout before revisions (a per-model link switched by every copy), which pods of an
+    older release on the same node may still use.
     """
-    return hashlib.sha256(stable(model_uri).encode()).hexdigest()[:16]
+    return f"revisions/{hashlib.sha256(stable(model_uri).encode()).hexdigest()[:16]}"
 
 
 def copy_model_container(model_uri: str, *, verify_sha256: bool, revision: bool = False) -> SyncContainer:
-    """An init container that copies the staged model (with `revision`, the resolved one) to NVMe once per node."""
+    """An init container that copies the staged model (with `revision`, the resolved one) to NVMe once per node
+    and revision, and points the pod's own link (NODE_LOCAL_MODEL_LINK, the server's model path) at that copy."""
     require(model_uri.startswith("s3://"), "model_uri", model_uri, "an s3://bucket/prefix URI")
     bucket, _, prefix = model_uri[len("s3://") :].partition("/")
     args = [
@@ -243,6 +251,8 @@ def copy_model_container(model_uri: str, *, verify_sha256: bool, revision: bool 
         prefix,
         "--dest",
         f"{MODEL_MOUNT_PATH}/{node_local_model_dir(model_uri)}",
+        "--link",
+        NODE_LOCAL_MODEL_LINK,
     ]
     if verify_sha256:
         args.append("--verify-sha256")
@@ -254,7 +264,7 @@ def copy_model_container(model_uri: str, *, verify_sha256: bool, revision: bool 
         mounts=(
             (MODEL_CACHE_VOLUME, MODEL_MOUNT_PATH),
             (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH),
-            *revision_mounts(revision),
+            *revision_mounts(True),  # the pod's link lives there, whether or not the pod follows revisions
         ),
     )
 

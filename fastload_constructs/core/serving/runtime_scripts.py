@@ -30,6 +30,7 @@ RUNTIME_SCRIPTS = (
     "_s3.py",
     "_manifest.py",
     "_files.py",
+    "_node_copies.py",
     "_step.py",
     "_cache_archive.py",
 )

@@ -26,7 +26,7 @@ from fastload_constructs.core.planning.releases import image_tag
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.serving.cache_sharing import (
     DEFAULT_COMPILE_CACHE_PREFIX,
-    MODEL_MOUNT_PATH,
+    NODE_LOCAL_MODEL_LINK,
     SharedCompileCache,
     SyncContainer,
     compile_cache_key,
@@ -140,12 +140,11 @@ class VllmServerSpec:
     namespace: str
     labels: Mapping[str, str]  # Kubernetes recommended labels, on every object and the pods
     model_cache: str = "s3"
-    model_path: str = ""  # the positional model argument: the s3:// URI or the node-local folder
+    model_path: str = ""  # the positional model argument: the s3:// URI or the pod's link to its node-local copy
     model_host_path: str | None = None  # node-local model cache only
-    # The model's own folder under the node's model cache (node-local only): vLLM mounts just this
-    # subPath, never the node's whole cache (issue 28: no model reads another's copy on a shared node).
-    # The kubelet resolves the folder's symlink once, when the container starts, so a running pod keeps
-    # the copy it started with whatever a later copier switches the link to.
+    # The model's own folder of copies under the node's model cache (node-local only): the server mounts
+    # just this subPath, never the node's whole cache (no model reads another's copy on a shared node), and
+    # opens its model path, the pod's own link to the copy of the revision it resolved (NODE_LOCAL_MODEL_LINK).
     model_sub_path: str | None = None
     init_containers: tuple[SyncContainer, ...] = ()  # run in order before vLLM
     sidecars: tuple[SyncContainer, ...] = ()
@@ -581,7 +580,7 @@ def build_server_spec(
     node_labels = {naming.WELL_KNOWN_INSTANCE_TYPE: instance.name}
     if compile_cache == "host-path" or model_cache == "node-local":
         node_labels[naming.LABEL_INSTANCE_STORE] = naming.INSTANCE_STORE_RAID0
-    model_path = f"{MODEL_MOUNT_PATH}/{node_local_model_dir(uri)}" if model_cache == "node-local" else uri
+    model_path = NODE_LOCAL_MODEL_LINK if model_cache == "node-local" else uri
     engine = launch(model_path, served)
     cache_root = engine.cache_mount_path
     key = cache_key_for(plan, image=image, model_uri=uri, factors=engine.compile_factors)

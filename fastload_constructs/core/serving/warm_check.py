@@ -1,11 +1,12 @@
 """The vLLM pod's first init container when warm spares serve it: verify what the node holds.
 
 `runtime/warm_check.py` (shipped in the runtime ConfigMap beside the other steps)
-checks the node-local model copy against the manifest staged in S3 and looks
-for the restored compile cache, logs one `fastload-warm path=warm|cold` line,
-and drops the completion marker of a stale or damaged copy so the next init
-container (`stage-model`) copies the model again. Pure: this module decides
-the container; the chart renders it.
+checks the node-local copy of the revision the pod resolved against the manifest
+staged in S3 and looks for the restored compile cache, logs one
+`fastload-warm path=warm|cold` line, and drops the completion marker of that copy
+when it is damaged, so the next init container (`stage-model`) copies it again;
+other revisions' copies are never touched. Pure: this module decides the
+container; the chart renders it.
 """
 
 from __future__ import annotations
