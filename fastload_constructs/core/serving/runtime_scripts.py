@@ -1,6 +1,6 @@
 """Where a pod finds the in-pod scripts: one ConfigMap per namespace, named by content, or one per model.
 
-The scripts (`runtime/`: one per step, the helpers they share, about 70 kB together) were
+The scripts (`runtime/`: one per step, the helpers they share, about 90 kB together) were
 embedded in a ConfigMap of every model's chart, and so in the CloudFormation template once
 per model (a KubernetesManifest carries its manifest inline): 20 models with both caches
 passed CloudFormation's 1 MB template limit on the scripts alone. Shared, they are one
