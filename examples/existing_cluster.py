@@ -136,6 +136,7 @@ class FastVllmOnExistingCluster(cdk.Stack):
             instance_type="g6e.2xlarge",
             max_size=4,
             subnets=network.gpu_subnet_selection,
+            ami_family="al2023",
             fast_image_pull=True,
         )
         if existing.device_plugin:

@@ -472,3 +472,150 @@ def test_self_a_trust_pinned_to_another_namespace_refuses_its_own_association():
     problems = Deployment(_template(trust_conditions=conditions), ENV).trust_problems()
     assert len(problems) == 2  # sts:AssumeRole and sts:TagSession
     assert "StringEquals aws:RequestTag/kubernetes-namespace 'karpenter' fails on 'kube-system'" in problems[0]
+
+
+def test_daemonsets_run_on_every_pool_they_must_serve_and_snapshots_hold_what_nodes_need(deployment):
+    problems = deployment.node_pool_problems()
+    assert not problems, _report(problems)
+
+
+# --- self-tests of the node-pool rules -------------------------------------------------------------------
+
+GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
+STANDBY_TAINT = {"key": "fastload.io/standby", "value": "true", "effect": "NoSchedule"}
+
+
+def _node_pool(name: str, node_class: str, taints: list[dict]) -> dict:
+    return {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": name},
+        "spec": {
+            "template": {
+                "metadata": {"labels": {"fastload.io/gpu-model": "l40s", "fastload.io/instance-store": "raid0"}},
+                "spec": {
+                    "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": node_class},
+                    "taints": taints,
+                    "requirements": [
+                        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g6e.2xlarge"]}
+                    ],
+                },
+            }
+        },
+    }
+
+
+def _node_class(name: str, alias: str, snapshot: object | None = None) -> dict:
+    devices = [{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "200Gi"}}]
+    if snapshot is not None:
+        devices.append({"deviceName": "/dev/xvdb", "ebs": {"volumeSize": "100Gi", "snapshotID": snapshot}})
+    return {
+        "apiVersion": "karpenter.k8s.aws/v1",
+        "kind": "EC2NodeClass",
+        "metadata": {"name": name},
+        "spec": {"amiSelectorTerms": [{"alias": alias}], "blockDeviceMappings": devices},
+    }
+
+
+def _pools_template(objects: list, *, plugin_values: dict | None = None, snapshot_props: dict | None = None) -> dict:
+    manifest = {"Fn::Join": ["", ["[", *_join_json(objects), "]"]]}
+    resources = {
+        "Cluster": {"Type": "AWS::EKS::Cluster", "Properties": {"Name": "FastloadReference"}},
+        "Pools": {
+            "Type": "Custom::AWSCDK-EKS-KubernetesResource",
+            "Properties": {"ClusterName": "FastloadReference", "Manifest": manifest},
+        },
+    }
+    if plugin_values is not None:
+        resources["Plugin"] = {
+            "Type": "Custom::AWSCDK-EKS-HelmChart",
+            "Properties": {
+                "ClusterName": "FastloadReference",
+                "Chart": "nvidia-device-plugin",
+                "Version": "0.20.0",
+                "Namespace": "nvidia-device-plugin",
+                "Values": json.dumps(plugin_values),
+            },
+        }
+    if snapshot_props is not None:
+        resources["Images"] = {"Type": "Custom::NodeImageSnapshot", "Properties": snapshot_props}
+    return {"Resources": resources}
+
+
+def _join_json(objects: list) -> list:
+    """Objects as JSON text, with a `{"Fn::GetAtt": ...}` value spliced in where it stands (as CDK writes tokens)."""
+    parts: list = []
+    for i, obj in enumerate(objects):
+        text = json.dumps(obj)
+        marker = '"__SNAPSHOT__"'
+        if marker in text:
+            before, after = text.split(marker)
+            parts += [before + '"', {"Fn::GetAtt": ["Images", "SnapshotId"]}, '"' + after]
+        else:
+            parts.append(text)
+        if i < len(objects) - 1:
+            parts.append(",")
+    return parts
+
+
+def test_self_a_device_plugin_that_does_not_tolerate_the_standby_taint_is_caught():
+    from fastload_constructs.infra.nvidia_device_plugin import device_plugin_values
+
+    objects = [
+        _node_class("gpu", "al2023@v20260714"),
+        _node_pool("gpu-g6e", "gpu", [GPU_TAINT]),
+        _node_pool("standby", "gpu", [GPU_TAINT, STANDBY_TAINT]),
+    ]
+    before = {
+        **device_plugin_values(),
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+    }
+    (problem,) = Deployment(_pools_template(objects, plugin_values=before), ENV).node_pool_problems()
+    assert "NodePool/standby's taint fastload.io/standby=true:NoSchedule" in problem and "never runs there" in problem
+    assert Deployment(_pools_template(objects, plugin_values=device_plugin_values()), ENV).node_pool_problems() == []
+
+
+def test_self_a_device_plugin_on_bottlerocket_nodes_is_caught():
+    objects = [_node_class("gpu", "bottlerocket@v1.64.0"), _node_pool("gpu-g6e", "gpu", [GPU_TAINT])]
+    # The chart's own affinity (NFD labels) would not select our nodes; an affinity of our GPU label alone would.
+    values = {
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {"matchExpressions": [{"key": "fastload.io/gpu-model", "operator": "Exists"}]}
+                    ]
+                }
+            }
+        }
+    }
+    (problem,) = Deployment(_pools_template(objects, plugin_values=values), ENV).node_pool_problems()
+    assert "runs on" in problem and "bottlerocket" in problem
+
+
+def test_self_an_al2023_snapshot_without_the_sandbox_image_is_caught():
+    from fastload_constructs.infra.nvidia_device_plugin import device_plugin_values
+
+    objects = [_node_class("gpu", "al2023@v20260714", "__SNAPSHOT__"), _node_pool("gpu-g6e", "gpu", [GPU_TAINT])]
+    images = ["vllm/vllm-openai:v0.34.0", "nvcr.io/nvidia/k8s-device-plugin:v0.20.0"]
+    built = {"Images": images, "SandboxImage": "", "AmiFamily": "al2023"}
+    (problem,) = Deployment(
+        _pools_template(objects, plugin_values=device_plugin_values(), snapshot_props=built), ENV
+    ).node_pool_problems()
+    assert "lacks localhost/kubernetes/pause:latest" in problem
+    fixed = {**built, "SandboxImage": "localhost/kubernetes/pause:latest"}
+    assert (
+        Deployment(
+            _pools_template(objects, plugin_values=device_plugin_values(), snapshot_props=fixed), ENV
+        ).node_pool_problems()
+        == []
+    )
+    no_plugin = {**fixed, "Images": images[:1]}
+    (problem,) = Deployment(
+        _pools_template(objects, plugin_values=device_plugin_values(), snapshot_props=no_plugin), ENV
+    ).node_pool_problems()
+    assert "lacks nvcr.io/nvidia/k8s-device-plugin:v0.20.0" in problem
+    # On Bottlerocket the sandbox and the plugin come with the OS.
+    objects = [_node_class("gpu", "bottlerocket@v1.64.0", "__SNAPSHOT__"), _node_pool("gpu-g6e", "gpu", [GPU_TAINT])]
+    bottlerocket = {"Images": images[:1], "SandboxImage": "", "AmiFamily": "bottlerocket"}
+    assert Deployment(_pools_template(objects, snapshot_props=bottlerocket), ENV).node_pool_problems() == []

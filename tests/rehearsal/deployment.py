@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
-from tests.rehearsal import helm, kubernetes, limits, references, trust
+from tests.rehearsal import helm, kubernetes, limits, node_pools, references, trust
 from tests.rehearsal.environment import Environment
 from tests.rehearsal.resolve import Resolver
 
@@ -243,6 +243,46 @@ class Deployment:
             )
         return problems
 
+    # --- node pools: DaemonSets on them, snapshots they restore -----------------------------------------------
+    def pools(self) -> list[node_pools.Pool]:
+        templates = {self.ref(lid): p for lid, p in self.of_type("AWS::EC2::LaunchTemplate").items()}
+
+        def snapshots_of(nodegroup: Mapping[str, Any]) -> tuple[str, ...]:
+            data = templates.get(nodegroup.get("LaunchTemplate", {}).get("Id"), {}).get("LaunchTemplateData", {})
+            return tuple(
+                m["Ebs"]["SnapshotId"]
+                for m in data.get("BlockDeviceMappings", [])
+                if m.get("Ebs", {}).get("SnapshotId")
+            )
+
+        managed = node_pools.nodegroup_pools(self.of_type("AWS::EKS::Nodegroup"), self.node_labels(), snapshots_of)
+        return [*node_pools.karpenter_pools(self.manifests), *managed]
+
+    def daemonsets(self) -> list[node_pools.DaemonSet]:
+        found = [
+            node_pools.manifest_daemonset(f"{lid} DaemonSet/{o['metadata']['name']}", o)
+            for lid, o in self.manifests
+            if o.get("kind") == "DaemonSet"
+        ]
+        for lid, props in self.of_type(HELM).items():
+            if props["Chart"] == "nvidia-device-plugin":
+                where = f"{lid} nvidia-device-plugin {props.get('Version')}"
+                found.append(node_pools.device_plugin(where, helm.values_of(props), str(props.get("Version"))))
+        return found
+
+    def node_pool_problems(self) -> list[str]:
+        pools = self.pools()
+        problems = node_pools.daemonset_problems(self.daemonsets(), pools)
+        built = {
+            self.get_att(lid, "SnapshotId"): props for lid, props in self.of_type(node_pools.SNAPSHOT_RESOURCE).items()
+        }
+        pods = [
+            node_pools.placement(f"{lid} {o['kind']}/{o['metadata']['name']}", o["spec"]["template"]["spec"])
+            for lid, o in self.manifests
+            if o.get("kind") in ("Deployment", "StatefulSet")
+        ]
+        return problems + node_pools.snapshot_problems(pools, built, pods, self.daemonsets())
+
     # --- limits ----------------------------------------------------------------------------------------------
     def limit_problems(self) -> list[str]:
         return limits.check(self.template, self.resources, self.ref)
@@ -253,6 +293,7 @@ class Deployment:
             *self.helm_problems(),
             *self.trust_problems(),
             *self.cross_reference_problems(),
+            *self.node_pool_problems(),
             *self.limit_problems(),
         ]
 

@@ -300,6 +300,13 @@ TABLE: dict[str, ReturnValues] = {
     "Custom::AWSCDK-EKS-HelmChart": ReturnValues(DOCS.format("cloudformation-customresource"), ref=None),
     "Custom::AWSCDK-EKS-KubernetesResource": ReturnValues(DOCS.format("cloudformation-customresource"), ref=None),
     "Custom::VpcRestrictDefaultSG": ReturnValues(DOCS.format("cloudformation-customresource"), ref=None),
+    # infra.NodeImageSnapshot's job (node_image_snapshot_handler/index.py): the builder instance's id is the
+    # physical id, its Data the snapshot's id.
+    "Custom::NodeImageSnapshot": ReturnValues(
+        DOCS.format("cloudformation-customresource"),
+        ref=_id("i"),
+        attributes={"SnapshotId": _id("snap")},
+    ),
 }
 
 
