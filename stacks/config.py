@@ -50,7 +50,6 @@ from fastload_constructs.core.settings import (
     Setting,
     key_spelling,
     number_in,
-    positive_whole_number,
     renamed,
     settings_of,
     values_for,
@@ -252,7 +251,6 @@ _CDK_ONLY = (
         path="target_waiting_requests",
     ),
 )
-_REPLICAS = positive_whole_number("a positive whole number")
 MODEL_SETTINGS: tuple[Setting, ...] = tuple(
     s
     for s in (
@@ -264,11 +262,7 @@ MODEL_SETTINGS: tuple[Setting, ...] = tuple(
         *_CDK_ONLY[1:3],
         *settings_of(TuningOptions),
         *settings_of(Serving),
-        # cdk.json's `replicas` is a fixed count: never None (an autoscaled model gives minReplicas instead).
-        *(
-            replace(s, key=replace(s.key, read=_REPLICAS)) if s.name == "replicas" and s.key else s
-            for s in settings_of(ServerOptions)
-        ),
+        *settings_of(ServerOptions),
         *settings_of(Autoscaling),
         *_CDK_ONLY[3:],
     )

@@ -106,45 +106,48 @@ def what_would_fit(model: ModelProfile, instance: GpuInstance, opts: TuningOptio
     tp = _smallest_fitting_tp(model, instance, opts)
     if tp is not None:
         ways.append(f"{mention('tensor_parallel_size')} {tp}")
+    return (
+        ways + _another_instance(model, instance, opts) + _fp8(model, instance, opts) + _shorter(model, instance, opts)
+    )
+
+
+def _another_instance(model: ModelProfile, instance: GpuInstance, opts: TuningOptions) -> list[str]:
+    """The smallest other instance type that holds the model (same family first, then fewer vCPUs)."""
     bigger = []
     for other in CATALOG.values():
-        if other.name == instance.name:
-            continue
-        other_tp = _smallest_fitting_tp(model, other, opts)
+        other_tp = None if other.name == instance.name else _smallest_fitting_tp(model, other, opts)
         if other_tp is not None:
-            bigger.append(
-                (
-                    other.gpu_count * other.gpu_memory_mib,
-                    other.family != instance.family,
-                    other.vcpu,
-                    other.name,
-                    other_tp,
-                )
-            )
-    if bigger:
-        *_, name, other_tp = min(bigger)
-        ways.append(f"instance type {name} (TP {other_tp})")
+            key = (other.gpu_count * other.gpu_memory_mib, other.family != instance.family, other.vcpu, other.name)
+            bigger.append((key, other_tp))
+    if not bigger:
+        return []
+    (*_, name), other_tp = min(bigger)
+    return [f"instance type {name} (TP {other_tp})"]
+
+
+def _fp8(model: ModelProfile, instance: GpuInstance, opts: TuningOptions) -> list[str]:
+    """FP8 weights and KV cache for a 16- or 32-bit checkpoint, else an FP8 KV cache where it is not one."""
     if model.dtype in ("BF16", "F16", "F32"):
         fp8_bytes = int(model.total_bytes / DTYPE_BYTES[model.dtype])
         fp8 = dataclasses.replace(model, total_bytes=fp8_bytes, dtype="F8_E4M3")
         fp8_tp = _smallest_fitting_tp(fp8, instance, opts, "fp8")
-        if fp8_tp is not None:
-            ways.append(f"FP8 weights and KV cache (TP {fp8_tp})")
-    elif opts.kv_cache_dtype != "fp8" and model.architecture is not None:
+        return [f"FP8 weights and KV cache (TP {fp8_tp})"] if fp8_tp is not None else []
+    if opts.kv_cache_dtype != "fp8" and model.architecture is not None:
         kv8_tp = _smallest_fitting_tp(model, instance, opts, "fp8")
-        if kv8_tp is not None:
-            ways.append(f"{mention('kv_cache_dtype')} fp8 (TP {kv8_tp})")
-    if model.architecture is not None:
-        shortest = None
-        for cand in tensor_parallel_candidates(instance):
-            fit = kv_fit(model, instance, cand, opts)
-            if fit is not None and fit.max_tokens // opts.kv_sequences >= 1:
-                shortest = (fit.max_tokens // opts.kv_sequences, cand)
-                break
-        if shortest is not None and shortest[0] >= 256:
-            tokens = shortest[0] // 256 * 256
-            ways.append(f"{mention('max_model_len')} <= {tokens} (TP {shortest[1]})")
-    return ways
+        return [f"{mention('kv_cache_dtype')} fp8 (TP {kv8_tp})"] if kv8_tp is not None else []
+    return []
+
+
+def _shorter(model: ModelProfile, instance: GpuInstance, opts: TuningOptions) -> list[str]:
+    """The longest context (a multiple of 256 tokens) the smallest TP that holds any fits."""
+    if model.architecture is None:
+        return []
+    for cand in tensor_parallel_candidates(instance):
+        fit = kv_fit(model, instance, cand, opts)
+        if fit is not None and fit.max_tokens // opts.kv_sequences >= 1:
+            tokens = fit.max_tokens // opts.kv_sequences
+            return [f"{mention('max_model_len')} <= {tokens // 256 * 256} (TP {cand})"] if tokens >= 256 else []
+    return []
 
 
 def _misfit_message(model: ModelProfile, instance: GpuInstance, tp: int | None, opts: TuningOptions) -> str:

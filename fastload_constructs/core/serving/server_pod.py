@@ -42,6 +42,7 @@ from fastload_constructs.core.serving.runtime_scripts import shared_scripts_name
 from fastload_constructs.core.serving.streamer_env import streamer_env
 from fastload_constructs.core.serving.warm_check import warm_check as warm_check_container
 from fastload_constructs.core.settings import (
+    Key,
     boolean,
     check_settings,
     one_of_choices,
@@ -244,7 +245,8 @@ class ServerOptions:
         check=optional(positive_whole_number("a positive whole number, or None when an autoscaler owns the count")),
         accepted="a positive whole number",
         doc="Pods, fixed (instead of minReplicas and maxReplicas).",
-        key="replicas",
+        # cdk.json's `replicas` is a count; an autoscaled model gives minReplicas and maxReplicas instead.
+        key=Key("replicas", read=positive_whole_number("a positive whole number")),
         kind=int,
     )
     """Pods of the Deployment. `None`: the Deployment has no `spec.replicas`, an autoscaler owns the count
