@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from fastload_constructs.cli.plan_command import setting_option
+from fastload_constructs.cli.setting_options import setting_option
 from fastload_constructs.coldstart.parser import parse_log
 from fastload_constructs.coldstart.report import ColdStartReport
 from fastload_constructs.core.catalog import lookup

@@ -15,7 +15,8 @@ from typing import IO, Any
 
 import click
 
-from fastload_constructs.cli.plan_command import model_plan_options, plan_from_options, setting_option
+from fastload_constructs.cli.plan_command import model_plan_options, plan_from_options
+from fastload_constructs.cli.setting_options import setting_option
 from fastload_constructs.coldstart.kubectl import (
     ClusterUnreachable,
     list_pods,

@@ -11,12 +11,8 @@ from typing import Any
 
 import click
 
-from fastload_constructs.cli.plan_command import (
-    model_plan_options,
-    plan_from_options,
-    setting_option,
-    tuning_plan_options,
-)
+from fastload_constructs.cli.plan_command import model_plan_options, plan_from_options, tuning_plan_options
+from fastload_constructs.cli.setting_options import setting_option
 from fastload_constructs.coldstart.events import K8sEvent, parse_events
 from fastload_constructs.coldstart.report import ColdStartReport
 from fastload_constructs.coldstart.timeline import (

@@ -84,8 +84,8 @@ class Flag:
         return self.name.split("/", 1)[0]
 
     @property
-    def switch(self) -> bool:
-        """An on/off flag (`--x`, or `--x/--no-x`): it takes no value."""
+    def negatable(self) -> bool:
+        """A switch with its negation (`--x/--no-x`), whose default --help shows."""
         return "/" in self.name
 
 
