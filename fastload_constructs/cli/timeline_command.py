@@ -11,12 +11,8 @@ from typing import Any
 
 import click
 
-from fastload_constructs.cli.plan_command import (
-    _tuning_kwargs,
-    model_plan_options,
-    plan_from_options,
-    tuning_plan_options,
-)
+from fastload_constructs.cli.plan_command import model_plan_options, plan_from_options, tuning_plan_options
+from fastload_constructs.cli.setting_options import setting_option
 from fastload_constructs.coldstart.events import K8sEvent, parse_events
 from fastload_constructs.coldstart.report import ColdStartReport
 from fastload_constructs.coldstart.timeline import (
@@ -29,6 +25,7 @@ from fastload_constructs.coldstart.timeline import (
     render_timeline,
     server_pod,
 )
+from fastload_constructs.core.catalog import INSTANCE_TYPE
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.planning.plan import ServingPlan
 
@@ -67,7 +64,7 @@ def timeline_as_dict(t: ScaleOutTimeline) -> dict[str, Any]:
 @click.argument("events_file", metavar="EVENTS")
 @click.option("--log", "log_path", type=click.Path(path_type=Path), help="The pod's vLLM log (kubectl logs POD).")
 @click.option("--pod", help="The pod to report (default: the newest vLLM pod in the events).")
-@click.option("--instance", "instance_type", help="Compare with the plan's fresh-node path on this instance type.")
+@setting_option(INSTANCE_TYPE, help="Compare with the plan's fresh-node path on this instance type.")
 @model_plan_options
 @tuning_plan_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -76,14 +73,8 @@ def timeline_command(
     log_path: Path | None,
     pod: str | None,
     instance_type: str | None,
-    parameter_count: float | None,
-    total_bytes: int | None,
-    dtype: str,
-    tensor_parallel_size: int | None,
-    source: str,
-    warm_compile_cache: bool,
     as_json: bool,
-    **tuning: Any,
+    **options: Any,
 ) -> None:
     """Phases of one real scale-out from kubectl get events (and the pod's vLLM log), beside the plan.
 
@@ -98,19 +89,11 @@ def timeline_command(
     if log_path is not None and not log_path.is_file():
         raise FastloadConfigError("--log", str(log_path), "an existing vLLM log file")
     plan: ServingPlan | None = None
-    if instance_type is not None or parameter_count is not None or total_bytes is not None:
-        if instance_type is None or (parameter_count is None and total_bytes is None):
+    sized = options["parameter_count"] is not None or options["total_bytes"] is not None
+    if instance_type is not None or sized:
+        if instance_type is None or not sized:
             raise click.UsageError("compare with a plan by giving --instance and --params or --bytes")
-        plan = plan_from_options(
-            instance_type,
-            parameter_count,
-            total_bytes,
-            dtype,
-            tensor_parallel_size,
-            source,
-            warm_compile_cache,
-            **_tuning_kwargs(dict(tuning)),
-        )
+        plan = plan_from_options(instance_type, **options)
     report, note = read_log(log_path, events, pod) if log_path is not None else (None, None)
     result = build_timeline(events, pod=pod, log=report, plan=plan)
     if note:

@@ -23,7 +23,7 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from constructs import Construct, IDependable
 
-from fastload_constructs.core.errors import FastloadConfigError, require
+from fastload_constructs.core.errors import FastloadConfigError, require, spelled_as
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
@@ -31,6 +31,7 @@ from fastload_constructs.core.scaling.autoscaling import scaling_behavior
 from fastload_constructs.core.serving.access import ServingAccess
 from fastload_constructs.core.serving.server_pod import ServerOptions, ServerSpec
 from fastload_constructs.core.serving.warm_spares import warm_spare_spec
+from fastload_constructs.core.settings import renamed
 from fastload_constructs.core.validation import check_dns_label, check_key_prefix
 from fastload_constructs.infra.applied_chart import AppliedChart, check_cluster
 from fastload_constructs.infra.model_bucket import ModelBucket
@@ -277,11 +278,8 @@ def _autoscaled(options: ServerOptions, autoscaling: KedaScaling | None, serving
 
 def _check_spares(serving_plan: ServingPlan, spec: ServerSpec) -> None:
     """The spares' own checks, their fields named as ServedModel's props."""
-    try:
+    with spelled_as(renamed({"priority_class_name": "server.priority_class_name"})):
         warm_spare_spec(serving_plan, spec)
-    except FastloadConfigError as exc:
-        field = "server.priority_class_name" if exc.field == "priority_class_name" else exc.field
-        raise FastloadConfigError(field, exc.value, exc.accepted) from None
 
 
 def _serving_plan(
@@ -300,6 +298,12 @@ def _serving_plan(
         "profile",
         profile,
         "a ModelProfile with instance_type (or pass plan=)",
+    )
+    require(
+        tuning is None or isinstance(tuning, TuningOptions),
+        "tuning",
+        tuning,
+        "a TuningOptions (a Serving goes inside it: tuning=TuningOptions(serving=Serving(...)))",
     )
     assert profile is not None and instance_type is not None
     return plan(profile, instance_type, tuning)
