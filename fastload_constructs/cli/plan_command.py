@@ -19,6 +19,7 @@ from fastload_constructs.core.errors import FastloadConfigError, spelled_as
 from fastload_constructs.core.model import MODEL_BYTES, MODEL_DTYPE, MODEL_PARAMETERS, ModelArchitecture, ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
+from fastload_constructs.core.planning.scale_out import PHASE_ORDER, ScaleOutPaths
 from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.planning.standby import StandbyPath
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
@@ -78,10 +79,27 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
             for path in paths.as_tuple()
         }
         view["warm_spares"] = {"count": paths.warm_spares, "idle_gpu_hours_per_day": paths.spare_gpu_hours_per_day}
+        view["nodes"] = nodes_view(paths)
         if paths.standby is not None:
             view["standbys"] = standby_view(paths.standby)
             view["standby_sources"] = standby_sources(paths.standby)
     view["assumptions"] = list(p.assumptions)
+    return view
+
+
+def nodes_view(paths: ScaleOutPaths) -> dict[str, object]:
+    """The nodes the paths are planned on, and what capacity held warm for them costs idle."""
+    view: dict[str, object] = {
+        "ami_family": paths.ami_family,
+        "image": paths.pull_mode,
+        "buffered_nodes": paths.buffered_nodes,
+        "buffered_idle_gpu_hours_per_day": paths.buffered_idle.gpu_hours,
+    }
+    if paths.pull_mode == "snapshot":
+        view["restore_mode"] = paths.restore_mode
+        if paths.restore_mode == "fsr":
+            # One Fast Snapshot Restore per Availability Zone the nodes launch in, billed per hour.
+            view["fast_snapshot_restore_hours_per_day_per_zone"] = 24
     return view
 
 
@@ -232,15 +250,16 @@ def _echo_table(view: dict[str, object]) -> None:
         names: list[str] = []
         for path in paths.values():
             names += [n for n in path["phases"] if n not in names]
+        names.sort(key=lambda n: PHASE_ORDER.index(n) if n in PHASE_ORDER else len(PHASE_ORDER))
         click.echo("scale-out paths (seconds):")
-        click.echo(f"  {'phase':<18}" + "".join(f"{name:>12}" for name in paths))
+        click.echo(f"  {'phase':<18}" + "".join(f"{name:>14}" for name in paths))
         for phase in names:
             cells = "".join(
-                f"{path['phases'][phase]:>12.1f}" if phase in path["phases"] else f"{'-':>12}"
+                f"{path['phases'][phase]:>14.1f}" if phase in path["phases"] else f"{'-':>14}"
                 for path in paths.values()
             )
             click.echo(f"  {phase:<18}{cells}")
-        click.echo(f"  {'total':<18}" + "".join(f"{path['total']:>12.1f}" for path in paths.values()))
+        click.echo(f"  {'total':<18}" + "".join(f"{path['total']:>14.1f}" for path in paths.values()))
 
 
 @click.command("plan")

@@ -21,11 +21,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fastload_constructs.core.cluster.image_cache import RestoreMode
+from fastload_constructs.core.errors import whole_number_in
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.pull_modes import PullMode, image_phases
 
 HOURS_PER_DAY = 24
 Phases = tuple[tuple[str, float], ...]
+# Buffered nodes per model (a Karpenter CapacityBuffer's replicas, core.serving.capacity_buffer).
+MAX_BUFFERED_NODES = 100
+
+
+def check_buffered_nodes(value: object, field: str = "buffered_nodes") -> int:
+    return whole_number_in(value, field, 0, MAX_BUFFERED_NODES)
 
 
 @dataclass(frozen=True)

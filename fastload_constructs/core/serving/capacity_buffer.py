@@ -21,15 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from fastload_constructs.core.cluster.karpenter import CapacityBufferSpec
-from fastload_constructs.core.errors import whole_number_in
 from fastload_constructs.core.naming import GPU_RESOURCE
+from fastload_constructs.core.planning.node_paths import check_buffered_nodes
 from fastload_constructs.core.serving.server_pod import ServerSpec, Toleration
-
-MAX_BUFFERED_NODES = 100
-
-
-def check_buffered_nodes(value: object, field: str = "buffered_nodes") -> int:
-    return whole_number_in(value, field, 0, MAX_BUFFERED_NODES)
 
 
 @dataclass(frozen=True)
