@@ -60,7 +60,9 @@ def _options(row: dict[str, Any], base: LoadAssumptions | None = None) -> Tuning
         image=f"vllm/vllm-openai:v{version}",
         model_cache="s3" if row.get("storage") == "s3" else "node-local",
         fast_image_pull=bool(s.get("fast_image_pull", s.get("pull_mode", "parallel") == "parallel")),
-        pull_mode=s.get("pull_mode"),
+        # The rows pulled from a registry (parallel unless they say otherwise) on AL2023 or older AMIs.
+        pull_mode=s.get("pull_mode", "parallel" if s.get("fast_image_pull", True) else "plain"),
+        ami_family=s.get("ami_family", "al2023"),
     )
     return TuningOptions(
         concurrency=s.get("concurrency"),

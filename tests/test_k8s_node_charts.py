@@ -14,13 +14,12 @@ from fastload_constructs.core.cluster.karpenter import DEFAULT_AMI_ALIAS, NodePo
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.naming import (
     GPU_TAINT_KEY,
-    INSTANCE_STORE_MOUNT,
+    INSTANCE_STORE_MOUNTS,
     INSTANCE_STORE_RAID0,
+    LABEL_AMI_FAMILY,
     LABEL_INSTANCE_STORE,
     LOCAL_NVME_STORAGE_CLASS,
-    LOCAL_VOLUME_DATA_HOST_ROOT,
-    LOCAL_VOLUMES_HOST_ROOT,
-    NODE_CACHE_ROOT,
+    node_cache_paths,
 )
 from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage, bind_mount_script
@@ -34,6 +33,9 @@ RECOMMENDED = {
     "app.kubernetes.io/part-of",
     "app.kubernetes.io/managed-by",
 }
+
+
+PATHS = node_cache_paths("bottlerocket")  # the default family's: under Bottlerocket's /mnt/.ephemeral
 
 
 @pytest.fixture(scope="module")
@@ -63,35 +65,49 @@ def test_storage_class_is_static_and_waits_for_the_pod(storage_docs):
 def test_provisioner_discovers_the_raid0_volume_dir(storage_docs):
     (cm,) = by_kind(storage_docs, "ConfigMap")
     classes = yaml.safe_load(cm["data"]["storageClassMap"])
-    assert classes[LOCAL_NVME_STORAGE_CLASS]["hostDir"] == LOCAL_VOLUMES_HOST_ROOT
-    assert LOCAL_VOLUMES_HOST_ROOT.startswith(INSTANCE_STORE_MOUNT + "/")
+    assert classes[LOCAL_NVME_STORAGE_CLASS]["hostDir"] == PATHS.local_volumes
+    assert PATHS.local_volumes.startswith(INSTANCE_STORE_MOUNTS["bottlerocket"] + "/")
     (ds,) = by_kind(storage_docs, "DaemonSet")
     pod = ds["spec"]["template"]["spec"]
     host_paths = {v["name"]: v["hostPath"]["path"] for v in pod["volumes"] if "hostPath" in v}
     (provisioner,) = pod["containers"]
     mounts = {m["mountPath"]: m for m in provisioner["volumeMounts"]}
-    discovery = mounts[LOCAL_VOLUMES_HOST_ROOT]
-    assert host_paths[discovery["name"]] == LOCAL_VOLUMES_HOST_ROOT
+    discovery = mounts[PATHS.local_volumes]
+    assert host_paths[discovery["name"]] == PATHS.local_volumes
     assert discovery["mountPropagation"] == "HostToContainer"
     assert any(v.get("configMap", {}).get("name") == cm["metadata"]["name"] for v in pod["volumes"])
     (init,) = pod["initContainers"]
     (root_mount,) = init["volumeMounts"]
     assert root_mount["mountPropagation"] == "Bidirectional"
-    assert host_paths[root_mount["name"]] == NODE_CACHE_ROOT
+    assert host_paths[root_mount["name"]] == PATHS.root
 
 
-def test_provisioner_runs_only_on_raid0_gpu_nodes(storage_docs):
+def test_an_al2023_provisioner_uses_nodeadms_mount():
+    docs = cdk8s.Testing.synth(LocalNvmeStorage(cdk8s.Testing.app(), "local-nvme", ami_family="al2023"))
+    (cm,) = by_kind(docs, "ConfigMap")
+    al2023 = node_cache_paths("al2023")
+    assert yaml.safe_load(cm["data"]["storageClassMap"])[LOCAL_NVME_STORAGE_CLASS]["hostDir"] == al2023.local_volumes
+    assert al2023.root == "/mnt/k8s-disks/0/fastload"
+
+
+def test_provisioner_runs_only_on_raid0_gpu_nodes_of_its_family_standbys_included(storage_docs):
     (ds,) = by_kind(storage_docs, "DaemonSet")
     pod = ds["spec"]["template"]["spec"]
     terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     assert terms == [
-        {"matchExpressions": [{"key": LABEL_INSTANCE_STORE, "operator": "In", "values": [INSTANCE_STORE_RAID0]}]}
+        {
+            "matchExpressions": [
+                {"key": LABEL_INSTANCE_STORE, "operator": "In", "values": [INSTANCE_STORE_RAID0]},
+                {"key": LABEL_AMI_FAMILY, "operator": "In", "values": ["bottlerocket"]},
+            ]
+        }
     ]
     assert any(t["key"] == GPU_TAINT_KEY and t["operator"] == "Exists" for t in pod["tolerations"])
+    assert any(t["key"] == "fastload.io/standby" and t["operator"] == "Exists" for t in pod["tolerations"])
 
 
 def test_bind_mount_script_is_valid_shell_over_the_documented_dirs(tmp_path):
-    script = bind_mount_script(3)
+    script = bind_mount_script(3, PATHS)
     subprocess.run(["bash", "-n", "-c", script], check=True)
     # Run it against a scratch root with mount/mountpoint stubbed to record calls.
     root = tmp_path / "root"
@@ -101,11 +117,11 @@ def test_bind_mount_script_is_valid_shell_over_the_documented_dirs(tmp_path):
     (bin_dir / "mount").write_text(f'#!/bin/sh\necho "$@" >> {tmp_path}/mounts\n')
     for f in bin_dir.iterdir():
         f.chmod(0o755)
-    rooted = script.replace(NODE_CACHE_ROOT, f"{root}{NODE_CACHE_ROOT}")
+    rooted = script.replace(PATHS.root, f"{root}{PATHS.root}")
     subprocess.run(["bash", "-c", rooted], check=True, env={"PATH": f"{bin_dir}:/usr/bin:/bin"})
     calls = (tmp_path / "mounts").read_text().splitlines()
     assert calls == [
-        f"--bind {root}{LOCAL_VOLUME_DATA_HOST_ROOT}/vol{i} {root}{LOCAL_VOLUMES_HOST_ROOT}/vol{i}" for i in (1, 2, 3)
+        f"--bind {root}{PATHS.local_volume_data}/vol{i} {root}{PATHS.local_volumes}/vol{i}" for i in (1, 2, 3)
     ]
 
 

@@ -30,6 +30,9 @@ CHART_NAME = "nvidia-device-plugin"
 # Pinned: NVIDIA/k8s-device-plugin v0.20.0 (Chart.yaml and the gh-pages index, Aug 2026).
 CHART_VERSION = "0.20.0"
 DEFAULT_NAMESPACE = "nvidia-device-plugin"
+# The image the chart runs: `image.tag` "Overrides the image tag whose default is the chart appVersion"
+# (values.yaml at v0.20.0); what an AL2023 node's image snapshot must hold (core.cluster.image_cache).
+DEVICE_PLUGIN_IMAGE = f"nvcr.io/nvidia/k8s-device-plugin:v{CHART_VERSION}"
 NFD_NVIDIA_PCI_LABEL = "feature.node.kubernetes.io/pci-10de.present"
 
 
