@@ -472,3 +472,72 @@ def test_self_a_trust_pinned_to_another_namespace_refuses_its_own_association():
     problems = Deployment(_template(trust_conditions=conditions), ENV).trust_problems()
     assert len(problems) == 2  # sts:AssumeRole and sts:TagSession
     assert "StringEquals aws:RequestTag/kubernetes-namespace 'karpenter' fails on 'kube-system'" in problems[0]
+
+
+def test_daemonsets_run_on_every_pool_they_serve(deployment):
+    problems = deployment.daemonset_problems()
+    assert not problems, _report(problems)
+
+
+def _pools_and_daemonsets_template() -> dict:
+    """The GPU node pool and the standby pool as `StandbyNodePoolChart` renders them, the device plugin's Helm release
+    with the values `NvidiaDevicePlugin` gives it, and the local-volume provisioner's DaemonSet as `LocalNvmeStorage`
+    renders it."""
+    import cdk8s
+
+    from fastload_constructs.core.cluster.gpu_nodes import gpu_node_spec
+    from fastload_constructs.core.cluster.karpenter import node_pool_spec
+    from fastload_constructs.core.serving.standby import standby_node_pool_spec
+    from fastload_constructs.infra.nvidia_device_plugin import device_plugin_values
+    from fastload_constructs.k8s.local_storage import LocalNvmeStorage
+
+    node = gpu_node_spec("g6e.2xlarge")
+    pools = [
+        {"kind": "NodePool", "metadata": {"name": "g6e"}, "spec": node_pool_spec(node, ["g6e.2xlarge"], **_POOL)},
+        {"kind": "NodePool", "metadata": {"name": "standby"}, "spec": standby_node_pool_spec("g6e.2xlarge", **_POOL)},
+    ]
+    local = [o for o in LocalNvmeStorage(cdk8s.App(), "local-nvme").to_json() if o["kind"] == "DaemonSet"]
+    return _template(
+        Pools={
+            "Type": "Custom::AWSCDK-EKS-KubernetesResource",
+            "Properties": {"ClusterName": {"Ref": "Cluster"}, "Manifest": json.dumps([*pools, *local])},
+        },
+        DevicePlugin={
+            "Type": "Custom::AWSCDK-EKS-HelmChart",
+            "Properties": {
+                "ClusterName": {"Ref": "Cluster"},
+                "Chart": "nvidia-device-plugin",
+                "Version": "0.20.0",
+                "Namespace": "nvidia-device-plugin",
+                "Values": json.dumps(device_plugin_values()),
+            },
+        },
+    )
+
+
+_POOL = {"node_class": "gpu", "capacity_types": ("on-demand",), "gpu_limit": 8}
+
+
+def test_self_the_device_plugin_and_local_volumes_tolerate_the_standby_pool():
+    """The standby pool adds `fastload.io/standby=true:NoSchedule` to the GPU taint: every DaemonSet the GPU pools need
+    must tolerate it, or standby nodes advertise no GPU and their requesters stay Pending."""
+    deployment = Deployment(_pools_and_daemonsets_template(), ENV)
+    assert len(deployment.pools()) == 3 and len(deployment.daemonset_pods()) == 2  # with the system node group
+    problems = deployment.daemonset_problems()
+    assert not problems, _report(problems)
+
+
+def test_self_a_daemonset_that_does_not_tolerate_a_pools_taint_is_reported():
+    template = _pools_and_daemonsets_template()
+    values = json.loads(template["Resources"]["DevicePlugin"]["Properties"]["Values"])
+    values["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    template["Resources"]["DevicePlugin"]["Properties"]["Values"] = json.dumps(values)
+    problems = Deployment(template, ENV).daemonset_problems()
+    assert len(problems) == 2, _report(problems)
+    assert "(nvidia-device-plugin DaemonSet) selects the nodes of Pools NodePool/standby" in problems[0]
+    assert "does not tolerate its taint fastload.io/standby=true:NoSchedule" in problems[0]
+    assert problems[1].startswith("Pools NodePool/standby: GPU nodes without a built-in device plugin")
+    # Without the plugin's release at all, both GPU pools are reported; a Bottlerocket pool would not be.
+    del template["Resources"]["DevicePlugin"]
+    problems = Deployment(template, ENV).daemonset_problems()
+    assert [p.split(":")[0] for p in problems if "built-in" in p] == ["Pools NodePool/g6e", "Pools NodePool/standby"]

@@ -213,11 +213,12 @@ def test_capacity_block_targets_its_reservation(template):
     assert data["CapacityReservationSpecification"]["CapacityReservationTarget"]["CapacityReservationId"] == RESERVATION
 
 
-def test_device_plugin_chart_is_pinned_and_tolerates_the_gpu_taint(template):
+def test_device_plugin_chart_is_pinned_and_tolerates_every_gpu_pools_taints(template):
     (chart,) = [r["Properties"] for r in resources(template, "Custom::AWSCDK-EKS-HelmChart").values()]
     assert (chart["Chart"], chart["Repository"], chart["Version"]) == (CHART_NAME, CHART_REPOSITORY, CHART_VERSION)
     values = json.loads(chart["Values"]) if isinstance(chart["Values"], str) else chart["Values"]
-    assert {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"} in values["tolerations"]
+    for key in (GPU_TAINT_KEY, "fastload.io/standby"):  # the standby pool's taint too
+        assert {"key": key, "operator": "Exists"} in values["tolerations"]
     terms = values["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     assert {"matchExpressions": [{"key": LABEL_GPU_MODEL, "operator": "Exists"}]} in terms
 

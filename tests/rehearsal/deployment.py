@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
-from tests.rehearsal import helm, kubernetes, limits, references, trust
+from tests.rehearsal import daemonsets, helm, kubernetes, limits, references, trust
 from tests.rehearsal.environment import Environment
 from tests.rehearsal.resolve import Resolver
 
@@ -243,6 +243,37 @@ class Deployment:
             )
         return problems
 
+    # --- DaemonSets against the pools they serve ------------------------------------------------------------
+    def pools(self) -> list[daemonsets.Pool]:
+        """Every managed node group and Karpenter NodePool of the stack, with the labels and taints of its nodes."""
+        labels = self.node_labels()
+        found = [
+            daemonsets.nodegroup_pool(f"node group {lid}", props, labels[lid])
+            for lid, props in self.of_type("AWS::EKS::Nodegroup").items()
+        ]
+        node_classes = {o["metadata"]["name"]: o for _, o in self.manifests if o.get("kind") == "EC2NodeClass"}
+        found += [
+            daemonsets.node_pool(f"{lid} NodePool/{o['metadata']['name']}", o, node_classes)
+            for lid, o in self.manifests
+            if o.get("kind") == "NodePool"
+        ]
+        return found
+
+    def daemonset_pods(self) -> list[daemonsets.DaemonSetPods]:
+        found = [daemonsets.manifest_daemonset(lid, o) for lid, o in self.manifests if o.get("kind") == "DaemonSet"]
+        for lid, props in self.of_type(HELM).items():
+            spec = helm.chart_spec(props)
+            if spec is not None and spec.daemonset:
+                rendered = helm.merged(spec.defaults(), helm.values_of(props))
+                found.append(daemonsets.helm_daemonset(lid, props["Chart"], rendered))
+        return found
+
+    def daemonset_problems(self) -> list[str]:
+        """On a cluster of its own the stack installs what its GPU pools need; on an imported cluster the device
+        plugin is a documented precondition (docs/existing-cluster.md), so only the tolerations are checked."""
+        own_cluster = bool(self.of_type("AWS::EKS::Cluster"))
+        return daemonsets.problems(self.daemonset_pods(), self.pools(), need_device_plugin=own_cluster)
+
     # --- limits ----------------------------------------------------------------------------------------------
     def limit_problems(self) -> list[str]:
         return limits.check(self.template, self.resources, self.ref)
@@ -253,6 +284,7 @@ class Deployment:
             *self.helm_problems(),
             *self.trust_problems(),
             *self.cross_reference_problems(),
+            *self.daemonset_problems(),
             *self.limit_problems(),
         ]
 

@@ -33,6 +33,8 @@ class ChartSpec:
     defaults_file: Path | None
     paths: dict[str, Rule]
     service_accounts: Callable[[Mapping[str, Any]], list[str]] = field(default=lambda values: [])
+    # The chart renders a DaemonSet whose pod spec takes `nodeSelector`, `affinity` and `tolerations` as they are.
+    daemonset: bool = False
 
     def defaults(self) -> dict[str, Any]:
         return yaml.safe_load(self.defaults_file.read_text()) if self.defaults_file else {}
@@ -99,11 +101,10 @@ CHARTS: dict[tuple[str, str], ChartSpec] = {
         },
         service_accounts=_keda_service_accounts,
     ),
-    # values.yaml not vendored: the keys below are the chart's pod-spec values at 0.20.0
-    # (https://github.com/NVIDIA/k8s-device-plugin/blob/v0.20.0/deployments/helm/nvidia-device-plugin/values.yaml).
+    # Its DaemonSet template copies nodeSelector, affinity and tolerations into the pod spec as they are.
     ("nvidia-device-plugin", "0.20.0"): ChartSpec(
         source="https://github.com/NVIDIA/k8s-device-plugin/tree/v0.20.0/deployments/helm/nvidia-device-plugin",
-        defaults_file=None,
+        defaults_file=FIXTURES / "nvidia-device-plugin-0.20.0" / "values.yaml",
         paths={
             "nodeSelector": k8s.node_selector,
             "tolerations": k8s.tolerations,
@@ -112,6 +113,7 @@ CHARTS: dict[tuple[str, str], ChartSpec] = {
             "podAnnotations": k8s.annotation_map,
             "priorityClassName": lambda v, w: k8s.dns1123_subdomain(v, w) if v else [],
         },
+        daemonset=True,
     ),
 }
 # Charts that only install CRDs: no values, no pods.

@@ -96,8 +96,8 @@ PROXY_MEMORY_MIB = 256
 # Requester: a tiny process; the GPUs are what it holds.
 REQUESTER_CPU_MILLIS = 200
 REQUESTER_MEMORY_MIB = 256
-# The standby node pool: its nodes carry this label and taint.
-LABEL_STANDBY = "fastload.io/standby"
+# The standby node pool: its nodes carry this label and taint (naming.LABEL_STANDBY).
+LABEL_STANDBY = naming.LABEL_STANDBY
 STANDBY_VALUE = "true"
 # Labels of ours: launcher Pods of a model (stable: set in the LauncherConfig's template), requester Pods of a
 # model (the KEDA Deployment's and the primer's), and the routing label FMA sets on a serving launcher only.
