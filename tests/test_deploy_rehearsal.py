@@ -81,14 +81,16 @@ def _example(tmp_path_factory) -> Deployment:
 
 
 def _ebs_csi_cluster(tmp_path_factory) -> Deployment:
-    """InferenceCluster with the EBS CSI add-on: the one Pod Identity role the reference app leaves off."""
+    """InferenceCluster with the EBS CSI add-on (the one Pod Identity role the reference app leaves off) and FMA's
+    controllers, whose chart claims a volume of the cluster's default StorageClass."""
     import aws_cdk as cdk
 
-    from fastload_constructs.infra import InferenceCluster
+    from fastload_constructs.infra import FmaController, InferenceCluster
 
     app = cdk.App(outdir=str(tmp_path_factory.mktemp("cdk.out-ebs-csi")))
     stack = cdk.Stack(app, "FastloadEbsCsi", env=cdk.Environment(account=ACCOUNT, region=REGION))
-    InferenceCluster(stack, "Inference", ebs_csi=True, cluster_name="fastload-ebs")
+    cluster = InferenceCluster(stack, "Inference", ebs_csi=True, cluster_name="fastload-ebs")
+    FmaController(stack, "Fma", cluster=cluster.cluster, namespace="kube-system")
     template = app.synth().get_stack_by_name(stack.stack_name).template
     return Deployment(template, Environment(stack.stack_name, account=ACCOUNT, region=REGION))
 
@@ -133,7 +135,9 @@ def test_the_reference_configs_make_every_construct_appear(deployments):
     ]
     assert warm, "the warm-spare Deployment is applied"
     assert {o["kind"] for _, o in deployments["existing-cluster-example"].manifests} >= {"ServiceAccount", "Deployment"}
-    assert deployments["cluster-with-ebs-csi"].of_type("AWS::EKS::Addon")  # its association sits on the add-on
+    ebs = deployments["cluster-with-ebs-csi"]
+    assert ebs.of_type("AWS::EKS::Addon")  # its association sits on the add-on
+    assert {p["Chart"] for p in ebs.of_type("Custom::AWSCDK-EKS-HelmChart").values()} == {"fma-controllers"}
 
 
 def test_every_intrinsic_resolves_to_a_deploy_time_value(deployment):
@@ -477,6 +481,35 @@ def test_self_a_trust_pinned_to_another_namespace_refuses_its_own_association():
 def test_daemonsets_run_on_every_pool_they_serve(deployment):
     problems = deployment.daemonset_problems()
     assert not problems, _report(problems)
+
+
+def test_claims_name_storage_classes_that_exist(deployment):
+    problems = deployment.storage_problems()
+    assert not problems, _report(problems)
+
+
+def test_self_a_claim_without_a_class_needs_a_default_one():
+    claim = {"kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "kube-system"}, "spec": {}}
+    named = {**claim, "metadata": {"name": "cache", "namespace": "kube-system"}, "spec": {"storageClassName": "fast"}}
+    manifest = {
+        "Type": "Custom::AWSCDK-EKS-KubernetesResource",
+        "Properties": {"ClusterName": {"Ref": "Cluster"}, "Manifest": json.dumps([claim, named])},
+    }
+    problems = Deployment(_template(Claims=manifest), ENV).storage_problems()
+    assert [p.split(": ", 1)[1].split(" (")[0] for p in problems] == [
+        "the claim names no StorageClass and the cluster has no default one",
+        "StorageClass 'fast' does not exist: the claim stays Pending",
+    ]
+    addon = {
+        "Type": "AWS::EKS::Addon",
+        "Properties": {
+            "ClusterName": {"Ref": "Cluster"},
+            "AddonName": "aws-ebs-csi-driver",
+            "ConfigurationValues": json.dumps({"defaultStorageClass": {"enabled": True}}),
+        },
+    }
+    problems = Deployment(_template(Claims=manifest, Ebs=addon), ENV).storage_problems()
+    assert len(problems) == 1 and "'fast' does not exist" in problems[0]
 
 
 def _pools_and_daemonsets_template() -> dict:

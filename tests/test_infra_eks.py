@@ -131,6 +131,16 @@ def test_addons_present_and_adopting_self_managed_ones(template):
     )
 
 
+def test_the_ebs_csi_addon_makes_a_default_storage_class(template):
+    """EKS >= 1.30 marks no StorageClass default: a claim naming none (FMA's controller chart) stays Pending."""
+    (ebs,) = [
+        p
+        for p in (r["Properties"] for r in resources(template, "AWS::EKS::Addon").values())
+        if p["AddonName"] == EBS_CSI_ADDON
+    ]
+    assert json.loads(ebs["ConfigurationValues"]) == {"defaultStorageClass": {"enabled": True}}
+
+
 def test_admin_role_gets_a_cluster_admin_access_entry(template):
     template.has_resource_properties(
         "AWS::EKS::AccessEntry",

@@ -14,8 +14,9 @@ install guide at v0.6.4): its three CRDs (`core.serving.standby.FMA_CRD_URLS`;
 CloudFormation custom resource; both are cluster-wide.
 
 v0.6.4's chart also makes a 1 GiB ReadWriteOnce PersistentVolumeClaim for the
-controller (coverage data): the cluster needs a default StorageClass (the EBS CSI
-driver, `InferenceCluster(ebs_csi=True)`), or the controller never starts.
+controller (coverage data) that names no StorageClass: the cluster needs a default
+class, or the controller never starts. `InferenceCluster(ebs_csi=True)` makes one
+(the add-on's `defaultStorageClass.enabled`, class `ebs-csi-default-sc`).
 """
 
 from __future__ import annotations

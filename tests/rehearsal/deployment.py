@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
-from tests.rehearsal import daemonsets, helm, kubernetes, limits, references, trust
+from tests.rehearsal import daemonsets, helm, kubernetes, limits, references, storage, trust
 from tests.rehearsal.environment import Environment
 from tests.rehearsal.resolve import Resolver
 
@@ -274,6 +274,16 @@ class Deployment:
         own_cluster = bool(self.of_type("AWS::EKS::Cluster"))
         return daemonsets.problems(self.daemonset_pods(), self.pools(), need_device_plugin=own_cluster)
 
+    # --- claims against the StorageClasses that exist ---------------------------------------------------------
+    def storage_problems(self) -> list[str]:
+        claims = storage.manifest_claims(self.manifests)
+        for lid, props in self.of_type(HELM).items():
+            claims += [
+                storage.Claim(f"{lid} ({props['Chart']}) PersistentVolumeClaim/{n}", c)
+                for n, c in helm.created_claims(props)
+            ]
+        return storage.problems(claims, storage.classes(self.manifests, self.of_type("AWS::EKS::Addon").values()))
+
     # --- limits ----------------------------------------------------------------------------------------------
     def limit_problems(self) -> list[str]:
         return limits.check(self.template, self.resources, self.ref)
@@ -285,6 +295,7 @@ class Deployment:
             *self.trust_problems(),
             *self.cross_reference_problems(),
             *self.daemonset_problems(),
+            *self.storage_problems(),
             *self.limit_problems(),
         ]
 

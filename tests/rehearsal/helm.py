@@ -35,6 +35,8 @@ class ChartSpec:
     service_accounts: Callable[[Mapping[str, Any]], list[str]] = field(default=lambda values: [])
     # The chart renders a DaemonSet whose pod spec takes `nodeSelector`, `affinity` and `tolerations` as they are.
     daemonset: bool = False
+    # (rendered values, release) -> (name, storageClassName or None) of each PersistentVolumeClaim it creates.
+    claims: Callable[[Mapping[str, Any], str], list[tuple[str, str | None]]] = field(default=lambda values, release: [])
 
     def defaults(self) -> dict[str, Any]:
         return yaml.safe_load(self.defaults_file.read_text()) if self.defaults_file else {}
@@ -116,6 +118,25 @@ CHARTS: dict[tuple[str, str], ChartSpec] = {
         daemonset=True,
     ),
 }
+
+
+def _fma_claims(values: Mapping[str, Any], release: str) -> list[tuple[str, str | None]]:
+    """templates/dual-pods-controller/deployment.yaml: a 1 GiB ReadWriteOnce claim with no storageClassName (and no
+    value to set one), mounted by the controller, whenever dualPodsController.enabled."""
+    enabled = values.get("dualPodsController", {}).get("enabled")
+    return [(f"{release}-coverdata-dual-pods-controller", None)] if enabled else []
+
+
+CHARTS[("fma-controllers", "0.6.4")] = ChartSpec(
+    source="https://github.com/llm-d-incubation/llm-d-fast-model-actuation/tree/v0.6.4/charts/fma-controllers",
+    defaults_file=FIXTURES / "fma-0.6.4" / "values.yaml",
+    paths={
+        "global.nodeViewClusterRole": lambda v, w: k8s.dns1123_subdomain(v, w) if v else [],
+        "launcherPopulator.resources": k8s.resources,
+    },
+    # templates/*: serviceAccountName {{ .Release.Name }}-fma-controllers, created by the chart (not valued).
+    claims=_fma_claims,
+)
 # Charts that only install CRDs: no values, no pods.
 CRD_ONLY = {("karpenter-crd", "1.14.1")}
 
@@ -189,6 +210,16 @@ def check_release(props: Mapping[str, Any], where: str) -> list[str]:
         if value is not None:
             problems += [f"{where}: {p}" for p in rule(value, f"{label} {path}")]
     return problems
+
+
+def created_claims(props: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+    """(namespace/name, storageClassName or None) of every PersistentVolumeClaim the release creates."""
+    spec = chart_spec(props)
+    if spec is None:
+        return []
+    rendered = merged(spec.defaults(), values_of(props))
+    namespace = props.get("Namespace", "default")
+    return [(f"{namespace}/{name}", cls) for name, cls in spec.claims(rendered, props.get("Release", props["Chart"]))]
 
 
 def created_service_accounts(props: Mapping[str, Any]) -> list[tuple[str, str]]:

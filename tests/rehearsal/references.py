@@ -71,9 +71,6 @@ def problems(
         selector = _selector(o)
         if selector and not any(pns == ns and _selects(selector, labels) for pns, labels in pods):
             found.append(f"{where}: selector {selector} selects no pod template in {ns}")
-        claim_class = spec.get("storageClassName") if kind == "PersistentVolumeClaim" else None
-        if claim_class and ("StorageClass", None, claim_class) not in named:
-            found.append(f"{where}: StorageClass {claim_class!r} does not exist")
     return found
 
 
