@@ -28,8 +28,10 @@ from dataclasses import dataclass
 
 from fastload_constructs.core.errors import require, whole_number_in
 
-# https://github.com/nginx/nginx/releases/tag/release-1.30.4 (stable, 2026-08): the official image's tag for it.
-NGINX_IMAGE = "nginx:1.30.4-alpine"
+# nginx stable 1.30.4 (https://github.com/nginx/nginx/releases/tag/release-1.30.4, in core/data/releases.json);
+# the official image (docker-library) tags each release `<version>-alpine`.
+NGINX_VERSION = "1.30.4"
+NGINX_IMAGE = f"nginx:{NGINX_VERSION}-alpine"
 # The unprivileged user of the official image (`nginx`, uid/gid 101: docker-library/nginx Dockerfile.alpine).
 NGINX_UID = 101
 CONFIG_FILE = "nginx.conf"
