@@ -55,7 +55,7 @@ def _reference_context(gpu_nodes: str) -> dict:
     first.update(minReplicas=1, maxReplicas=3, warmSpares=1, sharedCompileCache=True, nodeLocalModelCache=True)
     second = {k: v for k, v in first.items() if k not in ("minReplicas", "maxReplicas", "targetWaitingRequests")}
     second.update(name="qwen", s3Prefix="models/qwen", replicas=1, warmSpares=0, sharedCompileCache=False)
-    second.update(nodeLocalModelCache=False)
+    second.update(nodeLocalModelCache=False, engine="sglang")
     ctx["fastload:models"].append(second)
     return ctx
 
@@ -510,6 +510,44 @@ def test_self_a_claim_without_a_class_needs_a_default_one():
     }
     problems = Deployment(_template(Claims=manifest, Ebs=addon), ENV).storage_problems()
     assert len(problems) == 1 and "'fast' does not exist" in problems[0]
+
+
+def test_every_containers_command_is_provided_by_its_image(deployment):
+    problems = deployment.image_problems()
+    assert not problems, _report(problems)
+
+
+def test_the_rehearsed_pods_run_sglang_and_vllm_with_s3_streaming_and_our_scripts(deployments):
+    from tests.rehearsal import images
+
+    found = {images.repository(c["image"]): set() for _, c in deployments["reference-karpenter"].containers()}
+    for _, c in deployments["reference-karpenter"].containers():
+        found[images.repository(c["image"])] |= images.needs(c)
+    assert {"sglang", "runai_model_streamer_s3", "boto3", "python3", "sh"} <= found["lmsysorg/sglang"]
+    assert {"vllm", "boto3", "python3"} <= found["vllm/vllm-openai"]
+
+
+def test_self_a_command_its_image_lacks_is_reported():
+    from tests.rehearsal import images
+
+    resolve = {"name": "resolve", "image": "busybox:1.38.0", "command": ["python3", "/opt/fastload/cache_sync.py", "x"]}
+    streamer = {
+        "name": "engine",
+        "image": "lmsysorg/sglang:v0.5.23",
+        "command": ["python3", "-m", "sglang.launch_server", "--model-path", "s3://b/m", "--load-format"],
+        "args": ["runai_streamer"],
+    }
+    assert images.needs(resolve) == {"python3", "boto3"}
+    assert images.needs(streamer) == {"python3", "sglang", "runai_model_streamer", "runai_model_streamer_s3"}
+    assert images.needs({"name": "c", "image": "x"}) == set()  # the image's own entrypoint
+    (problem,) = images.problems([("pod resolve", resolve), ("pod engine", streamer)])
+    assert problem == "pod resolve: image busybox:1.38.0 has no entry in tests/rehearsal/images.PROVIDES"
+    table = {**images.PROVIDES, "busybox": images.Claim(frozenset({"sh"}), "https://example.invalid", "tag")}
+    (problem,) = images.problems([("pod resolve", resolve)], table)
+    assert problem.startswith("pod resolve: runs ['boto3', 'python3'] that image busybox:1.38.0 is not known")
+    assert images.repository("123456789012.dkr.ecr.us-west-2.amazonaws.com/docker-hub/lmsysorg/sglang:v1") == (
+        "lmsysorg/sglang"
+    )
 
 
 def _pools_and_daemonsets_template() -> dict:

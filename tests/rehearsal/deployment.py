@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
-from tests.rehearsal import daemonsets, helm, kubernetes, limits, references, storage, trust
+from tests.rehearsal import daemonsets, helm, images, kubernetes, limits, references, storage, trust
 from tests.rehearsal.environment import Environment
 from tests.rehearsal.resolve import Resolver
 
@@ -284,6 +284,23 @@ class Deployment:
             ]
         return storage.problems(claims, storage.classes(self.manifests, self.of_type("AWS::EKS::Addon").values()))
 
+    # --- commands against what their images provide -----------------------------------------------------------
+    def containers(self) -> list[tuple[str, dict[str, Any]]]:
+        """(where, container) of every init and app container of the pods the stack's manifests make, FMA's
+        LauncherConfig pod template included."""
+        found = []
+        for lid, obj in self.manifests:
+            spec = obj.get("spec", {})
+            template = spec.get("podTemplate") if obj.get("kind") == "LauncherConfig" else spec.get("template")
+            pod = (template or {}).get("spec") or {}
+            for kind in ("initContainers", "containers"):
+                for c in pod.get(kind, []):
+                    found.append((f"{lid} {obj['kind']}/{obj['metadata']['name']} {kind[:-1]} {c['name']}", c))
+        return found
+
+    def image_problems(self) -> list[str]:
+        return images.problems(self.containers())
+
     # --- limits ----------------------------------------------------------------------------------------------
     def limit_problems(self) -> list[str]:
         return limits.check(self.template, self.resources, self.ref)
@@ -296,6 +313,7 @@ class Deployment:
             *self.cross_reference_problems(),
             *self.daemonset_problems(),
             *self.storage_problems(),
+            *self.image_problems(),
             *self.limit_problems(),
         ]
 
