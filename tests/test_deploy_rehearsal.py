@@ -530,7 +530,7 @@ def test_the_rehearsed_pods_run_sglang_and_vllm_with_s3_streaming_and_our_script
 def test_self_a_command_its_image_lacks_is_reported():
     from tests.rehearsal import images
 
-    resolve = {"name": "resolve", "image": "busybox:1.38.0", "command": ["python3", "/opt/fastload/cache_sync.py", "x"]}
+    resolve = {"name": "resolve", "image": "busybox:1.38.0", "command": ["python3", "/opt/fastload/revision.py"]}
     streamer = {
         "name": "engine",
         "image": "lmsysorg/sglang:v0.5.23",

@@ -27,8 +27,9 @@ class Claim:
 
 
 _SHELLS = {"/bin/sh": "sh", "sh": "sh", "/bin/bash": "bash", "bash": "bash"}
-# Our in-pod scripts (fastload_constructs/runtime/): the standard library and boto3.
-_OUR_SCRIPTS = {"/opt/fastload/cache_sync.py": "boto3", "/opt/fastload/warm_check.py": "boto3"}
+# Our in-pod scripts (fastload_constructs/runtime/, mounted under /opt/fastload): the standard library and boto3
+# (runtime/_s3.py), whichever step runs.
+_OUR_SCRIPTS_DIR = "/opt/fastload/"
 # The wrapper's placeholder for the model URI read from the resolved revision (an s3:// URI).
 _REVISION_URI = "@fastload-model-uri@"
 
@@ -104,8 +105,8 @@ def _program(argv: Sequence[str]) -> Iterator[str]:
         yield "python3"
         if len(argv) > 2 and argv[1] == "-m":
             yield argv[2].split(".")[0]
-        elif len(argv) > 1 and argv[1] in _OUR_SCRIPTS:
-            yield _OUR_SCRIPTS[argv[1]]
+        elif len(argv) > 1 and argv[1].startswith(_OUR_SCRIPTS_DIR) and argv[1].endswith(".py"):
+            yield "boto3"
         return
     if first == "/app/launcher.py":
         yield "launcher"

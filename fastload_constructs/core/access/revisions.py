@@ -16,7 +16,7 @@ publishes, the published revision holds one run's bytes only.
 
 A prefix staged before revisions (files and manifest at the top level, no pointer) is
 still served as it is. Pure: no boto3; `s3/revisions.py` does the requests and
-`runtime/cache_sync.py` (stdlib only, in the pod) reads the pointer with the same rules,
+`runtime/revision.py` (stdlib only, in the pod) reads the pointer with the same rules,
 which a test holds equal.
 """
 
