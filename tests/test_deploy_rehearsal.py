@@ -137,7 +137,8 @@ def test_the_reference_configs_make_every_construct_appear(deployments):
     assert {o["kind"] for _, o in deployments["existing-cluster-example"].manifests} >= {"ServiceAccount", "Deployment"}
     ebs = deployments["cluster-with-ebs-csi"]
     assert ebs.of_type("AWS::EKS::Addon")  # its association sits on the add-on
-    assert {p["Chart"] for p in ebs.of_type("Custom::AWSCDK-EKS-HelmChart").values()} == {"fma-controllers"}
+    releases = {p["Release"] for p in ebs.of_type("Custom::AWSCDK-EKS-HelmChart").values()}
+    assert releases == {"fma", "fma-crds"}  # FMA's controllers, and its CRDs as a chart asset
 
 
 def test_every_intrinsic_resolves_to_a_deploy_time_value(deployment):
@@ -612,3 +613,21 @@ def test_self_a_daemonset_that_does_not_tolerate_a_pools_taint_is_reported():
     del template["Resources"]["DevicePlugin"]
     problems = Deployment(template, ENV).daemonset_problems()
     assert [p.split(":")[0] for p in problems if "built-in" in p] == ["Pools NodePool/g6e", "Pools NodePool/standby"]
+
+
+def test_self_a_crd_over_the_last_applied_annotation_is_refused_as_a_manifest():
+    """FMA's LauncherConfig CRD applied through a KubernetesManifest (client-side `kubectl apply`) fails on its
+    256 KiB last-applied annotation; the stack installs it from a chart's crds/ instead (FmaController)."""
+    import yaml
+
+    from fastload_constructs.infra.standby_engines import CRDS_CHART
+
+    crds = [yaml.safe_load(p.read_text()) for p in sorted((CRDS_CHART / "crds").iterdir())]
+    manifest = {
+        "Type": "Custom::AWSCDK-EKS-KubernetesResource",
+        "Properties": {"ClusterName": {"Ref": "Cluster"}, "Manifest": json.dumps(crds)},
+    }
+    problems = [p for p in Deployment(_template(Crds=manifest), ENV).kubernetes_problems() if "last-applied" in p]
+    assert len(problems) == 1, _report(problems)
+    assert problems[0].startswith("Crds CustomResourceDefinition/launcherconfigs.fma.llm-d.ai: ")
+    assert "install a CRD from a Helm chart's crds/ or with server-side apply" in problems[0]

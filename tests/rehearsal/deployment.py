@@ -68,9 +68,19 @@ class Deployment:
         problems = []
         for lid, obj in self.manifests:
             problems += kubernetes.kubernetes_object(obj, lid)
+            # The kubectl handler creates and updates with client-side `kubectl apply`, which stores the whole
+            # object in the last-applied annotation (a CRD's schema is what overflows it in practice).
             size = len(json.dumps(obj, separators=(",", ":")))
             if size > KUBECTL_LAST_APPLIED_MAX:
-                problems.append(f"{lid} {obj.get('kind')}: {size} bytes exceed the 256 KiB last-applied annotation")
+                fix = (
+                    " (install a CRD from a Helm chart's crds/ or with server-side apply)"
+                    if obj.get("kind") == ("CustomResourceDefinition")
+                    else ""
+                )
+                problems.append(
+                    f"{lid} {obj.get('kind')}/{obj.get('metadata', {}).get('name')}: {size} bytes exceed the "
+                    f"256 KiB last-applied annotation of client-side apply{fix}"
+                )
         return problems
 
     def helm_problems(self) -> list[str]:
@@ -163,7 +173,7 @@ class Deployment:
             if obj.get("kind") == "EC2NodeClass":
                 problems += self._node_class_problems(lid, obj)
         for lid, props in self.of_type(HELM).items():
-            if props["Chart"] == "karpenter":
+            if props.get("Chart") == "karpenter":
                 problems += self._karpenter_settings_problems(lid, helm.values_of(props))
             problems += self._node_selector_problems(lid, props)
         return problems

@@ -137,8 +137,10 @@ CHARTS[("fma-controllers", "0.6.4")] = ChartSpec(
     # templates/*: serviceAccountName {{ .Release.Name }}-fma-controllers, created by the chart (not valued).
     claims=_fma_claims,
 )
-# Charts that only install CRDs: no values, no pods.
+# Charts that only install CRDs: no values, no pods. A chart given as an asset (ChartAssetURL, no Chart) is
+# known by its release: the package's own charts.
 CRD_ONLY = {("karpenter-crd", "1.14.1")}
+CRD_ONLY_ASSET_RELEASES = {"fma-crds"}
 
 
 def merged(defaults: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
@@ -181,6 +183,10 @@ def _get(values: Mapping[str, Any], path: str) -> Any:
 
 
 def chart_spec(props: Mapping[str, Any]) -> ChartSpec | None:
+    if "Chart" not in props and props.get("ChartAssetURL"):
+        if props.get("Release") in CRD_ONLY_ASSET_RELEASES:
+            return None
+        raise AssertionError(f"Helm chart asset of release {props.get('Release')} has no entry in tests/rehearsal/helm")
     key = (props["Chart"], props.get("Version"))
     if key in CRD_ONLY:
         return None
@@ -200,7 +206,7 @@ def check_release(props: Mapping[str, Any], where: str) -> list[str]:
     if spec is None:
         return []
     ours = values_of(props)
-    label = f"{props['Chart']} {props.get('Version')} Helm values"
+    label = f"{props.get('Chart')} {props.get('Version')} Helm values"
     unknown = unknown_keys(ours, spec.defaults(), set(spec.paths)) if spec.defaults_file else []
     problems = [f"{where}: {label} key {k!r} is not in the chart's values.yaml: Helm ignores it" for k in unknown]
     problems += k8s.dns1123_label(props.get("Namespace", "default"), f"{where}: {label} release namespace")

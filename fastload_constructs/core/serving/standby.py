@@ -603,14 +603,13 @@ def standby_node_pool_spec(
 # --- FMA's controllers (Helm chart fma-controllers 0.6.4) ----------------------------------------------------
 FMA_CHART_REPOSITORY = f"oci://{FMA_REGISTRY}/charts/fma-controllers"
 FMA_CHART_NAME = "fma-controllers"
-# The cluster-scoped objects the chart does not make (FMA docs/install-step-by-step.md at v0.6.4).
-FMA_CRD_URLS = tuple(
-    f"https://raw.githubusercontent.com/llm-d-incubation/llm-d-fast-model-actuation/{FMA_TAG}/config/crd/{f}"
-    for f in (
-        "fma.llm-d.ai_inferenceserverconfigs.yaml",
-        "fma.llm-d.ai_launcherconfigs.yaml",
-        "fma.llm-d.ai_launcherpopulationpolicies.yaml",
-    )
+# The cluster-scoped objects the chart does not make (FMA docs/install.md at v0.6.4): its CRDs, installed by
+# `infra.FmaController` as a chart of their own (release `fma-crds`).
+FMA_CRDS_RELEASE = "fma-crds"
+FMA_CRD_FILES = (
+    "fma.llm-d.ai_inferenceserverconfigs.yaml",
+    "fma.llm-d.ai_launcherconfigs.yaml",
+    "fma.llm-d.ai_launcherpopulationpolicies.yaml",
 )
 FMA_ADMISSION_POLICIES_URL = f"https://github.com/llm-d-incubation/llm-d-fast-model-actuation/tree/{FMA_TAG}/config/validating-admission-policies"
 
