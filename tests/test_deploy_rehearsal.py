@@ -57,6 +57,11 @@ def _reference_context(gpu_nodes: str) -> dict:
     second.update(name="qwen", s3Prefix="models/qwen", replicas=1, warmSpares=0, sharedCompileCache=False)
     second.update(nodeLocalModelCache=False, engine="sglang")
     ctx["fastload:models"].append(second)
+    # Standby engines on FMA: a vLLM model with one sleeping engine and the node-local copy (the launcher pod
+    # resolves the revision when it starts).
+    third = {k: v for k, v in second.items() if k != "engine"}
+    third.update(name="mistral", s3Prefix="models/mistral", standbys=1, nodeLocalModelCache=True)
+    ctx["fastload:models"].append(third)
     return ctx
 
 
@@ -122,12 +127,22 @@ def _report(problems: list[str]) -> str:
 
 def test_the_reference_configs_make_every_construct_appear(deployments):
     karpenter, managed = deployments["reference-karpenter"], deployments["reference-managed"]
-    charts = {p["Chart"] for p in karpenter.of_type("Custom::AWSCDK-EKS-HelmChart").values()}
-    assert charts == {"karpenter-crd", "karpenter", "keda", "nvidia-device-plugin"}
+    releases = {p["Release"] for p in karpenter.of_type("Custom::AWSCDK-EKS-HelmChart").values()}
+    assert releases == {"karpenter-crd", "karpenter", "keda", "nvidia-device-plugin", "fma", "fma-crds"}
     kinds = {o["kind"] for _, o in karpenter.manifests}
     assert {"EC2NodeClass", "NodePool", "ScaledObject", "PriorityClass", "StorageClass", "Deployment"} <= kinds
+    # Standbys: FMA's objects, the standby pool (a NodePool, or a managed group of its own), the EBS add-on.
+    assert {"InferenceServerConfig", "LauncherConfig", "LauncherPopulationPolicy"} <= kinds
+    pools = [o for _, o in karpenter.manifests if o["kind"] == "NodePool"]
+    assert any("fastload.io/standby" in o["spec"]["template"]["metadata"]["labels"] for o in pools)
+    standby_groups = [
+        p for p in managed.of_type("AWS::EKS::Nodegroup").values() if "Taints" in p and len(p["Taints"]) == 2
+    ]
+    assert len(standby_groups) == 1 and standby_groups[0]["Labels"]["fastload.io/standby"] == "true"
+    for deployment in (karpenter, managed):
+        assert {p["AddonName"] for p in deployment.of_type("AWS::EKS::Addon").values()} >= {"aws-ebs-csi-driver"}
     assert karpenter.of_type("AWS::APS::Scraper") and karpenter.of_type("AWS::SQS::Queue")
-    assert len(managed.of_type("AWS::EKS::Nodegroup")) == 2  # system + one GPU group
+    assert len(managed.of_type("AWS::EKS::Nodegroup")) == 3  # system + one GPU group + the standby group
     warm = [
         o
         for _, o in karpenter.manifests
