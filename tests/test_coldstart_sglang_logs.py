@@ -1,8 +1,8 @@
 """`fastload coldstart` on SGLang server logs published by people outside this project.
 
 Each `tests/fixtures/sglang_logs/real/<name>.log` is a log excerpt as found at the source its sidecar
-`<name>.expected.json` names (SOURCES.md lists them all: SGLang 0.3 to 0.5.8, TP 1 to 8, DP and PP,
-six failures), with the values worked out by hand from its lines. Every expected value is asserted.
+`<name>.expected.json` names (SOURCES.md lists them all: SGLang 0.3 to 0.5.8, TP 1 to 16, DP and PP,
+thirteen failures), with the values worked out by hand from its lines. Every expected value is asserted.
 The 0.5.23 line forms no public log shows yet are checked against the format strings in its source.
 """
 
@@ -29,7 +29,7 @@ def sidecar(name: str) -> dict[str, Any]:
 
 
 def test_the_collection_spans_releases_parallelism_and_outcomes():
-    assert len(CASES) == 30
+    assert len(CASES) == 31
     data = [sidecar(name) for name in CASES]
     for name, d in zip(CASES, data, strict=True):
         assert d["source"].startswith("https://") and d["sglang_version"] and d["worked_out"], name
@@ -136,25 +136,30 @@ def test_detection_hands_back_every_line():
 
 
 def test_fastload_coldstart_reads_an_sglang_log(capsys):
-    log = REAL / "08_v0.5.5_tp1_ready_pr11830.log"
-    assert main(["coldstart", str(log), "--json"]) == 0
+    ready = REAL / "31_v0.4.10_qwen2.5-7b_tp1_fired_up_docs_frontend.log"
+    assert main(["coldstart", str(ready), "--json"]) == 0
     (view,) = json.loads(capsys.readouterr().out)
-    assert view["engine"] == "sglang" and view["ready"] is True
+    assert view["engine"] == "sglang" and view["ready"] is True and view["phases"]["warmup"] == pytest.approx(2.0)
+    # A log cut while warming up is still reported (exit 1: it never said it was ready).
+    log = REAL / "08_v0.5.5_tp1_ready_pr11830.log"
+    assert main(["coldstart", str(log), "--json"]) == 1
+    (view,) = json.loads(capsys.readouterr().out)
+    assert view["engine"] == "sglang" and view["ready"] is False and view["failed_in"] == "warmup"
     assert view["phases"]["cuda_graph"] == pytest.approx(5.92)
-    assert main(["coldstart", str(log), "--instance", "g6e.2xlarge", "--params", "8e9", "--json"]) == 0
+    assert main(["coldstart", str(log), "--instance", "g6e.2xlarge", "--params", "8e9", "--json"]) == 1
     (view,) = json.loads(capsys.readouterr().out)
     # Compared with SGLang's plan, not vLLM's: its capture (52 sizes x 32 layers) and no torch.compile.
     assert view["vs_plan"]["cuda_graph"] == {"predicted": pytest.approx(17.5, abs=0.1), "measured": 5.92}
     assert view["vs_plan"]["compile"]["predicted"] == 0
-    assert main(["coldstart", str(log)]) == 0
+    assert main(["coldstart", str(log)]) == 1
     assert "CUDA graph capture" in capsys.readouterr().out
 
 
 def test_calibrate_refuses_an_sglang_log_with_one_line(tmp_path, capsys):
-    log = REAL / "08_v0.5.5_tp1_ready_pr11830.log"
+    log = REAL / "31_v0.4.10_qwen2.5-7b_tp1_fired_up_docs_frontend.log"
     assert main(["calibrate", str(log), "--instance", "g6e.2xlarge", "-o", str(tmp_path / "a.json")]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
-    assert line.startswith("fastload: log: got '08_v0.5.5_tp1_ready_pr11830'") and "SGLang" in line
+    assert line.startswith("fastload: log: got '31_v0.4.10_qwen2.5-7b_tp1_fired_up_docs_frontend'") and "SGLang" in line
     assert not (tmp_path / "a.json").exists()
 
 
@@ -203,8 +208,24 @@ def test_the_warmup_request_and_its_jit_are_split_from_the_server_start():
     r = parse_log(log, label="jit in the warmup")
     assert r.seconds("api_server") == pytest.approx(2.0) and r.seconds("warmup") == pytest.approx(2.0)
     assert next(e.line for e in r.evidence_for("warmup")).endswith("(Press CTRL+C to quit)")
-    # Cut after the JIT line, and without uvicorn's line (uvicorn up is read as ready in logs that stop there):
-    # the JIT after the capture is the warm-up the start died in.
+    # Cut after the JIT line, and without uvicorn's line: the JIT after the capture is the warm-up the start died in.
     died = parse_log(log.split("[2026-10-01 12:00:55]")[0].replace(V0523.splitlines()[-2] + "\n", ""), label="died")
     assert not died.ready and died.failed_in == "warmup" and died.seconds("warmup") == pytest.approx(0.0)
-    assert died.seconds("api_server") == 0.0 and "warmup" in died.phase_seconds
+    # The engine was done at :51, the warm-up's first sign is the JIT at :54: the server came up in between.
+    assert died.seconds("api_server") == pytest.approx(3.0) and "warmup" in died.phase_seconds
+
+
+def test_a_log_cut_after_uvicorn_is_still_warming_up():
+    """SGLang says "The server is fired up and ready to roll!" only once its warm-up request has returned
+    (http_server.py `_wait_and_warmup`, 0.2 to 0.5.23): a log that ends after uvicorn's line is not ready."""
+    cut = V0523.split("[2026-10-01 12:00:55]")[0]
+    assert "Uvicorn running on" in cut.splitlines()[-1]
+    r = parse_log(cut, label="cut")
+    assert not r.ready and r.failed_in == "warmup" and r.failure is not None
+    assert r.failure.startswith("the log ends during warmup with no error")
+    # The server is up at :53 (the capture ended at :51): api 2 s, the warm-up then runs to the last line.
+    assert r.seconds("api_server") == pytest.approx(2.0, abs=0.01) and r.seconds("warmup") == 0.0
+    assert r.total_s == pytest.approx(53.0, abs=0.01)
+    # A warm-up that the log shows ending ("Warmup ended", --warmups) is a server that is ready.
+    ended = parse_log(cut + "[2026-10-01 12:00:54] Warmup ended\n", label="warmed")
+    assert ended.ready and ended.seconds("warmup") == pytest.approx(1.0) and ended.total_s == pytest.approx(54.0)

@@ -1,6 +1,6 @@
 """One module per start-up phase of an SGLang log, each reading a `Scan`.
 
-    start     readiness ("fired up and ready to roll", else uvicorn's lines) and process start
+    start     readiness ("fired up and ready to roll", after the warm-up) and process start
     workers   how many GPUs the server ran on (every phase is the slowest rank's)
     weights   weight_load: seconds, and the bytes on the GPUs
     pool      kv_cache_profiling: the KV pool sized and allocated
