@@ -240,17 +240,25 @@ class _Scanner:
         self._add_event(at, _process_key(process, pid), bare, number, line, repeated)
         return True
 
+    def _unenveloped_error(self, line: str, collector_at: datetime | None, number: int) -> None:
+        """An exception line, a Python or C++ traceback frame, or torch's C++ error log line, printed bare."""
+        if "Error" in line or "Exception" in line:
+            exception = patterns.EXCEPTION_LINE.match(line)
+            if exception:
+                self._add_problem(True, exception["message"].strip(), number, collector_at)
+        elif patterns.is_frame(line):
+            self._add_frame(line, number)
+        elif line.startswith(("[E", "[F")):
+            cpp = patterns.TORCH_CPP_ERROR.match(line)
+            if cpp:
+                self._add_problem(False, cpp["message"].strip(), number, collector_at)
+
     def _untimed(self, line: str, collector_at: datetime | None, number: int, repeated: int) -> None:
         """uvicorn's lines ("INFO:     Application startup complete."), exception lines and traceback frames."""
         t = self.timeline
         untimed = patterns.UNTIMED.match(line)
         if untimed is None:
-            if "Error" in line or "Exception" in line:
-                exception = patterns.EXCEPTION_LINE.match(line)
-                if exception:
-                    self._add_problem(True, exception["message"].strip(), number, collector_at)
-            elif 'File "' in line and patterns.TRACEBACK_FRAME.search(line):
-                self._add_frame(line, number)
+            self._unenveloped_error(line, collector_at, number)
             return
         if t.last_at is None:
             return
