@@ -1,4 +1,4 @@
-"""`fastload timeline`: one real scale-out, phase by phase, from Kubernetes events and the pod's vLLM log."""
+"""`fastload timeline`: one real scale-out, phase by phase, from Kubernetes events and the pod's engine log."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def _read_events(name: str) -> list[K8sEvent]:
 
 
 def read_log(path: Path, events: list[K8sEvent], pod: str | None) -> tuple[ColdStartReport, str | None]:
-    """The pod's vLLM log, timed from its container's Started event where the clocks compare."""
+    """The pod's vLLM or SGLang log, timed from its container's Started event where the clocks compare."""
     with path.open("rb") as stream:  # a start-up log: the parser keeps only its recognised lines
         raw = stream.read(_READ_LIMIT)
     return parse_pod_log(raw, container_started(events, pod), label=path.stem)
@@ -65,8 +65,10 @@ def timeline_as_dict(t: ScaleOutTimeline) -> dict[str, Any]:
 
 @click.command("timeline")
 @click.argument("events_file", metavar="EVENTS")
-@click.option("--log", "log_path", type=click.Path(path_type=Path), help="The pod's vLLM log (kubectl logs POD).")
-@click.option("--pod", help="The pod to report (default: the newest vLLM pod in the events).")
+@click.option(
+    "--log", "log_path", type=click.Path(path_type=Path), help="The pod's vLLM or SGLang log (kubectl logs POD)."
+)
+@click.option("--pod", help="The pod to report (default: the newest vLLM or SGLang pod in the events).")
 @click.option("--instance", "instance_type", help="Compare with the plan's fresh-node path on this instance type.")
 @model_plan_options
 @tuning_plan_options
@@ -85,18 +87,18 @@ def timeline_command(
     as_json: bool,
     **tuning: Any,
 ) -> None:
-    """Phases of one real scale-out from kubectl get events (and the pod's vLLM log), beside the plan.
+    """Phases of one real scale-out from kubectl get events (and the pod's vLLM or SGLang log), beside the plan.
 
     EVENTS is `kubectl get events -A -o json` (core/v1 or events.k8s.io/v1), its table, or the Events
     block of `kubectl describe pod`; '-' for stdin. Phases: node launch, registration, image pull,
-    container start, vLLM's phases from --log, ready; beside the plan's fresh-node path with --instance.
+    container start, the engine's phases from --log, ready; beside the plan's fresh-node path with --instance.
     """
     events = _read_events(events_file)
     if pod is None and server_pod(events) is None:
         where = "stdin" if events_file == "-" else events_file
         raise click.UsageError(f"no {SERVERS} pod in {where} (pods: {listed_pods(events)}); name one with --pod")
     if log_path is not None and not log_path.is_file():
-        raise FastloadConfigError("--log", str(log_path), "an existing vLLM log file")
+        raise FastloadConfigError("--log", str(log_path), "an existing vLLM or SGLang log file")
     plan: ServingPlan | None = None
     if instance_type is not None or parameter_count is not None or total_bytes is not None:
         if instance_type is None or (parameter_count is None and total_bytes is None):

@@ -111,4 +111,4 @@ def _recognises(line: str) -> bool:
 
 
 # What coldstart/parser.py needs to tell an SGLang log apart and read it.
-LOG = EngineLog(ENGINE, "SGLang", _recognises, parse_lines)
+LOG = EngineLog(ENGINE, "SGLang", _recognises, parse_lines, "The server is fired up and ready to roll!")

@@ -162,4 +162,4 @@ def _recognises(line: str) -> bool:
 
 
 # What coldstart/parser.py needs to tell a vLLM log apart and read it.
-LOG = EngineLog(ENGINE, "vLLM", _recognises, parse_lines)
+LOG = EngineLog(ENGINE, "vLLM", _recognises, parse_lines, "Application startup complete.")
