@@ -137,6 +137,9 @@ class ColdStartReport:
     worker_count_source: str = ""
     evidence: tuple[Evidence, ...] = ()
     lines_read: int = 0
+    # What the reader had to set aside or correct to make sense of the log (figures out of range, a clock that
+    # stepped): one sentence each, printed with the report.
+    notes: tuple[str, ...] = ()
 
     def seconds(self, phase: str) -> float:
         """Seconds of `phase`, 0 when this log has none of it."""

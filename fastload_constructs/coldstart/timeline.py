@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 
 from fastload_constructs.coldstart.engine_log import EngineLog
 from fastload_constructs.coldstart.events import K8sEvent
+from fastload_constructs.coldstart.figures import MAX_BYTES, MAX_SECONDS, FigureOutOfRange, bounded, shown, whole
 from fastload_constructs.coldstart.parser import DEFAULT, ENGINES, parse_log
 from fastload_constructs.coldstart.report import PLAN_PHASES, ColdStartReport
 from fastload_constructs.core.errors import FastloadConfigError
@@ -34,9 +35,11 @@ from fastload_constructs.core.planning.plan import ServingPlan
 
 # The kubelet's Pulled message: 'Successfully pulled image "X" in 4m47.129s (5m3.623s including waiting).
 # Image size: 16525161745 bytes.' (Go's time.Duration format; "including waiting" since Kubernetes 1.28.)
+# A Go duration ends in its unit, so a message's closing period ("in 4.1s. Image size: ...") is not part of it.
+_GO_TEXT = r"(?:\d+(?:\.\d+)?(?:h|ms|µs|us|ns|m|s))+"
 _PULLED = re.compile(
-    r'Successfully pulled image "(?P<image>[^"]+)" in (?P<took>[0-9hmsµun.]+)'
-    r"(?: \((?P<waiting>[0-9hmsµun.]+) including waiting\))?"
+    rf'Successfully pulled image "(?P<image>[^"]+)" in (?P<took>{_GO_TEXT})'
+    rf"(?: \((?P<waiting>{_GO_TEXT}) including waiting\))?"
     r"(?:\. Image size: (?P<bytes>\d+) bytes)?"
 )
 _ALREADY_PRESENT = re.compile(r'Container image "(?P<image>[^"]+)" already present on machine')
@@ -182,21 +185,29 @@ def _first(events: Sequence[K8sEvent], *reasons: str) -> K8sEvent | None:
     return min(found, key=lambda e: e.at or datetime.min) if found else None
 
 
+def _pulled(event: K8sEvent, found: re.Match[str]) -> ImagePull:
+    """One Pulled message's figures: a duration Go did not print reads as none; a figure out of range is refused."""
+    durations = []
+    for text in (found["took"], found["waiting"]):
+        seconds = go_duration(text) if text else None
+        if seconds is not None and bounded(seconds, MAX_SECONDS) is None:
+            raise FigureOutOfRange(f"Pulled on pod/{event.name}", shown(text), f"a time from 0 to {MAX_SECONDS:.0f} s")
+        durations.append(seconds)
+    size = whole(found["bytes"], int(MAX_BYTES)) if found["bytes"] else None
+    if found["bytes"] and size is None:
+        raise FigureOutOfRange(f"Pulled on pod/{event.name}", shown(found["bytes"]), "an image size up to 1 PiB")
+    return ImagePull(found["image"], durations[0], durations[1], size)
+
+
 def image_pulls(pod_events: Sequence[K8sEvent]) -> list[ImagePull]:
+    """The kubelet's own timing of each pull ("in X", "Image size: N bytes"); a figure out of range is refused."""
     pulls: list[ImagePull] = []
     for e in pod_events:
         if e.reason != "Pulled":
             continue
         found = _PULLED.search(e.message)
         if found:
-            pulls.append(
-                ImagePull(
-                    found["image"],
-                    go_duration(found["took"]),
-                    go_duration(found["waiting"]) if found["waiting"] else None,
-                    int(found["bytes"]) if found["bytes"] else None,
-                )
-            )
+            pulls.append(_pulled(e, found))
         elif already := _ALREADY_PRESENT.search(e.message):
             pulls.append(ImagePull(already["image"], None, None, None))
     return pulls

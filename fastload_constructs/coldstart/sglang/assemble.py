@@ -103,6 +103,7 @@ def parse_lines(lines: Iterable[str], label: str = "log", started_at: datetime |
         worker_count_source=workers_source,
         evidence=tuple(evidence),
         lines_read=found.lines_read,
+        notes=tuple(note for note in (found.skipped.note,) if note),
     )
 
 

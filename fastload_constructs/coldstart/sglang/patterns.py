@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from fastload_constructs.coldstart.figures import GIB, MAX_BYTES, MAX_SECONDS
+
 # A bracketed full date, optional milliseconds (SGLANG_LOG_MS=1), rank tags; searched anywhere in a line so
 # a collector's or another logger's prefix, or a progress bar printed before it, does not hide it.
 PREFIX = re.compile(
@@ -54,6 +56,13 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # http_server.py:2600 at 0.5.23, the same since 0.2.
     ("ready", re.compile(r"The server is fired up and ready to roll!")),
 )
+# The figures a start-up line's groups hold, by kind, and their bounds (coldstart/figures.py): seconds, or the
+# "GB" of SGLang's memory helpers (GiB).
+FIGURES: dict[str, tuple[tuple[str, float], ...]] = {
+    "dist_end": (("elapsed", MAX_SECONDS),),
+    "weight_end": (("elapsed", MAX_SECONDS), ("mem usage", MAX_BYTES / GIB)),
+    "capture_end": (("elapsed", MAX_SECONDS),),
+}
 # Failures that name their cause, most specific first, with the phase each names (None: the phase that was
 # running); searched in every line (tracebacks carry no prefix).
 NAMED_FAILURES: tuple[tuple[str | None, re.Pattern[str]], ...] = (

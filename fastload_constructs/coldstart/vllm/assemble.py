@@ -148,6 +148,7 @@ def _report(timeline: Timeline, label: str, started_at: datetime | None) -> Cold
         worker_count_source=workers.source,
         evidence=tuple(found.evidence),
         lines_read=timeline.lines_read,
+        notes=tuple(note for note in (timeline.skipped.note,) if note),
     )
 
 

@@ -8,11 +8,13 @@ time and only recognised events and error lines are kept; reading stops at
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from fastload_constructs.coldstart import forms
+from fastload_constructs.coldstart.figures import GIB, MAX_BYTES, MAX_SECONDS, MAX_WORKERS, bounded, out_of_range, whole
 from fastload_constructs.coldstart.lines import EVIDENCE_CHARS, MAX_LINE_CHARS
+from fastload_constructs.coldstart.streamer import streamed_bytes
 from fastload_constructs.coldstart.timestamps import collector_time, parse_time
 from fastload_constructs.coldstart.vllm import patterns
 from fastload_constructs.coldstart.vllm.patterns import LineKind
@@ -27,6 +29,27 @@ _BARE_HINTS = ("RunAI", "Capturing", "checkpoint shards")
 _LEVELS = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s")
 # JSON records around vLLM's lines (forms.py), told apart from logged messages by vLLM's own line forms.
 _ENVELOPES = forms.Envelopes(patterns.is_whole_line)
+# The figures a start-up line carries (patterns.py group names) and their bounds (coldstart/figures.py).
+_FIGURE_BOUNDS = {
+    "seconds": MAX_SECONDS,
+    "seconds2": MAX_SECONDS,
+    "seconds3": MAX_SECONDS,
+    "warmup": MAX_SECONDS,
+    "gib": MAX_BYTES / GIB,
+    "percent": 100.0,
+}
+
+
+def _absurd_figure(values: dict[str, str]) -> tuple[str, object] | None:
+    """The first figure of a start-up line out of its bound (the streamer's size in its own unit)."""
+    found = out_of_range(values, _FIGURE_BOUNDS)
+    if (
+        found is None
+        and "size" in values
+        and bounded(streamed_bytes(values["size"], values["size_unit"]), MAX_BYTES) is None
+    ):
+        return "size", values["size"]
+    return found
 
 
 def _vllm_time(text: str, previous: datetime | None) -> datetime | None:
@@ -70,7 +93,7 @@ class _Scanner:
                 self._advance(at)
             self.lazy_time = None
 
-    def _note_signals(self, process: str | None, pid: str | None, source: str, message: str) -> None:
+    def _note_signals(self, process: str | None, pid: str | None, source: str, message: str, number: int = 0) -> None:
         t = self.timeline
         if (process or "").startswith(patterns.SERVER_PROCESS) or patterns.SERVER_SOURCE.search(source):
             t.server_signal = True
@@ -81,11 +104,24 @@ class _Scanner:
         if "world" in message:
             size = patterns.WORLD_SIZE.search(message)
             if size:
-                t.world_sizes.add(int(size["a"] or size["b"]))
+                self._worker_figure("world_size", size["a"] or size["b"], number, t.world_sizes.add)
         if "tensor_parallel_size=" in message:
             config = patterns.PARALLEL_CONFIG.search(message)
-            if config:
-                t.parallel_config = max(t.parallel_config, int(config["tp"]) * int(config["pp"]))
+            tp, pp = (whole(config[k], MAX_WORKERS) for k in ("tp", "pp")) if config else (None, None)
+            if config and (tp is None or pp is None or tp * pp > MAX_WORKERS):
+                t.skipped.add(
+                    number, "tensor_parallel_size x pipeline_parallel_size", f"{config['tp']} x {config['pp']}"
+                )
+            elif tp is not None and pp is not None:
+                t.parallel_config = max(t.parallel_config, tp * pp)
+
+    def _worker_figure(self, field: str, text: str, number: int, use: Callable[[int], object]) -> None:
+        """A count of GPU workers (a world size, Ray's repeat count): used when in range, else counted."""
+        count = whole(text, MAX_WORKERS)
+        if count is None:
+            self.timeline.skipped.add(number, field, text)
+        else:
+            use(count)
 
     def _add_problem(
         self, is_exception: bool, text: str, number: int, at: datetime | None, context: bool = False
@@ -115,6 +151,10 @@ class _Scanner:
         if len(t.events) + len(self.untimed) >= _MAX_EVENTS:
             return
         values = {k: v for k, v in match.groupdict().items() if v is not None and k not in ("process", "pid")}
+        absurd = _absurd_figure(values)
+        if absurd is not None:
+            t.skipped.add(number, *absurd)
+            return
         if at is None:
             # A progress bar before the log's first timed line: it takes that line's time.
             self.untimed.append((process, kind, values, number, text[:EVIDENCE_CHARS], repeated))
@@ -142,7 +182,7 @@ class _Scanner:
             held, self.untimed = self.untimed, []
             self.timeline.events.extend(LogEvent(at, *fields) for fields in held)
 
-    def _unwrap(self, raw: str) -> tuple[str, datetime | None]:
+    def _unwrap(self, raw: str, number: int) -> tuple[str, datetime | None]:
         """The line vLLM wrote, and the collector's time when the log has a collector clock (see forms.py)."""
         t = self.timeline
         line = raw[:MAX_LINE_CHARS].rstrip("\r\n")
@@ -153,6 +193,8 @@ class _Scanner:
         envelope = _ENVELOPES.unwrap_json(line) if line.endswith("}") else None
         if envelope is not None:
             line, collector_at = envelope.line.strip(forms.FRAME_CHARS), envelope.at
+            if envelope.rejected is not None:
+                t.skipped.add(number, *envelope.rejected)
         stamp = forms.COLLECTOR_TIMESTAMP.match(line) if collector_at is None else None
         if stamp:
             collector_at = collector_time(stamp)  # None for an impossible date: the line is read untimed
@@ -166,14 +208,15 @@ class _Scanner:
 
     def feed(self, raw: str, number: int) -> None:
         self.timeline.lines_read = number
-        line, collector_at = self._unwrap(raw)
+        line, collector_at = self._unwrap(raw, number)
         if collector_at is not None:
             self.stamped_line = number
         repeated = 0
         if "repeated" in line:
             ray = patterns.RAY_REPEATED.search(line)
             if ray:
-                repeated, line = int(ray["times"]), line[: ray.start()]
+                self._worker_figure("repeated", ray["times"], number, lambda times: times)
+                repeated, line = whole(ray["times"], MAX_WORKERS) or 0, line[: ray.start()]
         # Cheap substring tests first: most lines of a long log are request lines that match nothing.
         record = patterns.RECORD.search(line) if _LEVELS.search(line) else None
         if record is None and "] " in line and "," in line:
@@ -204,7 +247,7 @@ class _Scanner:
             t.clock = "vllm"
         process, pid = record["process"], record["pid"]
         message = record["message"].strip()
-        self._note_signals(process, pid, record.groupdict().get("source") or "", message)
+        self._note_signals(process, pid, record.groupdict().get("source") or "", message, number)
         found = patterns.classify(message)
         failing = record["level"] in ("ERROR", "CRITICAL")
         if t.clock != "collector" and record["time"] and found is None and not failing and t.first_at is not None:
