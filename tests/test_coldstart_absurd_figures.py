@@ -99,7 +99,7 @@ def test_an_sglang_line_with_an_absurd_figure_never_crashes(tmp_path, capsys, ol
 
 
 def _events(tmp_path: Path, **changes: object) -> Path:
-    """A small scale-out of one vLLM pod as `kubectl get events -o json` prints it, with `changes` to its Pulled event."""
+    """One vLLM pod's scale-out as `kubectl get events -o json` prints it, with `changes` to its Pulled event."""
     pod = {"kind": "Pod", "name": "vllm-0", "namespace": "inference", "fieldPath": "spec.containers{vllm}"}
 
     def event(reason: str, message: str, at: str, **extra: object) -> dict[str, object]:

@@ -463,7 +463,6 @@ def test_init_containers_before_the_vllm_image_are_said_to_be_inside_image_pull(
     assert any("cache-restore" in n and "inside image_pull" in n for n in t.notes)
 
 
-
 SGLANG_LOGS = Path(__file__).parent / "fixtures" / "sglang_logs" / "real"
 
 
@@ -487,6 +486,7 @@ def test_an_sglang_pod_is_called_sglang_in_the_phases_notes_and_json() -> None:
     ready = parse_log((SGLANG_LOGS / "31_v0.4.10_qwen2.5-7b_tp1_fired_up_docs_frontend.log").read_bytes())
     milestones = build_timeline(events, log=ready).milestones
     assert milestones[-1].evidence == "SGLang log: The server is fired up and ready to roll!"
+
 
 # --- the command ---------------------------------------------------------------------------------------
 

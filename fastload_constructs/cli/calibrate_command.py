@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from fastload_constructs.cli.plan_command import CountType, parse_capture_sizes
+from fastload_constructs.coldstart.clock import step_text
 from fastload_constructs.coldstart.figures import MAX_BYTES, MAX_SECONDS, bounded, shown
 from fastload_constructs.coldstart.parser import parse_log
 from fastload_constructs.coldstart.report import ColdStartReport
@@ -273,6 +274,13 @@ def _launches(
         report = parse_log(path.read_text(encoding="utf-8", errors="replace"), label=path.stem)
         if not report.ready:
             raise FastloadConfigError("log", str(path), "a launch that got ready (this one failed)")
+        if report.clock_steps:
+            raise FastloadConfigError(
+                "log",
+                str(path),
+                f"a log whose clock ran steadily (this one's {step_text(*report.clock_steps[0])}: "
+                "the phases across it are not measurements)",
+            )
         launch = launch_from_report(
             report,
             instance_type=instance.name,

@@ -140,6 +140,9 @@ class ColdStartReport:
     # What the reader had to set aside or correct to make sense of the log (figures out of range, a clock that
     # stepped): one sentence each, printed with the report.
     notes: tuple[str, ...] = ()
+    # The steps the log's clock took (coldstart/clock.py), taken out of the phases: (line, seconds; negative
+    # back). Such a log's phases are not measurements across a step: `fastload calibrate` refuses it.
+    clock_steps: tuple[tuple[int, float], ...] = ()
 
     def seconds(self, phase: str) -> float:
         """Seconds of `phase`, 0 when this log has none of it."""

@@ -509,7 +509,7 @@ def build_timeline(
     total: float | None = None
     total_unc = 0.0
     if ready is not None and ready.at is not None and created.at is not None:
-        total = (ready.at - created.at).total_seconds()
+        total = max(0.0, (ready.at - created.at).total_seconds())  # a Ready time before the pod: a clock went back
         total_unc = created.resolution_s + ready.resolution_s
     extra = [
         _milestone("nodeclaim launched", seen.launched),
@@ -563,8 +563,11 @@ def _between_events(
                 last_known, pending = point, []
             continue
         seconds = (point.at - last_known.at).total_seconds()
-        if seconds < 0:
-            notes.append(f"{point.name} is recorded before {last_known.name}: {' + '.join(pending)} counted as 0")
+        if seconds < 0:  # the recording component's clock went back (a fresh node's, corrected by NTP)
+            notes.append(
+                f"{point.name} is recorded {-seconds:g} s before {last_known.name}: a clock went back between them "
+                f"(a fresh node's, set by NTP?); {' + '.join(pending)} counted as 0"
+            )
             seconds = 0.0
         phases.append(
             TimelinePhase(
@@ -615,7 +618,7 @@ def _in_the_pod(
         return [
             TimelinePhase(
                 " + ".join(pod_names),
-                round((ready.at - last_known.at).total_seconds(), 3),
+                round(max(0.0, (ready.at - last_known.at).total_seconds()), 3),
                 last_known.resolution_s + ready.resolution_s,
                 _predicted(plan, pod_names),
                 "events",

@@ -103,7 +103,8 @@ def parse_lines(lines: Iterable[str], label: str = "log", started_at: datetime |
         worker_count_source=workers_source,
         evidence=tuple(evidence),
         lines_read=found.lines_read,
-        notes=tuple(note for note in (found.skipped.note,) if note),
+        notes=tuple(note for note in (found.steps.note, found.skipped.note) if note),
+        clock_steps=tuple(found.steps.steps),
     )
 
 

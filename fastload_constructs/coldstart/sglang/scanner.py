@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from fastload_constructs.coldstart.clock import Clock
 from fastload_constructs.coldstart.figures import MAX_BYTES, MAX_SECONDS, MAX_WORKERS, Skipped, bounded, whole
 from fastload_constructs.coldstart.lines import EVIDENCE_CHARS, MAX_LINE_CHARS
 from fastload_constructs.coldstart.sglang.patterns import (
@@ -109,6 +110,8 @@ class Scan:
     capture_bar_line: int = 0  # the last capture progress bar ("Capturing batches (bs=.."), printed bare
     # Figures out of range the log carried (coldstart/figures.py): their lines are left out, counted in one note.
     skipped: Skipped = field(default_factory=Skipped)
+    # The steps the log's clock took, taken out of every time above (coldstart/clock.py).
+    steps: Clock = field(default_factory=Clock)
 
     def of(self, *kinds: str) -> list[Event]:
         return [e for e in self.events if e.kind in kinds]
@@ -155,9 +158,10 @@ def _absurd_figure(kind: str, values: tuple[str | None, ...]) -> tuple[str, obje
 def _timed(scan: Scan, line: str, number: int) -> None:
     """A line with SGLang's dated prefix: it moves the clock, and may be a start-up event."""
     prefix = PREFIX.search(line)
-    at = _prefix_time(prefix) if prefix is not None else None
-    if prefix is None or at is None:
+    raw = _prefix_time(prefix) if prefix is not None else None
+    if prefix is None or raw is None:
         return
+    at = scan.steps.read(raw, number)
     scan.first_at = scan.first_at or at
     scan.last_at = at
     message, rank = prefix["msg"], prefix["ranks"].strip()

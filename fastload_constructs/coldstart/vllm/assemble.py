@@ -148,7 +148,8 @@ def _report(timeline: Timeline, label: str, started_at: datetime | None) -> Cold
         worker_count_source=workers.source,
         evidence=tuple(found.evidence),
         lines_read=timeline.lines_read,
-        notes=tuple(note for note in (timeline.skipped.note,) if note),
+        notes=tuple(note for note in (timeline.steps.note, timeline.skipped.note) if note),
+        clock_steps=tuple(timeline.steps.steps),
     )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from fastload_constructs.coldstart import forms
+from fastload_constructs.coldstart.clock import Clock
 from fastload_constructs.coldstart.figures import GIB, MAX_BYTES, MAX_SECONDS, MAX_WORKERS, bounded, out_of_range, whole
 from fastload_constructs.coldstart.lines import EVIDENCE_CHARS, MAX_LINE_CHARS
 from fastload_constructs.coldstart.streamer import streamed_bytes
@@ -70,6 +71,12 @@ def _innermost_prefix(line: str) -> tuple[str | None, str | None]:
     return (found[-1]["process"], found[-1]["pid"]) if found else (None, None)
 
 
+def _compared(process: str | None, repeated: int) -> bool:
+    """Whether a line's time is compared with the others' to find a clock step (clock.py): not the lines Ray
+    prints for its workers, late ("(RayWorkerWrapper pid=..)", "[repeated 3x across cluster]")."""
+    return not repeated and not (process or "").startswith("Ray")
+
+
 # Events after which the start has made progress: an error before one of them was survived.
 _MILESTONES = frozenset(LineKind) - {LineKind.VERSION}
 
@@ -79,8 +86,10 @@ class _Scanner:
 
     def __init__(self) -> None:
         self.timeline = Timeline()
-        # The vLLM time of the last record that mattered to nothing, parsed only when needed.
-        self.lazy_time: str | None = None
+        self.clock: Clock = self.timeline.steps
+        # The vLLM time of the last record that mattered to nothing (its line, and whether it is compared with
+        # the others: see clock.py), parsed only when needed.
+        self.lazy_time: tuple[str, int, bool] | None = None
         # Events seen before any line carried a time, held until one does.
         self.untimed: list[tuple[str, LineKind, dict[str, str], int, str, int]] = []
         # The last line that carried a collector's stamp.
@@ -88,9 +97,10 @@ class _Scanner:
 
     def _settle(self) -> None:
         if self.lazy_time is not None:
-            at = _vllm_time(self.lazy_time, self.timeline.last_at)
+            text, number, compared = self.lazy_time
+            at = _vllm_time(text, self.timeline.last_at)
             if at is not None:
-                self._advance(at)
+                self._advance(self.clock.read(at, number, compared))
             self.lazy_time = None
 
     def _note_signals(self, process: str | None, pid: str | None, source: str, message: str, number: int = 0) -> None:
@@ -203,7 +213,7 @@ class _Scanner:
         # line has one (kubectl --timestamps, docker -t, a JSON envelope), and that clock wins over vLLM's.
         if collector_at is not None and t.clock != "vllm":
             t.clock = "collector"
-            return line, collector_at
+            return line, self.clock.read(collector_at, number)
         return line, None
 
     def feed(self, raw: str, number: int) -> None:
@@ -230,13 +240,18 @@ class _Scanner:
         if not self._bare(line, collector_at, number, repeated):
             self._untimed(line, collector_at, number, repeated)
 
-    def _record_time(self, record: re.Match[str], collector_at: datetime | None) -> datetime | None:
+    def _record_time(
+        self, record: re.Match[str], collector_at: datetime | None, number: int, compared: bool
+    ) -> datetime | None:
         t = self.timeline
         if t.clock == "collector" or record["time"] is None:
-            vllm_time = record["time"]
-            return collector_at or t.last_at or (_vllm_time(vllm_time, None) if vllm_time else None)
-        self._settle()
-        return _vllm_time(record["time"], t.last_at)
+            if collector_at or t.last_at or not record["time"]:
+                return collector_at or t.last_at
+            at = _vllm_time(record["time"], None)
+        else:
+            self._settle()
+            at = _vllm_time(record["time"], t.last_at)
+        return None if at is None else self.clock.read(at, number, compared)
 
     def _record(
         self, record: re.Match[str], collector_at: datetime | None, number: int, line: str, repeated: int
@@ -246,14 +261,15 @@ class _Scanner:
         if t.clock == "undecided" and record["time"] is not None:
             t.clock = "vllm"
         process, pid = record["process"], record["pid"]
+        compared = _compared(process, repeated)
         message = record["message"].strip()
         self._note_signals(process, pid, record.groupdict().get("source") or "", message, number)
         found = patterns.classify(message)
         failing = record["level"] in ("ERROR", "CRITICAL")
         if t.clock != "collector" and record["time"] and found is None and not failing and t.first_at is not None:
-            self.lazy_time = record["time"]  # most lines: parse the time only if a later line needs it
+            self.lazy_time = (record["time"], number, compared)  # parsed only if a later line needs it
             return
-        at = self._record_time(record, collector_at)
+        at = self._record_time(record, collector_at, number, compared)
         if at is not None:
             self._advance(at)
         if failing:
@@ -271,12 +287,13 @@ class _Scanner:
         if bare is None:
             return False
         inner = patterns.ANY_DATETIME.search(line)
-        at = collector_at or (_vllm_time(inner["time"].replace("T", " "), t.last_at) if inner else None) or t.last_at
+        process, pid = _innermost_prefix(line)
+        own = _vllm_time(inner["time"].replace("T", " "), t.last_at) if inner and collector_at is None else None
+        at = collector_at or (self.clock.read(own, number, _compared(process, repeated)) if own else None) or t.last_at
         if t.clock == "collector" and collector_at is None and self.stamped_line != number - 1:
             # Under a collector's clock a bar redrawn after "\r" follows its stamp on the line before; with
             # that line cut from the copy, the bar is held for the next stamp (not the last one, maybe long before).
             at = None
-        process, pid = _innermost_prefix(line)
         self._note_signals(process, pid, "", "")
         if at is not None:
             self._advance(at)
