@@ -130,3 +130,15 @@ def test_a_timeline_whose_events_went_back_says_by_how_much():
     t = build_timeline(parse_events(json.dumps(items)))
     assert all(p.seconds is None or p.seconds >= 0 for p in t.phases)
     assert any("30 s before image pulled" in n and "clock" in n for n in t.notes), t.notes
+
+
+def test_lines_a_second_out_of_order_never_make_a_phase_negative():
+    """Whole-second stamps of two processes: the server's ready record may read a second before the engine's."""
+    lines = TP4.split("\n")
+    engine = next(i for i, line in enumerate(lines) if "init engine (profile" in line)
+    lines[engine] = lines[engine].replace("16:12:47", "16:12:51")  # one second after the server's records
+    ready = next(i for i, line in enumerate(lines) if line.endswith("Application startup complete."))
+    lines[ready] = lines[ready].replace("INFO:     ", "INFO 12-02 16:12:50 [launcher.py:46] ")  # logged by vLLM
+    r = report("\n".join(lines), "a second out")
+    assert all(p.seconds >= 0 for p in r.phases) and not r.notes
+    assert r.seconds("api_server") == 0.0
