@@ -16,6 +16,7 @@ import pytest
 
 from fastload_constructs.cli.main import main
 from fastload_constructs.coldstart.parser import detect, parse_log
+from fastload_constructs.coldstart.render import render_table, report_as_dict
 from fastload_constructs.coldstart.report import PHASE_ORDER
 from fastload_constructs.core.errors import FastloadConfigError
 
@@ -229,3 +230,36 @@ def test_a_log_cut_after_uvicorn_is_still_warming_up():
     # A warm-up that the log shows ending ("Warmup ended", --warmups) is a server that is ready.
     ended = parse_log(cut + "[2026-10-01 12:00:54] Warmup ended\n", label="warmed")
     assert ended.ready and ended.seconds("warmup") == pytest.approx(1.0) and ended.total_s == pytest.approx(54.0)
+
+
+# A GB10 (DGX Spark) start: torch's warning naming the device is real (the first lines of
+# https://github.com/sgl-project/sglang/issues/23386, SGLang on a DGX Spark loading
+# nv-community/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4); the SGLang lines are written from 0.5.23's format
+# strings, with the figure issue 36's held-back log shows (a model of tens of GiB whose "mem usage" reads
+# 1.58 GB). No public SGLang log from a GB10, GH200 or GB200 with its "Load weight end" line was found.
+GB10 = (
+    Path(__file__).parent / "fixtures" / "sglang_logs" / "v0.5.23_gb10_unified_memory_format_strings.log"
+).read_text()
+
+
+def test_mem_usage_on_unified_memory_is_not_reported_as_the_weights_size():
+    r = parse_log(GB10, label="gb10")
+    assert r.ready and r.seconds("weight_load") == pytest.approx(161.87)
+    assert r.weights is not None and r.weights.total_bytes is None and r.weights.gib_per_s is None
+    (note,) = r.notes
+    assert note.startswith('the weights\' "mem usage" (1.58 GiB, a change in free GPU memory) is not their size')
+    assert "GB10's memory, which the CPU shares (line 2)" in note
+    view = report_as_dict(r)
+    assert view["weights"]["gib"] is None and view["notes"] == [note]
+    assert f"gb10: {note}" in render_table([r])
+
+
+def test_mem_usage_that_contradicts_the_models_stated_size_is_left_out():
+    """The same log without torch's device warning: 120B parameters in 4 bits are ~55.9 GiB, not 1.58."""
+    r = parse_log(GB10.split("  warnings.warn(\n", 1)[1], label="no device line")
+    assert r.weights is not None and r.weights.total_bytes is None
+    (note,) = r.notes
+    assert "contradicts the ~55.9 GiB that 120B parameters in 4 bits" in note
+    # A size within 2.5x of the stated one is the weights' (14.38 GiB for Qwen2.5-7B in bf16, ~13.0 GiB).
+    ready = parse_log((REAL / "31_v0.4.10_qwen2.5-7b_tp1_fired_up_docs_frontend.log").read_bytes())
+    assert ready.weights is not None and ready.weights.gib == pytest.approx(14.38) and not ready.notes

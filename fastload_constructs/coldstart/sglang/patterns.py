@@ -89,6 +89,19 @@ MARKERS = re.compile(
     r"|Init torch distributed (?:begin|ends)|sglang is using nccl|DeepGEMM JIT|sglang\.compile_deep_gemm",
     re.IGNORECASE,
 )
+# Devices whose GPU shares its memory with the CPU (GB10: DGX Spark's one pool) or is tied to a Grace CPU's
+# (GH200, GB200, GB300): SGLang's "mem usage" is a change in free memory (model_runner.py `load_model`:
+# before_avail_memory - after_avail_memory, from torch.cuda.mem_get_info), which there moves with what the CPU
+# side does (page cache, host copies) and is not the weights' size. Torch names the device in its warnings
+# ("Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.").
+UNIFIED_MEMORY = re.compile(r"\b(?:GB10|GH200|GB200|GB300)\b|\bGrace\b|\b[Uu]nified [Mm]emory\b")
+# What the server_args line says of the model's size: its path (whose name usually states the parameter count:
+# "Llama-3.1-70B-Instruct", "Nemotron-3-Super-120B-A12B-NVFP4"; "A12B" is the active count, not read), its dtype
+# and quantization.
+MODEL_PATH = re.compile(r"\bmodel_path='(?P<path>[^']+)'")
+MODEL_DTYPE = re.compile(r"(?<!\w)dtype='(?P<dtype>\w+)'")
+MODEL_QUANTIZATION = re.compile(r"(?<!\w)quantization='(?P<quantization>[\w-]+)'")
+PARAMETERS_IN_NAME = re.compile(r"(?<![A-Za-z0-9.])(?P<billions>\d+(?:\.\d+)?)[Bb](?![A-Za-z0-9])")
 # The parallel sizes in the server_args line, and DP attention (its DP ranks are the TP ranks, not replicas).
 PARALLEL_SIZES = re.compile(r"\b(tp_size|pp_size|dp_size)=(\d+)")
 DP_ATTENTION = re.compile(r"\benable_dp_attention=True\b")

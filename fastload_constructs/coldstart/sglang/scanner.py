@@ -22,6 +22,7 @@ from fastload_constructs.coldstart.sglang.patterns import (
     PREFIX,
     TRACEBACK_FRAME,
     TRACEBACK_START,
+    UNIFIED_MEMORY,
 )
 from fastload_constructs.coldstart.streamer import STREAMER_SUMMARY, streamed_bytes
 
@@ -112,6 +113,8 @@ class Scan:
     skipped: Skipped = field(default_factory=Skipped)
     # The steps the log's clock took, taken out of every time above (coldstart/clock.py).
     steps: Clock = field(default_factory=Clock)
+    # The first line naming a device with unified CPU-GPU memory (patterns.UNIFIED_MEMORY): (its name, the line).
+    unified_memory: tuple[str, int] | None = None
 
     def of(self, *kinds: str) -> list[Event]:
         return [e for e in self.events if e.kind in kinds]
@@ -212,6 +215,9 @@ def scan(lines: Iterable[str]) -> Scan:
         _traced(found, line, number)
         if "Capturing batches" in line:
             found.capture_bar_line = number
+        if found.unified_memory is None and ("G" in line or "nified" in line):
+            device = UNIFIED_MEMORY.search(line)
+            found.unified_memory = (device.group(0), number) if device else None
         streamed = STREAMER_SUMMARY.search(line)
         if streamed:
             _streamer_summary(found, streamed, number, line)
