@@ -267,8 +267,10 @@ MESSAGE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
     #   vllm/v1/worker/gpu/model_runner.py (0.34.0): "Graph capturing finished in %.0f secs, took %.2f GiB";
     #   0.5.x-0.6.3 vllm/worker/model_runner.py: "Graph capturing finished in %.0f secs."
     (LineKind.CUDA_GRAPH, re.compile(rf"^Graph capturing finished in {_NUM} secs?(?:, took {_GIB} GiB|\.)$")),
-    # vllm/v1/worker/gpu_worker.py: 0.10.1-0.11.0 "Available KV cache memory: %.2f GiB"; 0.34.0 "%s GiB"
-    (LineKind.KV_CACHE_MEMORY, re.compile(rf"^Available KV cache memory: {_GIB} GiB$")),
+    # vllm/v1/worker/gpu_worker.py: 0.10.1-0.11.0 "Available KV cache memory: %.2f GiB"; 0.34.0 "%s GiB";
+    # TPU, tpu-inference kv_cache_manager.py: "Init kv-cache | num_layers=%d | shape=..." (the KV cache is set up
+    # next, as on GPUs after the memory line)
+    (LineKind.KV_CACHE_MEMORY, re.compile(rf"^Available KV cache memory: {_GIB} GiB$|^Init kv-cache \| num_layers=")),
     # Memory profiling, which in 0.6.5-0.11.0 runs the model's first forward and so contains torch.compile:
     #   vllm/worker/worker.py (0.6.6-0.10.1) and vllm/utils (0.11.0): "Memory profiling takes %.2f seconds..."
     #   vllm/worker/worker.py (0.6.5): "Memory profiling results: duration=%.2f seconds, ..."
@@ -354,6 +356,7 @@ KEYWORDS = (
     "Capturing",
     "Graph capturing",
     "KV cache memory",
+    "Init kv-cache",
     "profiling",
     "init engine",
     "Starting vLLM",
