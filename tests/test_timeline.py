@@ -486,6 +486,10 @@ def test_an_sglang_pod_is_called_sglang_in_the_phases_notes_and_json() -> None:
     ready = parse_log((SGLANG_LOGS / "31_v0.4.10_qwen2.5-7b_tp1_fired_up_docs_frontend.log").read_bytes())
     milestones = build_timeline(events, log=ready).milestones
     assert milestones[-1].evidence == "SGLang log: The server is fired up and ready to roll!"
+    # The log's own notes (here: a "mem usage" on a GB10 that is not the weights' size) come with it.
+    gb10 = parse_log((SGLANG_LOGS.parent / "v0.5.23_gb10_unified_memory_format_strings.log").read_bytes())
+    (note,) = gb10.notes
+    assert f"the SGLang log: {note}" in build_timeline(events, log=gb10).notes
 
 
 # --- the command ---------------------------------------------------------------------------------------

@@ -473,7 +473,7 @@ def _log_notes(log: ColdStartReport | None, engine: EngineLog) -> list[str]:
         notes.append(f"the {engine.title} log never got ready: {why}")
     if not any(p.name == "process_start" for p in log.phases):
         notes.append("the log's clock is not the events' clock: process start is counted from its first line")
-    return notes
+    return notes + [f"the {engine.title} log: {note}" for note in log.notes]
 
 
 def _table_note(seen: _PodEvents) -> list[str]:
