@@ -111,9 +111,7 @@ class ServedModel(Construct):
         waits = self._prerequisites(cluster, after)
         self._apply(cluster, waits, autoscaling)
         self._watch_metrics(autoscaling)
-        ServingRegistry.of(self).add_server(
-            Server(self.node.path, cluster.node.addr, self.namespace, self.name, self.service_account)
-        )
+        self._join_stack_checks(cluster)
 
     @property
     def service_url(self) -> str:
@@ -277,7 +275,6 @@ class ServedModel(Construct):
     def _prerequisites(self, cluster: eks.ICluster, after: Sequence[IDependable]) -> list[IDependable]:
         """What the server waits for besides its identity: its namespace, the PriorityClasses when its pods
         name one of ours (each found or made once per stack and cluster), then the caller's `after`."""
-        self._cluster = cluster
         self.serving_namespace = ServingNamespace.of(self, cluster, self.namespace)
         waits: list[IDependable] = [self.serving_namespace.ready]
         self.priority_classes: ServingPriorityClasses | None = None
@@ -289,7 +286,7 @@ class ServedModel(Construct):
     def _apply(self, cluster: eks.ICluster, waits: Sequence[IDependable], autoscaling: KedaScaling | None) -> None:
         """The server once its identity (Pod Identity hands out credentials when a pod starts), its
         prerequisites and the namespace's scripts exist; then its spares and its ScaledObject after it."""
-        spec = self.chart.spec
+        spec, self._cluster = self.chart.spec, cluster
         self.runtime_scripts = (
             self.serving_namespace.runtime_scripts(after=waits) if spec.init_containers or spec.sidecars else None
         )
@@ -315,6 +312,11 @@ class ServedModel(Construct):
         if autoscaling is not None:
             metric = _engine_settings(autoscaling, self.plan).prometheus_metric
             autoscaling.controller.metrics.watch_server(self.name, self.namespace, metric)
+
+    def _join_stack_checks(self, cluster: eks.ICluster) -> None:
+        """What the stack's clash checks need of this model: they run once, at synth (`ServingRegistry`)."""
+        server = Server(self.node.path, cluster.node.addr, self.namespace, self.name, self.service_account)
+        ServingRegistry.of(self).add_server(server)
 
 
 def _autoscaled(options: ServerOptions, autoscaling: KedaScaling | None, serving_plan: ServingPlan) -> ServerOptions:
