@@ -1,4 +1,4 @@
-"""Many models (issue 28): the in-pod scripts once per namespace, not in every model's chart."""
+"""Many models: the in-pod scripts once per namespace, not in every model's chart."""
 
 from __future__ import annotations
 
