@@ -43,11 +43,11 @@ from fastload_constructs.infra.network import FastloadNetwork
 from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin
 from fastload_constructs.infra.scale_out_metrics import KedaController, KedaScaling, ScaleOutMetrics
 from fastload_constructs.infra.served_model import ServedModel
+from fastload_constructs.infra.serving_namespace import ServingNamespace
+from fastload_constructs.infra.serving_priority_classes import ServingPriorityClasses
 from fastload_constructs.infra.standby_engines import FmaController
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage
-from fastload_constructs.k8s.namespace_chart import NamespaceChart
 from fastload_constructs.k8s.standby import StandbyNodePoolChart
-from fastload_constructs.k8s.warm_spares import PriorityClassesChart
 from stacks.config import ModelSpec, ReferenceConfig
 
 
@@ -118,31 +118,27 @@ class FastloadReferenceStack(Stack):
         self._export_manifests()
 
     def _add_cluster_charts(self, config: ReferenceConfig) -> None:
-        """What every model's pods need, applied once: the local-nvme storage class (a compile-cache claim
-        names it), the namespace, and with warm spares anywhere the PriorityClasses (admission refuses a pod
-        whose class does not exist yet)."""
+        """What the models need on the cluster besides what each ServedModel brings: the local-nvme storage
+        class (a compile-cache claim names it). The namespace and, with warm spares anywhere, the
+        PriorityClasses are declared here rather than left to the first model, to keep the ids their manifests
+        have in a deployed stack: CloudFormation creates a manifest whose logical id changed again, and a
+        second `kubectl create` of the namespace fails the update."""
         self.local_storage = AppliedChart(
             self, "LocalNvmeStorage", cluster=self.cluster, chart=LocalNvmeStorage(cdk8s.App(), "local-nvme")
         )
-        self.namespace = AppliedChart(
-            self, "Namespace", cluster=self.cluster, chart=NamespaceChart(cdk8s.App(), "namespace")
+        self.namespace = ServingNamespace(self, "Namespace", cluster=self.cluster)
+        self.priority_classes = (
+            ServingPriorityClasses(self, "PriorityClasses", cluster=self.cluster)
+            if any(m.warm_spares for m in config.models)
+            else None
         )
-        self.priority_classes: AppliedChart | None = None
-        self.priority_chart: PriorityClassesChart | None = None
-        if any(m.warm_spares for m in config.models):
-            self.priority_chart = PriorityClassesChart(cdk8s.App(), "priority-classes")
-            self.priority_classes = AppliedChart(
-                self, "PriorityClasses", cluster=self.cluster, chart=self.priority_chart
-            )
 
     def _add_models(self, config: ReferenceConfig) -> None:
         """One ServedModel per configured model: reader identity, server, warm spares, ScaledObject."""
         # Warm spares anywhere: every vLLM pod gets the class above the spares' (one spare may serve any model).
-        vllm_class = self.priority_chart.vllm_class_name if self.priority_chart is not None else None
+        vllm_class = self.priority_classes.classes.vllm.name if self.priority_classes is not None else None
         access = self._serving_access(config)
-        after: list[IDependable] = [self.local_storage, self.namespace]
-        if self.priority_classes is not None:
-            after.append(self.priority_classes)
+        after: list[IDependable] = [self.local_storage]
         if self.karpenter_nodes is not None:
             # The pods' nodes come from these pools; also puts the pools before the models in the export.
             after.append(self.karpenter_nodes.applied)
