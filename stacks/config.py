@@ -102,6 +102,10 @@ class ModelSpec:
         return self.serving.warm_spares
 
     @property
+    def standbys(self) -> int:
+        return self.serving.standbys
+
+    @property
     def image(self) -> str:
         return self.serving.image
 

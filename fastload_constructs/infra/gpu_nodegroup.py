@@ -12,6 +12,7 @@ Karpenter node pools agree with these nodes.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 
 from aws_cdk import Annotations, Aws, Size
 from aws_cdk import aws_ec2 as ec2
@@ -22,7 +23,7 @@ from constructs import Construct
 
 from fastload_constructs.core.cluster import bottlerocket
 from fastload_constructs.core.cluster.ami_family import DEFAULT_AMI_FAMILY, AmiFamily, NodeOs, node_os
-from fastload_constructs.core.cluster.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, GpuNodeSpec, gpu_node_spec
+from fastload_constructs.core.cluster.gpu_nodes import DEFAULT_ROOT_VOLUME_GIB, GpuNodeSpec, Taint, gpu_node_spec
 from fastload_constructs.core.cluster.image_cache import DEVICE_NAME as IMAGE_CACHE_DEVICE
 from fastload_constructs.core.cluster.image_cache import ImageCache, mount_script
 from fastload_constructs.core.cluster.karpenter import BOTTLEROCKET_OS_VOLUME_GIB
@@ -144,7 +145,8 @@ class GpuNodeGroup(Construct):
     `core.cluster.warm_pool.WarmPool`: instances booted once and kept stopped; on-demand only),
     `kms_key` (the customer-managed key the snapshot is encrypted with: the Auto Scaling service-linked role
     that launches the instances is admitted in the key's policy when the key belongs to this app; an imported
-    key needs that statement added by its owner), `node_role`, `subnets` (default: the cluster's).
+    key needs that statement added by its owner), `node_role`, `subnets` (default: the cluster's),
+    `extra_labels` and `extra_taints` (a `core.cluster.gpu_nodes.Taint` each) beside the GPU label set and taint.
 
     EKS does not document whether a managed node group keeps a launch template's `VolumeInitializationRate`
     (restore mode `rate`); it is set, and docs/gpu-nodes.md says so.
@@ -174,6 +176,8 @@ class GpuNodeGroup(Construct):
         kms_key: kms.IKey | None = None,
         node_role: iam.IRole | None = None,
         subnets: ec2.SubnetSelection | None = None,
+        extra_labels: Mapping[str, str] | None = None,
+        extra_taints: Sequence[Taint] = (),
     ) -> None:
         require(
             isinstance(capacity_type, eks.CapacityType) and capacity_type in _CAPACITY,
@@ -214,7 +218,9 @@ class GpuNodeGroup(Construct):
         )
         super().__init__(scope, id)
         self.spec: GpuNodeSpec = spec
-        self.labels = spec.labels
+        # A pool of its own beside the GPU label set (the standby pool: label and taint fastload.io/standby).
+        self.labels = {**spec.labels, **(extra_labels or {})}
+        taints = (*spec.taints, *extra_taints)
         self.user_data = node_user_data(spec, fast_image_pull=fast_image_pull, image_cache=image_cache)
         self.launch_template = ec2.LaunchTemplate(
             self,
@@ -248,8 +254,8 @@ class GpuNodeGroup(Construct):
             min_size=min_size,
             max_size=max_size,
             desired_size=desired,
-            labels=spec.labels,
-            taints=[eks.TaintSpec(key=t.key, value=t.value, effect=_EFFECT[t.effect]) for t in spec.taints],
+            labels=self.labels,
+            taints=[eks.TaintSpec(key=t.key, value=t.value, effect=_EFFECT[t.effect]) for t in taints],
             node_role=node_role,
             subnets=subnets,
         )

@@ -4,13 +4,13 @@ The AL2023 NVIDIA AMI ships the driver and container toolkit but not the
 device plugin, so without it no pod can request `nvidia.com/gpu`. The chart's
 default node affinity needs Node Feature Discovery labels, which are off by
 default; we add a term that matches our own GPU node label, so the plugin runs
-on fastload's GPU nodes with or without NFD.
+on fastload's GPU nodes with or without NFD. It tolerates every taint a fastload
+GPU pool carries (`naming.GPU_POOL_TAINT_KEYS`: the GPU taint, and the standby
+pool's), or the nodes of a pool it does not tolerate advertise no GPU.
 
 Bottlerocket's NVIDIA variants run the plugin as a host service (the default node
 family, `core.cluster.ami_family`): every term excludes nodes labelled with that
-family, so the DaemonSet never adds a second plugin there. It tolerates every taint
-of the pools it serves: the GPU taint, and the standby pool's
-(`core.serving.standby.LABEL_STANDBY`), whose nodes must offer GPUs too.
+family, so the DaemonSet never adds a second plugin there.
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct
 
 from fastload_constructs.core.errors import require
-from fastload_constructs.core.naming import GPU_TAINT_EFFECT, GPU_TAINT_KEY, LABEL_AMI_FAMILY, LABEL_GPU_MODEL
-from fastload_constructs.core.serving.standby import LABEL_STANDBY
+from fastload_constructs.core.naming import GPU_POOL_TAINT_KEYS, LABEL_AMI_FAMILY, LABEL_GPU_MODEL
 
 CHART_REPOSITORY = "https://nvidia.github.io/k8s-device-plugin"
 CHART_NAME = "nvidia-device-plugin"
@@ -41,13 +40,15 @@ BUILT_IN_PLUGIN_FAMILIES = ("bottlerocket",)
 
 
 def device_plugin_values() -> dict[str, Any]:
-    """Helm values: tolerate the GPU and standby taints, run where our GPU label or NFD's NVIDIA label is,
-    except on nodes whose OS has the plugin built in."""
+    """Helm values: tolerate every GPU pool's taints, run where our GPU label or NFD's NVIDIA label is,
+    except on nodes whose OS has the plugin built in.
+
+    The chart's `tolerations` value replaces its list (a Helm list), so the chart's own
+    `CriticalAddonsOnly` toleration is repeated here."""
     not_built_in = {"key": LABEL_AMI_FAMILY, "operator": "NotIn", "values": list(BUILT_IN_PLUGIN_FAMILIES)}
     return {
         "tolerations": [
-            {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": GPU_TAINT_EFFECT},
-            {"key": LABEL_STANDBY, "operator": "Exists", "effect": "NoSchedule"},
+            *({"key": key, "operator": "Exists"} for key in GPU_POOL_TAINT_KEYS),
             {"key": "CriticalAddonsOnly", "operator": "Exists"},
         ],
         "affinity": {

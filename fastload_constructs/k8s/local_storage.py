@@ -26,7 +26,7 @@ from constructs import Construct
 from fastload_constructs.core.cluster.ami_family import DEFAULT_AMI_FAMILY, AmiFamily, check_ami_family
 from fastload_constructs.core.errors import whole_number_in
 from fastload_constructs.core.naming import (
-    GPU_TAINT_KEY,
+    GPU_POOL_TAINT_KEYS,
     INSTANCE_STORE_RAID0,
     LABEL_AMI_FAMILY,
     LABEL_INSTANCE_STORE,
@@ -37,7 +37,6 @@ from fastload_constructs.core.naming import (
     NodeCachePaths,
     node_cache_paths,
 )
-from fastload_constructs.core.serving.standby import LABEL_STANDBY
 
 # Pinned: kubernetes-sigs/sig-storage-local-static-provisioner v2.9.0 (helm chart appVersion).
 PROVISIONER_IMAGE = "registry.k8s.io/sig-storage/local-volume-provisioner:v2.9.0"
@@ -214,5 +213,7 @@ class LocalNvmeStorage(cdk8s.Chart):
                 kplus.NodeLabelQuery.is_(LABEL_AMI_FAMILY, family),
             )
         )
-        self.daemon_set.scheduling.tolerate(kplus.Node.tainted(kplus.NodeTaintQuery.exists(GPU_TAINT_KEY)))
-        self.daemon_set.scheduling.tolerate(kplus.Node.tainted(kplus.NodeTaintQuery.exists(LABEL_STANDBY)))
+        # Every GPU pool's taints (the standby pool's too): the claims on its nodes need the provisioner there.
+        self.daemon_set.scheduling.tolerate(
+            kplus.Node.tainted(*(kplus.NodeTaintQuery.exists(key) for key in GPU_POOL_TAINT_KEYS))
+        )

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
-from tests.rehearsal import helm, kubernetes, limits, node_pools, references, trust
+from tests.rehearsal import daemonsets, helm, images, kubernetes, limits, references, snapshots, storage, trust
 from tests.rehearsal.environment import Environment
 from tests.rehearsal.resolve import Resolver
 
@@ -68,9 +68,19 @@ class Deployment:
         problems = []
         for lid, obj in self.manifests:
             problems += kubernetes.kubernetes_object(obj, lid)
+            # The kubectl handler creates and updates with client-side `kubectl apply`, which stores the whole
+            # object in the last-applied annotation (a CRD's schema is what overflows it in practice).
             size = len(json.dumps(obj, separators=(",", ":")))
             if size > KUBECTL_LAST_APPLIED_MAX:
-                problems.append(f"{lid} {obj.get('kind')}: {size} bytes exceed the 256 KiB last-applied annotation")
+                fix = (
+                    " (install a CRD from a Helm chart's crds/ or with server-side apply)"
+                    if obj.get("kind") == ("CustomResourceDefinition")
+                    else ""
+                )
+                problems.append(
+                    f"{lid} {obj.get('kind')}/{obj.get('metadata', {}).get('name')}: {size} bytes exceed the "
+                    f"256 KiB last-applied annotation of client-side apply{fix}"
+                )
         return problems
 
     def helm_problems(self) -> list[str]:
@@ -163,7 +173,7 @@ class Deployment:
             if obj.get("kind") == "EC2NodeClass":
                 problems += self._node_class_problems(lid, obj)
         for lid, props in self.of_type(HELM).items():
-            if props["Chart"] == "karpenter":
+            if props.get("Chart") == "karpenter":
                 problems += self._karpenter_settings_problems(lid, helm.values_of(props))
             problems += self._node_selector_problems(lid, props)
         return problems
@@ -243,8 +253,67 @@ class Deployment:
             )
         return problems
 
-    # --- node pools: DaemonSets on them, snapshots they restore -----------------------------------------------
-    def pools(self) -> list[node_pools.Pool]:
+    # --- DaemonSets against the pools they serve ------------------------------------------------------------
+    def pools(self) -> list[daemonsets.Pool]:
+        """Every managed node group and Karpenter NodePool of the stack, with the labels and taints of its nodes."""
+        labels = self.node_labels()
+        found = [
+            daemonsets.nodegroup_pool(f"node group {lid}", props, labels[lid])
+            for lid, props in self.of_type("AWS::EKS::Nodegroup").items()
+        ]
+        node_classes = {o["metadata"]["name"]: o for _, o in self.manifests if o.get("kind") == "EC2NodeClass"}
+        found += [
+            daemonsets.node_pool(f"{lid} NodePool/{o['metadata']['name']}", o, node_classes)
+            for lid, o in self.manifests
+            if o.get("kind") == "NodePool"
+        ]
+        return found
+
+    def daemonset_pods(self) -> list[daemonsets.DaemonSetPods]:
+        found = [daemonsets.manifest_daemonset(lid, o) for lid, o in self.manifests if o.get("kind") == "DaemonSet"]
+        for lid, props in self.of_type(HELM).items():
+            spec = helm.chart_spec(props)
+            if spec is not None and spec.daemonset:
+                rendered = helm.merged(spec.defaults(), helm.values_of(props))
+                found.append(daemonsets.helm_daemonset(lid, props["Chart"], rendered))
+        return found
+
+    def daemonset_problems(self) -> list[str]:
+        """On a cluster of its own the stack installs what its GPU pools need; on an imported cluster the device
+        plugin is a documented precondition (docs/existing-cluster.md), so only the tolerations are checked."""
+        own_cluster = bool(self.of_type("AWS::EKS::Cluster"))
+        return daemonsets.problems(self.daemonset_pods(), self.pools(), need_device_plugin=own_cluster)
+
+    # --- claims against the StorageClasses that exist ---------------------------------------------------------
+    def storage_problems(self) -> list[str]:
+        claims = storage.manifest_claims(self.manifests)
+        for lid, props in self.of_type(HELM).items():
+            claims += [
+                storage.Claim(f"{lid} ({props['Chart']}) PersistentVolumeClaim/{n}", c)
+                for n, c in helm.created_claims(props)
+            ]
+        return storage.problems(claims, storage.classes(self.manifests, self.of_type("AWS::EKS::Addon").values()))
+
+    # --- commands against what their images provide -----------------------------------------------------------
+    def containers(self) -> list[tuple[str, dict[str, Any]]]:
+        """(where, container) of every init and app container of the pods the stack's manifests make, FMA's
+        LauncherConfig pod template included."""
+        found = []
+        for lid, obj in self.manifests:
+            spec = obj.get("spec", {})
+            template = spec.get("podTemplate") if obj.get("kind") == "LauncherConfig" else spec.get("template")
+            pod = (template or {}).get("spec") or {}
+            for kind in ("initContainers", "containers"):
+                for c in pod.get(kind, []):
+                    found.append((f"{lid} {obj['kind']}/{obj['metadata']['name']} {kind[:-1]} {c['name']}", c))
+        return found
+
+    def image_problems(self) -> list[str]:
+        return images.problems(self.containers())
+
+    # --- node snapshots against what a node needs before its first pod ----------------------------------------
+    def snapshot_pools(self) -> list[snapshots.Pool]:
+        """Every pool with the AMI family of its nodes and the snapshots their volumes are restored from."""
         templates = {self.ref(lid): p for lid, p in self.of_type("AWS::EC2::LaunchTemplate").items()}
 
         def snapshots_of(nodegroup: Mapping[str, Any]) -> tuple[str, ...]:
@@ -255,33 +324,34 @@ class Deployment:
                 if m.get("Ebs", {}).get("SnapshotId")
             )
 
-        managed = node_pools.nodegroup_pools(self.of_type("AWS::EKS::Nodegroup"), self.node_labels(), snapshots_of)
-        return [*node_pools.karpenter_pools(self.manifests), *managed]
+        managed = snapshots.nodegroup_pools(self.of_type("AWS::EKS::Nodegroup"), self.node_labels(), snapshots_of)
+        return [*snapshots.karpenter_pools(self.manifests), *managed]
 
-    def daemonsets(self) -> list[node_pools.DaemonSet]:
+    def snapshot_daemonsets(self) -> list[snapshots.DaemonSet]:
         found = [
-            node_pools.manifest_daemonset(f"{lid} DaemonSet/{o['metadata']['name']}", o)
+            snapshots.manifest_daemonset(f"{lid} DaemonSet/{o['metadata']['name']}", o)
             for lid, o in self.manifests
             if o.get("kind") == "DaemonSet"
         ]
         for lid, props in self.of_type(HELM).items():
-            if props["Chart"] == "nvidia-device-plugin":
+            spec = helm.chart_spec(props)
+            if spec is not None and props.get("Chart") == daemonsets.DEVICE_PLUGIN_CHART:
+                rendered = helm.merged(spec.defaults(), helm.values_of(props))
                 where = f"{lid} nvidia-device-plugin {props.get('Version')}"
-                found.append(node_pools.device_plugin(where, helm.values_of(props), str(props.get("Version"))))
+                found.append(snapshots.device_plugin(where, rendered, str(props.get("Version"))))
         return found
 
-    def node_pool_problems(self) -> list[str]:
-        pools = self.pools()
-        problems = node_pools.daemonset_problems(self.daemonsets(), pools)
+    def snapshot_problems(self) -> list[str]:
+        """Each snapshot built in this stack holds what the nodes restoring it need before their first pod."""
         built = {
-            self.get_att(lid, "SnapshotId"): props for lid, props in self.of_type(node_pools.SNAPSHOT_RESOURCE).items()
+            self.get_att(lid, "SnapshotId"): props for lid, props in self.of_type(snapshots.SNAPSHOT_RESOURCE).items()
         }
         pods = [
-            node_pools.placement(f"{lid} {o['kind']}/{o['metadata']['name']}", o["spec"]["template"]["spec"])
+            snapshots.placement(f"{lid} {o['kind']}/{o['metadata']['name']}", o["spec"]["template"]["spec"])
             for lid, o in self.manifests
             if o.get("kind") in ("Deployment", "StatefulSet")
         ]
-        return problems + node_pools.snapshot_problems(pools, built, pods, self.daemonsets())
+        return snapshots.snapshot_problems(self.snapshot_pools(), built, pods, self.snapshot_daemonsets())
 
     # --- limits ----------------------------------------------------------------------------------------------
     def limit_problems(self) -> list[str]:
@@ -293,7 +363,10 @@ class Deployment:
             *self.helm_problems(),
             *self.trust_problems(),
             *self.cross_reference_problems(),
-            *self.node_pool_problems(),
+            *self.daemonset_problems(),
+            *self.snapshot_problems(),
+            *self.storage_problems(),
+            *self.image_problems(),
             *self.limit_problems(),
         ]
 

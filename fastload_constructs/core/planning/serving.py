@@ -187,6 +187,7 @@ class Serving:
         check=check_standbys,
         accepted=f"a whole number from 0 to {MAX_STANDBYS}",
         doc="Sleeping vLLM engines woken on scale-out (FMA): add the standby path and its idle cost.",
+        key="standbys",
         flag="--standbys",
         kind=int,
     )

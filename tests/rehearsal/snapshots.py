@@ -1,19 +1,13 @@
-"""The node pools a stack makes, the DaemonSets that must run on them, and what must be on a pool's image snapshot.
+"""A node snapshot against the images a node needs before its first pod.
 
-Two rules the API server and the nodes apply long after `cdk deploy` succeeds:
+A node whose containerd volume is restored from a snapshot starts pods only with what that snapshot holds and
+what its OS brings (`REQUIRED_BEFORE_FIRST_POD`): on AL2023 the restored volume hides the AMI's own containerd
+root, where the sandbox image lives; the device plugin's DaemonSet (AL2023's GPU nodes offer no GPU without it)
+and the pods that land there pull whatever the snapshot lacks, at the registry's speed the plan did not count.
 
-1. A DaemonSet pod is scheduled only on nodes whose taints it tolerates (Kubernetes docs, "Taints and
-   Tolerations": a NoSchedule taint keeps off every pod that does not tolerate it; the DaemonSet controller
-   adds tolerations only for node conditions, "Taints and tolerations" in the DaemonSet docs). A DaemonSet a
-   pool needs but does not tolerate silently never runs there: the NVIDIA device plugin on a standby pool,
-   and its nodes never offer a GPU. Which pools a DaemonSet must serve is declared per DaemonSet below, with
-   its reason; any pool it selects must also be tolerated.
-2. A node whose containerd volume is restored from a snapshot starts pods only with what that snapshot
-   holds and what its OS brings (`REQUIRED_BEFORE_FIRST_POD`): on AL2023 the restored volume hides the AMI's
-   own containerd root, where the sandbox image lives.
-
-Pools: Karpenter NodePools (their template's labels and taints, the single values of their requirements,
-and their EC2NodeClass's AMI family) and EKS managed node groups (labels, taints, AMI type).
+Pools: Karpenter NodePools (their template's labels and taints, the values of their requirements, their
+EC2NodeClass's AMI family and restored snapshots) and EKS managed node groups (labels, taints, AMI type, the
+launch template's snapshots). Which pools run the DaemonSets at all is tests/rehearsal/daemonsets.py's rule.
 """
 
 from __future__ import annotations
@@ -40,28 +34,6 @@ SNAPSHOT_RESOURCE = "Custom::NodeImageSnapshot"  # infra.NodeImageSnapshot: its 
 # (https://github.com/NVIDIA/k8s-device-plugin/blob/v0.20.0/deployments/helm/nvidia-device-plugin/values.yaml:
 # `image.tag` "Overrides the image tag whose default is the chart appVersion").
 DEVICE_PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin:v{version}"
-# The chart's defaults where our values do not replace them (same values.yaml).
-DEVICE_PLUGIN_DEFAULTS: dict[str, Any] = {
-    "tolerations": [
-        {"key": "CriticalAddonsOnly", "operator": "Exists"},
-        {"key": GPU_TAINT, "operator": "Exists", "effect": "NoSchedule"},
-    ],
-    "affinity": {
-        "nodeAffinity": {
-            "requiredDuringSchedulingIgnoredDuringExecution": {
-                "nodeSelectorTerms": [
-                    {
-                        "matchExpressions": [
-                            {"key": "feature.node.kubernetes.io/pci-10de.present", "operator": "In", "values": ["true"]}
-                        ]
-                    },
-                    {"matchExpressions": [{"key": "nvidia.com/gpu.present", "operator": "In", "values": ["true"]}]},
-                ]
-            }
-        }
-    },
-    "nodeSelector": {},
-}
 
 
 @dataclass(frozen=True)
@@ -207,67 +179,34 @@ def nodegroup_pools(
     return pools
 
 
-# --- rule 1: DaemonSets against the pools they must serve ----------------------------------------------
+# --- DaemonSets whose images a pool's snapshot must hold ---------------------------------------------------
 
 
 @dataclass(frozen=True)
 class DaemonSet:
-    """A DaemonSet, where it may run, and the pools it must run on (with the reason)."""
+    """A DaemonSet's placement and the pools it must run on (their snapshots must hold its images)."""
 
     placement: PodPlacement
     must_serve: Callable[[Pool], bool] = lambda pool: False
-    must_not_serve: Callable[[Pool], bool] = lambda pool: False
-    reason: str = ""
 
 
-def device_plugin(where: str, values: Mapping[str, Any], version: str) -> DaemonSet:
-    """The NVIDIA device plugin chart's DaemonSet: our values over the chart's defaults (lists replace, as Helm
-    merges). It must run on every GPU pool whose OS has no plugin of its own (AL2023), and on no Bottlerocket
-    pool (its plugin is a host service; a second one competes for the same devices)."""
-    merged = {**DEVICE_PLUGIN_DEFAULTS, **{k: v for k, v in values.items() if k in DEVICE_PLUGIN_DEFAULTS}}
-    view = placement(where, merged)
+def device_plugin(where: str, rendered: Mapping[str, Any], version: str) -> DaemonSet:
+    """The NVIDIA device plugin chart's DaemonSet (`rendered`: our values over the chart's vendored defaults, as
+    Helm merges them). Every GPU pool whose OS has no plugin of its own (AL2023) runs it."""
+    view = placement(where, rendered)
     view = PodPlacement(
         where, view.tolerations, view.node_selector, view.terms, (DEVICE_PLUGIN_IMAGE.format(version=version),)
     )
-    return DaemonSet(
-        view,
-        must_serve=lambda pool: pool.gpu and pool.family != "bottlerocket",
-        must_not_serve=lambda pool: pool.family == "bottlerocket",
-        reason="without it a GPU node of this OS never offers nvidia.com/gpu",
-    )
+    return DaemonSet(view, must_serve=lambda pool: pool.gpu and pool.family != "bottlerocket")
 
 
 def manifest_daemonset(where: str, obj: Mapping[str, Any]) -> DaemonSet:
-    """A DaemonSet we apply ourselves: it must serve every pool it selects (the local-volume provisioner's PVs
-    come from every RAID0 node it selects)."""
+    """A DaemonSet we apply ourselves: it runs on every pool it selects."""
     view = placement(where, obj["spec"]["template"]["spec"])
-    return DaemonSet(view, must_serve=view.selects, reason="its node selection names this pool")
+    return DaemonSet(view, must_serve=view.selects)
 
 
-def daemonset_problems(daemonsets: Iterable[DaemonSet], pools: Iterable[Pool]) -> list[str]:
-    pools = list(pools)
-    problems = []
-    for daemonset in daemonsets:
-        view = daemonset.placement
-        for pool in pools:
-            needed = daemonset.must_serve(pool)
-            if daemonset.must_not_serve(pool) and view.selects(pool):
-                problems.append(f"{view.where}: runs on {pool.where} ({pool.family}), whose OS has its own")
-                continue
-            if needed and not view.selects(pool):
-                problems.append(f"{view.where}: selects no node of {pool.where}, which needs it ({daemonset.reason})")
-            if needed or view.selects(pool):
-                blocking = [t for t in pool.taints if t.get("effect") in ("NoSchedule", "NoExecute")]
-                for taint in blocking:
-                    if not view.tolerates(taint):
-                        problems.append(
-                            f"{view.where}: does not tolerate {pool.where}'s taint "
-                            f"{taint['key']}={taint.get('value', '')}:{taint['effect']}, so it never runs there"
-                        )
-    return problems
-
-
-# --- rule 2: what a restored snapshot must hold ---------------------------------------------------------
+# --- what a restored snapshot must hold ---------------------------------------------------------
 
 
 def _normalized(image: str) -> str:
