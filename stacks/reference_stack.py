@@ -37,7 +37,7 @@ from fastload_constructs.core.cluster.karpenter import NodePoolOptions
 from fastload_constructs.core.scaling.capacity import Workload, family_gpu_limits, node_capacity
 from fastload_constructs.core.serving.access import ServingAccess
 from fastload_constructs.core.serving.capacity_buffer import buffered_pod
-from fastload_constructs.core.serving.standby import LABEL_STANDBY, STANDBY_VALUE
+from fastload_constructs.core.serving.standby import LABEL_STANDBY, REQUESTER_IMAGE, STANDBY_VALUE
 from fastload_constructs.infra.applied_chart import AppliedChart
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache
@@ -55,7 +55,7 @@ from fastload_constructs.infra.serving_namespace import ServingNamespace
 from fastload_constructs.infra.serving_priority_classes import ServingPriorityClasses
 from fastload_constructs.infra.standby_engines import FmaController
 from fastload_constructs.k8s.capacity_buffer import CapacityBufferChart
-from fastload_constructs.k8s.local_storage import LocalNvmeStorage
+from fastload_constructs.k8s.local_storage import PROVISIONER_IMAGE, LocalNvmeStorage
 from fastload_constructs.k8s.standby import StandbyNodePoolChart
 from stacks.config import ModelSpec, ReferenceConfig
 
@@ -140,8 +140,11 @@ class FastloadReferenceStack(Stack):
         if config.image_cache is not None or config.nodes.snapshot == "none":
             return config.image_cache
         family = config.nodes.ami_family
-        plugin = () if node_os(family).device_plugin_built_in else (DEVICE_PLUGIN_IMAGE,)
-        images = snapshot_images(family, [p.serving.image for p in self.plans.values()], plugin)
+        # Every pod a GPU node runs on the planned path: the servers (their cache steps run the same image), the
+        # standbys' requesters, the local-volume provisioner's DaemonSet, and on AL2023 the device plugin's.
+        pods = [p.serving.image for p in self.plans.values()]
+        pods += [PROVISIONER_IMAGE, *((REQUESTER_IMAGE,) if any(m.standbys for m in config.models) else ())]
+        images = snapshot_images(family, pods, (DEVICE_PLUGIN_IMAGE,))
         self.image_snapshot = NodeImageSnapshot(
             self,
             "NodeImages",

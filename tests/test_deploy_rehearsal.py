@@ -46,13 +46,18 @@ EXAMPLE_CONTEXT = {
 }
 
 
-def _reference_context(gpu_nodes: str) -> dict:
+def _reference_context(gpu_nodes: str, ami_family: str | None = None) -> dict:
     """cdk.json plus what makes every construct appear: KEDA (maxReplicas > minReplicas), warm spares, the shared
-    compile cache with a node-local model copy, and a second, fixed-size model."""
+    compile cache with a node-local model copy, and a second, fixed-size model; with Karpenter a buffered node
+    (a CapacityBuffer). `ami_family`: the nodes' OS (default cdk.json's: Bottlerocket)."""
     ctx = copy.deepcopy(CDK_JSON)
     ctx["fastload:gpuNodes"] = gpu_nodes
+    if ami_family is not None:
+        ctx["fastload:amiFamily"] = ami_family
     first = ctx["fastload:models"][0]
     first.update(minReplicas=1, maxReplicas=3, warmSpares=1, sharedCompileCache=True, nodeLocalModelCache=True)
+    if gpu_nodes == "karpenter":
+        first.update(bufferedNodes=1)
     second = {k: v for k, v in first.items() if k not in ("minReplicas", "maxReplicas", "targetWaitingRequests")}
     second.update(name="qwen", s3Prefix="models/qwen", replicas=1, warmSpares=0, sharedCompileCache=False)
     second.update(nodeLocalModelCache=False, engine="sglang")
@@ -65,10 +70,11 @@ def _reference_context(gpu_nodes: str) -> dict:
     return ctx
 
 
-def _reference(tmp_path_factory, gpu_nodes: str) -> Deployment:
+def _reference(tmp_path_factory, gpu_nodes: str, ami_family: str | None = None) -> Deployment:
     from app import build_app
 
-    app = build_app(context=_reference_context(gpu_nodes), outdir=str(tmp_path_factory.mktemp(f"cdk.out-{gpu_nodes}")))
+    outdir = str(tmp_path_factory.mktemp(f"cdk.out-{gpu_nodes}-{ami_family}"))
+    app = build_app(context=_reference_context(gpu_nodes, ami_family), outdir=outdir)
     stack = app.synth().get_stack_by_name("FastloadReference")
     return Deployment(stack.template, Environment(stack.stack_name, account=ACCOUNT, region=REGION))
 
@@ -100,7 +106,14 @@ def _ebs_csi_cluster(tmp_path_factory) -> Deployment:
     return Deployment(template, Environment(stack.stack_name, account=ACCOUNT, region=REGION))
 
 
-STACKS = ("reference-karpenter", "reference-managed", "existing-cluster-example", "cluster-with-ebs-csi")
+STACKS = (
+    "reference-karpenter",
+    "reference-managed",
+    "reference-al2023-karpenter",
+    "reference-al2023-managed",
+    "existing-cluster-example",
+    "cluster-with-ebs-csi",
+)
 
 
 @pytest.fixture(scope="session")
@@ -108,6 +121,9 @@ def deployments(tmp_path_factory) -> dict[str, Deployment]:
     return {
         "reference-karpenter": _reference(tmp_path_factory, "karpenter"),
         "reference-managed": _reference(tmp_path_factory, "managed"),
+        # AL2023 nodes: the device plugin's DaemonSet, and a snapshot holding the sandbox image and the plugin's.
+        "reference-al2023-karpenter": _reference(tmp_path_factory, "karpenter", "al2023"),
+        "reference-al2023-managed": _reference(tmp_path_factory, "managed", "al2023"),
         "existing-cluster-example": _example(tmp_path_factory),
         "cluster-with-ebs-csi": _ebs_csi_cluster(tmp_path_factory),
     }
@@ -128,9 +144,17 @@ def _report(problems: list[str]) -> str:
 def test_the_reference_configs_make_every_construct_appear(deployments):
     karpenter, managed = deployments["reference-karpenter"], deployments["reference-managed"]
     releases = {p["Release"] for p in karpenter.of_type("Custom::AWSCDK-EKS-HelmChart").values()}
-    assert releases == {"karpenter-crd", "karpenter", "keda", "nvidia-device-plugin", "fma", "fma-crds"}
+    # Bottlerocket (the default) runs the device plugin itself; AL2023 nodes get its DaemonSet.
+    assert releases == {"karpenter-crd", "karpenter", "keda", "fma", "fma-crds"}
+    for al2023 in (deployments["reference-al2023-karpenter"], deployments["reference-al2023-managed"]):
+        assert "nvidia-device-plugin" in {p["Release"] for p in al2023.of_type("Custom::AWSCDK-EKS-HelmChart").values()}
+    # Every GPU node restores the image snapshot the stack builds.
+    for deployment in (karpenter, managed, *(deployments[f"reference-al2023-{m}"] for m in ("karpenter", "managed"))):
+        assert len(deployment.of_type("Custom::NodeImageSnapshot")) == 1
+        assert deployment.snapshot_pools() and all(p.snapshot_ids for p in deployment.snapshot_pools() if p.gpu)
     kinds = {o["kind"] for _, o in karpenter.manifests}
     assert {"EC2NodeClass", "NodePool", "ScaledObject", "PriorityClass", "StorageClass", "Deployment"} <= kinds
+    assert "CapacityBuffer" in kinds
     # Standbys: FMA's objects, the standby pool (a NodePool, or a managed group of its own), the EBS add-on.
     assert {"InferenceServerConfig", "LauncherConfig", "LauncherPopulationPolicy"} <= kinds
     pools = [o for _, o in karpenter.manifests if o["kind"] == "NodePool"]

@@ -10,7 +10,6 @@ import email
 import aws_cdk as cdk
 import cdk8s
 import pytest
-import tomllib
 import yaml
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
@@ -34,6 +33,7 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
 from tests.crd_schemas import crd_schema, validate_custom_resource
+from tests.toml_read import tomllib
 
 SNAPSHOT = "snap-0123456789abcdef0"
 CACHE = ImageCache(snapshot_id=SNAPSHOT)
@@ -261,6 +261,7 @@ def test_the_bottlerocket_builder_pulls_through_the_admin_container_as_the_kubel
 def test_what_a_node_snapshot_must_hold_per_family():
     server, plugin = ["vllm/vllm-openai:v0.34.0"], ["nvcr.io/nvidia/k8s-device-plugin:v0.20.0"]
     assert snapshot_images("bottlerocket", server, plugin) == tuple(server)  # the plugin is a host service
+    assert snapshot_images("al2023", [*server, *server], plugin) == (*server, *plugin)  # once each
     assert snapshot_images("al2023", server, plugin) == (*server, *plugin)
 
 
@@ -294,7 +295,10 @@ def test_the_builder_pulls_the_names_the_kubelet_asks_for_and_refuses_what_it_ca
         assert err.value.field == field
 
 
-def test_the_reference_app_restores_the_snapshot_on_every_gpu_node_and_plans_with_it(tmp_path):
+@pytest.mark.parametrize("family", ["bottlerocket", "al2023"])
+def test_the_reference_app_restores_your_snapshot_on_every_gpu_node_and_plans_with_it(tmp_path, family):
+    """`fastload:imageCacheSnapshotId`: a snapshot of yours (of the family's data volume) instead of the one
+    the stack builds."""
     import copy
     import json
     from pathlib import Path
@@ -303,7 +307,7 @@ def test_the_reference_app_restores_the_snapshot_on_every_gpu_node_and_plans_wit
     from stacks.config import parse_reference_config
 
     ctx = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
-    ctx = {**copy.deepcopy(ctx), "fastload:imageCacheSnapshotId": SNAPSHOT}
+    ctx = {**copy.deepcopy(ctx), "fastload:imageCacheSnapshotId": SNAPSHOT, "fastload:amiFamily": family}
     config = parse_reference_config(ctx)
     assert config.image_cache == CACHE
     for model in config.models:
@@ -312,10 +316,16 @@ def test_the_reference_app_restores_the_snapshot_on_every_gpu_node_and_plans_wit
     from fastload_constructs.infra.manifest_export import synth_with_manifests
 
     assembly = synth_with_manifests(build_app(ctx, str(tmp_path)))
+    assert "NodeImageSnapshotId" not in assembly.get_stack_by_name("FastloadReference").template["Outputs"]
     docs = list(yaml.safe_load_all((Path(assembly.directory) / "manifests" / "03-fastload-gpu.yaml").read_text()))
     (nc,) = [d for d in docs if d and d["kind"] == "EC2NodeClass"]  # deploy-time placeholders: no CRD check here
+    # The OS volume, then the data volume containerd uses, restored from the snapshot.
     assert [m["ebs"].get("snapshotID") for m in nc["spec"]["blockDeviceMappings"]] == [None, SNAPSHOT]
-    assert "featureGates" not in parts(nc["spec"]["userData"])["application/node.eks.aws"][0]
+    if family == "al2023":
+        assert "featureGates" not in parts(nc["spec"]["userData"])["application/node.eks.aws"][0]
+    else:
+        (command,) = tomllib.loads(nc["spec"]["userData"])["settings"]["bootstrap-commands"].values()
+        assert "/var/lib/containerd" not in command["commands"][1]
 
 
 def test_cli_prints_the_builder_and_node_scripts(capsys):

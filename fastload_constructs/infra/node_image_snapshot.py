@@ -63,8 +63,11 @@ from fastload_constructs.infra.nag_findings import acknowledge, acknowledge_mana
 
 HANDLER = Path(__file__).parent / "node_image_snapshot_handler"
 RESOURCE_TYPE = "Custom::NodeImageSnapshot"
-# Enough network for a ~12 GB image in minutes (m6i.2xlarge: up to 12.5 Gbps) and a current general type.
-DEFAULT_BUILDER_INSTANCE_TYPE = "m6i.2xlarge"
+# An x86_64 type (the GPU nodes' architecture, so the images pulled are theirs) offered in every commercial,
+# China and GovCloud Region (cfn-lint's per-Region EC2 type lists), with network and EBS bandwidth for a
+# ~12 GB image in minutes (t3.2xlarge: up to 5 Gbps; T3 launches in unlimited credit mode, so the unpacking
+# is not throttled). Any current x86_64 type of the Region will do: `instance_type`.
+DEFAULT_BUILDER_INSTANCE_TYPE = "t3.2xlarge"
 BUILDER_ROOT_GIB = 30  # AL2023's root (the AMI's is 20 GiB) with room for containerd's temporary files
 # The builder's own volumes: the AMI's OS volume is left as the AMI has it.
 BUILD_TAG = "fastload:snapshot-build"
@@ -77,7 +80,7 @@ class NodeImageSnapshot(Construct):
     before it offers a GPU); `vpc` and `subnets` (default: private with egress); `restore` (`fsr`, `rate`,
     `lazy`: core.cluster.image_cache), `fast_snapshot_restore_zones` (with `fsr`: the zones the nodes launch
     in; default the selected subnets' zones), `initialization_rate_mibps` (with `rate`; default 300);
-    `volume_gib` (100), `instance_type` (m6i.2xlarge), `kms_key` (encrypt the data volume, so the snapshot,
+    `volume_gib` (100), `instance_type` (t3.2xlarge), `kms_key` (encrypt the data volume, so the snapshot,
     with this customer-managed key; nodes then need it too: `KarpenterGpuNodes(kms_key=)`,
     `GpuNodeGroup(kms_key=)`).
 

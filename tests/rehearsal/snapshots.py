@@ -248,7 +248,7 @@ def snapshot_problems(
                 if p.selects(pool) and all(p.tolerates(t) for t in pool.taints if t.get("effect") == "NoSchedule")
                 for i in p.images
             ]
-            for image, why in needed:
+            for image, why in dict.fromkeys(needed):
                 if _normalized(image) not in held and image not in held:
                     problems.append(
                         f"{pool.where}: snapshot {snapshot_id} lacks {image}, which {why} needs before it runs"

@@ -292,11 +292,14 @@ def bottlerocket_builder_commands(images: Sequence[str], *, platform: str = "lin
     )
 
 
-def snapshot_images(family: str, server_images: Sequence[str], daemonset_images: Sequence[str]) -> tuple[str, ...]:
-    """What a node snapshot of `family` must hold: the server images, and on AL2023 the images of the
-    DaemonSets a GPU node needs before it offers a GPU (the device plugin). Bottlerocket's sandbox and
-    device plugin come with the OS."""
-    images = [*server_images, *(daemonset_images if family == "al2023" else ())]
+def snapshot_images(
+    family: str, pod_images: Sequence[str], device_plugin_images: Sequence[str] = ()
+) -> tuple[str, ...]:
+    """What a node snapshot of `family` must hold: the images of the pods a GPU node runs before its server is
+    up (the servers, their requesters, the DaemonSets of every GPU node), and on AL2023 the device plugin's
+    (a GPU node offers no GPU before it runs). Bottlerocket's sandbox and device plugin come with the OS; the
+    AL2023 sandbox image is imported by the builder itself (`al2023_builder_commands`)."""
+    images = [*pod_images, *(device_plugin_images if family == "al2023" else ())]
     return tuple(dict.fromkeys(images))
 
 
