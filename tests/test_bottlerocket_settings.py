@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import tomllib
 
 from fastload_constructs.core.cluster import bottlerocket
 from fastload_constructs.core.cluster.bottlerocket_releases import (
@@ -26,6 +25,7 @@ from fastload_constructs.core.cluster.image_cache import ImageCache
 from fastload_constructs.core.cluster.karpenter import NodePoolOptions, node_class_for, plan_node_pools
 from fastload_constructs.core.cluster.settings import SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.errors import FastloadConfigError
+from tests.toml_read import tomllib
 
 FIXTURE = Path(__file__).parent / "fixtures" / f"bottlerocket-{DEFAULT_BOTTLEROCKET_VERSION}" / "settings-model.json"
 MODEL = json.loads(FIXTURE.read_text())

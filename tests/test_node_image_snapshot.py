@@ -8,7 +8,6 @@ from typing import Any
 
 import aws_cdk as cdk
 import pytest
-import tomllib
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk.assertions import Match, Template
 from botocore.exceptions import ClientError
@@ -16,6 +15,7 @@ from botocore.exceptions import ClientError
 from fastload_constructs.core.cluster.image_cache import AL2023_SANDBOX_IMAGE, BOTTLEROCKET_CTR
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.infra.node_image_snapshot import HANDLER, RESOURCE_TYPE, NodeImageSnapshot
+from tests.toml_read import tomllib
 
 IMAGE = "vllm/vllm-openai:v0.34.0"
 PLUGIN = "nvcr.io/nvidia/k8s-device-plugin:v0.20.0"
