@@ -42,8 +42,10 @@ def plan_8b():
 
 
 def container(docs):
+    """The engine's container (the compile-cache publisher, on by default, runs beside it)."""
     (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
-    (c,) = deployment["spec"]["template"]["spec"]["containers"]
+    c, *others = deployment["spec"]["template"]["spec"]["containers"]
+    assert [o["name"] for o in others] in ([], ["publish-compile-cache"])
     return c
 
 
@@ -198,12 +200,13 @@ def test_reference_stack_applies_namespace_then_model_servers_after_their_identi
     assert set(deployments) == {MODEL["name"], SECOND_MODEL["name"]}
     big = deployments[SECOND_MODEL["name"]]
     assert big["spec"]["replicas"] == 2
-    (c,) = big["spec"]["template"]["spec"]["containers"]
+    c = container([big])
     assert c["resources"]["limits"]["nvidia.com/gpu"] == 4
 
 
 # What envsubst fills in from the stack's outputs (README, "Manifests").
 FILLED = {
+    "${NODE_IMAGE_SNAPSHOT_ID}": "snap-0123456789abcdef0",
     "${KARPENTER_NODE_ROLE}": "node-role",
     "${CLUSTER_SECURITY_GROUP_ID}": "sg-0123456789abcdef0",
     "${PROMETHEUS_QUERY_URL}": "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-1",

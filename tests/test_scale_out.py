@@ -148,8 +148,8 @@ def test_scale_down_waits_at_least_twice_the_predicted_start_up(instance, params
 def test_a_slower_start_up_scales_down_later():
     model = ModelProfile.from_numbers(parameter_count=8_000_000_000)
     # A shared compile cache shortens even a fresh node's start (the archive is restored, not compiled).
-    warm = scaling_behavior(plan(model, "g6e.2xlarge", TuningOptions(serving=Serving(shared_compile_cache=True))))
-    cold = scaling_behavior(plan(model, "g6e.2xlarge"))
+    warm = scaling_behavior(plan(model, "g6e.2xlarge"))  # on by default
+    cold = scaling_behavior(plan(model, "g6e.2xlarge", TuningOptions(serving=Serving(shared_compile_cache=False))))
     assert warm.startup_s < cold.startup_s
     assert warm.scale_down_window_s <= cold.scale_down_window_s
     assert warm.scale_up_window_s == cold.scale_up_window_s  # scale-up no longer waits for a start-up
@@ -770,8 +770,10 @@ def test_karpenter_and_keda_objects_are_in_the_one_export_with_placeholders(tmp_
         "${KARPENTER_NODE_ROLE}",
         "${CLUSTER_SECURITY_GROUP_ID}",
         "${PROMETHEUS_QUERY_URL}",
+        "${NODE_IMAGE_SNAPSHOT_ID}",  # the snapshot the stack builds, in the EC2NodeClass
     }
     filled = {  # what envsubst would put in from the stack's outputs
+        "${NODE_IMAGE_SNAPSHOT_ID}": "snap-0123456789abcdef0",
         "${KARPENTER_NODE_ROLE}": "node-role",
         "${CLUSTER_SECURITY_GROUP_ID}": "sg-0123456789abcdef0",
         "${PROMETHEUS_QUERY_URL}": "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-1",
@@ -792,7 +794,13 @@ def test_karpenter_and_keda_objects_are_in_the_one_export_with_placeholders(tmp_
     assert "replicas" not in deployment["spec"]
     outputs = assembly.get_stack_by_name("FastloadReference").template["Outputs"]
     # Every placeholder but the region and the generated bucket name has an output to fill it from.
-    assert {"KarpenterNodeRoleName", "ClusterSecurityGroupId", "PrometheusQueryUrl", "ModelBucketName"} <= set(outputs)
+    assert {
+        "KarpenterNodeRoleName",
+        "ClusterSecurityGroupId",
+        "PrometheusQueryUrl",
+        "ModelBucketName",
+        "NodeImageSnapshotId",
+    } <= set(outputs)
 
 
 def test_the_scaled_object_applies_after_its_server_and_keda(reference):
