@@ -42,9 +42,11 @@ def reference_plan() -> str:
     rows: list[str] = []
     for name, p in _reference_plans():
         paths = p.scale_out_paths  # type: ignore[attr-defined]
-        names: list[str] = []
-        for path in paths.as_tuple():
-            names += [n for n, _ in path.phases if n not in names]
+        from fastload_constructs.core.planning.scale_out import PHASE_ORDER
+
+        found = {n for path in paths.as_tuple() for n, _ in path.phases}
+        # The paths' phases in the order they happen (core.planning.scale_out.PHASE_ORDER), others after them.
+        names = [n for n in PHASE_ORDER if n in found] + sorted(found - set(PHASE_ORDER))
         header = "| " + name + " on " + p.instance.name + " (vLLM " + p.engine_version + ") | "  # type: ignore[attr-defined]
         header += " | ".join(path.name.replace("_", " ") for path in paths.as_tuple()) + " |"
         rows += [header, "| --- |" + " ---: |" * len(paths.as_tuple())]
@@ -69,9 +71,10 @@ def burst_simulation() -> str:
     from stacks.config import parse_reference_config
 
     model = parse_reference_config(json.loads((ROOT / "cdk.json").read_text())["context"]).models[0]
-    snapshot = replace(model.serving, pull_mode="snapshot", fast_image_pull=False)
-    snapshot_plan = plan(model.profile, model.instance_type, replace(model.options, serving=snapshot))
-    return comparison_table(burst_comparison(model.serving_plan(), snapshot_plan)) + "\n"
+    # The same nodes without the image snapshot: the image pulled whole from its registry.
+    pulled = replace(model.serving, pull_mode="plain", fast_image_pull=False)
+    pulled_plan = plan(model.profile, model.instance_type, replace(model.options, serving=pulled))
+    return comparison_table(burst_comparison(model.serving_plan(), pulled_plan)) + "\n"
 
 
 def warm_start_tradeoffs() -> str:
