@@ -19,7 +19,8 @@ from fastload_constructs.core.errors import FastloadConfigError, spelled_as
 from fastload_constructs.core.model import MODEL_BYTES, MODEL_DTYPE, MODEL_PARAMETERS, ModelArchitecture, ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
-from fastload_constructs.core.planning.scale_out import PHASE_ORDER, ScaleOutPaths
+from fastload_constructs.core.planning.phase_sources import phase_source
+from fastload_constructs.core.planning.scale_out import PHASE_ORDER, ScaleOutPath, ScaleOutPaths
 from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.planning.standby import StandbyPath
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
@@ -75,9 +76,16 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
             path.name: {
                 "phases": {name: round(seconds, 1) for name, seconds in path.phases},
                 "total": round(path.total_s, 1),
+                "sources": path_sources(p, path),
             }
             for path in paths.as_tuple()
+            if path.name != "standby"  # its phases and sources: `standbys`, `standby_sources`
+        } | {
+            path.name: {"phases": {n: round(s, 1) for n, s in path.phases}, "total": round(path.total_s, 1)}
+            for path in paths.as_tuple()
+            if path.name == "standby"
         }
+        view["fresh_node_sources"] = list(path_sources(p, paths.fresh_node).values())
         view["warm_spares"] = {"count": paths.warm_spares, "idle_gpu_hours_per_day": paths.spare_gpu_hours_per_day}
         view["nodes"] = nodes_view(paths)
         if paths.standby is not None:
@@ -85,6 +93,23 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
             view["standby_sources"] = standby_sources(paths.standby)
     view["assumptions"] = list(p.assumptions)
     return view
+
+
+def path_sources(p: ServingPlan, path: ScaleOutPath) -> dict[str, str]:
+    """Per phase of `path`: its seconds, the kind of figure, and its public sources (core.planning.phase_sources)."""
+    paths = p.scale_out_paths
+    assert paths is not None
+    return {
+        name: phase_source(
+            name,
+            ami_family=paths.ami_family,
+            pull_mode=paths.pull_mode,
+            restore=paths.restore_mode,
+            engine=p.engine,
+            warm_compile=name == "compile" and seconds < p.predicted.compile_s,
+        ).line(name, seconds)
+        for name, seconds in path.phases
+    }
 
 
 def nodes_view(paths: ScaleOutPaths) -> dict[str, object]:
