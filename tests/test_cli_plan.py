@@ -181,6 +181,7 @@ RATE_NODES = {
     "buffered_nodes": 0,
     "buffered_idle_gpu_hours_per_day": 0.0,
     "restore_mode": "rate",
+    "nodes_launching_at_once_at_most": 16,
 }
 
 

@@ -87,6 +87,8 @@ def test_a_brand_new_g6e_2xlarge_serves_within_150_s_on_the_default_path(default
         "buffered_idle_gpu_hours_per_day": 0.0,
         "restore_mode": "fsr",
         "fast_snapshot_restore_hours_per_day_per_zone": 24,
+        # A 100 GiB snapshot's credit bucket: 10 initialized volumes per zone at once, 10 more an hour.
+        "fast_snapshot_restore_nodes_per_zone_per_hour": 10,
     }
     assert list(fresh["phases"]) == [
         "node_launch",

@@ -13,13 +13,19 @@ from click.core import ParameterSource
 from fastload_constructs.cli.output import echo_yaml
 from fastload_constructs.cli.setting_options import FORMER, setting_option
 from fastload_constructs.core.catalog import INSTANCE_TYPE
+from fastload_constructs.core.cluster.image_cache import (
+    DEFAULT_VOLUME_GIB,
+    MAX_INITIALIZATION_RATE_MIBPS,
+    REGION_INITIALIZATION_RATE_MIBPS,
+    fast_snapshot_restore_credits,
+)
 from fastload_constructs.core.engines import engine_named
 from fastload_constructs.core.engines.vllm import VLLM
 from fastload_constructs.core.errors import FastloadConfigError, spelled_as
 from fastload_constructs.core.model import MODEL_BYTES, MODEL_DTYPE, MODEL_PARAMETERS, ModelArchitecture, ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
-from fastload_constructs.core.planning.plan import ServingPlan, plan
 from fastload_constructs.core.planning.phase_sources import phase_source
+from fastload_constructs.core.planning.plan import ServingPlan, plan
 from fastload_constructs.core.planning.scale_out import PHASE_ORDER, ScaleOutPath, ScaleOutPaths
 from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.planning.standby import StandbyPath
@@ -123,8 +129,13 @@ def nodes_view(paths: ScaleOutPaths) -> dict[str, object]:
     if paths.pull_mode == "snapshot":
         view["restore_mode"] = paths.restore_mode
         if paths.restore_mode == "fsr":
-            # One Fast Snapshot Restore per Availability Zone the nodes launch in, billed per hour.
+            # One Fast Snapshot Restore per Availability Zone the nodes launch in, billed per hour; each zone
+            # creates this many initialized volumes at once, then this many an hour (the rest load lazily).
             view["fast_snapshot_restore_hours_per_day_per_zone"] = 24
+            view["fast_snapshot_restore_nodes_per_zone_per_hour"] = fast_snapshot_restore_credits(DEFAULT_VOLUME_GIB)
+        elif paths.restore_mode == "rate":
+            # The Region's cap on concurrent initialization: more nodes launching at once fail to launch.
+            view["nodes_launching_at_once_at_most"] = REGION_INITIALIZATION_RATE_MIBPS // MAX_INITIALIZATION_RATE_MIBPS
     return view
 
 

@@ -64,6 +64,20 @@ DEFAULT_RESTORE_MODE: RestoreMode = "fsr"
 # EBS Provisioned Rate for Volume Initialization: "ranges from 100 to 300 MiB/s".
 MIN_INITIALIZATION_RATE_MIBPS = 100
 MAX_INITIALIZATION_RATE_MIBPS = 300
+# "There is a limit of 5,000 MiB/s on the cumulative volume initialization rate that you can request across
+# concurrent volume creation requests ... per Region basis. If a request exceeds this limit, it fails"
+# (https://docs.aws.amazon.com/ebs/latest/userguide/initalize-volume.html): 16 nodes launching at once at 300.
+REGION_INITIALIZATION_RATE_MIBPS = 5_000
+
+
+def fast_snapshot_restore_credits(snapshot_gib: int) -> int:
+    """Volumes one Availability Zone creates fully initialized from a Fast Snapshot Restore snapshot before its
+    credit bucket is empty, and the bucket's refill per hour: "MAX (1, MIN (10, (1024 / snapshot_size_gib)))"
+    and "MIN (10, (1024 / snapshot_size_gib))" (https://docs.aws.amazon.com/ebs/latest/userguide/
+    volume-creation-credits.html). A volume made with no credit left is created without FSR: lazily loaded."""
+    return max(1, min(10, 1024 // snapshot_gib))
+
+
 # The sandbox image AL2023 nodeadm configures (init.go `SandboxImage`) and its archive in the AMI.
 AL2023_SANDBOX_IMAGE = "localhost/kubernetes/pause:latest"
 AL2023_SANDBOX_ARCHIVE = "/etc/eks/pause.tar"
