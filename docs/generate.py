@@ -61,6 +61,30 @@ def reference_plan() -> str:
     return "\n".join(rows)
 
 
+def gpu_node_path() -> str:
+    """The reference app's default path on a brand-new node, phase by phase, each with its kind and sources
+    (`fastload plan --json`: scale_out_paths.fresh_node.sources), and the buffered node beside it."""
+    from fastload_constructs.cli.plan_command import path_sources
+
+    name, p = _reference_plans()[0]
+    paths = p.scale_out_paths  # type: ignore[attr-defined]
+    fresh, buffered = paths.fresh_node, paths.buffered_node
+    rows = [
+        f"| {name} on {p.instance.name}, {paths.ami_family}, image {paths.pull_mode} ({paths.restore_mode}) "  # type: ignore[attr-defined]
+        "| fresh node (s) | buffered node (s) | figure | sources |",
+        "| --- | ---: | ---: | --- | --- |",
+    ]
+    sources = path_sources(p, fresh)  # type: ignore[arg-type]
+    for phase, seconds in fresh.phases:
+        kind = sources[phase].split("(", 1)[1].split(")", 1)[0]
+        urls = [w for w in sources[phase].split() if w.startswith("https://")]
+        links = ", ".join(f"[{i + 1}]({u})" for i, u in enumerate(urls))
+        held = f"{buffered.seconds(phase):.1f}" if any(n == phase for n, _ in buffered.phases) else "-"
+        rows.append(f"| {phase.replace('_', ' ')} | {seconds:.1f} | {held} | {kind} | {links} |")
+    rows.append(f"| **total** | **{fresh.total_s:.1f}** | **{buffered.total_s:.1f}** | | |")
+    return "\n".join(rows)
+
+
 def burst_simulation() -> str:
     """The 1 -> 10 burst (core.scaling.simulation) for the reference app's first model, before and after
     one-step scale-up; bench/burst_simulation.py prints the same table, the window sweep and the picture."""
@@ -176,6 +200,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "standby-tradeoffs": standby_tradeoffs,
     "warm-start-tradeoffs": warm_start_tradeoffs,
     "reference-plan": reference_plan,
+    "gpu-node-path": gpu_node_path,
     "burst-simulation": burst_simulation,
 }
 
