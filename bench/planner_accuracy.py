@@ -26,7 +26,7 @@ from fastload_constructs.core.catalog import lookup  # noqa: E402
 from fastload_constructs.core.engines.vllm.phases import compile_seconds, cuda_graph_seconds  # noqa: E402
 from fastload_constructs.core.model import ModelArchitecture, ModelProfile  # noqa: E402
 from fastload_constructs.core.planning.assumptions import LoadAssumptions  # noqa: E402
-from fastload_constructs.core.planning.calibration import vllm_figures  # noqa: E402
+from fastload_constructs.core.planning.assumptions_file import vllm_figures  # noqa: E402
 from fastload_constructs.core.planning.options import TuningOptions  # noqa: E402
 from fastload_constructs.core.planning.plan import plan  # noqa: E402
 from fastload_constructs.core.planning.scale_out import scale_out_paths  # noqa: E402

@@ -8,10 +8,14 @@ stale: a test regenerates every part and fails when the file says something else
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import inspect
+import itertools
 import json
 import re
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -124,7 +128,48 @@ def standby_tradeoffs() -> str:
     return "\n".join(rows)
 
 
+def _cell(text: str) -> str:
+    """A table cell: pipes escaped."""
+    return text.replace("|", "\\|")
+
+
+def _key_default(setting: object) -> str:
+    from stacks.config import REQUIRED
+
+    name, value = setting.name, setting.key_default  # type: ignore[attr-defined]
+    if name in REQUIRED:
+        return "required"
+    if name in ("parameter_count", "total_bytes"):
+        return "one of the two"
+    return "none" if value is None else f"`{json.dumps(value)}`"
+
+
+def model_keys() -> str:
+    """Every per-model key of `fastload:models`: a setting declared once on its option's field in core
+    (core/settings.py), or one only cdk.json has (stacks/config.py)."""
+    from stacks.config import MODEL_SETTINGS
+
+    rows = ["| key | accepted | default | what it sets |", "| --- | --- | --- | --- |"]
+    for s in MODEL_SETTINGS:
+        assert s.key is not None
+        key = f"`{s.key.name}`" + (f" (or `{s.key.former}`, its former name)" if s.key.former else "")
+        accepted = s.key.accepted or s.accepted
+        rows.append(f"| {key} | {_cell(accepted)} | {_key_default(s)} | {_cell(s.doc)} |")
+    return "\n".join(rows)
+
+
+def context_keys() -> str:
+    """Every `fastload:*` key (stacks/config.py CONTEXT_KEYS)."""
+    from stacks.config import CONTEXT_KEYS, PREFIX
+
+    rows = ["| key | what it sets |", "| --- | --- |"]
+    rows += [f"| `{PREFIX}{key}` | {_cell(spec.help)} |" for key, spec in CONTEXT_KEYS.items()]
+    return "\n".join(rows)
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
+    "model-keys": model_keys,
+    "context-keys": context_keys,
     "standby-tradeoffs": standby_tradeoffs,
     "warm-start-tradeoffs": warm_start_tradeoffs,
     "reference-plan": reference_plan,
@@ -154,6 +199,23 @@ def _signature(obj: object) -> str:
     return re.sub(r"<([\w.]+) object at 0x[0-9a-f]+>", r"\1(...)", text)
 
 
+def _field_docs(cls: type) -> list[tuple[str, str]]:
+    """(field, docstring) of each attribute of dataclass `cls` documented by a string right below it."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    docs = []
+    for field, text in itertools.pairwise(body):
+        if (
+            isinstance(field, ast.AnnAssign)
+            and isinstance(field.target, ast.Name)
+            and isinstance(text, ast.Expr)
+            and isinstance(text.value, ast.Constant)
+            and isinstance(text.value.value, str)
+        ):
+            docs.append((field.target.id, " ".join(inspect.cleandoc(text.value.value).split())))
+    return docs
+
+
 def api_reference() -> str:
     """docs/api.md: every name `fastload_constructs` exports, its signature and docstring."""
     import fastload_constructs
@@ -181,6 +243,9 @@ def api_reference() -> str:
         doc = inspect.getdoc(obj) if kind != "value" else None
         if doc:
             lines += [doc, ""]
+        if inspect.isclass(obj) and dataclasses.is_dataclass(obj):
+            fields = _field_docs(obj)
+            lines += [f"- `{field}`: {text}" for field, text in fields] + ([""] if fields else [])
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -3,36 +3,38 @@
 `cdk.json` holds the defaults; `cdk synth -c fastload:kubernetesVersion=1.34`
 overrides one. `-c` values arrive as strings, so list and object keys also
 accept JSON text (`-c 'fastload:stagerRoleArns=["arn:..."]'`). Every
-`fastload:*` key and every per-model key is one row of a table
-(`CONTEXT_KEYS`, `MODEL_KEYS`): an unknown one (a typo) is refused with the
-closest known names. Parsing is pure Python so bad input fails with a clear
-message before any construct is created or any file written.
+`fastload:*` key is one row of `CONTEXT_KEYS`; every per-model key is a
+`core.settings.Setting` (`MODEL_SETTINGS`): the options' own, declared once on
+their fields in core (`TuningOptions`, `Serving`, `ServerOptions`, `Autoscaling`,
+the model's size and instance type), and the few only cdk.json has (`name`,
+`s3Prefix`, `architecture`, `targetWaitingRequests`). An unknown key (a typo) is
+refused with the closest known names. Parsing is pure Python so bad input fails
+with a clear message naming the key before any construct is created or any file
+written: each value goes through its setting's check under its key's name, and
+the checks that span settings (and the plan) run while cdk.json's spelling of
+the fields is declared (`core.errors.spelled_as`).
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from fastload_constructs.core.catalog import lookup
+from fastload_constructs.core.catalog import INSTANCE_TYPE, lookup
 from fastload_constructs.core.cluster.image_cache import ImageCache
 from fastload_constructs.core.cluster.karpenter import DEFAULT_AMI_ALIAS, check_ami_alias
 from fastload_constructs.core.cluster.settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
-from fastload_constructs.core.engines import DEFAULT_ENGINE, ENGINE_NAMES, engine_named
-from fastload_constructs.core.engines.args import check_arg_shape
-from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
-from fastload_constructs.core.images import image_tag
-from fastload_constructs.core.model import DTYPE_BYTES, PARAMETER_COUNT, TOTAL_BYTES, ModelArchitecture, ModelProfile
+from fastload_constructs.core.engines import engine_named
+from fastload_constructs.core.errors import MISSING, FastloadConfigError, require, spelled_as
+from fastload_constructs.core.model import MODEL_BYTES, MODEL_DTYPE, MODEL_PARAMETERS, ModelArchitecture, ModelProfile
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
-from fastload_constructs.core.planning.calibration import assumptions_from_dict
+from fastload_constructs.core.planning.assumptions_file import read_assumptions_file
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
-from fastload_constructs.core.planning.serving import DEFAULT_IMAGE, Serving, check_spares
-from fastload_constructs.core.planning.standby import check_standbys
+from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.scaling.autoscaling import (
     DEFAULT_SCALING_METRIC,
     DEFAULT_TARGET_WAITING_REQUESTS,
@@ -43,7 +45,22 @@ from fastload_constructs.core.scaling.capacity import DEFAULT_GPU_NODE_MODE, che
 from fastload_constructs.core.serving import image_mirror as image_mirror
 from fastload_constructs.core.serving.cache_sharing import DEFAULT_COMPILE_CACHE_PREFIX
 from fastload_constructs.core.serving.server_pod import ServerOptions
-from fastload_constructs.core.validation import check_bucket_name, check_dns_label, check_key_prefix, check_role_arn
+from fastload_constructs.core.settings import (
+    Key,
+    Setting,
+    key_spelling,
+    number_in,
+    renamed,
+    settings_of,
+    values_for,
+)
+from fastload_constructs.core.validation import (
+    DNS1123_LABEL_RULE,
+    check_bucket_name,
+    check_dns_label,
+    check_key_prefix,
+    check_role_arn,
+)
 
 PREFIX = "fastload:"
 
@@ -163,37 +180,6 @@ def decode(raw: object, field: str, kind: type) -> object:
     return raw
 
 
-def _flag(field: str, value: object) -> bool:
-    require(isinstance(value, bool), field, value, "true or false")
-    return value  # type: ignore[return-value]
-
-
-def _positive_int(field: str, value: object) -> int:
-    require(isinstance(value, int) and is_whole_number(value) and value > 0, field, value, "a positive whole number")
-    assert isinstance(value, int)
-    return value
-
-
-@contextmanager
-def _context_key(where: str, keys: Mapping[str, str] | None = None) -> Iterator[None]:
-    """Re-raise a library check's FastloadConfigError under the cdk.json key it came from.
-
-    The library names its own parameters (`image`, `model.dtype`, ...). With `keys` (library field ->
-    key under `where`), a field listed there becomes `<where>.<key>` and any other passes unchanged;
-    without `keys`, the error is named `where` unless it already names a field under it.
-    """
-    try:
-        yield
-    except FastloadConfigError as exc:
-        if keys is None:
-            field = exc.field if exc.field.startswith(where) else where
-        elif exc.field in keys:
-            field = f"{where}.{keys[exc.field]}"
-        else:
-            raise
-        raise FastloadConfigError(field, exc.value, exc.accepted) from None
-
-
 def _role_arns(field: str, raw: object) -> tuple[str, ...]:
     if raw is None:
         return ()
@@ -202,15 +188,6 @@ def _role_arns(field: str, raw: object) -> tuple[str, ...]:
     arns = tuple(check_role_arn(arn, f"{field}[{i}]") for i, arn in enumerate(raw))
     require(len(set(arns)) == len(arns), field, raw, "role ARNs listed once each")
     return arns
-
-
-def _image(field: str, raw: object) -> str:
-    if raw is None:
-        return DEFAULT_IMAGE
-    with _context_key(field):
-        image_tag(raw)
-    assert isinstance(raw, str)
-    return raw
 
 
 _ARCH_KEYS = {
@@ -232,130 +209,146 @@ def parse_architecture(raw: object, where: str) -> ModelArchitecture:
     return ModelArchitecture.from_config({_ARCH_KEYS[k]: v for k, v in raw.items()}, field=where)
 
 
-def parse_capture_sizes(raw: object, where: str) -> tuple[int, ...]:
-    require(
-        isinstance(raw, list) and all(is_whole_number(s) and 1 <= s <= 8192 for s in raw) and raw == sorted(set(raw)),
-        where,
-        raw,
-        "an ascending list of distinct whole numbers from 1 to 8192, e.g. [1, 2, 4, 8, 16, 32]",
+def _key_prefix(value: object, name: str) -> str | None:
+    return None if value is None else check_key_prefix(value, name)
+
+
+def _architecture(value: object, name: str) -> ModelArchitecture | None:
+    return None if value is None else parse_architecture(value, name)
+
+
+# The per-model keys only cdk.json has; every other per-model key is declared on its option's field in core.
+NAME = Setting(
+    check=check_dns_label,
+    accepted=DNS1123_LABEL_RULE,
+    doc="Names every resource of the model.",
+    key=Key("name"),
+    name="name",
+    path="name",
+)
+S3_PREFIX = Setting(
+    check=_key_prefix,
+    accepted="a relative S3 key prefix",
+    doc="Where the model is staged in the bucket (default: models/<name>).",
+    key=Key("s3Prefix"),
+    name="s3_prefix",
+    path="s3_prefix",
+)
+ARCHITECTURE = Setting(
+    check=_architecture,
+    accepted="an object with " + ", ".join(_ARCH_KEYS),
+    doc="config.json figures that make the fit KV-aware.",
+    key=Key("architecture"),
+    kind=dict,
+    name="architecture",
+    path="architecture",
+)
+TARGET_WAITING_REQUESTS = Setting(
+    check=number_in("a number in (0, 10000] per pod", 0, 10_000),
+    accepted="a number above 0 (with the default scalingMetric only)",
+    default=DEFAULT_TARGET_WAITING_REQUESTS,
+    doc="Requests waiting per pod before one more is added (scalingTarget of the default metric).",
+    key=Key("targetWaitingRequests"),
+    kind=float,
+    name="target_waiting_requests",
+    path="target_waiting_requests",
+)
+MODEL_SETTINGS: tuple[Setting, ...] = tuple(
+    s
+    for s in (
+        NAME,
+        INSTANCE_TYPE,
+        MODEL_PARAMETERS,
+        MODEL_BYTES,
+        MODEL_DTYPE,
+        S3_PREFIX,
+        ARCHITECTURE,
+        *settings_of(TuningOptions),
+        *settings_of(Serving),
+        *settings_of(ServerOptions),
+        *settings_of(Autoscaling),
+        TARGET_WAITING_REQUESTS,
     )
-    return tuple(raw)  # type: ignore[arg-type]
-
-
-def _kv_dtype(field: str, value: object) -> Any:
-    require(value in ("auto", "fp8"), field, value, "auto or fp8")
-    return value
-
-
-def load_assumptions_file(path: object) -> LoadAssumptions:
-    """`fastload:assumptions`: an assumptions file written by `fastload calibrate`."""
-    field = f"{PREFIX}assumptions"
-    require(isinstance(path, str) and path != "", field, path, "the path of a `fastload calibrate` file")
-    assert isinstance(path, str)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            raw = json.load(handle)
-    except FileNotFoundError:
-        raise FastloadConfigError(field, path, "an existing assumptions file") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FastloadConfigError(field, path, f"a JSON file ({exc})") from exc
-    return assumptions_from_dict(raw, field=field)
-
-
-# The decision modules name their own fields; a user of cdk.json should read the context key (_context_key).
-_CONTEXT_KEY_OF = {
-    "model.total_bytes": "totalBytes",
-    "model.parameter_count": "parameterCount",
-    "model.dtype": "dtype",
-    "tensor_parallel_size": "tensorParallelSize",
-    "gpu_memory_utilization": "gpuMemoryUtilization",
-    "serving.engine_release": "engineRelease",
-    "serving.engine": "engine",
-    "serving.warm_spares": "warmSpares",
-    "serving.standbys": "standbys",
-    "serving.model_cache": "nodeLocalModelCache",
-    "serving.shared_compile_cache": "sharedCompileCache",
+    if s.key is not None
+)
+"""Every per-model key, in the order the docs list them."""
+MODEL_KEYS: dict[str, Setting] = {
+    **{s.key.name: s for s in MODEL_SETTINGS if s.key is not None},
+    **{s.key.former: s for s in MODEL_SETTINGS if s.key is not None and s.key.former is not None},
 }
+"""Per-model key (a former name too) -> its setting."""
 
 
-def _fraction(field: str, value: object) -> float:
-    """A number in (0, 1]: not a bool, not NaN or infinite."""
-    # 0 < x <= 1 is False for NaN and infinities, and compares huge ints without a float conversion.
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1
-    require(ok, field, value, "a number above 0 and at most 1, e.g. 0.9")
-    return float(value)  # type: ignore[arg-type]
+def _given(raw: dict[str, Any], where: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """The model's keys (decoded, nulls left out: a null is the default) by setting name, and the settings given
+    under a former key (path -> that key). An unknown key, or a key and its former name together, is refused."""
+    given: dict[str, Any] = {}
+    former: dict[str, str] = {}
+    for key, value in raw.items():
+        if key not in MODEL_KEYS:
+            raise FastloadConfigError(f"{where}.{key}", value, "a model key; " + closest(key, list(MODEL_KEYS)))
+        s = MODEL_KEYS[key]
+        assert s.key is not None
+        if value is None:
+            continue
+        if key == s.key.former:
+            require(
+                s.key.name not in raw or raw[s.key.name] is None,
+                f"{where}.{key}",
+                value,
+                f"no value with {s.key.name} (its former name)",
+            )
+            former[s.path] = key
+        given[s.name] = (key, decode(value, f"{where}.{key}", s.kind))
+    return given, former
 
 
-@dataclass(frozen=True)
-class Key:
-    """One context key: its type as JSON (list/dict keys accept JSON text) and its check."""
-
-    kind: type
-    check: Callable[[str, Any], Any]  # (field, decoded raw value or None) -> parsed value
-    help: str
+# The keys every model gives, by setting name (its size is checked apart: parameterCount or totalBytes).
+REQUIRED = ("name", "instance_type")
 
 
-# Per model. A new key is one row here plus its use in parse_model.
-MODEL_KEYS: dict[str, Key] = {
-    "name": Key(str, lambda f, v: check_dns_label(v, f), "DNS label naming every resource of the model"),
-    "s3Prefix": Key(str, lambda f, v: v, "where the model is staged in the bucket"),
-    "instanceType": Key(str, lambda f, v: v, "a GPU instance type of the catalog"),
-    # The CLI's --params and --bytes accept the same numbers (70e9, 8.03e9): core.model's rules.
-    "parameterCount": Key(int, lambda f, v: None if v is None else PARAMETER_COUNT.check(v, f), "or totalBytes"),
-    "totalBytes": Key(int, lambda f, v: None if v is None else TOTAL_BYTES.check(v, f), "or parameterCount"),
-    "dtype": Key(str, lambda f, v: v, "the checkpoint's dtype"),
-    "replicas": Key(int, lambda f, v: _positive_int(f, 1 if v is None else v), "pods"),
-    "tensorParallelSize": Key(int, lambda f, v: None if v is None else _positive_int(f, v), "default: smallest fit"),
-    "gpuMemoryUtilization": Key(
-        float, lambda f, v: _fraction(f, 0.90 if v is None else v), "vLLM's share of GPU memory"
-    ),
-    "sharedCompileCache": Key(bool, lambda f, v: _flag(f, False if v is None else v), "compile cache through S3"),
-    "nodeLocalModelCache": Key(bool, lambda f, v: _flag(f, False if v is None else v), "stream an NVMe copy"),
-    "engine": Key(
-        str,
-        lambda f, v: engine_named(DEFAULT_ENGINE.name if v is None else v, f).name,
-        f"{' or '.join(ENGINE_NAMES)} (default {DEFAULT_ENGINE.name})",
-    ),
-    "image": Key(str, lambda f, v: _image(f, v), "a pinned image of the engine (not latest)"),
-    "engineRelease": Key(str, lambda f, v: v, "the image's engine release, when its tag names none"),
-    "vllmVersion": Key(str, lambda f, v: v, "engineRelease's former name (still read)"),
-    "extraArgs": Key(
-        # The shape here; the flags against the model's engine's in parse_model (both name `f` or `f[i]`).
-        list,
-        lambda f, v: () if v is None else check_arg_shape(v, f),
-        "more server args (vllm serve, sglang.launch_server)",
-    ),
-    "maxModelLen": Key(int, lambda f, v: None if v is None else _positive_int(f, v), "vLLM --max-model-len"),
-    "cudaGraphCaptureSizes": Key(
-        list, lambda f, v: None if v is None else parse_capture_sizes(v, f), "CUDA-graph capture sizes"
-    ),
-    "kvCacheDtype": Key(str, lambda f, v: _kv_dtype(f, "auto" if v is None else v), "auto or fp8"),
-    "architecture": Key(
-        dict, lambda f, v: None if v is None else parse_architecture(v, f), "config.json figures for the KV fit"
-    ),
-    "warmSpares": Key(int, lambda f, v: _warm_spares(f, 0 if v is None else v), "placeholder pods (warm headroom)"),
-    "standbys": Key(int, lambda f, v: check_standbys(0 if v is None else v, f), "sleeping vLLM engines woken on FMA"),
-    # Checked together by parse_model_scaling (they constrain each other).
-    "minReplicas": Key(int, lambda f, v: v, "KEDA's lower bound (instead of replicas)"),
-    "maxReplicas": Key(int, lambda f, v: v, "KEDA's upper bound"),
-    "targetWaitingRequests": Key(float, lambda f, v: v, "waiting requests per pod that KEDA aims at"),
-    "scalingMetric": Key(str, lambda f, v: v, "the vLLM metric KEDA scales on"),
-    "scalingTarget": Key(float, lambda f, v: v, "the target for scalingMetric"),
-}
+def _read(given: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """Every per-model setting's typed value by name: what its key gave, checked under the key's name, else the
+    setting's default. A required key left out is named missing."""
+    values: dict[str, Any] = {}
+    for s in MODEL_SETTINGS:
+        assert s.key is not None
+        if s.name in given:
+            key, raw = given[s.name]
+            values[s.name] = s.read_key(raw, f"{where}.{key}")
+        elif s.name in REQUIRED:
+            raise FastloadConfigError(f"{where}.{s.key.name}", MISSING, s.accepted)
+        else:
+            values[s.name] = s.default
+    return values
 
 
-def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = None) -> ModelSpec:
+def parse_model(
+    raw: object, index: int, assumptions: LoadAssumptions | None = None, image_cache: ImageCache | None = None
+) -> ModelSpec:
+    """One `fastload:models[i]` entry, checked and planned (a model that does not fit its instance is refused
+    here); with an image cache its image comes from the snapshot."""
     where = f"{PREFIX}models[{index}]"
     raw = decode(raw, where, dict)
     require(isinstance(raw, dict), where, raw, "an object with name, s3Prefix, instanceType and a size")
     assert isinstance(raw, dict)
-    for key in raw:
-        if key not in MODEL_KEYS:
-            raise FastloadConfigError(f"{where}.{key}", raw[key], "a model key; " + closest(key, list(MODEL_KEYS)))
-    raw = {key: decode(value, f"{where}.{key}", MODEL_KEYS[key].kind) for key, value in raw.items()}
-    v = {key: spec.check(f"{where}.{key}", raw.get(key)) for key, spec in MODEL_KEYS.items()}
-    name = v["name"]
-    instance = lookup(str(v["instanceType"] or ""), f"{where}.instanceType")
+    given, former = _given(raw, where)
+    with spelled_as(key_spelling(MODEL_SETTINGS, where, former)):
+        v = _read(given, where)
+        spec = _model_spec(v, given, where, assumptions, image_cache)
+        spec.serving_plan()  # raises on a model that does not fit its instance type, naming the key
+    return spec
+
+
+def _model_spec(
+    v: Mapping[str, Any],
+    given: Mapping[str, Any],
+    where: str,
+    assumptions: LoadAssumptions | None,
+    image_cache: ImageCache | None,
+) -> ModelSpec:
+    """The ModelSpec of a model's checked values; the checks that span its keys raise naming them."""
+    instance = lookup(v["instance_type"])
     # The reference stack's GPU node groups stripe the instance store (RAID0); refuse here, before
     # the cluster's kubectl assets are staged into cdk.out, rather than half-way through the stack.
     require(
@@ -364,71 +357,47 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
         instance.name,
         "an instance type with instance-store NVMe (the reference stack's GPU nodes stripe it as RAID0)",
     )
-    dtype = v["dtype"] or "BF16"
-    require(
-        isinstance(dtype, str) and dtype in DTYPE_BYTES, f"{where}.dtype", dtype, "one of " + ", ".join(DTYPE_BYTES)
+    profile = _profile(v, given, where)
+    # The snapshot holds the image: the model is planned for it (and the nodes pull nothing).
+    snapshot = {"pull_mode": "snapshot", "fast_image_pull": False} if image_cache is not None else {}
+    options = TuningOptions(
+        **values_for(TuningOptions, v),
+        # How the model is served, given to the planner once: the charts derive from the plan.
+        serving=Serving(**{**values_for(Serving, v), **snapshot}),
+        assumptions=assumptions if assumptions is not None else LoadAssumptions(),
     )
-    require(
-        v["totalBytes"] is not None or v["parameterCount"] is not None,
-        f"{where}.parameterCount",
-        None,
-        "parameterCount or totalBytes",
-    )
-    with _context_key(where, _CONTEXT_KEY_OF):
-        profile = ModelProfile.from_numbers(
-            total_bytes=v["totalBytes"], parameter_count=v["parameterCount"], dtype=dtype, name=name
-        )
-    if v["architecture"] is not None:
-        profile = profile.with_architecture(v["architecture"])
-    release_key = _release_key(v, where)
-    with _context_key(where, {**_CONTEXT_KEY_OF, "serving.engine_release": release_key}):
-        options = TuningOptions(
-            tensor_parallel_size=v["tensorParallelSize"],
-            gpu_memory_utilization=v["gpuMemoryUtilization"],
-            max_model_len=v["maxModelLen"],
-            cudagraph_capture_sizes=v["cudaGraphCaptureSizes"],
-            kv_cache_dtype=v["kvCacheDtype"],
-            # How the model is served, given to the planner once: the charts derive from the plan.
-            serving=Serving(
-                engine=v["engine"],
-                image=v["image"],
-                engine_release=v[release_key],
-                model_cache="node-local" if v["nodeLocalModelCache"] else "s3",
-                shared_compile_cache=v["sharedCompileCache"],
-                warm_spares=v["warmSpares"],
-                standbys=v["standbys"],
-            ),
-            assumptions=assumptions if assumptions is not None else LoadAssumptions(),
-        )
-    autoscaling = parse_model_scaling(raw, where, v["replicas"])
+    autoscaling = parse_model_scaling(given, v, where)
+    name = v["name"]
     return ModelSpec(
         name=name,
         profile=profile,
-        s3_prefix=check_key_prefix(v["s3Prefix"] or f"models/{name}", f"{where}.s3Prefix"),
+        s3_prefix=v["s3_prefix"] or check_key_prefix(f"models/{name}", f"{where}.s3Prefix"),
         instance_type=instance.name,
         replicas=autoscaling.min_replicas,
         options=options,
-        extra_args=engine_named(v["engine"]).check_extra_args(v["extraArgs"], f"{where}.extraArgs"),
+        extra_args=engine_named(v["engine"]).check_extra_args(v["extra_args"], f"{where}.extraArgs"),
         autoscaling=autoscaling,
     )
 
 
-def _release_key(v: Mapping[str, Any], where: str) -> str:
-    """The key that gives the engine release: `engineRelease`, or `vllmVersion` (its former name), never both."""
-    if v["vllmVersion"] is None:
-        return "engineRelease"
+def _profile(v: Mapping[str, Any], given: Mapping[str, Any], where: str) -> ModelProfile:
+    """The model's size: parameterCount or totalBytes (one of them), its dtype and architecture."""
     require(
-        v["engineRelease"] is None,
-        f"{where}.vllmVersion",
-        v["vllmVersion"],
-        "no value with engineRelease (its former name)",
+        "parameter_count" in given or "total_bytes" in given,
+        f"{where}.parameterCount",
+        MISSING,
+        "parameterCount or totalBytes: the model's size",
     )
-    return "vllmVersion"
-
-
-def _warm_spares(field: str, value: object) -> int:
-    """0 (default) or more placeholders; without nodeLocalModelCache they warm the image (and shared cache)."""
-    return check_spares(value, field)
+    require(
+        "parameter_count" not in given or "total_bytes" not in given,
+        f"{where}.totalBytes",
+        v["total_bytes"],
+        "parameterCount or totalBytes, not both (both give the model's size)",
+    )
+    profile = ModelProfile.from_numbers(
+        total_bytes=v["total_bytes"], parameter_count=v["parameter_count"], dtype=v["dtype"], name=v["name"]
+    )
+    return profile if v["architecture"] is None else profile.with_architecture(v["architecture"])
 
 
 def _version(field: str, raw: object) -> str:
@@ -439,7 +408,10 @@ def _version(field: str, raw: object) -> str:
     return version
 
 
-def _models(field: str, raw: object, assumptions: LoadAssumptions | None = None) -> tuple[ModelSpec, ...]:
+def _models(
+    field: str, raw: object, assumptions: LoadAssumptions | None = None, image_cache: ImageCache | None = None
+) -> tuple[ModelSpec, ...]:
+    require(raw is not None, field, MISSING, "a non-empty list of model objects (JSON text when given with -c)")
     require(
         isinstance(raw, list) and len(raw) > 0,
         field,
@@ -447,7 +419,7 @@ def _models(field: str, raw: object, assumptions: LoadAssumptions | None = None)
         "a non-empty list of model objects (JSON text when given with -c)",
     )
     assert isinstance(raw, list)
-    models = tuple(parse_model(m, i, assumptions) for i, m in enumerate(raw))
+    models = tuple(parse_model(m, i, assumptions, image_cache) for i, m in enumerate(raw))
     names = [m.name for m in models]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -456,21 +428,42 @@ def _models(field: str, raw: object, assumptions: LoadAssumptions | None = None)
     return models
 
 
+@dataclass(frozen=True)
+class ContextKey:
+    """One `fastload:*` key: its type as JSON (list/dict keys accept JSON text) and its check."""
+
+    kind: type
+    check: Callable[[str, Any], Any]  # (field, decoded raw value or None) -> parsed value
+    help: str
+
+
 # Every fastload:* key. A new key is one row here plus its field on ReferenceConfig.
-CONTEXT_KEYS: dict[str, Key] = {
-    "kubernetesVersion": Key(str, _version, "Kubernetes version of the cluster"),
-    "models": Key(list, _models, "the models to serve"),
-    "stagerRoleArns": Key(list, _role_arns, "roles that upload models, exempt from the endpoint lock"),
-    "adminRoleArns": Key(list, _role_arns, "roles given cluster-admin access entries"),
-    "modelBucketName": Key(str, lambda f, v: None if v is None else check_bucket_name(v, f), "fixed bucket name"),
-    "compileCachePrefix": Key(
-        str, lambda f, v: check_key_prefix(DEFAULT_COMPILE_CACHE_PREFIX if v is None else v, f), "cache prefix"
+CONTEXT_KEYS: dict[str, ContextKey] = {
+    "kubernetesVersion": ContextKey(str, _version, "Kubernetes version of the cluster"),
+    "models": ContextKey(list, _models, "the models to serve, each an object of the per-model keys"),
+    "stagerRoleArns": ContextKey(list, _role_arns, "roles that upload models, exempt from the endpoint lock"),
+    "adminRoleArns": ContextKey(list, _role_arns, "roles given cluster-admin access entries"),
+    "modelBucketName": ContextKey(
+        str, lambda f, v: None if v is None else check_bucket_name(v, f), "fixed bucket name"
     ),
-    "assumptions": Key(str, lambda f, v: None if v is None else load_assumptions_file(v), "a calibrate file"),
-    "gpuNodes": Key(str, lambda f, v: check_gpu_node_mode(DEFAULT_GPU_NODE_MODE if v is None else v, f), "nodes"),
-    "vllmImageMirror": Key(dict, lambda f, v: parse_image_mirror(v), "the vLLM image through ECR"),
-    "amiAlias": Key(str, lambda f, v: check_ami_alias(DEFAULT_AMI_ALIAS if v is None else v, f), "Karpenter AMI"),
-    "imageCacheSnapshotId": Key(str, lambda f, v: _image_cache(f, v), "EBS snapshot holding the vLLM image"),
+    "compileCachePrefix": ContextKey(
+        str,
+        lambda f, v: check_key_prefix(DEFAULT_COMPILE_CACHE_PREFIX if v is None else v, f),
+        "where shared compile caches go; apart from every model's s3Prefix",
+    ),
+    "assumptions": ContextKey(
+        str, lambda f, v: None if v is None else read_assumptions_file(v, f), "a `fastload calibrate` file"
+    ),
+    "gpuNodes": ContextKey(
+        str,
+        lambda f, v: check_gpu_node_mode(DEFAULT_GPU_NODE_MODE if v is None else v, f),
+        "karpenter, or managed: fixed node groups sized for the peak",
+    ),
+    "vllmImageMirror": ContextKey(dict, lambda f, v: parse_image_mirror(v), "the vLLM image through ECR"),
+    "amiAlias": ContextKey(
+        str, lambda f, v: check_ami_alias(DEFAULT_AMI_ALIAS if v is None else v, f), "Karpenter's AMI alias"
+    ),
+    "imageCacheSnapshotId": ContextKey(str, lambda f, v: _image_cache(f, v), "EBS snapshot holding the vLLM image"),
 }
 
 
@@ -478,10 +471,8 @@ def _image_cache(field: str, value: str | None) -> ImageCache | None:
     """The snapshot id as an ImageCache, its error naming the context key."""
     if value is None:
         return None
-    try:
+    with spelled_as(renamed({"imageCache.snapshotId": field}, "key")):
         return ImageCache(snapshot_id=value)
-    except FastloadConfigError as err:
-        raise FastloadConfigError(field, value, err.accepted) from None
 
 
 def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
@@ -494,18 +485,9 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
             known = [PREFIX + k for k in CONTEXT_KEYS]
             raise FastloadConfigError(key, ctx[key], "a fastload context key; " + closest(key, known))
     raw = {key: decode(ctx.get(PREFIX + key), PREFIX + key, spec.kind) for key, spec in CONTEXT_KEYS.items()}
-    # Models are planned with the calibrated assumptions, so those are read first.
+    # Models are planned with the calibrated assumptions and the image cache, so those are read first.
     v = {key: spec.check(PREFIX + key, raw[key]) for key, spec in CONTEXT_KEYS.items() if key != "models"}
-    models: tuple[ModelSpec, ...] = _models(PREFIX + "models", raw["models"], v["assumptions"])
-    if v["imageCacheSnapshotId"] is not None:
-        models = tuple(
-            replace(
-                m, options=replace(m.options, serving=replace(m.serving, pull_mode="snapshot", fast_image_pull=False))
-            )
-            for m in models
-        )
-    for spec in models:
-        spec.serving_plan()  # raises on a model that does not fit its instance type
+    models = _models(PREFIX + "models", raw["models"], v["assumptions"], v["imageCacheSnapshotId"])
     cache_prefix = v["compileCachePrefix"]
     for spec in models:
         # Pods may write under the cache prefix: it must never overlap a model's weights.
@@ -549,41 +531,35 @@ def _refuse_nested_model_prefixes(models: tuple[ModelSpec, ...]) -> None:
                 )
 
 
-def parse_model_scaling(raw: Mapping[str, Any], where: str, replicas: int) -> Autoscaling:
+def parse_model_scaling(given: Mapping[str, Any], v: Mapping[str, Any], where: str) -> Autoscaling:
     """Per-model `minReplicas`, `maxReplicas`, `targetWaitingRequests` (or `scalingMetric` + `scalingTarget`).
 
-    Without them the model runs `replicas` pods, fixed. `replicas` and
-    `minReplicas` together are refused (which one would win is a guess).
+    Without them the model runs `replicas` pods, fixed. `replicas` and `minReplicas` together are refused
+    (which one would win is a guess). Each value was checked under its key (`v`); here how they go together,
+    `check_autoscaling`'s errors naming the keys given (the model's spelling is in force).
     """
-    if "replicas" in raw and "minReplicas" in raw:
-        raise FastloadConfigError(f"{where}.minReplicas", raw["minReplicas"], "replicas or minReplicas, not both")
-    metric = raw.get("scalingMetric", DEFAULT_SCALING_METRIC)
-    if "targetWaitingRequests" in raw:
+    if "replicas" in given and "min_replicas" in given:
+        raise FastloadConfigError(f"{where}.minReplicas", v["min_replicas"], "replicas or minReplicas, not both")
+    metric = v["metric"]
+    if "target_waiting_requests" in given:
         require(
-            metric == DEFAULT_SCALING_METRIC and "scalingTarget" not in raw,
+            metric == DEFAULT_SCALING_METRIC and "target" not in given,
             f"{where}.targetWaitingRequests",
-            raw["targetWaitingRequests"],
+            v["target_waiting_requests"],
             f"only with scalingMetric {DEFAULT_SCALING_METRIC!r} and without scalingTarget",
         )
-    target = raw.get("scalingTarget", raw.get("targetWaitingRequests", DEFAULT_TARGET_WAITING_REQUESTS))
-    if "scalingMetric" in raw and metric != DEFAULT_SCALING_METRIC:
-        require("scalingTarget" in raw, f"{where}.scalingTarget", None, f"a target for scalingMetric {metric!r}")
-    min_replicas = raw.get("minReplicas", replicas)
+    if "metric" in given and metric != DEFAULT_SCALING_METRIC:
+        require("target" in given, f"{where}.scalingTarget", MISSING, f"a target for scalingMetric {metric!r}")
+    min_replicas = v["min_replicas"] if "min_replicas" in given else v["replicas"]
     autoscaling = Autoscaling(
         min_replicas=min_replicas,
-        max_replicas=raw.get("maxReplicas", min_replicas),
-        target=target,
+        max_replicas=v["max_replicas"] if "max_replicas" in given else min_replicas,
+        target=v["target"] if "target" in given else v["target_waiting_requests"],
         metric=metric,
     )
-    field_of = {"minReplicas": "minReplicas", "maxReplicas": "maxReplicas", "metric": "scalingMetric"}
-    try:
-        return check_autoscaling(autoscaling, where)
-    except FastloadConfigError as exc:
-        # Name the cdk.json key the user wrote.
-        key = exc.field.rsplit(".", 1)[1]
-        if key == "target":
-            key = "scalingTarget" if "scalingTarget" in raw else "targetWaitingRequests"
-        raise FastloadConfigError(f"{where}.{field_of.get(key, key)}", exc.value, exc.accepted) from None
+    target_key = "targetWaitingRequests" if "target_waiting_requests" in given else "scalingTarget"
+    with spelled_as(key_spelling(settings_of(Autoscaling), where, {"autoscaling.target": target_key})):
+        return check_autoscaling(autoscaling)
 
 
 def parse_image_mirror(raw: object) -> ImageMirrorConfig | None:
@@ -597,10 +573,14 @@ def parse_image_mirror(raw: object) -> ImageMirrorConfig | None:
     require(not unknown, f"{field}.{unknown[0] if unknown else ''}", unknown, "keys upstream, credentialSecretArn")
     arn = raw.get("credentialSecretArn")
     require(arn is None or isinstance(arn, str), f"{field}.credentialSecretArn", arn, "a secret ARN")
-    try:
+    credential = f"{field}.credentialSecretArn"
+    keys = {
+        "upstream": f"{field}.upstream",
+        "credential_secret": credential,
+        "credential_secret.secret_name": credential,
+        "credential_secret.secret_arn": credential,
+    }
+    with spelled_as(renamed(keys, "key")):
         source = image_mirror.upstream(raw.get("upstream", image_mirror.DEFAULT_UPSTREAM))
         image_mirror.check_credentials(source, arn, arn.split(":secret:", 1)[-1] if arn else None)
-    except FastloadConfigError as exc:  # name the cdk.json key
-        key = "upstream" if exc.field == "upstream" else "credentialSecretArn"
-        raise FastloadConfigError(f"{field}.{key}", exc.value, exc.accepted) from None
     return ImageMirrorConfig(source.name, arn)

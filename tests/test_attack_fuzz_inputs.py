@@ -77,8 +77,8 @@ MODEL_KEYS = [
     "engine",
 ]
 TOP_KEYS = ["kubernetesVersion", "models", "stagerRoleArns", "modelBucketName", "compileCachePrefix"]
-# Errors the serving plan raises after parsing (a model that does not fit), named by the planner.
-PLAN_FIELDS = {"tensor_parallel_size", "model.total_bytes"}
+# Errors the serving plan raises after parsing (a model that does not fit), named by the key they come from.
+PLAN_FIELDS = {"fastload:models[0].tensorParallelSize", "fastload:models[0].parameterCount"}
 
 
 def assert_parses_or_names(ctx: dict, key: str) -> None:

@@ -176,7 +176,7 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
     (
         "plan-model-too-big",
         lambda w: plan(ModelProfile.from_numbers(parameter_count=405_000_000_000), "g6e.xlarge"),
-        "model.total_bytes",
+        "model.parameter_count",
     ),
     (
         "plan-tp-not-a-divisor",
@@ -218,7 +218,7 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
     (
         "app-model-too-big-for-instance",
         lambda w: build_app(context(parameterCount=405_000_000_000), str(w.out)),
-        "model.total_bytes",
+        "fastload:models[0].parameterCount",
     ),
     (
         "app-unknown-instance-type",
@@ -305,6 +305,12 @@ API_ROWS: list[tuple[str, Callable[[Where], Any], str]] = [
         "capacity_types",
     ),
     ("served-model-without-plan", lambda w: served_model(w), "profile"),
+    (
+        # The Serving given where its TuningOptions belongs: one line naming the prop, not an AttributeError.
+        "served-model-tuning-without-its-options",
+        lambda w: served_model(w, profile=MODEL_8B, instance_type="g6e.2xlarge", tuning=Serving(warm_spares=1)),
+        "tuning",
+    ),
     ("served-model-without-kubectl-provider", lambda w: served_model(w, plan=plan(MODEL_8B, "g6e.2xlarge")), "cluster"),
     ("served-model-on-an-eks-v1-cluster", lambda w: served_model_on_eks_v1(w), "cluster"),
     ("server-options-do-not-disrupt-text", lambda w: ServerOptions(do_not_disrupt="true"), "do_not_disrupt"),

@@ -11,7 +11,8 @@ import pytest
 from fastload_constructs.cli.main import main
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
-from fastload_constructs.core.planning.calibration import MeasuredNode, assumptions_from_dict, fit_node_phases
+from fastload_constructs.core.planning.assumptions_file import assumptions_from_dict
+from fastload_constructs.core.planning.calibration import MeasuredNode, fit_node_phases
 
 EVENTS = Path(__file__).parent / "fixtures" / "k8s_events"
 # EKS + Karpenter (Nominated -> Scheduled 167 s; pull "in 3m44s", no size) and GKE + KEDA (74 s; pull 244.956 s).

@@ -12,7 +12,7 @@ from fastload_constructs.core.engines.vllm.phases import VllmFigures
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
-from fastload_constructs.core.planning.calibration import assumptions_as_dict, assumptions_from_dict, vllm_figures
+from fastload_constructs.core.planning.assumptions_file import assumptions_as_dict, assumptions_from_dict, vllm_figures
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.planning.serving import Serving

@@ -108,7 +108,7 @@ def test_plan_bad_capture_sizes_exit_2(capsys):
         (["--capture-sizes", "-1"], "--capture-sizes"),
         (["--capture-sizes", ""], "--capture-sizes"),
         (["--engine-release", ""], "--engine-release"),
-        (["--vllm-version", ""], "--engine-release"),  # its former name, still read
+        (["--vllm-version", ""], "--vllm-version"),  # its former name, still read: named as typed
         (["--warm-spares", "100000000000"], "--warm-spares"),
         (["--image-gb", "-1"], "--image-gb"),
         (["--image-gb", "nan"], "--image-gb"),
@@ -172,3 +172,49 @@ def test_serving_errors_name_the_option_typed(capsys):
         args = ["plan", "--instance", "g6e.2xlarge", "--params", "8.03e9", "--image", digest, option, "0.9.2", "--json"]
         assert main(args) == 0
         assert json.loads(capsys.readouterr().out)["vllm_version"] == "0.9.2"
+
+
+@pytest.mark.parametrize(
+    "args, key, value",
+    [
+        (["--dtype", "bf16"], "model_gib", 14.96),
+        (["--engine", "SGLang"], "engine", "sglang"),
+        (["--pull-mode", "Parallel"], "image_pull_mode", "parallel"),
+        (["--kv-cache-dtype", "FP8", "--dtype", "F8_E4M3"], "model_gib", 7.48),
+        (["--source", "LOCAL"], "source", "local"),
+    ],
+)
+def test_choices_are_read_in_any_case(args, key, value, capsys):
+    """What a user types in another case is the choice it names (a typo is still named, below)."""
+    assert main(["plan", "--instance", "g6e.2xlarge", "--params", "8.03e9", *args, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[key] == value
+
+
+@pytest.mark.parametrize(
+    "args, line",
+    [
+        (["--source", "nvme"], "fastload: --source: got 'nvme'; accepted: one of s3, local"),
+        (["--dtype", "bf17"], "fastload: --dtype: got 'bf17'; accepted: one of F64, F32, F16, BF16,"),
+        (["--engine", "tgi"], "fastload: --engine: got 'tgi'; accepted: one of vllm, sglang"),
+        (["--image", "lmsysorg/sglang:v0.5.23"], "fastload: --image: got 'lmsysorg/sglang:v0.5.23'; accepted: an"),
+    ],
+)
+def test_a_bad_choice_is_one_line_naming_the_option_and_the_choices(args, line, capsys):
+    assert main(["plan", "--instance", "g6e.2xlarge", "--params", "8e9", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(line) and err.count("\n") == 1
+    assert "engine=" not in err  # a stock image of another engine says `use --engine sglang`
+
+
+def test_every_option_comes_from_its_setting(capsys):
+    """`fastload plan`'s options are the settings' flags, with their one-line docs and defaults."""
+    from fastload_constructs.cli.plan_command import PLAN_SETTINGS, plan_command
+
+    options = {opt for p in plan_command.params for opt in p.opts}
+    for s in PLAN_SETTINGS:
+        assert s.flag is not None and s.flag.option in options, s.name
+    assert main(["plan", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--warm-spares INTEGER Placeholder pods holding a GPU node" in help_text
+    assert "--kv-cache-dtype [auto|fp8] vLLM --kv-cache-dtype" in help_text
+    assert "--vllm-version" not in help_text  # the former name is read, not offered

@@ -39,8 +39,8 @@ def test_cdk_json_defaults_parse_and_plan():
         ({"model": {"s3Prefix": "models/../x"}}, "fastload:models[0].s3Prefix"),
         ({"model": {"replicas": -1}}, "fastload:models[0].replicas"),
         ({"model": {"dtype": "FP3"}}, "fastload:models[0].dtype"),
-        ({"model": {"parameterCount": 70_600_000_000}}, "model.total_bytes"),
-        ({"model": {"tensorParallelSize": 3}}, "tensor_parallel_size"),
+        ({"model": {"parameterCount": 70_600_000_000}}, "fastload:models[0].parameterCount"),
+        ({"model": {"tensorParallelSize": 3}}, "fastload:models[0].tensorParallelSize"),
         ({"model": {"colour": "blue"}}, "fastload:models[0].colour"),
     ],
 )
@@ -104,7 +104,9 @@ def test_max_model_len_capture_sizes_and_architecture_reach_the_plan():
 def test_a_context_that_does_not_fit_fails_synthesis_naming_what_fits():
     with pytest.raises(FastloadConfigError) as err:
         parse_reference_config(context(model={"instanceType": "g5.xlarge", "architecture": LLAMA_ARCH}))
-    assert err.value.field == "max_model_len" and "would fit" in str(err.value)
+    # Named as the key the misfit comes from, the explanation in cdk.json's words.
+    assert err.value.field == "fastload:models[0].maxModelLen" and "would fit" in str(err.value)
+    assert "maxModelLen <= 21760" in err.value.accepted and "max_model_len" not in err.value.accepted
 
 
 # -c values arrive as strings; keys come from one table each -------------------------------------------------
@@ -206,23 +208,65 @@ def test_bad_admin_role_arns_are_refused():
 
 
 @pytest.mark.parametrize(
-    "raised, keys, field",
+    "model, field, words",
     [
-        ("image", None, "fastload:models[0].image"),  # the library's name replaced by the context key
-        ("fastload:models[0].image.tag", None, "fastload:models[0].image.tag"),  # already under it: kept
-        ("model.dtype", {"model.dtype": "dtype"}, "fastload:models[0].dtype"),
-        ("kv_cache_dtype", {"model.dtype": "dtype"}, "kv_cache_dtype"),  # not mapped: passes unchanged
+        # Checks that span keys run in the options and the planner: named as the keys given, when raised.
+        ({"engine": "sglang", "kvCacheDtype": "fp8"}, "fastload:models[0].kvCacheDtype", "kvCacheDtype is vLLM's"),
+        ({"image": "lmsysorg/sglang:v0.5.23"}, "fastload:models[0].image", '"engine": "sglang"'),
+        ({"image": "acme/vllm:prod"}, "fastload:models[0].engineRelease", '"engineRelease": "0.34.0"'),
+        ({"image": "vllm/vllm-openai:v0.8.5", "vllmVersion": "0.9.0"}, "fastload:models[0].vllmVersion", "0.8.5"),
+        ({"tensorParallelSize": 3}, "fastload:models[0].tensorParallelSize", "a divisor of g6e.2xlarge's 1 GPUs"),
+        ({"parameterCount": 70e9}, "fastload:models[0].parameterCount", "gpuMemoryUtilization 0.9"),
+        ({"minReplicas": 3, "maxReplicas": 2}, "fastload:models[0].maxReplicas", "at least minReplicas (3)"),
     ],
 )
-def test_library_errors_are_renamed_to_the_context_key_they_came_from(raised, keys, field):
-    from stacks.config import _context_key
+def test_checks_across_keys_name_the_key_typed_in_cdk_json_words(model, field, words):
+    with pytest.raises(FastloadConfigError) as err:
+        parse_reference_config(context(model=model))
+    assert err.value.field == field and words in err.value.accepted
+    assert "_" not in err.value.field.split(".")[-1], "a library field name leaked into the key"
 
-    with (
-        pytest.raises(FastloadConfigError) as err,
-        _context_key("fastload:models[0]" + ("" if keys else ".image"), keys),
-    ):
-        raise FastloadConfigError(raised, "v", "what is accepted")
-    assert (err.value.field, err.value.value, err.value.accepted) == (field, "v", "what is accepted")
+
+@pytest.mark.parametrize(
+    "model, field",
+    [
+        ({"name": None}, "fastload:models[0].name"),
+        ({"instanceType": None}, "fastload:models[0].instanceType"),
+        ({"parameterCount": None}, "fastload:models[0].parameterCount"),
+    ],
+)
+def test_a_missing_key_is_named_missing_never_got_none(model, field):
+    ctx = context(model=model)
+    ctx["fastload:models"][0] = {k: v for k, v in ctx["fastload:models"][0].items() if v is not None}
+    with pytest.raises(FastloadConfigError) as err:
+        parse_reference_config(ctx)
+    assert err.value.field == field and str(err.value).startswith(f"{field}: missing; accepted: ")
+    with pytest.raises(FastloadConfigError) as err:
+        parse_reference_config({k: v for k, v in CDK_JSON.items() if k != "fastload:models"})
+    assert str(err.value).startswith("fastload:models: missing; accepted: a non-empty list of model objects")
+
+
+def test_values_typed_in_another_case_are_read_as_declared():
+    (model,) = parse_reference_config(context(model={"engine": "SGLang", "dtype": "bf16"})).models
+    assert model.serving.engine == "sglang" and model.profile.dtype == "BF16"
+    (model,) = parse_reference_config(context(model={"kvCacheDtype": "FP8"})).models
+    assert model.options.kv_cache_dtype == "fp8"
+
+
+def test_the_size_is_given_once():
+    with pytest.raises(FastloadConfigError) as err:
+        parse_reference_config(context(model={"totalBytes": 16_060_522_496}))
+    assert err.value.field == "fastload:models[0].totalBytes" and "not both" in err.value.accepted
+
+
+def test_every_model_key_is_one_declared_setting():
+    """The per-model keys come from the options' fields (core.settings), one key per setting and name."""
+    from stacks.config import MODEL_KEYS, MODEL_SETTINGS
+
+    names = [s.name for s in MODEL_SETTINGS]
+    assert len(names) == len(set(names))
+    assert {"warmSpares", "gpuMemoryUtilization", "engine", "minReplicas", "vllmVersion"} <= set(MODEL_KEYS)
+    assert all(s.doc and s.accepted for s in MODEL_SETTINGS)
 
 
 @pytest.mark.parametrize(

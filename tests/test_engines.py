@@ -27,11 +27,15 @@ def test_the_registry_names_each_engine_once_and_vllm_is_the_default():
         ENGINES["tgi"] = VLLM  # type: ignore[index]  # read-only: engines are added in the registry's source
 
 
-@pytest.mark.parametrize("name", ["tgi", "", None, 1, "VLLM"])
+@pytest.mark.parametrize("name", ["tgi", "", None, 1, " vllm"])
 def test_an_unknown_engine_is_refused_naming_the_field_and_the_engines(name):
     with pytest.raises(FastloadConfigError) as caught:
         engine_named(name, "models[0].engine")
     assert caught.value.field == "models[0].engine" and caught.value.accepted == "one of vllm, sglang"
+
+
+def test_an_engine_is_found_by_its_name_in_any_case():
+    assert engine_named("VLLM") is VLLM and engine_named("SGLang") is SGLANG
 
 
 @pytest.mark.parametrize("engine", ENGINE_LIST, ids=lambda e: e.name)

@@ -63,9 +63,14 @@ def test_sglang_phases_replace_vllms_but_the_stream_is_the_same():
 
 
 def test_torch_compile_is_costed_only_when_enabled_and_halved_on_a_cache_hit():
-    cold = planned(LLAMA_8B, "g6e.2xlarge", TuningOptions(sglang_torch_compile=True), engine="sglang")
+    # An SGLang knob: the options are built for SGLang (with another engine they cannot be built at all).
+    sglang = Serving(engine="sglang")
+    cold = planned(LLAMA_8B, "g6e.2xlarge", TuningOptions(sglang_torch_compile=True, serving=sglang), engine="sglang")
     warm = planned(
-        LLAMA_8B, "g6e.2xlarge", TuningOptions(sglang_torch_compile=True, compile_cache_warm=True), engine="sglang"
+        LLAMA_8B,
+        "g6e.2xlarge",
+        TuningOptions(sglang_torch_compile=True, compile_cache_warm=True, serving=sglang),
+        engine="sglang",
     )
     assert cold.predicted.compile_s == pytest.approx(4.4 * 32)
     assert warm.predicted.compile_s == pytest.approx(cold.predicted.compile_s / 2)
@@ -147,7 +152,7 @@ def test_tensor_parallel_plans_stream_distributed_and_the_plan_sets_context_and_
     p = planned(
         ModelProfile.from_numbers(parameter_count=70_000_000_000, dtype="BF16"),
         "g6e.12xlarge",
-        TuningOptions(max_model_len=8192, sglang_torch_compile=True),
+        TuningOptions(max_model_len=8192, sglang_torch_compile=True, serving=Serving(engine="sglang")),
         engine="sglang",
     )
     s = spec(p)

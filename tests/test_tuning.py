@@ -126,7 +126,8 @@ def test_405b_fp8_needs_tp8_on_p5_and_tp4_on_p5e():
 def test_misfit_without_architecture_names_what_would_fit():
     with pytest.raises(FastloadConfigError) as err:
         plan(LLAMA_405B_FP8, "p4d.24xlarge")
-    assert err.value.field == "model.total_bytes"
+    # Named as the size was given: its parameters (a profile from bytes names model.total_bytes).
+    assert err.value.field == "model.parameter_count" and err.value.value == LLAMA_405B_FP8.parameter_count
     message = str(err.value)
     # 377.2 / 8 = 47.1 GiB > 40,960 MiB x 0.765 = 30.6 GiB; the 80 GB A100 sibling is the smallest that holds it.
     assert "47.1 GiB weights per GPU > 30.6 GiB" in message
@@ -295,23 +296,48 @@ def test_memory_limit_respects_the_largest_tensor():
 @pytest.mark.parametrize(
     "options, field",
     [
-        (TuningOptions(gpu_memory_utilization=0), "gpu_memory_utilization"),
-        (TuningOptions(gpu_memory_utilization=1.5), "gpu_memory_utilization"),
-        (TuningOptions(concurrency=0), "concurrency"),
-        (TuningOptions(probe_safety_factor=0.5), "probe_safety_factor"),
-        (TuningOptions(memory_limit_bytes=-1), "memory_limit_bytes"),
-        (TuningOptions(kv_cache_reserve_fraction=1.0), "kv_cache_reserve_fraction"),
-        (TuningOptions(max_model_len=0), "max_model_len"),
-        (TuningOptions(kv_sequences=0), "kv_sequences"),
-        (TuningOptions(cudagraph_capture_sizes=(8, 4)), "cudagraph_capture_sizes"),
-        (TuningOptions(cudagraph_capture_sizes=(0,)), "cudagraph_capture_sizes"),
-        (TuningOptions(kv_cache_dtype="int4"), "kv_cache_dtype"),  # type: ignore[arg-type]
+        (dict(gpu_memory_utilization=0), "gpu_memory_utilization"),
+        (dict(gpu_memory_utilization=1.5), "gpu_memory_utilization"),
+        (dict(gpu_memory_utilization=float("nan")), "gpu_memory_utilization"),
+        (dict(concurrency=0), "concurrency"),
+        (dict(probe_safety_factor=0.5), "probe_safety_factor"),
+        (dict(probe_safety_factor="2"), "probe_safety_factor"),
+        (dict(memory_limit_bytes=-1), "memory_limit_bytes"),
+        (dict(kv_cache_reserve_fraction=1.0), "kv_cache_reserve_fraction"),
+        (dict(max_model_len=0), "max_model_len"),
+        (dict(kv_sequences=0), "kv_sequences"),
+        (dict(cudagraph_capture_sizes=(8, 4)), "cudagraph_capture_sizes"),
+        (dict(cudagraph_capture_sizes=(0,)), "cudagraph_capture_sizes"),
+        (dict(kv_cache_dtype="int4"), "kv_cache_dtype"),
+        (dict(tensor_parallel_size=0), "tensor_parallel_size"),
+        (dict(distributed="yes"), "distributed"),
+        (dict(compile_cache_warm=1), "compile_cache_warm"),
+        (dict(assumptions={"process_start_s": 1.0}), "assumptions"),
+        (dict(serving={"engine": "vllm"}), "serving"),
     ],
 )
-def test_bad_options_name_their_field(options, field):
+def test_bad_options_cannot_be_built_and_name_their_field(options, field):
+    """Options check themselves when built: an invalid TuningOptions never reaches the planner."""
     with pytest.raises(FastloadConfigError) as err:
-        plan(LLAMA_8B, "g6e.2xlarge", options)
+        TuningOptions(**options)
     assert err.value.field == field
+
+
+def test_options_take_what_a_user_types_in_another_case_and_keep_the_declared_value():
+    options = TuningOptions(kv_cache_dtype="FP8", cudagraph_capture_sizes=[1, 2, 4], serving=Serving(engine="vLLM"))
+    assert options.kv_cache_dtype == "fp8" and options.cudagraph_capture_sizes == (1, 2, 4)
+    assert options.serving.engine == "vllm"
+    assert Serving(engine="SGLang", pull_mode="Lazy", fast_image_pull=False).engine == "sglang"
+    assert ModelProfile.from_numbers(parameter_count=8_000_000_000, dtype="bf16").dtype == "BF16"
+
+
+def test_plan_refuses_what_is_not_its_input_in_one_line():
+    with pytest.raises(FastloadConfigError) as err:
+        plan(LLAMA_8B, "g6e.2xlarge", Serving(warm_spares=1))  # type: ignore[arg-type]
+    assert err.value.field == "options" and "TuningOptions(serving=Serving(...))" in err.value.accepted
+    with pytest.raises(FastloadConfigError) as err:
+        plan({"parameter_count": 8e9}, "g6e.2xlarge")  # type: ignore[arg-type]
+    assert err.value.field == "model"
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from fastload_constructs.cli.plan_command import CountType, parse_capture_sizes
+from fastload_constructs.cli.setting_options import setting_option
 from fastload_constructs.coldstart.clock import step_text
 from fastload_constructs.coldstart.figures import MAX_BYTES, MAX_SECONDS, bounded, shown
 from fastload_constructs.coldstart.parser import parse_log
@@ -19,18 +19,16 @@ from fastload_constructs.core.engines import engine_named
 from fastload_constructs.core.engines.vllm import VLLM
 from fastload_constructs.core.engines.vllm.releases import release_family
 from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.model import DTYPE_BYTES, PARAMETER_COUNT, TOTAL_BYTES, ModelArchitecture, ModelProfile
-from fastload_constructs.core.planning.calibration import (
-    MeasuredLaunch,
-    MeasuredNode,
-    assumptions_as_dict,
-    fit_assumptions,
-    fit_node_phases,
-    vllm_figures,
-)
+from fastload_constructs.core.model import MODEL_BYTES, MODEL_DTYPE, MODEL_PARAMETERS, ModelArchitecture, ModelProfile
+from fastload_constructs.core.planning.assumptions_file import assumptions_as_dict, vllm_figures
+from fastload_constructs.core.planning.calibration import MeasuredLaunch, MeasuredNode, fit_assumptions, fit_node_phases
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.pull_modes import PULL_MODES, PullMode
 from fastload_constructs.core.planning.serving import Serving
+from fastload_constructs.core.settings import settings_of
+
+# The capture sizes are typed as `fastload plan --capture-sizes` takes them.
+(CAPTURE_SIZES,) = (s for s in settings_of(TuningOptions) if s.name == "cudagraph_capture_sizes")
 
 
 def launch_from_report(
@@ -167,14 +165,12 @@ def _read_timeline(path: Path) -> Any:
     help="How the --timeline scale-outs' nodes pulled the image.",
 )
 @click.option("--source", type=click.Choice(["s3", "local"]), default="s3", show_default=True)
-@click.option(
-    "--params", "parameter_count", type=CountType(PARAMETER_COUNT), help="Parameter count (default: from the log)."
-)
-@click.option("--bytes", "total_bytes", type=CountType(TOTAL_BYTES), help="Weight bytes (default: from the log).")
-@click.option("--dtype", default="BF16", show_default=True, type=click.Choice(sorted(DTYPE_BYTES)))
+@setting_option(MODEL_PARAMETERS, help="Parameter count (default: from the log).")
+@setting_option(MODEL_BYTES, help="Weight bytes (default: from the log).")
+@setting_option(MODEL_DTYPE)
 @click.option("--config-json", type=click.Path(exists=True, path_type=Path), help="The model's config.json.")
 @click.option("--vllm-version", help="vLLM release of the launches (default: from each log).")
-@click.option("--capture-sizes", help="CUDA-graph capture sizes the launches used (default: vLLM's).")
+@setting_option(CAPTURE_SIZES, help="CUDA-graph capture sizes the launches used (default: vLLM's).")
 @click.option("-o", "--out", "out_path", required=True, type=click.Path(dir_okay=False, path_type=Path))
 def calibrate_command(
     logs: tuple[Path, ...],
@@ -187,7 +183,7 @@ def calibrate_command(
     dtype: str,
     config_json: Path | None,
     vllm_version: str | None,
-    capture_sizes: str | None,
+    cudagraph_capture_sizes: tuple[int, ...] | None,
     out_path: Path,
 ) -> None:
     """Fit stream throughput and fixed costs to LOGS of your own launches; write an assumptions file.
@@ -212,7 +208,7 @@ def calibrate_command(
                 dtype,
                 config_json,
                 vllm_version,
-                capture_sizes,
+                cudagraph_capture_sizes,
             )
         )
         if logs
@@ -255,7 +251,7 @@ def _launches(
     dtype: str,
     config_json: Path | None,
     vllm_version: str | None,
-    capture_sizes: str | None,
+    sizes: tuple[int, ...] | None,
 ) -> list[MeasuredLaunch]:
     if instance_type is None:
         raise FastloadConfigError("--instance", None, "the instance type the LOGS' launches ran on")
@@ -270,9 +266,8 @@ def _launches(
             dtype=dtype,
         )
     if config_json is not None:
-        arch = ModelArchitecture.from_file(config_json)
+        arch = ModelArchitecture.from_file(config_json, "--config-json")
         model = model.with_architecture(arch) if model is not None else None
-    sizes = parse_capture_sizes(capture_sizes)
     launches = []
     for path in logs:
         if not path.is_file():
@@ -296,7 +291,7 @@ def _launches(
             capture_sizes=sizes,
         )
         if config_json is not None and model is None:
-            launch = _with_arch(launch, ModelArchitecture.from_file(config_json))
+            launch = _with_arch(launch, ModelArchitecture.from_file(config_json, "--config-json"))
         launches.append(_measured(launch, path))
     return launches
 

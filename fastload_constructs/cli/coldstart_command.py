@@ -16,6 +16,7 @@ from typing import IO, Any
 import click
 
 from fastload_constructs.cli.plan_command import model_plan_options, plan_from_options
+from fastload_constructs.cli.setting_options import setting_option
 from fastload_constructs.coldstart.kubectl import (
     ClusterUnreachable,
     list_pods,
@@ -27,9 +28,11 @@ from fastload_constructs.coldstart.parser import parse_lines, parse_stream
 from fastload_constructs.coldstart.render import render_table, report_as_dict
 from fastload_constructs.coldstart.report import ColdStartReport
 from fastload_constructs.coldstart.timestamps import parse_started_at
+from fastload_constructs.core.catalog import INSTANCE_TYPE
 from fastload_constructs.core.engines import DEFAULT_ENGINE
 from fastload_constructs.core.engines.phases import PhaseEstimate
-from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.errors import FastloadConfigError, spelled_as
+from fastload_constructs.core.settings import renamed
 
 
 class StartupFailed(click.ClickException):
@@ -156,23 +159,16 @@ def plot_requirements() -> str:
 
 
 def _estimate(
-    instance_type: str | None,
-    parameter_count: float | None,
-    total_bytes: int | None,
-    dtype: str,
-    tensor_parallel_size: int | None,
-    source: str,
-    warm: bool,
-    engine: str = DEFAULT_ENGINE.name,
+    instance_type: str | None, model: dict[str, Any], engine: str = DEFAULT_ENGINE.name
 ) -> PhaseEstimate | None:
-    """The plan's prediction, when --instance and a model size are given (for the logs' engine)."""
-    if instance_type is None and parameter_count is None and total_bytes is None:
+    """The plan's prediction, when --instance and a model size are given (for the logs' engine); `model`: the
+    plan options by setting name (`model_plan_options`)."""
+    sized = model["parameter_count"] is not None or model["total_bytes"] is not None
+    if instance_type is None and not sized:
         return None
-    if instance_type is None or (parameter_count is None and total_bytes is None):
+    if instance_type is None or not sized:
         raise click.UsageError("compare with a plan by giving --instance and --params or --bytes")
-    return plan_from_options(
-        instance_type, parameter_count, total_bytes, dtype, tensor_parallel_size, source, warm, engine=engine
-    ).predicted
+    return plan_from_options(instance_type, **model, engine=engine).predicted
 
 
 def _recorded_estimate(pod: str, namespace: str) -> PhaseEstimate | None:
@@ -239,7 +235,8 @@ def _print_reports(
             from fastload_constructs.coldstart.plot import write_plot
         except ModuleNotFoundError as exc:
             raise click.UsageError(f"--plot needs {exc.name}: pip install {plot_requirements()}") from exc
-        write_plot(plot_path, reports, estimate)
+        with spelled_as(renamed({"plot": "--plot"}, "flag")):
+            write_plot(plot_path, reports, estimate)
     if as_json:
         click.echo(json.dumps([report_as_dict(r, estimate) for r in reports], indent=2))
     else:
@@ -273,7 +270,7 @@ def _print_reports(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write a stacked bar per log: .png, or .html (chart and table in one page).",
 )
-@click.option("--instance", "instance_type", help="Compare with the plan for this instance type.")
+@setting_option(INSTANCE_TYPE, help="Compare with the plan for this instance type.")
 @model_plan_options
 @_no_cluster_in_one_line
 def coldstart_command(
@@ -287,21 +284,14 @@ def coldstart_command(
     as_json: bool,
     plot_path: Path | None,
     instance_type: str | None,
-    parameter_count: float | None,
-    total_bytes: int | None,
-    dtype: str,
-    tensor_parallel_size: int | None,
-    source: str,
-    warm_compile_cache: bool,
+    **model: Any,
 ) -> None:
     """Phase-by-phase start-up times from vLLM or SGLang server logs (several logs compare side by side)."""
     sources = _sources(logs, pod, selector, namespace, container, previous, read_pod_start=not started_at)
     if started_at and len(started_at) != len(sources):
         raise FastloadConfigError("--started-at", list(started_at), f"one start time per log ({len(sources)} given)")
     starts: list[datetime | None] = [parse_started_at(s) for s in started_at] or [None] * len(sources)
-    estimate_for = functools.partial(
-        _estimate, instance_type, parameter_count, total_bytes, dtype, tensor_parallel_size, source, warm_compile_cache
-    )
+    estimate_for = functools.partial(_estimate, instance_type, model)
     estimate = estimate_for()
     if estimate is None and pod is not None and namespace is not None:
         estimate = _recorded_estimate(pod, namespace)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import click
 
 from fastload_constructs.core.cluster.image_cache import builder_script, mount_script
-from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.errors import FastloadConfigError, spelled_as
+from fastload_constructs.core.settings import renamed
 
 
 @click.command("image-cache")
@@ -25,10 +26,6 @@ def image_cache_command(images: tuple[str, ...], platform: str, node_script: boo
         return
     if not images:
         raise FastloadConfigError("--image", "none", "one or more --image references, e.g. vllm/vllm-openai:v0.34.0")
-    try:
+    with spelled_as(renamed({"images": "--image", "platform": "--platform"}, "flag")):
         script = builder_script(list(images), platform=platform)
-    except FastloadConfigError as exc:  # name the option typed
-        raise FastloadConfigError(
-            {"images": "--image", "platform": "--platform"}.get(exc.field, exc.field), exc.value, exc.accepted
-        ) from None
     click.echo(script, nl=False)

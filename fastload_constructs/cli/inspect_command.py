@@ -111,7 +111,7 @@ def inspect_command(
             except FastloadConfigError as exc:
                 note = str(exc)
     if config_json is not None:
-        profile = profile.with_architecture(ModelArchitecture.from_file(config_json))
+        profile = profile.with_architecture(ModelArchitecture.from_file(config_json, "--config-json"))
     if instance_type:
         # Whether config.json made the fit KV-aware (as `plan --config-json`), and why not if it was unusable.
         view["kv_aware_fit"] = profile.architecture is not None

@@ -3,14 +3,16 @@
 `fastload --help` and `fastload plan` import neither boto3 nor the log
 analysis: a command's module (and what it needs) is imported only when that
 command runs or its own help is asked for. The one-line summaries in
-`--help` come from `COMMANDS`, so listing them imports nothing.
+`--help` come from `COMMANDS`, so listing them imports nothing. A bad value
+is one line naming the option typed: each command checks a value under its
+option's name, and declares its spelling of the library's fields while it
+builds options (`core.errors.spelled_as`), so no error is renamed afterwards.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-import re
 import sys
 
 import click
@@ -55,55 +57,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-# Library fields whose option has another name. Any other field that is an option's own name
-# (`concurrency`, `instance_type`) becomes that option too.
-FIELD_ALIASES = {
-    "cudagraph_capture_sizes": "capture_sizes",
-    "node_local_model_cache": "node_local_cache",
-    "compile_cache_warm": "warm_compile_cache",
-    "memory_limit": "memory_limit_bytes",
-    "config.json": "config_json",
-    "plot": "plot_path",
-}
-_COMMAND = "fastload.command"
-
-
-def named_as_options(exc: FastloadConfigError, command: click.Command | None) -> FastloadConfigError:
-    """The error under the option the user typed (`tensor_parallel_size` -> `--tp`), in field and explanation."""
-    if command is None:
-        return exc
-    by_param = {p.name: max(p.opts, key=len) for p in command.params if isinstance(p, click.Option) and p.name}
-    names = {**by_param, **{f: by_param[p] for f, p in FIELD_ALIASES.items() if p in by_param}}
-    if not names:
-        return exc
-    # In the explanation, field names only (snake_case: `max_model_len <= 21760`), never plain words
-    # such as "pod" or "config.json", and only whole names.
-    fields = sorted((n for n in names if "_" in n and "." not in n), key=len, reverse=True)
-    pattern = re.compile(r"(?<![\w.-])(" + "|".join(map(re.escape, fields)) + r")\b") if fields else None
-    accepted = pattern.sub(lambda m: names[m.group(1)], exc.accepted) if pattern else exc.accepted
-    if exc.field not in names and accepted == exc.accepted:
-        return exc
-    return FastloadConfigError(names.get(exc.field, exc.field), exc.value, accepted)
-
-
 class LazyGroup(click.Group):
     """A click group that imports a command's module only when the command is used."""
-
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        name, command, rest = super().resolve_command(ctx, args)
-        ctx.meta[_COMMAND] = command
-        return name, command, rest
-
-    def invoke(self, ctx: click.Context) -> object:
-        try:
-            return super().invoke(ctx)
-        except FastloadConfigError as exc:
-            renamed = named_as_options(exc, ctx.meta.get(_COMMAND))
-            if renamed is exc:
-                raise
-            raise renamed from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)

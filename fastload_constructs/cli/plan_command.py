@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,24 +11,18 @@ import click
 from click.core import ParameterSource
 
 from fastload_constructs.cli.output import echo_yaml
+from fastload_constructs.cli.setting_options import FORMER, setting_option
+from fastload_constructs.core.catalog import INSTANCE_TYPE
 from fastload_constructs.core.engines import engine_named
 from fastload_constructs.core.engines.vllm import VLLM
-from fastload_constructs.core.errors import FastloadConfigError
-from fastload_constructs.core.model import (
-    DTYPE_BYTES,
-    PARAMETER_COUNT,
-    TOTAL_BYTES,
-    ModelArchitecture,
-    ModelProfile,
-)
-from fastload_constructs.core.planning.assumptions import LoadAssumptions
-from fastload_constructs.core.planning.calibration import assumptions_from_dict
-from fastload_constructs.core.planning.options import DEFAULT_IMAGE_BYTES, TuningOptions
+from fastload_constructs.core.errors import FastloadConfigError, spelled_as
+from fastload_constructs.core.model import MODEL_BYTES, MODEL_DTYPE, MODEL_PARAMETERS, ModelArchitecture, ModelProfile
+from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
-from fastload_constructs.core.planning.serving import DEFAULT_IMAGE, Serving
+from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.planning.standby import StandbyPath
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
-from fastload_constructs.core.validation import CountRule
+from fastload_constructs.core.settings import Setting, flag_spelling, settings_of, values_for
 
 
 def plan_as_dict(p: ServingPlan) -> dict[str, object]:
@@ -115,36 +107,6 @@ def standby_sources(standby: StandbyPath) -> list[str]:
     ] + list(standby.notes)
 
 
-def read_assumptions(path: Path | None) -> LoadAssumptions | None:
-    """An assumptions file written by `fastload calibrate` (None: the cited defaults)."""
-    if path is None:
-        return None
-    if not path.is_file():
-        raise FastloadConfigError("--assumptions", str(path), "an existing assumptions file from `fastload calibrate`")
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FastloadConfigError("--assumptions", str(path), f"a JSON file ({exc})") from exc
-    return assumptions_from_dict(raw, field="--assumptions")
-
-
-def parse_capture_sizes(text: str | None) -> tuple[int, ...] | None:
-    """ "1,2,4,8" -> (1, 2, 4, 8); "none" -> () (capture nothing); None -> vLLM's default.
-
-    Empty text is refused: an unset shell variable must not silently mean "capture nothing".
-    """
-    if text is None:
-        return None
-    if text.strip().lower() == "none":
-        return ()
-    try:
-        return tuple(int(part) for part in text.split(","))
-    except ValueError:
-        raise FastloadConfigError(
-            "--capture-sizes", text, "comma-separated whole numbers such as 1,2,4,8,16,32, or none"
-        ) from None
-
-
 def _autoscaling_view(p: ServingPlan) -> dict[str, object]:
     """The KEDA/HPA timing the reference stack derives from this plan (core.scaling)."""
     b = scaling_behavior(p)
@@ -158,229 +120,109 @@ def _autoscaling_view(p: ServingPlan) -> dict[str, object]:
     }
 
 
-_SIZE_FIELDS = ("model.total_bytes", "model.parameter_count")
-# The image size is typed in GB; the library checks bytes.
-MAX_IMAGE_GB = 1000.0
+# Every option a plan takes, each a setting declared once on its option's field in core (flag, help, choices,
+# default, check): the model's size and how it streams (shared with `coldstart --instance`), then the rest.
+MODEL_SETTINGS: tuple[Setting, ...] = (
+    MODEL_PARAMETERS,
+    MODEL_BYTES,
+    MODEL_DTYPE,
+    *(s for s in settings_of(TuningOptions) if s.name in ("tensor_parallel_size", "compile_cache_warm")),
+    *(s for s in settings_of(Serving) if s.name == "model_cache"),
+)
+TUNING_SETTINGS: tuple[Setting, ...] = tuple(
+    s
+    for s in (*settings_of(TuningOptions), *settings_of(Serving))
+    if s.flag is not None and s.name not in {m.name for m in MODEL_SETTINGS}
+)
+PLAN_SETTINGS = (INSTANCE_TYPE, *MODEL_SETTINGS, *TUNING_SETTINGS)
 
 
-@contextmanager
-def _size_named_as_typed(size_option: str, size_value: int) -> Iterator[None]:
-    """A model that does not fit is named `--params` or `--bytes` (whichever gave the size), with the value typed.
+def _options(settings: tuple[Setting, ...]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        for s in reversed(settings):
+            command = setting_option(s)(command)
+        return command
 
-    The other fields become their options in `fastload_constructs.cli.main` (`tensor_parallel_size` -> `--tp`).
-    """
-    try:
-        yield
-    except FastloadConfigError as exc:
-        if exc.field not in _SIZE_FIELDS:
-            raise
-        raise FastloadConfigError(size_option, size_value, exc.accepted) from None
-
-
-# Serving's fields -> the `fastload plan` options that set them.
-_SERVING_OPTIONS = {
-    "image": "--image",
-    "serving.engine": "--engine",
-    "serving.engine_release": "--engine-release",
-    "serving.warm_spares": "--warm-spares",
-    "serving.standbys": "--standbys",
-    "serving.model_cache": "--source",
-    "serving.shared_compile_cache": "--shared-compile-cache",
-    "serving.fast_image_pull": "--fast-image-pull",
-    "serving.pull_mode": "--pull-mode",
-}
-
-
-def plan_from_options(
-    instance_type: str,
-    parameter_count: float | None,
-    total_bytes: int | None,
-    dtype: str,
-    tensor_parallel_size: int | None,
-    source: str,
-    warm_compile_cache: bool,
-    **tuning: Any,
-) -> ServingPlan:
-    """The ServingPlan the plan options describe (shared by `plan` and `coldstart --instance`).
-
-    `tuning` takes the TuningOptions fields by name, plus `config_json` (a config.json path for
-    the architecture) and `assumptions_path` (an assumptions file).
-    """
-    if parameter_count is not None and total_bytes is not None:
-        raise click.UsageError("--params and --bytes both give the model's size: give one of them")
-    if parameter_count is not None:
-        size_option, size_value = "--params", PARAMETER_COUNT.check(parameter_count, "--params")
-    else:
-        size_option, size_value = "--bytes", TOTAL_BYTES.check(total_bytes, "--bytes")
-    with _size_named_as_typed(size_option, size_value):
-        profile = ModelProfile.from_numbers(
-            total_bytes=size_value if size_option == "--bytes" else None,
-            parameter_count=size_value if size_option == "--params" else None,
-            dtype=dtype,
-        )
-    config_json = tuning.pop("config_json", None)
-    if config_json is not None:
-        profile = profile.with_architecture(ModelArchitecture.from_file(config_json))
-    assumptions = read_assumptions(tuning.pop("assumptions_path", None))
-    # How the model is served, one value: the plan records it (core.planning.serving).
-    serving_keys = (
-        "engine",
-        "image",
-        "engine_release",
-        "shared_compile_cache",
-        "warm_spares",
-        "standbys",
-        "fast_image_pull",
-        "pull_mode",
-    )
-    chosen = {k: tuning.pop(k) for k in serving_keys if tuning.get(k) is not None}
-    if "pull_mode" in chosen:  # --pull-mode decides the node's FastImagePull (on for parallel only)
-        wanted = chosen["pull_mode"] == "parallel"
-        context = click.get_current_context(silent=True)
-        typed = context is not None and context.get_parameter_source("fast_image_pull") == ParameterSource.COMMANDLINE
-        if typed and chosen.get("fast_image_pull") != wanted:
-            raise FastloadConfigError(
-                "--fast-image-pull",
-                chosen.get("fast_image_pull"),
-                f"{'--fast-image-pull' if wanted else '--no-fast-image-pull'} with --pull-mode {chosen['pull_mode']}, "
-                "or neither (--pull-mode decides it: FastImagePull is the parallel pull)",
-            )
-        chosen["fast_image_pull"] = wanted
-    for k in serving_keys:
-        tuning.pop(k, None)
-    try:
-        serving = Serving(model_cache="node-local" if source == "local" else "s3", **chosen)
-    except FastloadConfigError as exc:  # name the option typed, not the field
-        option = _SERVING_OPTIONS.get(exc.field, exc.field)
-        accepted = exc.accepted.replace("engine_release=", "--engine-release ")
-        raise FastloadConfigError(option, exc.value, accepted) from None
-    options = TuningOptions(
-        tensor_parallel_size=tensor_parallel_size,
-        serving=serving,
-        compile_cache_warm=warm_compile_cache,
-        assumptions=assumptions if assumptions is not None else LoadAssumptions(),
-        **{k: v for k, v in tuning.items() if v is not None},
-    )
-    with _size_named_as_typed(size_option, size_value):
-        return plan(profile, instance_type, options)
-
-
-class CountType(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.3, plain before
-    """--params / --bytes: the number rule cdk.json uses (core.model), so 70e9 and 8030261248 both work."""
-
-    name = "number"
-
-    def __init__(self, rule: CountRule) -> None:
-        self.rule = rule
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        if isinstance(value, int):
-            return value
-        option = max(param.opts, key=len) if param is not None else "value"
-        return self.rule.parse(str(value), option)
+    return decorate
 
 
 def model_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The model-size and tuning options `plan_from_options` takes, for every command that plans."""
-    options = (
-        click.option("--params", "parameter_count", type=CountType(PARAMETER_COUNT), help="Parameters, e.g. 8.03e9."),
-        click.option("--bytes", "total_bytes", type=CountType(TOTAL_BYTES), help="Weight bytes (instead of --params)."),
-        click.option("--dtype", default="BF16", show_default=True, type=click.Choice(sorted(DTYPE_BYTES))),
-        click.option(
-            "--tp", "tensor_parallel_size", type=int, help="Tensor-parallel size (default: smallest that fits)."
-        ),
-        click.option(
-            "--source",
-            type=click.Choice(["s3", "local"]),
-            default="s3",
-            show_default=True,
-            help="Where the streamer reads weights: S3, or a node-local NVMe copy made once per node.",
-        ),
-        click.option("--warm-compile-cache", is_flag=True, help="Predict with a compile-cache hit."),
-    )
-    for option in reversed(options):
-        command = option(command)
-    return command
+    """The model-size and streaming options `plan_from_options` takes, for every command that plans."""
+    return _options(MODEL_SETTINGS)(command)
 
 
 def tuning_plan_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Every other option the plan takes, so a measured setup can be replayed exactly."""
-    options = (
-        click.option(
-            "--config-json",
-            type=click.Path(exists=True, path_type=Path),
-            help="The model's config.json (or its folder): layers, KV heads, context for the KV-aware fit.",
-        ),
-        click.option("--engine", help="vllm (default) or sglang: the server the plan is for."),
-        click.option("--sglang-torch-compile", is_flag=True, default=None, help="SGLang --enable-torch-compile."),
-        click.option("--concurrency", type=int, help="Streamer concurrency per process (default: derived)."),
-        click.option("--memory-limit", "memory_limit_bytes", type=int, help="Streamer buffer bytes per process."),
-        click.option("--gpu-memory-utilization", type=float, help="vLLM's share of GPU memory (default 0.9)."),
-        click.option("--max-model-len", type=int, help="vLLM --max-model-len (default: the model's context)."),
-        click.option("--kv-sequences", type=int, help="Full-length sequences the KV cache must hold (default 1)."),
-        click.option("--kv-cache-dtype", type=click.Choice(["auto", "fp8"]), help="vLLM --kv-cache-dtype."),
-        click.option("--capture-sizes", help="CUDA-graph capture sizes, e.g. 1,2,4,8,16,32 (default: vLLM's)."),
-        click.option(
-            "--image",
-            default=DEFAULT_IMAGE,
-            show_default=True,
-            help="The pinned server image; its tag is the engine release planned for (another --engine: its own).",
-        ),
-        click.option("--engine-release", help="The image's engine release, only when its tag names none (a digest)."),
-        # The option's former name, for scripts written before SGLang: the same value.
-        click.option("--vllm-version", hidden=True),
-        click.option(
-            "--image-gb",
-            type=float,
-            default=DEFAULT_IMAGE_BYTES / 1e9,
-            show_default=True,
-            help="Compressed image size pulled on a fresh node (default: vllm/vllm-openai:v0.34.0).",
-        ),
-        click.option(
-            "--fast-image-pull/--no-fast-image-pull",
-            default=True,
-            show_default=True,
-            help="nodeadm FastImagePull (SOCI parallel pull) on the node.",
-        ),
-        click.option(
-            "--pull-mode",
-            type=click.Choice(["plain", "parallel", "lazy", "snapshot"]),
-            help="How the image reaches a fresh node (default: parallel, or plain with --no-fast-image-pull).",
-        ),
-        click.option("--shared-compile-cache", is_flag=True, help="Compile cache restored from S3 on fresh nodes."),
-        click.option("--warm-spares", type=int, default=0, show_default=True, help="Warm spare pods to cost."),
-        click.option(
-            "--standbys",
-            type=int,
-            default=0,
-            show_default=True,
-            help="Sleeping vLLM engines woken on scale-out (FMA): add the standby path and its idle cost.",
-        ),
-        click.option(
-            "--assumptions",
-            "assumptions_path",
-            type=click.Path(path_type=Path),
-            help="Assumptions file from `fastload calibrate`.",
-        ),
-    )
-    for option in reversed(options):
-        command = option(command)
-    return command
+    command = _options(TUNING_SETTINGS)(command)
+    return click.option(
+        "--config-json",
+        type=click.Path(exists=True, path_type=Path),
+        help="The model's config.json (or its folder): layers, KV heads, context for the KV-aware fit.",
+    )(command)
 
 
-def _tuning_kwargs(raw: dict[str, Any]) -> dict[str, Any]:
-    """CLI values -> plan_from_options keywords."""
-    former = raw.pop("vllm_version")
-    if former is not None:
-        if raw["engine_release"] is not None:
-            raise FastloadConfigError("--vllm-version", former, "no value with --engine-release (its former name)")
-        raw["engine_release"] = former
-    sizes = parse_capture_sizes(raw.pop("capture_sizes"))
-    image_gb = raw.pop("image_gb")
-    if not (math.isfinite(image_gb) and 0 < image_gb <= MAX_IMAGE_GB):
-        raise FastloadConfigError("--image-gb", image_gb, f"a number of GB above 0 and at most {MAX_IMAGE_GB:,.0f}")
-    image_bytes = int(image_gb * 1e9)
-    return {**raw, "cudagraph_capture_sizes": sizes, "image_bytes": image_bytes}
+def plan_from_options(instance_type: str, config_json: Path | None = None, **values: Any) -> ServingPlan:
+    """The ServingPlan the plan options describe (shared by `plan`, `timeline` and `coldstart --instance`).
+
+    `values`: the settings' values by name (`PLAN_SETTINGS`), as their options read and checked them; None is
+    "not given". The options and the planner check what spans settings with the command line's spelling of
+    them declared, so their errors name the flags.
+    """
+    values = dict(values)
+    typed = _former_flags(values)
+    _pull_mode_decides_fast_image_pull(values)
+    if values.get("parameter_count") is not None and values.get("total_bytes") is not None:
+        raise click.UsageError("--params and --bytes both give the model's size: give one of them")
+    with spelled_as(flag_spelling(_offered(values), typed)):
+        profile = ModelProfile.from_numbers(
+            total_bytes=values.get("total_bytes"),
+            parameter_count=values.get("parameter_count"),
+            dtype=values.get("dtype") or MODEL_DTYPE.default,
+        )
+        if config_json is not None:
+            profile = profile.with_architecture(ModelArchitecture.from_file(config_json, "--config-json"))
+        given = {k: v for k, v in values.items() if v is not None}
+        options = TuningOptions(**values_for(TuningOptions, given), serving=Serving(**values_for(Serving, given)))
+        return plan(profile, instance_type, options)
+
+
+def _offered(values: dict[str, Any]) -> list[Setting]:
+    """The settings the running command has options for (all those given, outside a command)."""
+    context = click.get_current_context(silent=True)
+    names = {p.name for p in context.command.params} if context is not None else set(values)
+    return [s for s in PLAN_SETTINGS if s.name in names]
+
+
+def _former_flags(values: dict[str, Any]) -> dict[str, str]:
+    """Take a former flag's value as its setting's (never both); the settings so given, path -> that flag."""
+    typed: dict[str, str] = {}
+    for s in PLAN_SETTINGS:
+        value = values.pop(s.name + FORMER, None)
+        if value is None or s.flag is None or s.flag.former is None:
+            continue
+        if values.get(s.name) is not None:
+            raise FastloadConfigError(s.flag.former, value, f"no value with {s.flag.option} (its former name)")
+        values[s.name] = value
+        typed[s.path] = s.flag.former
+    return typed
+
+
+def _pull_mode_decides_fast_image_pull(values: dict[str, Any]) -> None:
+    """`--pull-mode` decides the node's FastImagePull (on for parallel only), unless typed against it."""
+    mode = values.get("pull_mode")
+    if mode is None:
+        return
+    wanted = mode == "parallel"
+    context = click.get_current_context(silent=True)
+    typed = context is not None and context.get_parameter_source("fast_image_pull") == ParameterSource.COMMANDLINE
+    if typed and values.get("fast_image_pull") != wanted:
+        raise FastloadConfigError(
+            "--fast-image-pull",
+            values.get("fast_image_pull"),
+            f"{'--fast-image-pull' if wanted else '--no-fast-image-pull'} with --pull-mode {mode}, "
+            "or neither (--pull-mode decides it: FastImagePull is the parallel pull)",
+        )
+    values["fast_image_pull"] = wanted
 
 
 def _echo_table(view: dict[str, object]) -> None:
@@ -402,35 +244,15 @@ def _echo_table(view: dict[str, object]) -> None:
 
 
 @click.command("plan")
-@click.option("--instance", "instance_type", required=True, help="EC2 instance type, e.g. g6e.12xlarge.")
+@setting_option(INSTANCE_TYPE, required=True)
 @model_plan_options
 @tuning_plan_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def plan_command(
-    instance_type: str,
-    parameter_count: float | None,
-    total_bytes: int | None,
-    dtype: str,
-    tensor_parallel_size: int | None,
-    source: str,
-    warm_compile_cache: bool,
-    as_json: bool,
-    **tuning: Any,
-) -> None:
+def plan_command(as_json: bool, **values: Any) -> None:
     """Decide TP, streamer settings and probe budget; predict the fresh-node, warm-node and warm-spare starts."""
-    if parameter_count is None and total_bytes is None:
+    if values["parameter_count"] is None and values["total_bytes"] is None:
         raise click.UsageError("give --params or --bytes")
-    p = plan_from_options(
-        instance_type,
-        parameter_count,
-        total_bytes,
-        dtype,
-        tensor_parallel_size,
-        source,
-        warm_compile_cache,
-        **_tuning_kwargs(dict(tuning)),
-    )
-    view = plan_as_dict(p)
+    view = plan_as_dict(plan_from_options(**values))
     if as_json:
         click.echo(json.dumps(view, indent=2))
         return

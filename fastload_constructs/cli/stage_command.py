@@ -11,8 +11,9 @@ import click
 from fastload_constructs.cli.s3_options import s3_options
 from fastload_constructs.cli.signals import terminate_as_interrupt
 from fastload_constructs.core.access.revisions import require_model_prefix
-from fastload_constructs.core.errors import require
+from fastload_constructs.core.errors import require, spelled_as
 from fastload_constructs.core.s3_uri import parse_s3_uri
+from fastload_constructs.core.settings import renamed
 
 if TYPE_CHECKING:
     from fastload_constructs.s3.revisions import RevisionStage
@@ -113,7 +114,8 @@ def stage_command(
         "--layout revisions only (a flat stage is read as soon as its manifest is written)",
     )
     _require_directory(local_dir)
-    config = transfer_config(concurrency=concurrency, chunk_size_mib=chunk_size_mib)
+    with spelled_as(renamed({"concurrency": "--concurrency", "chunk_size_mib": "--chunk-size-mib"}, "flag")):
+        config = transfer_config(concurrency=concurrency, chunk_size_mib=chunk_size_mib)
     model = validate_model_folder(local_dir, allow_bin=allow_bin, follow_symlinks=follow_symlinks)
     client, bodies = upload_clients(endpoint_url=endpoint_url, region=region, max_connections=concurrency)
     hashing = progress_bar("hashing", enabled=progress, leave=False)

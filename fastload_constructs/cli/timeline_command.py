@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import sys
 from collections.abc import Callable
@@ -13,12 +12,8 @@ from typing import Any
 
 import click
 
-from fastload_constructs.cli.plan_command import (
-    _tuning_kwargs,
-    model_plan_options,
-    plan_from_options,
-    tuning_plan_options,
-)
+from fastload_constructs.cli.plan_command import model_plan_options, plan_from_options, tuning_plan_options
+from fastload_constructs.cli.setting_options import setting_option
 from fastload_constructs.coldstart.events import K8sEvent, parse_events
 from fastload_constructs.coldstart.figures import FigureOutOfRange
 from fastload_constructs.coldstart.report import ColdStartReport
@@ -32,6 +27,7 @@ from fastload_constructs.coldstart.timeline import (
     render_timeline,
     server_pod,
 )
+from fastload_constructs.core.catalog import INSTANCE_TYPE
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.planning.plan import ServingPlan
 
@@ -72,7 +68,7 @@ def timeline_as_dict(t: ScaleOutTimeline) -> dict[str, Any]:
     "--log", "log_path", type=click.Path(path_type=Path), help="The pod's vLLM or SGLang log (kubectl logs POD)."
 )
 @click.option("--pod", help="The pod to report (default: the newest vLLM or SGLang pod in the events).")
-@click.option("--instance", "instance_type", help="Compare with the plan's fresh-node path on this instance type.")
+@setting_option(INSTANCE_TYPE, help="Compare with the plan's fresh-node path on this instance type.")
 @model_plan_options
 @tuning_plan_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -81,14 +77,8 @@ def timeline_command(
     log_path: Path | None,
     pod: str | None,
     instance_type: str | None,
-    parameter_count: float | None,
-    total_bytes: int | None,
-    dtype: str,
-    tensor_parallel_size: int | None,
-    source: str,
-    warm_compile_cache: bool,
     as_json: bool,
-    **tuning: Any,
+    **options: Any,
 ) -> None:
     """Phases of one real scale-out from kubectl get events (and the pod's vLLM or SGLang log), beside the plan.
 
@@ -97,11 +87,8 @@ def timeline_command(
     container start, the engine's phases from --log, ready; beside the plan's fresh-node path with --instance.
     """
     where = "stdin" if events_file == "-" else events_file
-    planned = functools.partial(
-        _plan, instance_type, parameter_count, total_bytes, dtype, tensor_parallel_size, source, warm_compile_cache
-    )
     try:
-        result = _timeline(events_file, where, pod, log_path, lambda: planned(**_tuning_kwargs(dict(tuning))))
+        result = _timeline(events_file, where, pod, log_path, lambda: _plan(instance_type, options))
     except FigureOutOfRange as exc:  # a figure of the dump: named with the file it is in
         raise FastloadConfigError(f"{where}: {exc.field}", exc.value, exc.accepted) from None
     if as_json:
@@ -110,24 +97,14 @@ def timeline_command(
         click.echo(render_timeline(result))
 
 
-def _plan(
-    instance_type: str | None,
-    parameter_count: float | None,
-    total_bytes: int | None,
-    dtype: str,
-    tensor_parallel_size: int | None,
-    source: str,
-    warm_compile_cache: bool,
-    **tuning: Any,
-) -> ServingPlan | None:
+def _plan(instance_type: str | None, options: dict[str, Any]) -> ServingPlan | None:
     """The plan to compare with, when --instance and a model size are given."""
-    if instance_type is None and parameter_count is None and total_bytes is None:
+    sized = options["parameter_count"] is not None or options["total_bytes"] is not None
+    if instance_type is None and not sized:
         return None
-    if instance_type is None or (parameter_count is None and total_bytes is None):
+    if instance_type is None or not sized:
         raise click.UsageError("compare with a plan by giving --instance and --params or --bytes")
-    return plan_from_options(
-        instance_type, parameter_count, total_bytes, dtype, tensor_parallel_size, source, warm_compile_cache, **tuning
-    )
+    return plan_from_options(instance_type, **options)
 
 
 def _timeline(

@@ -27,6 +27,7 @@ import difflib
 from dataclasses import dataclass
 
 from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.settings import Flag, Key, Setting
 
 GIB = 1024**3
 MIB = 1024**2
@@ -277,9 +278,27 @@ def known_instance_types() -> list[str]:
 
 def lookup(instance_type: str, field: str = "instance_type") -> GpuInstance:
     """Return the facts for `instance_type`, or fail naming the closest known types."""
-    key = instance_type.strip().lower() if isinstance(instance_type, str) else instance_type
+    if not isinstance(instance_type, str):
+        raise FastloadConfigError(field, instance_type, "a GPU instance type such as g6e.2xlarge")
+    key = instance_type.strip().lower()
     if key in CATALOG:
         return CATALOG[key]
     close = difflib.get_close_matches(str(key), CATALOG, n=4, cutoff=0.5)
     hint = ", ".join(close) if close else ", ".join(known_instance_types())
     raise FastloadConfigError(field, instance_type, f"a known GPU instance type (closest: {hint})")
+
+
+def _instance_type(value: object, name: str) -> str:
+    return lookup(value, name).name  # type: ignore[arg-type]  # lookup names a non-string too
+
+
+INSTANCE_TYPE = Setting(
+    check=_instance_type,
+    accepted="a GPU instance type of the catalog (fastload_constructs/core/catalog.py), e.g. g6e.2xlarge",
+    doc="EC2 instance type, e.g. g6e.12xlarge.",
+    key=Key("instanceType"),
+    flag=Flag("--instance"),
+    name="instance_type",
+    path="instance_type",
+)
+"""The instance type a model is planned for and served on: cdk.json's `instanceType`, `--instance`."""

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fastload_constructs.core.errors import FastloadConfigError, require
+from fastload_constructs.core.errors import FastloadConfigError, choice, require
+from fastload_constructs.core.settings import Flag, Key, Setting
 from fastload_constructs.core.validation import CountRule
 
 # Bytes per element for the safetensors dtypes vLLM loads.
@@ -69,6 +70,46 @@ MAX_PARAMETERS = 2**50
 # How a size is written in cdk.json (parameterCount, totalBytes) and on the command line (--params, --bytes).
 PARAMETER_COUNT = CountRule(MAX_PARAMETERS, "8030261248, 8.03e9 or 70e9")
 TOTAL_BYTES = CountRule(MAX_MODEL_BYTES, "16060522496 or 16.06e9")
+DEFAULT_DTYPE = "BF16"
+
+
+def check_dtype(value: object, name: str) -> str:
+    """A safetensors dtype, in any case (`bf16` is `BF16`)."""
+    return choice(value, name, DTYPE_BYTES)
+
+
+# The model's size and dtype as cdk.json and the command line give them (ModelProfile.from_numbers).
+MODEL_PARAMETERS = Setting(
+    check=PARAMETER_COUNT.check,
+    accepted=PARAMETER_COUNT.accepted,
+    doc="Parameters, e.g. 8.03e9 (or the size in bytes).",
+    key=Key("parameterCount"),
+    flag=Flag("--params", read=PARAMETER_COUNT.parse),
+    kind=int,
+    name="parameter_count",
+    path="model.parameter_count",
+)
+MODEL_BYTES = Setting(
+    check=TOTAL_BYTES.check,
+    accepted=TOTAL_BYTES.accepted,
+    doc="Weight bytes (instead of the parameters).",
+    key=Key("totalBytes"),
+    flag=Flag("--bytes", read=TOTAL_BYTES.parse),
+    kind=int,
+    name="total_bytes",
+    path="model.total_bytes",
+)
+MODEL_DTYPE = Setting(
+    check=check_dtype,
+    accepted="a safetensors dtype: " + ", ".join(DTYPE_BYTES),
+    default=DEFAULT_DTYPE,
+    doc="The checkpoint's dtype.",
+    key=Key("dtype"),
+    flag=Flag("--dtype"),
+    choices=tuple(sorted(DTYPE_BYTES)),
+    name="dtype",
+    path="model.dtype",
+)
 
 
 @dataclass(frozen=True)
@@ -165,16 +206,16 @@ class ModelArchitecture:
         )
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str]) -> ModelArchitecture:
-        """Read a local config.json (or a model folder holding one)."""
+    def from_file(cls, path: str | os.PathLike[str], field: str = "config.json") -> ModelArchitecture:
+        """Read a local config.json (or a model folder holding one); `field` names the path given."""
         file = Path(path)
         if file.is_dir():
             file = file / "config.json"
-        require(file.is_file(), "config.json", str(path), "an existing config.json or a folder holding one")
+        require(file.is_file(), field, str(path), "an existing config.json or a folder holding one")
         try:
             config = json.loads(file.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise FastloadConfigError("config.json", str(path), f"valid JSON ({exc})") from exc
+            raise FastloadConfigError(field, str(path), f"valid JSON ({exc})") from exc
         return cls.from_config(config, field=file.name)
 
 
@@ -200,12 +241,7 @@ class ModelProfile:
             self.total_bytes,
             f"a positive whole number of bytes, at most {MAX_MODEL_BYTES} (1 PiB)",
         )
-        require(
-            isinstance(self.dtype, str) and self.dtype in DTYPE_BYTES,
-            "model.dtype",
-            self.dtype,
-            "one of " + ", ".join(DTYPE_BYTES),
-        )
+        object.__setattr__(self, "dtype", check_dtype(self.dtype, "model.dtype"))
         if self.parameter_count is not None:
             require(
                 isinstance(self.parameter_count, int)
@@ -234,13 +270,11 @@ class ModelProfile:
         *,
         total_bytes: int | None = None,
         parameter_count: int | None = None,
-        dtype: str = "BF16",
+        dtype: str = DEFAULT_DTYPE,
         name: str = "model",
     ) -> ModelProfile:
-        """Profile a model from what a model card says: bytes, or parameters and dtype."""
-        require(
-            isinstance(dtype, str) and dtype in DTYPE_BYTES, "model.dtype", dtype, "one of " + ", ".join(DTYPE_BYTES)
-        )
+        """Profile a model from what a model card says: bytes, or parameters and dtype (in any case: `bf16`)."""
+        dtype = check_dtype(dtype, "model.dtype")
         if total_bytes is None:
             require(
                 isinstance(parameter_count, int)

@@ -26,7 +26,7 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from constructs import Construct, IDependable
 
-from fastload_constructs.core.errors import FastloadConfigError, require
+from fastload_constructs.core.errors import FastloadConfigError, require, spelled_as
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
@@ -35,6 +35,7 @@ from fastload_constructs.core.serving.access import ServingAccess
 from fastload_constructs.core.serving.clashes import Server
 from fastload_constructs.core.serving.server_pod import ServerOptions, ServerSpec
 from fastload_constructs.core.serving.warm_spares import warm_spare_spec
+from fastload_constructs.core.settings import renamed
 from fastload_constructs.core.validation import check_dns_label, check_key_prefix
 from fastload_constructs.infra.applied_chart import AppliedChart, check_cluster
 from fastload_constructs.infra.model_bucket import ModelBucket
@@ -147,6 +148,12 @@ class ServedModel(Construct):
             profile,
             "a ModelProfile with instance_type (or pass plan=)",
         )
+        require(
+            tuning is None or isinstance(tuning, TuningOptions),
+            "tuning",
+            tuning,
+            "a TuningOptions (a Serving goes inside it: tuning=TuningOptions(serving=Serving(...)))",
+        )
         assert profile is not None and instance_type is not None
         return plan(profile, instance_type, tuning)
 
@@ -233,11 +240,8 @@ class ServedModel(Construct):
 
     def _spare_chart(self, spec: ServerSpec) -> WarmSparesChart:
         """The warm spares, after their own checks (their fields named as this construct's props)."""
-        try:
+        with spelled_as(renamed({"priority_class_name": "server.priority_class_name"})):
             warm_spare_spec(self.plan, spec)
-        except FastloadConfigError as exc:
-            field = "server.priority_class_name" if exc.field == "priority_class_name" else exc.field
-            raise FastloadConfigError(field, exc.value, exc.accepted) from None
         return WarmSparesChart(self.cdk8s_app, f"{spec.name}-warm-spares", plan=self.plan, server=spec)
 
     def _check_cluster(self, cluster: eks.ICluster, autoscaling: KedaScaling | None) -> None:

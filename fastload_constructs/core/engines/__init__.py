@@ -16,7 +16,7 @@ from typing import Any
 from fastload_constructs.core.engines.base import Engine
 from fastload_constructs.core.engines.sglang import SGLANG
 from fastload_constructs.core.engines.vllm import VLLM
-from fastload_constructs.core.errors import one_of
+from fastload_constructs.core.errors import choice
 
 ENGINES: Mapping[str, Engine[Any]] = MappingProxyType({engine.name: engine for engine in (VLLM, SGLANG)})
 ENGINE_NAMES: tuple[str, ...] = tuple(ENGINES)
@@ -25,10 +25,9 @@ DEFAULT_ENGINE: Engine[Any] = VLLM
 
 
 def engine_named(name: object, field: str = "engine") -> Engine[Any]:
-    """The engine registered as `name`; FastloadConfigError naming `field` and the engines there are."""
-    one_of(field, name, ENGINE_NAMES)
-    assert isinstance(name, str)
-    return ENGINES[name]
+    """The engine registered as `name`, in any case (`SGLang`); FastloadConfigError naming `field` and the
+    engines there are."""
+    return ENGINES[choice(name, field, ENGINE_NAMES)]
 
 
 __all__ = ["DEFAULT_ENGINE", "ENGINES", "ENGINE_NAMES", "Engine", "engine_named"]

@@ -1,8 +1,8 @@
-"""Fit the planner's assumptions to a user's own launches, and read/write them as an assumptions file.
+"""Fit the planner's assumptions to a user's own launches.
 
 `fastload calibrate LOG...` parses vLLM logs (coldstart.parse_log) into `MeasuredLaunch`es and calls
-`fit_assumptions`; `fastload plan --assumptions FILE` and the reference app's `fastload:assumptions`
-read the file back with `assumptions_from_dict`. The fit:
+`fit_assumptions`; it writes them as an assumptions file (`assumptions_file`), which `fastload plan
+--assumptions FILE` and the reference app's `fastload:assumptions` read back. The fit:
 
 * stream throughput per (instance type, source) = median of bytes / (weight load - vLLM's fixed
   set-up): it replaces the modelled rate for that instance type and source only;
@@ -19,34 +19,14 @@ import statistics
 from dataclasses import dataclass
 
 from fastload_constructs.core.catalog import CATALOG
-from fastload_constructs.core.engines.vllm import VLLM
 from fastload_constructs.core.engines.vllm.phases import VllmFigures, compile_seconds, cuda_graph_seconds
 from fastload_constructs.core.engines.vllm.releases import release_family
-from fastload_constructs.core.errors import FastloadConfigError, require
+from fastload_constructs.core.errors import require
 from fastload_constructs.core.model import ModelProfile, estimated_layers
 from fastload_constructs.core.planning.assumptions import MB, LoadAssumptions
+from fastload_constructs.core.planning.assumptions_file import vllm_figures, with_vllm_figures
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.pull_modes import PullMode
-
-FORMAT = "fastload-assumptions/1"
-# The file's "assumptions" object holds, flat, the platform's figures (LoadAssumptions) and vLLM's
-# (VllmFigures): the engine whose logs `fastload calibrate` reads.
-_PLATFORM_FIELDS = tuple(
-    f.name for f in dataclasses.fields(LoadAssumptions) if f.name not in ("measured_throughput_mb_s", "engine_figures")
-)
-_VLLM_FIELDS = tuple(f.name for f in dataclasses.fields(VllmFigures))
-_FLOAT_FIELDS = _PLATFORM_FIELDS + _VLLM_FIELDS
-
-
-def vllm_figures(a: LoadAssumptions) -> VllmFigures:
-    """vLLM's figures in `a`: calibrated ones, else vLLM's cited defaults."""
-    return VLLM.figures(a.figures_for(VLLM.name))
-
-
-def with_vllm_figures(a: LoadAssumptions, **changes: float) -> LoadAssumptions:
-    """`a` with vLLM's figures changed as given."""
-    figures = dataclasses.replace(vllm_figures(a), **changes)
-    return dataclasses.replace(a, engine_figures={**a.engine_figures, VLLM.name: figures})
 
 
 @dataclass(frozen=True)
@@ -131,75 +111,6 @@ def fit_assumptions(launches: list[MeasuredLaunch], base: LoadAssumptions | None
     figures = vllm_figures(a)
     fitted = with_vllm_figures(a, **_fixed_costs(launches), **_compile_and_graphs(launches, figures))
     return dataclasses.replace(fitted, measured_throughput_mb_s=_stream_rates(launches, figures.weight_load_fixed_s))
-
-
-def assumptions_as_dict(a: LoadAssumptions, fitted_from: list[str] | None = None) -> dict[str, object]:
-    """The assumptions file's JSON: every figure, the measured throughputs and where they came from."""
-    figures = vllm_figures(a)
-    return {
-        "format": FORMAT,
-        "fitted_from": list(fitted_from or []),
-        "assumptions": {
-            **{name: getattr(a, name) for name in _PLATFORM_FIELDS},
-            **{name: getattr(figures, name) for name in _VLLM_FIELDS},
-        },
-        "measured_throughput_mb_s": [
-            {"instance_type": i, "source": s, "mb_s": mb_s} for i, s, mb_s in a.measured_throughput_mb_s
-        ],
-    }
-
-
-def _figures_from(values: dict[object, object], field: str) -> dict[str, float]:
-    """The file's "assumptions" object: every key one figure, every value a number >= 0."""
-    changes: dict[str, float] = {}
-    for key, value in values.items():
-        if key not in _FLOAT_FIELDS:
-            raise FastloadConfigError(f"{field}.assumptions.{key}", value, "one of " + ", ".join(_FLOAT_FIELDS))
-        require(
-            isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0,
-            f"{field}.assumptions.{key}",
-            value,
-            "a number >= 0",
-        )
-        assert isinstance(key, str) and isinstance(value, (int, float))
-        changes[key] = float(value)
-    return changes
-
-
-def _throughputs_from(rows: object, field: str) -> tuple[tuple[str, str, float], ...]:
-    require(isinstance(rows, list), f"{field}.measured_throughput_mb_s", rows, "a list")
-    assert isinstance(rows, list)
-    measured = []
-    for i, row in enumerate(rows):
-        where = f"{field}.measured_throughput_mb_s[{i}]"
-        ok = (
-            isinstance(row, dict)
-            and isinstance(row.get("instance_type"), str)
-            and row.get("source") in ("s3", "local")
-            and isinstance(row.get("mb_s"), (int, float))
-            and not isinstance(row.get("mb_s"), bool)
-            and row["mb_s"] > 0
-        )
-        require(ok, where, row, '{"instance_type": "g6e.2xlarge", "source": "s3" or "local", "mb_s": > 0}')
-        measured.append((row["instance_type"], row["source"], float(row["mb_s"])))
-    return tuple(measured)
-
-
-def assumptions_from_dict(raw: object, field: str = "assumptions") -> LoadAssumptions:
-    """Read an assumptions file's JSON; names the bad key. Keys left out keep their cited defaults."""
-    require(isinstance(raw, dict), field, type(raw).__name__, "a JSON object written by `fastload calibrate`")
-    assert isinstance(raw, dict)
-    require(raw.get("format") == FORMAT, f"{field}.format", raw.get("format"), repr(FORMAT))
-    unknown = sorted(set(raw) - {"format", "fitted_from", "assumptions", "measured_throughput_mb_s"})
-    require(not unknown, f"{field}.{unknown[0] if unknown else ''}", unknown, "format, assumptions, ...")
-    values = raw.get("assumptions", {})
-    require(isinstance(values, dict), f"{field}.assumptions", values, "an object of numbers")
-    changes = _figures_from(values, field)
-    platform = {k: v for k, v in changes.items() if k in _PLATFORM_FIELDS}
-    engine = {k: v for k, v in changes.items() if k in _VLLM_FIELDS}
-    measured = _throughputs_from(raw.get("measured_throughput_mb_s", []), field)
-    a = dataclasses.replace(LoadAssumptions(), measured_throughput_mb_s=measured, **platform)  # type: ignore[arg-type]
-    return with_vllm_figures(a, **engine)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 
 from fastload_constructs.core.catalog import CATALOG, GIB, GpuInstance
-from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
+from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, mention, require
 from fastload_constructs.core.model import DTYPE_BYTES, ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
 
@@ -52,21 +52,23 @@ def tensor_parallel_candidates(instance: GpuInstance) -> list[int]:
     return [tp for tp in (1, 2, 4, 8, 16) if tp <= instance.gpu_count and instance.gpu_count % tp == 0]
 
 
-def _kv_element_bytes(model: ModelProfile, opts: TuningOptions) -> float:
+def _kv_element_bytes(model: ModelProfile, kv_cache_dtype: str) -> float:
     """KV-cache element size: vLLM's kv_cache_dtype "auto" follows the model's dtype (FP8 checkpoints
     keep a 16-bit KV cache unless told otherwise); "fp8" is one byte."""
-    if opts.kv_cache_dtype == "fp8":
+    if kv_cache_dtype == "fp8":
         return 1.0
     return 2.0 if DTYPE_BYTES.get(model.dtype, 2) < 2 else float(DTYPE_BYTES[model.dtype])
 
 
-def kv_fit(model: ModelProfile, instance: GpuInstance, tp: int, opts: TuningOptions) -> KvFit | None:
+def kv_fit(
+    model: ModelProfile, instance: GpuInstance, tp: int, opts: TuningOptions, kv_cache_dtype: str | None = None
+) -> KvFit | None:
     """The memory check vLLM makes at start-up, for one rank; None without an architecture.
 
     vLLM refuses to start when the KV cache cannot hold one sequence of max_model_len tokens
     ("... is larger than the maximum number of tokens that can be stored in KV cache").
     Per GPU: weights / TP + runtime overhead + KV bytes per token x max_model_len x kv_sequences
-    <= GPU memory x gpu_memory_utilization.
+    <= GPU memory x gpu_memory_utilization. `kv_cache_dtype` weighs another KV-cache dtype than the options'.
     """
     arch = model.architecture
     if arch is None:
@@ -76,21 +78,26 @@ def kv_fit(model: ModelProfile, instance: GpuInstance, tp: int, opts: TuningOpti
         usable_bytes=int(instance.gpu_memory_bytes * opts.gpu_memory_utilization),
         weights_bytes=math.ceil(model.total_bytes / tp),
         overhead_bytes=opts.runtime_overhead_bytes,
-        kv_bytes_per_token=arch.kv_bytes_per_token(_kv_element_bytes(model, opts), tp),
+        kv_bytes_per_token=arch.kv_bytes_per_token(_kv_element_bytes(model, kv_cache_dtype or opts.kv_cache_dtype), tp),
         max_model_len=context,
         kv_sequences=opts.kv_sequences,
     )
 
 
-def _fits(model: ModelProfile, instance: GpuInstance, tp: int, opts: TuningOptions) -> bool:
-    fit = kv_fit(model, instance, tp, opts)
+def _fits(
+    model: ModelProfile, instance: GpuInstance, tp: int, opts: TuningOptions, kv_dtype: str | None = None
+) -> bool:
+    fit = kv_fit(model, instance, tp, opts, kv_dtype)
     if fit is None:
         return model.total_bytes / tp <= weight_capacity_per_gpu(instance, opts)
     return fit.fits
 
 
-def _smallest_fitting_tp(model: ModelProfile, instance: GpuInstance, opts: TuningOptions) -> int | None:
-    return next((tp for tp in tensor_parallel_candidates(instance) if _fits(model, instance, tp, opts)), None)
+def _smallest_fitting_tp(
+    model: ModelProfile, instance: GpuInstance, opts: TuningOptions, kv_dtype: str | None = None
+) -> int | None:
+    """`kv_dtype`: weigh another KV-cache dtype than the options' (a way out the message suggests)."""
+    return next((tp for tp in tensor_parallel_candidates(instance) if _fits(model, instance, tp, opts, kv_dtype)), None)
 
 
 def what_would_fit(model: ModelProfile, instance: GpuInstance, opts: TuningOptions) -> list[str]:
@@ -98,46 +105,49 @@ def what_would_fit(model: ModelProfile, instance: GpuInstance, opts: TuningOptio
     ways: list[str] = []
     tp = _smallest_fitting_tp(model, instance, opts)
     if tp is not None:
-        ways.append(f"tensor_parallel_size {tp}")
+        ways.append(f"{mention('tensor_parallel_size')} {tp}")
+    return (
+        ways + _another_instance(model, instance, opts) + _fp8(model, instance, opts) + _shorter(model, instance, opts)
+    )
+
+
+def _another_instance(model: ModelProfile, instance: GpuInstance, opts: TuningOptions) -> list[str]:
+    """The smallest other instance type that holds the model (same family first, then fewer vCPUs)."""
     bigger = []
     for other in CATALOG.values():
-        if other.name == instance.name:
-            continue
-        other_tp = _smallest_fitting_tp(model, other, opts)
+        other_tp = None if other.name == instance.name else _smallest_fitting_tp(model, other, opts)
         if other_tp is not None:
-            bigger.append(
-                (
-                    other.gpu_count * other.gpu_memory_mib,
-                    other.family != instance.family,
-                    other.vcpu,
-                    other.name,
-                    other_tp,
-                )
-            )
-    if bigger:
-        *_, name, other_tp = min(bigger)
-        ways.append(f"instance type {name} (TP {other_tp})")
+            key = (other.gpu_count * other.gpu_memory_mib, other.family != instance.family, other.vcpu, other.name)
+            bigger.append((key, other_tp))
+    if not bigger:
+        return []
+    (*_, name), other_tp = min(bigger)
+    return [f"instance type {name} (TP {other_tp})"]
+
+
+def _fp8(model: ModelProfile, instance: GpuInstance, opts: TuningOptions) -> list[str]:
+    """FP8 weights and KV cache for a 16- or 32-bit checkpoint, else an FP8 KV cache where it is not one."""
     if model.dtype in ("BF16", "F16", "F32"):
         fp8_bytes = int(model.total_bytes / DTYPE_BYTES[model.dtype])
         fp8 = dataclasses.replace(model, total_bytes=fp8_bytes, dtype="F8_E4M3")
-        fp8_tp = _smallest_fitting_tp(fp8, instance, dataclasses.replace(opts, kv_cache_dtype="fp8"))
-        if fp8_tp is not None:
-            ways.append(f"FP8 weights and KV cache (TP {fp8_tp})")
-    elif opts.kv_cache_dtype != "fp8" and model.architecture is not None:
-        kv8_tp = _smallest_fitting_tp(model, instance, dataclasses.replace(opts, kv_cache_dtype="fp8"))
-        if kv8_tp is not None:
-            ways.append(f"kv_cache_dtype fp8 (TP {kv8_tp})")
-    if model.architecture is not None:
-        shortest = None
-        for cand in tensor_parallel_candidates(instance):
-            fit = kv_fit(model, instance, cand, opts)
-            if fit is not None and fit.max_tokens // opts.kv_sequences >= 1:
-                shortest = (fit.max_tokens // opts.kv_sequences, cand)
-                break
-        if shortest is not None and shortest[0] >= 256:
-            tokens = shortest[0] // 256 * 256
-            ways.append(f"max_model_len <= {tokens} (TP {shortest[1]})")
-    return ways
+        fp8_tp = _smallest_fitting_tp(fp8, instance, opts, "fp8")
+        return [f"FP8 weights and KV cache (TP {fp8_tp})"] if fp8_tp is not None else []
+    if opts.kv_cache_dtype != "fp8" and model.architecture is not None:
+        kv8_tp = _smallest_fitting_tp(model, instance, opts, "fp8")
+        return [f"{mention('kv_cache_dtype')} fp8 (TP {kv8_tp})"] if kv8_tp is not None else []
+    return []
+
+
+def _shorter(model: ModelProfile, instance: GpuInstance, opts: TuningOptions) -> list[str]:
+    """The longest context (a multiple of 256 tokens) the smallest TP that holds any fits."""
+    if model.architecture is None:
+        return []
+    for cand in tensor_parallel_candidates(instance):
+        fit = kv_fit(model, instance, cand, opts)
+        if fit is not None and fit.max_tokens // opts.kv_sequences >= 1:
+            tokens = fit.max_tokens // opts.kv_sequences
+            return [f"{mention('max_model_len')} <= {tokens // 256 * 256} (TP {cand})"] if tokens >= 256 else []
+    return []
 
 
 def _misfit_message(model: ModelProfile, instance: GpuInstance, tp: int | None, opts: TuningOptions) -> str:
@@ -152,8 +162,8 @@ def _misfit_message(model: ModelProfile, instance: GpuInstance, tp: int | None, 
         limit = weight_capacity_per_gpu(instance, opts)
         need = (
             f"{model.total_bytes / (tp or instance.gpu_count) / GIB:.1f} GiB weights per GPU > {limit / GIB:.1f} GiB "
-            f"({opts.kv_cache_reserve_fraction:.0%} of gpu_memory_utilization {opts.gpu_memory_utilization} "
-            "kept for KV cache)"
+            f"({opts.kv_cache_reserve_fraction:.0%} of {mention('gpu_memory_utilization')} "
+            f"{opts.gpu_memory_utilization} kept for KV cache)"
         )
     ways = what_would_fit(model, instance, opts)
     fix = "; ".join(ways) if ways else "nothing in the catalog fits"
@@ -181,11 +191,16 @@ def choose_tensor_parallel(model: ModelProfile, instance: GpuInstance, opts: Tun
         return tp
     tp_fit = _smallest_fitting_tp(model, instance, opts)
     if tp_fit is None:
-        field_name = "max_model_len" if model.architecture is not None else "model.total_bytes"
-        value: object = (
-            (opts.max_model_len or model.architecture.max_position_embeddings)
-            if model.architecture is not None
-            else model.total_bytes
-        )
+        field_name, value = _misfit_field(model, opts)
         raise FastloadConfigError(field_name, value, _misfit_message(model, instance, None, opts))
     return tp_fit
+
+
+def _misfit_field(model: ModelProfile, opts: TuningOptions) -> tuple[str, object]:
+    """What a misfit names: the context with an architecture, else the size as it was given: the parameters
+    of a profile made from them (`--params 70e9` reads 70e9), the bytes of one read from its files."""
+    if model.architecture is not None:
+        return "max_model_len", opts.max_model_len or model.architecture.max_position_embeddings
+    if model.parameter_count is not None and not model.shards:
+        return "model.parameter_count", model.parameter_count
+    return "model.total_bytes", model.total_bytes

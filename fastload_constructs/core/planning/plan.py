@@ -19,12 +19,7 @@ from fastload_constructs.core.errors import require
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.explain import assumption_notes
 from fastload_constructs.core.planning.fit import KvFit, choose_tensor_parallel, kv_fit
-from fastload_constructs.core.planning.options import (
-    DEFAULT_RUNTIME_OVERHEAD_BYTES,
-    KvCacheDtype,
-    TuningOptions,
-    validate_options,
-)
+from fastload_constructs.core.planning.options import DEFAULT_RUNTIME_OVERHEAD_BYTES, KvCacheDtype, TuningOptions
 from fastload_constructs.core.planning.phases import predict_phases
 from fastload_constructs.core.planning.scale_out import ScaleOutPaths, scale_out_paths
 from fastload_constructs.core.planning.serving import Serving, StreamSource
@@ -119,9 +114,19 @@ def pod_memory_bytes(instance: GpuInstance, tp: int) -> int:
 
 
 def plan(model: ModelProfile, instance_type: str | GpuInstance, options: TuningOptions | None = None) -> ServingPlan:
-    """Decide how to serve `model` on `instance_type`; raises FastloadConfigError on misfits."""
-    opts = options or TuningOptions()
-    validate_options(opts)
+    """Decide how to serve `model` on `instance_type`; raises FastloadConfigError on misfits.
+
+    The inputs checked themselves when built (`ModelProfile`, `TuningOptions`); here only that they are
+    those, and what needs them together (the instance, the fit).
+    """
+    require(isinstance(model, ModelProfile), "model", model, "a ModelProfile (e.g. ModelProfile.from_numbers(...))")
+    opts = options if options is not None else TuningOptions()
+    require(
+        isinstance(opts, TuningOptions),
+        "options",
+        opts,
+        "a TuningOptions (a Serving goes inside it: TuningOptions(serving=Serving(...)))",
+    )
     instance = instance_type if isinstance(instance_type, GpuInstance) else lookup(instance_type)
     arch = model.architecture
     if arch is not None and opts.max_model_len is not None:

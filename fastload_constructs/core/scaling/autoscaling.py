@@ -31,10 +31,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 from fastload_constructs.core.engines import DEFAULT_ENGINE, ENGINE_NAMES, engine_named
-from fastload_constructs.core.errors import is_whole_number, one_of, require
+from fastload_constructs.core.errors import mention, one_of, require
 from fastload_constructs.core.planning.plan import ServingPlan
+from fastload_constructs.core.settings import Check, number_in, setting, settings_of, whole_number
 
 # The metrics a model may scale on: the same keys for every engine (`Engine.scaling_metrics` names each
 # engine's Prometheus series), so cdk.json's scalingMetric means the same thing whatever the engine.
@@ -77,15 +79,72 @@ def predicted_startup_seconds(plan: ServingPlan) -> float:
     return plan.predicted.total_s
 
 
+def _exactly(choices: tuple[str, ...]) -> Check:
+    """One of `choices` as written: a metric or engine name is a key of `Engine.scaling_metrics`."""
+
+    def checked(value: object, name: str) -> str:
+        one_of(name, value, choices)
+        assert isinstance(value, str)
+        return value
+
+    return checked
+
+
 @dataclass(frozen=True)
 class Autoscaling:
-    """Per-model pod autoscaling: replicas between min and max on one metric of the model's engine."""
+    """Per-model pod autoscaling: replicas between min and max on one metric of the model's engine.
 
-    min_replicas: int = 1
-    max_replicas: int = 1
-    target: float = DEFAULT_TARGET_WAITING_REQUESTS
-    metric: str = DEFAULT_SCALING_METRIC
-    engine: str = DEFAULT_ENGINE.name  # whose metric names (`Engine.scaling_metrics`); ServedModel sets the plan's
+    Each field is a `core.settings.Setting` (cdk.json's per-model keys); `check_autoscaling` checks them and
+    how they bound each other. Errors name them `<where>.minReplicas`, `.maxReplicas`, `.target`, `.metric`.
+    """
+
+    settings_prefix: ClassVar[str] = "autoscaling."
+
+    min_replicas: int = setting(
+        1,
+        check=whole_number(
+            1,
+            MAX_REPLICAS_LIMIT,
+            f"a whole number from 1 to {MAX_REPLICAS_LIMIT} (with no pod there is no vLLM metric to scale up on)",
+        ),
+        accepted=f"a whole number from 1 to {MAX_REPLICAS_LIMIT}",
+        doc="KEDA's lower bound (instead of replicas).",
+        key="minReplicas",
+        kind=int,
+        error_name="autoscaling.minReplicas",
+    )
+    """The fewest pods. Default: 1."""
+    max_replicas: int = setting(
+        1,
+        check=whole_number(1, MAX_REPLICAS_LIMIT),
+        accepted=f"a whole number from minReplicas to {MAX_REPLICAS_LIMIT}",
+        doc="KEDA's upper bound; above minReplicas, KEDA scales the model.",
+        key="maxReplicas",
+        kind=int,
+        error_name="autoscaling.maxReplicas",
+    )
+    """The most pods; above `min_replicas` KEDA scales between them. Default: 1."""
+    target: float = setting(
+        DEFAULT_TARGET_WAITING_REQUESTS,
+        check=number_in("a number in (0, 10000] per pod", 0, 10_000),
+        accepted="a number above 0: per pod, or a fraction of the KV cache (at most 1) for kv_cache_usage",
+        doc="The value of scalingMetric per pod that KEDA aims at.",
+        key="scalingTarget",
+        kind=float,
+    )
+    """The metric's value per pod the HPA aims at (a fraction of the KV cache for `kv_cache_usage`). Default: 4."""
+    metric: str = setting(
+        DEFAULT_SCALING_METRIC,
+        check=_exactly(SCALING_METRICS),
+        accepted=" or ".join(SCALING_METRICS),
+        doc="The engine's metric KEDA scales on.",
+        key="scalingMetric",
+        choices=SCALING_METRICS,
+    )
+    """The engine's queue metric KEDA scales on (`Engine.scaling_metrics` names its series). Default:
+    `num_requests_waiting`."""
+    engine: str = setting(DEFAULT_ENGINE.name, check=_exactly(ENGINE_NAMES), accepted=" or ".join(ENGINE_NAMES))
+    """Whose metric names (`Engine.scaling_metrics`); `ServedModel` sets the plan's. Default: `vllm`."""
 
     @property
     def prometheus_metric(self) -> str:
@@ -93,34 +152,21 @@ class Autoscaling:
 
 
 def check_autoscaling(autoscaling: Autoscaling, where: str = "autoscaling") -> Autoscaling:
-    """Refuse replica bounds or targets no HPA could honour."""
+    """Refuse replica bounds or targets no HPA could honour (errors name `<where>.minReplicas`, ...)."""
     a = autoscaling
-    require(
-        is_whole_number(a.min_replicas) and 1 <= a.min_replicas <= MAX_REPLICAS_LIMIT,
-        f"{where}.minReplicas",
-        a.min_replicas,
-        f"a whole number from 1 to {MAX_REPLICAS_LIMIT} (with no pod there is no vLLM metric to scale up on)",
-    )
-    require(
-        is_whole_number(a.max_replicas) and 1 <= a.max_replicas <= MAX_REPLICAS_LIMIT,
-        f"{where}.maxReplicas",
-        a.max_replicas,
-        f"a whole number from 1 to {MAX_REPLICAS_LIMIT}",
-    )
+    for record in settings_of(Autoscaling):
+        record.check(getattr(a, record.name), f"{where}.{record.path.rsplit('.', 1)[-1]}")
     require(
         a.max_replicas >= a.min_replicas,
         f"{where}.maxReplicas",
         a.max_replicas,
-        f"at least minReplicas ({a.min_replicas})",
+        f"at least {mention('autoscaling.minReplicas')} ({a.min_replicas})",
     )
-    one_of(f"{where}.metric", a.metric, SCALING_METRICS)
-    one_of(f"{where}.engine", a.engine, ENGINE_NAMES)
-    upper = 1.0 if a.metric == "kv_cache_usage" else 10_000.0
     require(
-        isinstance(a.target, (int, float)) and not isinstance(a.target, bool) and 0 < a.target <= upper,
+        a.metric != "kv_cache_usage" or a.target <= 1.0,
         f"{where}.target",
         a.target,
-        f"a number in (0, {upper:g}]" + (" (a fraction of the KV cache)" if upper == 1.0 else " per pod"),
+        "a number in (0, 1] (a fraction of the KV cache)",
     )
     return a
 

@@ -19,7 +19,7 @@ from fastload_constructs.core.cluster.karpenter import DO_NOT_DISRUPT
 from fastload_constructs.core.engines import engine_named
 from fastload_constructs.core.engines.args import check_arg_shape
 from fastload_constructs.core.engines.base import Engine, EngineLaunch, HttpProbe
-from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, one_of, require
+from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.images import image_tag
 from fastload_constructs.core.naming import SERVER_PRIORITY_CLASS
 from fastload_constructs.core.planning.plan import ServingPlan
@@ -41,6 +41,15 @@ from fastload_constructs.core.serving.plan_record import plan_annotations
 from fastload_constructs.core.serving.runtime_scripts import shared_scripts_name
 from fastload_constructs.core.serving.streamer_env import streamer_env
 from fastload_constructs.core.serving.warm_check import warm_check as warm_check_container
+from fastload_constructs.core.settings import (
+    Key,
+    boolean,
+    check_settings,
+    one_of_choices,
+    optional,
+    positive_whole_number,
+    setting,
+)
 from fastload_constructs.core.tokens import CDK_TOKEN, is_token, stable
 from fastload_constructs.core.validation import (
     check_dns1035_label,
@@ -190,6 +199,30 @@ def compile_cache_folder(
     return f"{naming.COMPILE_CACHE_HOST_ROOT}/{cache_key_for(plan, image=image, model_uri=model_uri, factors=factors)}"
 
 
+def _served_name(value: object, name: str) -> str:
+    ok = isinstance(value, str) and value != "" and not any(c.isspace() for c in value)
+    require(ok, name, value, "a non-empty name without spaces")
+    assert isinstance(value, str)
+    return value
+
+
+def _endpoint_url(value: object, name: str) -> str:
+    require(isinstance(value, str) and value != "", name, value, "None or an http(s) URL")
+    assert isinstance(value, str)
+    return value
+
+
+def _cache_prefix(value: object, name: str) -> object:
+    check_key_prefix(value, name)
+    return value  # as given: the key the archives are written under
+
+
+def _text(value: object, name: str) -> str:
+    require(isinstance(value, str), name, value, "text")
+    assert isinstance(value, str)
+    return value
+
+
 @dataclass(frozen=True)
 class ServerOptions:
     """How one model's server runs, beyond what the plan decides; checked once, here.
@@ -199,90 +232,85 @@ class ServerOptions:
     (instance store, replicas per node, the engine's flags) run in `server_spec`.
     """
 
-    namespace: str = naming.DEFAULT_NAMESPACE
+    namespace: str = setting(
+        naming.DEFAULT_NAMESPACE, check=lambda v, n: check_dns_label(v, n), accepted="a DNS-1123 label"
+    )
     """Namespace of every object. Default: `inference`."""
-    name: str | None = None
+    name: str | None = setting(
+        check=optional(lambda v, n: check_dns1035_label(v, n)), accepted="an RFC 1035 label, or None"
+    )
     """Deployment/Service name. Default: the model name; set it to run one model twice (e.g. on two types)."""
-    replicas: int | None = 1
+    replicas: int | None = setting(
+        1,
+        check=optional(positive_whole_number("a positive whole number, or None when an autoscaler owns the count")),
+        accepted="a positive whole number",
+        doc="Pods, fixed (instead of minReplicas and maxReplicas).",
+        # cdk.json's `replicas` is a count; an autoscaled model gives minReplicas and maxReplicas instead.
+        key=Key("replicas", read=positive_whole_number("a positive whole number")),
+        kind=int,
+    )
     """Pods of the Deployment. `None`: the Deployment has no `spec.replicas`, an autoscaler owns the count
     (KEDA's HPA with `ServedModel(autoscaling=...)`), so re-applying the manifest never resets it. Default: 1."""
-    compile_cache: CompileCache = "host-path"
+    compile_cache: CompileCache = setting(
+        "host-path", check=one_of_choices(COMPILE_CACHE_MODES), accepted="host-path, pvc or empty-dir"
+    )
     """Where the engine's compile cache lives: `host-path` (node RAID0), `pvc` (one local-nvme volume),
     `empty-dir`. Default: `host-path`."""
-    served_model_name: str | None = None
+    served_model_name: str | None = setting(check=optional(_served_name), accepted="a non-empty name without spaces")
     """The model name clients send in requests. Default: the model name."""
-    pvc_size_gib: int = DEFAULT_PVC_SIZE_GIB
+    pvc_size_gib: int = setting(
+        DEFAULT_PVC_SIZE_GIB,
+        check=positive_whole_number("a positive whole number of GiB"),
+        accepted="a positive whole number of GiB",
+    )
     """Size of the compile-cache claim with `compile_cache="pvc"`. Default: 100."""
-    endpoint_url: str | None = None
+    endpoint_url: str | None = setting(check=optional(_endpoint_url), accepted="None or an http(s) URL")
     """An S3 endpoint override for the streamer (tests, S3-compatible stores). Default: AWS S3."""
-    extra_args: tuple[str, ...] = ()
+    extra_args: tuple[str, ...] = setting(
+        (),
+        check=lambda v, n: check_arg_shape(v, n),
+        accepted="a list of server flags and their values, e.g. ['--max-num-seqs', '64']",
+        doc="More server arguments (vllm serve, sglang.launch_server); not the flags the plan sets.",
+        key="extraArgs",
+        kind=list,
+    )
     """More server arguments (`vllm serve ...`, `sglang.launch_server ...`); flags the plan sets are refused,
-    with the list of the plan's engine (`Engine.managed_flags`). Default: none."""
-    compile_cache_prefix: str = DEFAULT_COMPILE_CACHE_PREFIX
+    with the list of the plan's engine (`Engine.managed_flags`), in `server_spec`. Default: none."""
+    compile_cache_prefix: str = setting(
+        DEFAULT_COMPILE_CACHE_PREFIX, check=_cache_prefix, accepted="a relative S3 key prefix"
+    )
     """Where shared compile-cache archives go in the model's bucket, when the plan's serving choice has
     `shared_compile_cache` (each model under its own folder). Default: `compile-cache`."""
-    verify_staged_model: bool = False
+    verify_staged_model: bool = setting(False, check=boolean, accepted="true or false")
     """With `node-local`, also check each file's SHA-256 against the staging manifest. Default: False."""
-    priority_class_name: str | None = None
+    priority_class_name: str | None = setting(
+        check=optional(lambda v, n: check_dns_subdomain(v, n)), accepted="a DNS-1123 subdomain, or None"
+    )
     """The pods' PriorityClass. Default: `fastload-vllm` (above the spares') when the plan has warm spares,
     else none (the cluster default). Set it on every model of a cluster where any model has spares."""
-    shared_runtime_scripts: bool = False
+    shared_runtime_scripts: bool = setting(False, check=boolean, accepted="true or false")
     """Mount the in-pod scripts from the namespace's shared ConfigMap
     (`core.serving.runtime_scripts.shared_scripts_name()`, emitted by `k8s.RuntimeScriptsChart`) instead of
     embedding them in this model's chart. `infra.ServedModel` turns it on and applies that chart once per
     namespace; a standalone chart keeps its own. Default: False."""
-    runtime_scripts_owner: str = ""
+    runtime_scripts_owner: str = setting("", check=_text, accepted="text")
     """With `shared_runtime_scripts`: the owner the shared ConfigMap's name is keyed by (`ServedModel` sets its
     stack's), so two stacks never apply one object. Default: none."""
-    follow_revisions: bool = True
+    follow_revisions: bool = setting(True, check=boolean, accepted="true or false")
     """Load the model's published revision (`fastload stage` writes immutable revisions and switches
     `<model_uri>/fastload-current.json`): the pod's first init container reads the pointer once, and the
     streamer, the node-local copy and the compile-cache key use that revision until the pod ends. A prefix
     staged flat (`--layout flat`, or before revisions) is read as it is. False: the server reads `model_uri`
     as given, with no init container (name a revision, `s3://.../revisions/<id>`, or a flat stage). Default: True."""
-    do_not_disrupt: bool = False
+    do_not_disrupt: bool = setting(False, check=boolean, accepted="true or false")
     """Annotate the pods `karpenter.sh/do-not-disrupt: "true"` (`core.cluster.karpenter.DO_NOT_DISRUPT`): Karpenter's
     voluntary disruption (consolidation, drift) skips a node while a server pod loads or serves on it. Set it
     where Karpenter manages the GPU nodes. Default: False."""
 
     def __post_init__(self) -> None:
-        check_dns_label(self.namespace, "namespace")
-        if self.name is not None:
-            check_dns1035_label(self.name, "name")
-        served = self.served_model_name
-        require(
-            served is None or (isinstance(served, str) and served != "" and not any(c.isspace() for c in served)),
-            "served_model_name",
-            served,
-            "a non-empty name without spaces",
-        )
-        require(
-            self.replicas is None or (is_whole_number(self.replicas) and self.replicas >= 1),
-            "replicas",
-            self.replicas,
-            "a positive whole number, or None when an autoscaler owns the count",
-        )
-        one_of("compile_cache", self.compile_cache, COMPILE_CACHE_MODES)
-        require(
-            is_whole_number(self.pvc_size_gib) and self.pvc_size_gib >= 1,
-            "pvc_size_gib",
-            self.pvc_size_gib,
-            "a positive whole number of GiB",
-        )
-        require(
-            self.endpoint_url is None or (isinstance(self.endpoint_url, str) and self.endpoint_url != ""),
-            "endpoint_url",
-            self.endpoint_url,
-            "None or an http(s) URL",
-        )
-        # The shape here; the flags against the plan's engine's, in server_spec (an SGLang model is told SGLang's).
-        object.__setattr__(self, "extra_args", check_arg_shape(self.extra_args))
-        check_key_prefix(self.compile_cache_prefix, "compile_cache_prefix")
-        require(isinstance(self.verify_staged_model, bool), "verify_staged_model", self.verify_staged_model, "a bool")
-        if self.priority_class_name is not None:
-            check_dns_subdomain(self.priority_class_name, "priority_class_name")
-        require(isinstance(self.do_not_disrupt, bool), "do_not_disrupt", self.do_not_disrupt, "True or False")
-        require(isinstance(self.follow_revisions, bool), "follow_revisions", self.follow_revisions, "True or False")
+        # The extra args' shape here; their flags against the plan's engine's, in server_spec (an SGLang model
+        # is told SGLang's).
+        check_settings(self)
 
 
 def server_spec(
