@@ -197,7 +197,7 @@ def sleep_wake(torch: Any, model: Decoder) -> dict[str, float]:
     host = [torch.empty(t.shape, dtype=t.dtype, pin_memory=True) for t in tensors]
     torch.cuda.synchronize()
     start = time.perf_counter()
-    for h, t in zip(host, tensors):
+    for h, t in zip(host, tensors, strict=True):
         h.copy_(t, non_blocking=True)
     torch.cuda.synchronize()
     for t in tensors:
@@ -205,7 +205,7 @@ def sleep_wake(torch: Any, model: Decoder) -> dict[str, float]:
     torch.cuda.empty_cache()
     sleep_s = time.perf_counter() - start
     start = time.perf_counter()
-    for h, t in zip(host, tensors):
+    for h, t in zip(host, tensors, strict=True):
         t.data = h.to("cuda", non_blocking=True)
     torch.cuda.synchronize()
     wake_s = time.perf_counter() - start

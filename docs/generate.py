@@ -107,19 +107,24 @@ def standby_tradeoffs() -> str:
         ("70B BF16, p5.48xlarge", 70.6e9, "p5.48xlarge"),
     )
     rows = [
-        "| model, instance | fresh node (s) | warm spare (s) | standby (s) | per standby: GPUs held | GPU-hours a day"
-        " | pinned host RAM (GiB) | GPU memory per sleeper (GiB) |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| model, instance | fresh node (s) | warm spare, image only (s) | warm spare + node-local copy + shared"
+        " compile cache (s) | standby (s) | per standby: GPUs held | GPU-hours a day | pinned host RAM (GiB)"
+        " | GPU memory per sleeper (GiB) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for label, params, instance in cases:
         model = ModelProfile.from_numbers(parameter_count=int(params))
         paths = plan(model, instance, TuningOptions(serving=Serving(standbys=1))).scale_out_paths
         assert paths.standby is not None
+        spare = plan(model, instance, TuningOptions(serving=Serving(warm_spares=1))).scale_out_paths
+        warmed = Serving(warm_spares=1, model_cache="node-local", shared_compile_cache=True)
+        warmed_spare = plan(model, instance, TuningOptions(serving=warmed)).scale_out_paths
         idle = paths.standby.idle
         rows.append(
-            f"| {label} | {paths.fresh_node.total_s:.0f} | {paths.warm_spare.total_s:.0f} | "
-            f"{paths.standby.total_s:.1f} | {idle.gpus} | {idle.gpu_hours_per_day:.0f} | "
-            f"{idle.pinned_host_bytes_per_standby / 2**30:.0f} | {idle.gpu_bytes_per_sleeper_per_gpu / 2**30:.0f} |"
+            f"| {label} | {paths.fresh_node.total_s:.0f} | {spare.warm_spare.total_s:.0f} | "
+            f"{warmed_spare.warm_spare.total_s:.0f} | {paths.standby.total_s:.1f} | {idle.gpus} | "
+            f"{idle.gpu_hours_per_day:.0f} | {idle.pinned_host_bytes_per_standby / 2**30:.0f} | "
+            f"{idle.gpu_bytes_per_sleeper_per_gpu / 2**30:.0f} |"
         )
     return "\n".join(rows)
 
