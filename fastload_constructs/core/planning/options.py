@@ -58,9 +58,13 @@ class TuningOptions:
     # Per GPU, for activations, non-torch memory and CUDA graphs (DEFAULT_RUNTIME_OVERHEAD_BYTES).
     runtime_overhead_bytes: int = DEFAULT_RUNTIME_OVERHEAD_BYTES
     # --- torch.compile and CUDA graphs ---------------------------------------------------------
-    # vLLM's cudagraph_capture_sizes (--compilation-config); None = vLLM's default list.
+    # vLLM's cudagraph_capture_sizes (--compilation-config); None = vLLM's default list (bounded by
+    # max_num_seqs).
     cudagraph_capture_sizes: tuple[int, ...] | None = None
-    max_num_seqs: int = 256
+    # vLLM's --max-num-seqs: the most sequences a step runs at once; vLLM bounds its default capture sizes
+    # by it. None = vLLM's own default for the release and GPU (core.engines.vllm.releases); given, it is
+    # passed to vLLM.
+    max_num_seqs: int | None = None
     # --- scale-out paths -----------------------------------------------------------------------
     image_bytes: int = DEFAULT_IMAGE_BYTES
     # --- how the model is served: image (and so the vLLM release), model cache, shared compile cache,
@@ -140,7 +144,8 @@ def validate_options(opts: TuningOptions) -> None:
             sizes,
             "ascending, distinct whole numbers from 1 to 8192 (an empty list captures none)",
         )
-    whole_number_in(opts.max_num_seqs, "max_num_seqs", 1, 65536)
+    if opts.max_num_seqs is not None:
+        whole_number_in(opts.max_num_seqs, "max_num_seqs", 1, 65536)
     require(
         is_whole_number(opts.image_bytes) and opts.image_bytes > 0,
         "image_bytes",
