@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark: compile-cache publish and restore (runtime/cache_sync.py) vs `tar` + a plain PUT/GET.
+"""Benchmark: compile-cache publish and restore (runtime/compile_cache.py) vs `tar` + a plain PUT/GET.
 
 The cache is built from real torch.compile output: a small model is compiled
 with the installed torch (Inductor, CPU: generated C++ and Python kernels,
@@ -38,8 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fastload_constructs.runtime import cache_sync  # noqa: E402
-from fastload_constructs.runtime.cache_sync import COMPILE_SUBDIR  # noqa: E402
+from fastload_constructs.runtime import compile_cache  # noqa: E402
+from fastload_constructs.runtime.compile_cache import COMPILE_SUBDIR  # noqa: E402
 from tests.s3_server import TEST_ENV, RcloneS3Server  # noqa: E402
 
 COMPILE_SAMPLE = """
@@ -140,7 +140,7 @@ def main() -> int:
                 key = f"k{run}"
                 publish.append(
                     timed(
-                        lambda key=key: cache_sync.publish_compile_cache(
+                        lambda key=key: compile_cache.publish_compile_cache(
                             s3, bucket="bench", prefix="cc", cache_key=key, cache_root=source
                         )
                     )
@@ -155,11 +155,11 @@ def main() -> int:
                 into = scratch / f"node-b{run}"
                 # Warm the object on the server (rclone hashes a new object on its first read; S3 would
                 # not) with a plain GET, not a restore: see the note on deletions below.
-                s3.get_object(Bucket="bench", Key=cache_sync.archive_key("cc", key))["Body"].read()
+                s3.get_object(Bucket="bench", Key=compile_cache.archive_key("cc", key))["Body"].read()
                 s3.get_object(Bucket="bench", Key=f"plain/{run}.tgz")["Body"].read()
                 restore.append(
                     timed(
-                        lambda key=key, into=into: cache_sync.restore_compile_cache(
+                        lambda key=key, into=into: compile_cache.restore_compile_cache(
                             s3, bucket="bench", prefix="cc", cache_key=key, cache_root=into
                         )
                     )

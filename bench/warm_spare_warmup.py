@@ -36,7 +36,7 @@ import boto3  # noqa: E402
 from moto.server import ThreadedMotoServer  # noqa: E402
 
 from fastload_constructs.cli.main import main as fastload  # noqa: E402
-from fastload_constructs.runtime import cache_sync, warm_check  # noqa: E402
+from fastload_constructs.runtime import compile_cache, model_copy, warm_check  # noqa: E402
 from tests.safetensors_factory import write_safetensors  # noqa: E402
 
 BUCKET = "bench-warm"
@@ -72,11 +72,11 @@ def pod_steps(s3: Any, *, prefix: str, node: Path, cache_key: str) -> None:
     """warm-check, stage-model, restore-compile-cache: the init containers of a spare and of a vLLM pod."""
     model_dir, cache_root = node / "models" / "m", node / "vllm-cache" / cache_key
     warm_check.check(s3, bucket=BUCKET, prefix=prefix, model_dir=model_dir, cache_root=cache_root)
-    assert cache_sync.copy_model_to_node(s3, bucket=BUCKET, prefix=prefix, dest=model_dir).status in (
+    assert model_copy.copy_model_to_node(s3, bucket=BUCKET, prefix=prefix, dest=model_dir).status in (
         "staged",
         "present",
     )
-    restored = cache_sync.restore_compile_cache(
+    restored = compile_cache.restore_compile_cache(
         s3, bucket=BUCKET, prefix="compile-cache", cache_key=cache_key, cache_root=cache_root
     )
     assert restored.status in ("restored", "present"), restored
@@ -91,11 +91,11 @@ def run(url: str, mib: int, cache_mib: int, work: Path) -> tuple[int, float, int
             ["stage", str(work / "model"), f"s3://{BUCKET}/{prefix}", "--endpoint-url", url, "--no-progress"]
         )
     assert staged == 0
-    compiled = work / "first-pod" / cache_sync.COMPILE_SUBDIR
+    compiled = work / "first-pod" / compile_cache.COMPILE_SUBDIR
     compiled.mkdir(parents=True)
     (compiled / "kernels.bin").write_bytes(os.urandom(cache_mib * 1024 * 1024))
     key = f"key{mib}"
-    cache_sync.publish_compile_cache(
+    compile_cache.publish_compile_cache(
         s3, bucket=BUCKET, prefix="compile-cache", cache_key=key, cache_root=work / "first-pod"
     )
     counter = ByteCounter(s3)

@@ -718,6 +718,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--load-concurrency", type=int, default=None)
     parser.add_argument("--load-seconds", type=float, default=None)
     args = parser.parse_args(argv)
+    context = _cdk_context()
+    try:  # MODEL= is checked against cdk.json before any AWS call: a typo is no credentials problem
+        pick_model(context, args.model)
+    except StepFailed as failed:
+        print(f"smoke: step 'model' failed: {failed.why}", file=sys.stderr)
+        print(f"smoke: next: {failed.next_step}", file=sys.stderr)
+        return 1
 
     import boto3
     from botocore.exceptions import BotoCoreError
@@ -742,7 +749,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         wait_s=args.wait_seconds,
         load_concurrency=args.load_concurrency,
         load_seconds=args.load_seconds,
-        context=_cdk_context(),
+        context=context,
     )
 
     def stage(local_dir: str, uri: str) -> int:

@@ -15,6 +15,7 @@ boto3 and the streamer from looking anywhere else.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -163,6 +164,20 @@ class MotoS3Server(_Server):
         )
         with urllib.request.urlopen(request, timeout=10) as response:
             response.read()
+
+    @contextmanager
+    def principal_with_policy(self, policy: dict[str, Any]) -> Iterator[dict[str, str]]:
+        """Credentials of an IAM user whose one inline policy is `policy`, with IAM enforced while the block runs."""
+        iam = self.client("iam", config=None)
+        user = f"limited-{uuid.uuid4().hex[:8]}"
+        iam.create_user(UserName=user)
+        iam.put_user_policy(UserName=user, PolicyName="only", PolicyDocument=json.dumps(policy))
+        key = iam.create_access_key(UserName=user)["AccessKey"]
+        self._set_auth("0")
+        try:
+            yield {"AWS_ACCESS_KEY_ID": key["AccessKeyId"], "AWS_SECRET_ACCESS_KEY": key["SecretAccessKey"]}
+        finally:
+            self._set_auth("inf")
 
     @contextmanager
     def principal_without_permissions(self) -> Iterator[dict[str, str]]:

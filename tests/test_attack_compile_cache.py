@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from fastload_constructs.runtime.cache_sync import (
+from fastload_constructs.runtime.compile_cache import (
     COMPILE_SUBDIR,
     REFUSED_MARKER,
     SHA256_METADATA,

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from fastload_constructs.runtime import cache_sync
-from fastload_constructs.runtime.cache_sync import COMPILE_SUBDIR, SHA256_METADATA, _Limits, restore_compile_cache
+from fastload_constructs.runtime import _s3, compile_cache
+from fastload_constructs.runtime._cache_archive import Limits
+from fastload_constructs.runtime.compile_cache import COMPILE_SUBDIR, SHA256_METADATA, restore_compile_cache
 
 ROOT = Path(__file__).resolve().parents[1]
 S = COMPILE_SUBDIR
@@ -116,9 +117,9 @@ def test_setuid_and_world_writable_modes_are_cleared(s3, bucket, tmp_path):
 @pytest.mark.parametrize(
     "limits, members",
     [
-        (_Limits(members=10), [*GOOD, *(_member(f"{S}/f{i}", data=b"x") for i in range(20))]),
-        (_Limits(unpacked_bytes=1024 * 1024), [*GOOD, _member(f"{S}/bomb", data=bytes(64 * 1024 * 1024))]),
-        (_Limits(seconds=0.0), GOOD),
+        (Limits(members=10), [*GOOD, *(_member(f"{S}/f{i}", data=b"x") for i in range(20))]),
+        (Limits(unpacked_bytes=1024 * 1024), [*GOOD, _member(f"{S}/bomb", data=bytes(64 * 1024 * 1024))]),
+        (Limits(seconds=0.0), GOOD),
     ],
     ids=["member-count", "gzip-bomb", "time"],
 )
@@ -152,13 +153,13 @@ def test_a_good_archive_restores_in_one_pass_with_no_temporary_left(s3, bucket, 
 SLOW_RESTORE = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
-from fastload_constructs.runtime import cache_sync
-read = cache_sync._InflatingPipe.read
+from fastload_constructs.runtime import _cache_archive, compile_cache
+read = _cache_archive.InflatingPipe.read
 def slow(self, n=-1):
     time.sleep(0.05)
     return read(self, n)
-cache_sync._InflatingPipe.read = slow
-sys.exit(cache_sync.main(sys.argv[2:]))
+_cache_archive.InflatingPipe.read = slow
+sys.exit(compile_cache.main(sys.argv[2:]))
 """
 
 
@@ -166,7 +167,7 @@ def test_a_restore_killed_mid_way_leaves_nothing_the_next_one_does_not_clean(s3_
     files = [_member(f"{S}/blob{i}", data=os.urandom(256 * 1024)) for i in range(16)]
     _put(s3, bucket, "cc/big.tar.gz", _archive([GOOD[0], *files]))
     root = tmp_path / "cache"
-    args = ["restore-compile-cache", "--bucket", bucket, "--prefix", "cc", "--cache-key", "big"]
+    args = ["restore", "--bucket", bucket, "--prefix", "cc", "--cache-key", "big"]
     args += ["--cache-root", str(root), "--endpoint-url", s3_server.url]
     child = subprocess.Popen([sys.executable, "-c", SLOW_RESTORE, str(ROOT), *args], stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
@@ -203,14 +204,14 @@ def test_permission_problems_start_cold_without_a_traceback(s3_server, bucket, t
         return real_mkdir(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "mkdir", denied)
-    args = ["restore-compile-cache", "--bucket", bucket, "--prefix", "cc", "--cache-key", "k"]
+    args = ["restore", "--bucket", bucket, "--prefix", "cc", "--cache-key", "k"]
     for root in (tmp_path / "ro", tmp_path / "rw"):
         _put(s3_server.client(), bucket, "cc/k.tar.gz", _archive(GOOD))
         caplog.clear()
-        rc = cache_sync.main([*args, "--cache-root", str(root), "--endpoint-url", s3_server.url])
+        rc = compile_cache.main([*args, "--cache-root", str(root), "--endpoint-url", s3_server.url])
         assert rc == 0
         assert "Traceback" not in capsys.readouterr().err
-        [line] = [r.getMessage() for r in caplog.records if r.name == "fastload.cache_sync"]
+        [line] = [r.getMessage() for r in caplog.records if r.name == "fastload.runtime"]
         assert "starting cold" in line and "ermission denied" in line, line
         assert not (root / S).exists()
 
@@ -231,9 +232,9 @@ def test_no_boto3_or_no_region_still_exits_zero(monkeypatch, tmp_path, caplog, c
     def broken(_endpoint):
         raise ModuleNotFoundError("No module named 'boto3'")
 
-    monkeypatch.setattr(cache_sync, "_client", broken)
-    rc = cache_sync.main(
-        ["restore-compile-cache", "--bucket", "b", "--prefix", "p", "--cache-key", "k", "--cache-root", str(tmp_path)]
+    monkeypatch.setattr(_s3, "client", broken)
+    rc = compile_cache.main(
+        ["restore", "--bucket", "b", "--prefix", "p", "--cache-key", "k", "--cache-root", str(tmp_path)]
     )
     assert rc == 0 and "Traceback" not in capsys.readouterr().err
     assert any("No module named 'boto3'" in r.getMessage() for r in caplog.records)

@@ -17,16 +17,22 @@ from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.serving.cache_sharing import (
+    COMPILE_CACHE_SCRIPT,
+    MODEL_COPY_SCRIPT,
     MODEL_MOUNT_PATH,
+    NODE_LOCAL_MODEL_LINK,
+    REVISION_MOUNT_PATH,
+    REVISION_SCRIPT,
     SCRIPT_MOUNT_PATH,
-    SCRIPT_NAME,
     SharedCompileCache,
-    cache_sync_script,
     node_local_model_dir,
 )
+from fastload_constructs.core.serving.runtime_scripts import runtime_scripts
 from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
+from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT
+from fastload_constructs.infra.synth_limits import MAX_TEMPLATE_BYTES
 from fastload_constructs.k8s.server_chart import ServerChart
-from fastload_constructs.runtime import cache_sync
+from fastload_constructs.runtime import compile_cache, revision
 from stacks.config import DEFAULT_KUBERNETES_VERSION
 from tests.serving_plans import planned, served_as
 
@@ -72,9 +78,9 @@ def test_shared_cache_restores_before_and_publishes_after(s3_plan):
     s = spec(s3_plan, shared_compile_cache=True)
     (restore,) = cache_steps(s)
     (publish,) = s.sidecars
-    for step, command in ((restore, "restore-compile-cache"), (publish, "publish-compile-cache")):
+    for step, command in ((restore, "restore"), (publish, "publish")):
         args = list(step.args)
-        assert args[0] == command
+        assert step.script == COMPILE_CACHE_SCRIPT and args[0] == command
         assert args[args.index("--bucket") + 1] == "fastload-test-models"
         # Each model has its own folder of the cache prefix: its role may write nowhere else.
         assert args[args.index("--prefix") + 1] == "compile-cache/llama"
@@ -111,9 +117,11 @@ def test_node_local_model_cache_reads_nvme(local_plan):
     s = spec(local_plan)
     (stage,) = cache_steps(s)
     folder = f"{MODEL_MOUNT_PATH}/{node_local_model_dir(URI)}"
-    assert s.args[0] == s.model_path == folder  # vLLM streams the local copy
+    # vLLM streams the local copy through the pod's own link to it, which stage-model makes.
+    assert s.args[0] == s.model_path == NODE_LOCAL_MODEL_LINK
     args = list(stage.args)
-    assert args[0] == "stage-model" and args[args.index("--dest") + 1] == folder
+    assert stage.script == MODEL_COPY_SCRIPT and args[args.index("--dest") + 1] == folder
+    assert args[args.index("--link") + 1] == NODE_LOCAL_MODEL_LINK
     assert args[args.index("--prefix") + 1] == "models/llama-3.1-8b"
     assert s.model_host_path == naming.MODEL_CACHE_HOST_ROOT
     assert s.node_labels[naming.LABEL_INSTANCE_STORE] == naming.INSTANCE_STORE_RAID0
@@ -130,7 +138,7 @@ def test_model_stage_runs_before_cache_restore(local_plan):
 def test_the_pod_reads_what_the_plan_was_made_for(s3_plan, local_plan):
     """One value: the spec has no model-cache option of its own to disagree with the plan's."""
     assert spec(s3_plan).model_path == URI and s3_plan.source == "s3"
-    assert spec(local_plan).model_path.startswith(MODEL_MOUNT_PATH) and local_plan.source == "local"
+    assert spec(local_plan).model_path == NODE_LOCAL_MODEL_LINK and local_plan.source == "local"
     assert not hasattr(ServerOptions(), "model_cache") and not hasattr(ServerOptions(), "image")
     # The shared cache is in the model's own bucket, under the options' prefix.
     (restore,) = cache_steps(spec(s3_plan, shared_compile_cache=True, compile_cache_prefix="cc"))
@@ -195,14 +203,20 @@ def test_chart_renders_init_containers_sidecar_and_script(warm_docs):
     vllm, sidecar = pod["containers"]
     assert vllm["resources"]["limits"]["nvidia.com/gpu"] == 1  # the GPU stays on the vLLM container
     assert "nvidia.com/gpu" not in sidecar["resources"].get("limits", {})
+    scripts = {
+        "resolve-revision": REVISION_SCRIPT,
+        "stage-model": MODEL_COPY_SCRIPT,
+        "restore-compile-cache": COMPILE_CACHE_SCRIPT,
+        "publish-compile-cache": COMPILE_CACHE_SCRIPT,
+    }
     for c in [*pod["initContainers"], sidecar]:
         assert c["image"] == vllm["image"]
-        assert c["command"][:2] == ["python3", f"{SCRIPT_MOUNT_PATH}/{SCRIPT_NAME}"]
+        assert c["command"][:2] == ["python3", f"{SCRIPT_MOUNT_PATH}/{scripts[c['name']]}"]
         env = {e["name"]: e["value"] for e in c["env"]}
         assert set(env) == {"AWS_REGION", "AWS_DEFAULT_REGION"}
         assert c["securityContext"]["allowPrivilegeEscalation"] is False
     (config_map,) = [d for d in warm_docs if d["kind"] == "ConfigMap"]
-    assert config_map["data"][SCRIPT_NAME] == cache_sync_script()
+    assert config_map["data"] == runtime_scripts()  # each file its own key, side by side in the mount
     volumes = {v["name"]: v for v in pod["volumes"]}
     assert volumes["cache-sync"]["configMap"]["name"] == config_map["metadata"]["name"]
     assert volumes["model-cache"]["hostPath"]["path"] == naming.MODEL_CACHE_HOST_ROOT
@@ -210,6 +224,8 @@ def test_chart_renders_init_containers_sidecar_and_script(warm_docs):
     # Only the model's own folder, at the path vLLM reads.
     assert mounts["model-cache"]["mountPath"] == f"{MODEL_MOUNT_PATH}/{node_local_model_dir(URI)}"
     assert mounts["model-cache"]["subPath"] == node_local_model_dir(URI) and mounts["model-cache"]["readOnly"] is True
+    # The pod's own link to its copy lives in its in-memory revision volume, read-only to the server.
+    assert mounts["model-revision"] == {"mountPath": REVISION_MOUNT_PATH, "name": "model-revision", "readOnly": True}
 
 
 def test_every_manifest_validates(warm_docs):
@@ -217,22 +233,41 @@ def test_every_manifest_validates(warm_docs):
         kubernetes_validate.validate(doc, DEFAULT_KUBERNETES_VERSION, strict=True)
 
 
-def test_shipped_script_runs_with_only_the_standard_library_and_boto3(tmp_path):
-    """The ConfigMap copy must stand alone: run it outside the package and ask for its help."""
-    script = tmp_path / SCRIPT_NAME
-    script.write_text(cache_sync_script())
+# Runs a script as the pod does, from a folder of the ConfigMap's files, with the package made unimportable.
+WITHOUT_THE_PACKAGE = """
+import importlib.abc, runpy, sys
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "fastload_constructs":
+            raise ImportError(f"the pod has no {name}")
+sys.meta_path.insert(0, Block())
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("script", [REVISION_SCRIPT, MODEL_COPY_SCRIPT, COMPILE_CACHE_SCRIPT, WARM_CHECK_SCRIPT])
+def test_shipped_scripts_run_with_only_the_standard_library_and_boto3(tmp_path, script):
+    """The ConfigMap's files must stand alone: run each step from their folder, outside the package."""
+    for name, text in runtime_scripts().items():
+        (tmp_path / name).write_text(text)
     out = subprocess.run(
-        [sys.executable, str(script), "--help"],
+        [sys.executable, "-c", WITHOUT_THE_PACKAGE, str(tmp_path / script), "--help"],
         capture_output=True,
         text=True,
-        cwd=tmp_path,
+        cwd="/",
         env={"PATH": "/usr/bin:/bin"},
         check=True,
     )
-    assert "restore-compile-cache" in out.stdout
-    assert "from fastload_constructs" not in script.read_text()
+    assert out.stdout.startswith(f"usage: {script.removesuffix('.py')}")
+
+
+def test_the_runtime_configmap_stays_well_under_the_template_limit():
+    """The shared ConfigMap is inline in one stack's template (a CloudFormation update sends the old and the new
+    properties): the scripts together stay under an eighth of the 1 MB template limit the synth check enforces."""
+    assert sum(len(text.encode()) for text in runtime_scripts().values()) < MAX_TEMPLATE_BYTES // 8
 
 
 def test_script_constants_agree_with_the_stager():
-    assert cache_sync.MANIFEST_NAME == naming.STAGE_MANIFEST_NAME
-    assert cache_sync.SHA256_METADATA == naming.SHA256_METADATA_KEY
+    assert revision.MANIFEST_NAME == naming.STAGE_MANIFEST_NAME
+    assert compile_cache.SHA256_METADATA == naming.SHA256_METADATA_KEY

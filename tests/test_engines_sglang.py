@@ -30,7 +30,7 @@ from fastload_constructs.core.scaling.metrics import alert_rules, scaling_query
 from fastload_constructs.core.serving.cache_sharing import MODEL_URI_PLACEHOLDER
 from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
 from fastload_constructs.k8s.server_chart import ServerChart
-from fastload_constructs.runtime import cache_sync, warm_check
+from fastload_constructs.runtime import compile_cache, warm_check
 from tests.serving_plans import planned
 
 LLAMA_8B = ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16")
@@ -166,12 +166,12 @@ def test_tensor_parallel_plans_stream_distributed_and_the_plan_sets_context_and_
     assert "--enable-torch-compile" in s.args
 
 
-def test_sglang_caches_live_on_the_compile_cache_volume_in_the_folder_the_cache_sync_carries():
+def test_sglang_caches_live_on_the_compile_cache_volume_in_the_folder_the_cache_steps_carry():
     s = spec(compile_cache="host-path")
     assert s.cache_mount_path == "/var/cache/sglang"
     # The runtime restores, publishes and checks exactly this folder of the mount.
-    assert s.env["SGLANG_CACHE_DIR"] == f"{s.cache_mount_path}/{cache_sync.COMPILE_SUBDIR}"
-    assert warm_check.COMPILE_SUBDIR == cache_sync.COMPILE_SUBDIR
+    assert s.env["SGLANG_CACHE_DIR"] == f"{s.cache_mount_path}/{compile_cache.COMPILE_SUBDIR}"
+    assert warm_check.COMPILE_SUBDIR == compile_cache.COMPILE_SUBDIR
     assert s.env["SGLANG_JIT_CACHE_DIR"].startswith(s.env["SGLANG_CACHE_DIR"] + "/")
     assert s.env["HF_HUB_OFFLINE"] == "1"
     assert (

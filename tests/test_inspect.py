@@ -211,3 +211,10 @@ def test_inspect_text_is_yaml_with_clean_values(model_dir, capsys):
     assert re.search(r"(:|-) (None|True|False)$", out, re.MULTILINE) is None  # Python's, not YAML's
     view = yaml.safe_load(out)
     assert view["fits"] is True and view["plan"]["max_model_len"] is None
+
+
+@pytest.mark.parametrize("typed", ["s3:/bucket/models/x", "S3://bucket/models/x", "s3//bucket/models/x", "s3:bucket/x"])
+def test_an_almost_s3_uri_is_named_as_one_not_as_a_missing_folder(typed, capsys):
+    assert main(["inspect", typed]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"fastload: source: got '{typed}'") and "s3://bucket/prefix" in line

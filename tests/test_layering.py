@@ -83,6 +83,7 @@ def test_core_is_packages_by_concept_around_a_few_foundations() -> None:
         "catalog.py",
         "errors.py",
         "images.py",
+        "release_lists.py",
         "model.py",
         "naming.py",
         "s3_uri.py",

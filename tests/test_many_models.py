@@ -9,8 +9,8 @@ from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.planning.serving import Serving
-from fastload_constructs.core.serving.cache_sharing import SCRIPT_NAME, cache_sync_script
-from fastload_constructs.core.serving.runtime_scripts import shared_scripts_name
+from fastload_constructs.core.serving.cache_sharing import REVISION_SCRIPT
+from fastload_constructs.core.serving.runtime_scripts import runtime_scripts, shared_scripts_name
 from tests.emitted_manifests import template_manifests
 
 LLAMA_8B = ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16")
@@ -40,18 +40,19 @@ def _stack_with_models(count: int, stack=None, cluster=None, bucket=None, render
 
 def _owner(template: dict) -> str:
     """The shared ConfigMap's name in `template` (keyed by the stack that applies it)."""
-    (name,) = {doc["metadata"]["name"] for _, doc in template_manifests(template) if SCRIPT_NAME in doc.get("data", {})}
+    carriers = [doc for _, doc in template_manifests(template) if REVISION_SCRIPT in doc.get("data", {})]
+    (name,) = {doc["metadata"]["name"] for doc in carriers}
     return name
 
 
 def test_the_scripts_are_applied_once_per_namespace_not_per_model():
     template = _stack_with_models(2)
-    script = cache_sync_script()
-    carriers = [doc for _, doc in template_manifests(template) if SCRIPT_NAME in doc.get("data", {})]
+    scripts = runtime_scripts()
+    carriers = [doc for _, doc in template_manifests(template) if REVISION_SCRIPT in doc.get("data", {})]
     assert len(carriers) == 1  # one ConfigMap for the namespace, both models mount it
     (shared,) = carriers
     name = shared["metadata"]["name"]
-    assert name.startswith("fastload-runtime-") and shared["data"][SCRIPT_NAME] == script
+    assert name.startswith("fastload-runtime-") and shared["data"] == scripts
     deployments = [doc for _, doc in template_manifests(template) if doc["kind"] == "Deployment"]
     assert len(deployments) == 2
     for deployment in deployments:

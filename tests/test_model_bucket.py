@@ -100,7 +100,7 @@ def test_noncurrent_versions_and_stale_uploads_expire(default):
 
 
 def test_temporary_objects_a_killed_publisher_left_expire_in_a_day(default):
-    from fastload_constructs.runtime.cache_sync import TEMPORARY_TAGGING
+    from fastload_constructs.runtime.compile_cache import TEMPORARY_TAGGING
 
     _, template, bucket_id = default
     rule = _rules(template, bucket_id)["ExpireTemporaryObjects"]

@@ -8,7 +8,12 @@ from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.planning.serving import Serving
-from fastload_constructs.core.serving.cache_sharing import MODEL_CACHE_VOLUME, MODEL_MOUNT_PATH, node_local_model_dir
+from fastload_constructs.core.serving.cache_sharing import (
+    MODEL_CACHE_VOLUME,
+    MODEL_MOUNT_PATH,
+    NODE_LOCAL_MODEL_LINK,
+    node_local_model_dir,
+)
 from fastload_constructs.k8s.server_chart import ServerChart
 from fastload_constructs.k8s.warm_spares import WarmSparesChart
 from tests.emitted_manifests import _warm_spares
@@ -40,7 +45,12 @@ def test_the_vllm_container_mounts_only_its_own_models_folder():
     (mount,) = [m for m in vllm["volumeMounts"] if m["name"] == MODEL_CACHE_VOLUME]
     folder = node_local_model_dir(URI)
     assert mount["subPath"] == folder  # not the node's whole model cache
-    assert mount["mountPath"] == vllm["args"][0] == f"{MODEL_MOUNT_PATH}/{folder}"  # the path vLLM reads, unchanged
+    # Where stage-model copies and links to, at the same path: the pod's link to its copy resolves in here.
+    (stage,) = [c for c in pod["initContainers"] if c["name"] == "stage-model"]
+    assert (
+        mount["mountPath"] == stage["command"][stage["command"].index("--dest") + 1] == f"{MODEL_MOUNT_PATH}/{folder}"
+    )
+    assert vllm["args"][0] == NODE_LOCAL_MODEL_LINK
     assert mount["readOnly"] is True
 
 

@@ -10,6 +10,7 @@ from aws_cdk.assertions import Template
 
 from app import build_app
 from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.serving.cache_sharing import NODE_LOCAL_MODEL_LINK
 from fastload_constructs.infra.manifest_export import synth_with_manifests
 from stacks.config import parse_reference_config
 from tests.iam_eval import applies, resolve
@@ -117,7 +118,7 @@ def test_exported_manifests_carry_the_cache_containers(synthesized):
     assert restore[restore.index("--bucket") + 1] == "fastload-warm-models"
     assert restore[restore.index("--prefix") + 1] == "compile-cache/warm-8b"
     (vllm,) = [c for c in pod["containers"] if c["name"] == "vllm"]
-    assert vllm["args"][0].startswith("/models/")  # streams the node-local copy
+    assert vllm["args"][0] == NODE_LOCAL_MODEL_LINK  # streams the node-local copy, through the pod's own link
     cold = [d for d in yaml.safe_load_all((folder / "05-llama-3-1-8b-instruct.yaml").read_text()) if d]
     (cold_deployment,) = [d for d in cold if d["kind"] == "Deployment"]
     cold_steps = cold_deployment["spec"]["template"]["spec"]["initContainers"]

@@ -24,12 +24,13 @@ from fastload_constructs.core.serving.cache_sharing import (
     LAUNCH_SCRIPT,
     MODEL_URI_PLACEHOLDER,
     REVISION_MOUNT_PATH,
+    REVISION_SCRIPT,
     REVISION_URI_FILE,
     REVISION_VOLUME,
 )
 from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
 from fastload_constructs.k8s.server_chart import ServerChart
-from fastload_constructs.runtime import cache_sync
+from fastload_constructs.runtime import revision as pod_revision
 from fastload_constructs.s3 import revisions
 from fastload_constructs.s3.client import s3_client
 from fastload_constructs.s3.staging import validate_model_folder
@@ -53,12 +54,12 @@ def spec(model_cache="s3", shared_compile_cache=True, **options):
 def test_every_step_reads_the_revision_resolved_first(model_cache):
     s = spec(model_cache)
     resolve, *later = s.init_containers
-    assert resolve.name == "resolve-revision" and resolve.args[:1] == ("resolve-revision",)
+    assert resolve.name == "resolve-revision" and resolve.script == REVISION_SCRIPT
     assert resolve.args[resolve.args.index("--prefix") + 1] == "models/llama"
     for step in (*later, *s.sidecars):
         assert step.args[step.args.index("--revision-dir") + 1] == REVISION_MOUNT_PATH, step.name
         assert (REVISION_VOLUME, REVISION_MOUNT_PATH) in step.mounts, step.name
-    # The compile-cache key is the synth-time key; the pod appends its revision (cache_sync --revision-dir).
+    # The compile-cache key is the synth-time key; the pod appends its revision (compile_cache --revision-dir).
     assert any(step.name == "restore-compile-cache" for step in later)
 
 
@@ -142,7 +143,7 @@ def test_the_pod_and_the_cli_accept_and_refuse_the_same_pointers(case):
     except FastloadConfigError:
         cli = None
     try:
-        pod: str | None = cache_sync.pointer_revision(body)
+        pod: str | None = pod_revision.pointer_revision(body)
     except ValueError:
         pod = None
     assert cli == pod
@@ -175,8 +176,7 @@ def _resolve_in_pod(server, bucket, prefix, out: Path) -> subprocess.CompletedPr
     return subprocess.run(
         [
             sys.executable,  # the script as the pod runs it: standalone, stdlib and boto3 only
-            str(Path(cache_sync.__file__)),
-            "resolve-revision",
+            str(Path(pod_revision.__file__)),
             "--bucket",
             bucket,
             "--prefix",
@@ -207,14 +207,14 @@ def test_a_pod_keeps_the_revision_it_resolved_while_another_is_published(s3_serv
     (tmp_path / "v2" / SHARD_1).write_bytes(bytes(data))
     second = _stage(s3_server, tmp_path / "v2", bucket)
     # The running pod's resolution stands; what it reads there is still exactly the first revision's bytes.
-    resolved_bucket, prefix, revision = cache_sync.read_resolved(pod)
+    resolved_bucket, prefix, revision = pod_revision.read_resolved(pod)
     assert revision == first.revision != second.revision
     body = s3_server.client().get_object(Bucket=resolved_bucket, Key=f"{prefix}/{SHARD_1}")["Body"].read()
     assert body == (tmp_path / "v1" / SHARD_1).read_bytes()
     # Its compile-cache archive is keyed by its revision; a new pod resolves (and keys) the new one.
-    assert cache_sync.revision_cache_key("abc", revision) == f"abc-{first.revision}"
+    assert pod_revision.revision_cache_key("abc", revision) == f"abc-{first.revision}"
     assert _resolve_in_pod(s3_server, bucket, "models/tiny", tmp_path / "pod2").returncode == 0
-    assert cache_sync.read_resolved(tmp_path / "pod2")[2] == second.revision
+    assert pod_revision.read_resolved(tmp_path / "pod2")[2] == second.revision
 
 
 def test_a_flat_stage_and_a_named_revision_are_read_as_they_are(s3_server, tmp_path):
@@ -224,15 +224,15 @@ def test_a_flat_stage_and_a_named_revision_are_read_as_they_are(s3_server, tmp_p
     write_hf_model(tmp_path / "m")
     client = s3_client(endpoint_url=s3_server.url)
     upload_model(client, validate_model_folder(tmp_path / "m"), _loc(bucket), config=transfer_config(chunk_size_mib=5))
-    assert cache_sync.resolve_revision(client, bucket=bucket, prefix="models/tiny") == (
+    assert pod_revision.resolve_revision(client, bucket=bucket, prefix="models/tiny") == (
         "models/tiny",
-        cache_sync.UNVERSIONED,
+        pod_revision.UNVERSIONED,
     )
-    assert cache_sync.revision_cache_key("abc", cache_sync.UNVERSIONED) == "abc"  # flat keys are unchanged
+    assert pod_revision.revision_cache_key("abc", pod_revision.UNVERSIONED) == "abc"  # flat keys are unchanged
 
     staged = _stage(s3_server, tmp_path / "m", bucket)
     named = f"models/tiny/revisions/{staged.revision}"
-    assert cache_sync.resolve_revision(client, bucket=bucket, prefix=named) == (named, staged.revision)
+    assert pod_revision.resolve_revision(client, bucket=bucket, prefix=named) == (named, staged.revision)
 
 
 def test_nothing_staged_or_a_collected_revision_fails_the_pod_with_the_reason(s3_server, tmp_path):

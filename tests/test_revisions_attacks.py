@@ -12,7 +12,7 @@ from fastload_constructs.core.access.revisions import POINTER_NAME, first_pointe
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.naming import STAGE_MANIFEST_NAME
 from fastload_constructs.core.s3_uri import parse_s3_uri
-from fastload_constructs.runtime import cache_sync
+from fastload_constructs.runtime import revision as pod_revision
 from fastload_constructs.s3 import revisions
 from fastload_constructs.s3.client import s3_client
 from fastload_constructs.s3.staging import validate_model_folder
@@ -148,7 +148,7 @@ def test_a_hostile_pointer_is_refused_in_one_line_by_the_cli_and_the_pod(s3_serv
     with pytest.raises(FastloadConfigError):
         parse_pointer(body)
     with pytest.raises(ValueError):
-        cache_sync.pointer_revision(body)
+        pod_revision.pointer_revision(body)
     bucket = s3_server.new_bucket()
     s3_server.client().put_object(Bucket=bucket, Key=f"m/{POINTER_NAME}", Body=body)
     for command in ("list", "gc", "rollback", "unpin"):
@@ -195,3 +195,66 @@ def test_a_rerun_after_a_failed_publish_publishes_the_complete_revision_without_
     assert {k: v for k, v in _keys(s3_server, bucket).items() if written[-1].revision in k} == {
         k: v for k, v in before.items() if written[-1].revision in k
     }
+
+
+# --- a pointer that may not be read is never taken for "no pointer" ---------------------------------------
+
+
+def _pointer_denied(bucket: str, prefix: str) -> dict:
+    """A role that may list and delete under the bucket but not read the pointer (as with SSE-KMS and no
+    kms:Decrypt): S3 answers 403 for the pointer, which exists."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "Action": "s3:*", "Resource": [f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/*"]},
+            {"Effect": "Deny", "Action": "s3:GetObject", "Resource": f"arn:aws:s3:::{bucket}/{prefix}/{POINTER_NAME}"},
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["revisions", "gc", "URI", "--yes", "--keep", "0", "--grace-hours", "0"],
+        ["revisions", "list", "URI"],
+        ["revisions", "rollback", "URI"],
+        ["revisions", "pin", "URI"],
+        ["revisions", "publish", "URI", "OLD"],
+        ["stage", "DIR", "URI", "--no-progress"],
+    ],
+)
+def test_a_pointer_that_may_not_be_read_is_refused_in_one_line(moto_server, tmp_path, capsys, monkeypatch, argv):
+    bucket = moto_server.new_bucket()
+    location = parse_s3_uri(f"s3://{bucket}/m")
+    old = _stage(moto_server, _model(tmp_path, "a"), location)
+    current = _stage(moto_server, _model(tmp_path, "b", last_byte=3), location)
+    before = _keys(moto_server, bucket)
+    swap = {"URI": location.uri, "OLD": old.revision, "DIR": str(_model(tmp_path, "c", last_byte=5))}
+    with moto_server.principal_with_policy(_pointer_denied(bucket, "m")) as credentials:
+        for name, value in credentials.items():
+            monkeypatch.setenv(name, value)
+        assert _run(moto_server, *(swap.get(a, a) for a in argv)) != 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and POINTER_NAME in err and "Traceback" not in err, err
+    assert _keys(moto_server, bucket) == before  # nothing written, nothing deleted
+    assert revisions.read_pointer(moto_server.client(), location)[0].revision == current.revision
+
+
+def test_the_pod_fails_on_a_pointer_it_may_not_read_rather_than_load_the_flat_stage(moto_server, tmp_path):
+    """A prefix staged flat before revisions, then as revisions: a denied pointer read as "none" would load
+    the old flat files."""
+    from fastload_constructs.s3.uploader import upload_model
+
+    bucket = moto_server.new_bucket()
+    location = parse_s3_uri(f"s3://{bucket}/m")
+    client = s3_client(endpoint_url=moto_server.url)
+    upload_model(client, validate_model_folder(_model(tmp_path, "flat")), location, config=transfer_config())
+    staged = _stage(moto_server, _model(tmp_path, "b", last_byte=3), location)
+    with moto_server.principal_with_policy(_pointer_denied(bucket, "m")) as credentials:
+        pod = moto_server.client(
+            aws_access_key_id=credentials["AWS_ACCESS_KEY_ID"],
+            aws_secret_access_key=credentials["AWS_SECRET_ACCESS_KEY"],
+        )
+        with pytest.raises(ValueError, match=f"{POINTER_NAME}.*may not be read"):
+            pod_revision.resolve_revision(pod, bucket=bucket, prefix="m")
+    assert pod_revision.resolve_revision(moto_server.client(), bucket=bucket, prefix="m")[1] == staged.revision

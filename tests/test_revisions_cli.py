@@ -32,7 +32,7 @@ def test_collection_never_takes_the_current_pinned_newest_or_recent():
     pointer = first_pointer(b.revision, T0 + HOUR, pinned=True).switched_to(b.revision, T0, pinned=True)
     now = T0 + 100 * HOUR
     chosen = choose_collection([a, b, c, d, e], pointer, now, keep=1, grace_s=3600)
-    assert chosen.keep == {b.revision: "pinned, current", e.revision: "one of the 1 newest"}
+    assert chosen.keep == {b.revision: "pinned, current", e.revision: "the newest besides the current one (--keep 1)"}
     assert chosen.delete == (a.revision, c.revision, d.revision)  # oldest first; the incomplete one too
     # Within the grace period everything written recently stays, whatever `keep` says.
     assert choose_collection([a, b, c, d, e], pointer, e.last_written, keep=0, grace_s=3600).delete == (

@@ -1,4 +1,4 @@
-"""Right outcomes in the in-pod runtime (issue 28): refused archives heal, fresh copies are never collected."""
+"""Right outcomes in the in-pod runtime: refused archives heal, fresh copies are never collected."""
 
 from __future__ import annotations
 
@@ -13,19 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from fastload_constructs.runtime import cache_sync
-from fastload_constructs.runtime.cache_sync import (
+from fastload_constructs.runtime import _files, model_copy
+from fastload_constructs.runtime._node_copies import COMPLETE_MARKER, collect_copies, is_complete, lease, lock_path
+from fastload_constructs.runtime.compile_cache import (
     COMPILE_SUBDIR,
-    COMPLETE_MARKER,
-    COPIES_DIR,
     REFUSED_MARKER,
     SHA256_METADATA,
     archive_key,
-    collect_copies,
-    copy_model_to_node,
     publish_compile_cache,
     restore_compile_cache,
 )
+from fastload_constructs.runtime.model_copy import copy_model_to_node
 
 
 @pytest.fixture()
@@ -71,35 +69,39 @@ def test_an_archive_refused_with_an_os_error_is_healed_by_the_publisher(s3, buck
     assert restore_compile_cache(s3, bucket=bucket, prefix="cc", cache_key="k1", cache_root=fresh).status == "restored"
 
 
-def _complete_copy(root: Path, name: str) -> Path:
-    copy = root / COPIES_DIR / name
+def _complete_copy(model_dir: Path, name: str, *, completed: float | None = None) -> Path:
+    copy = model_dir / name
     copy.mkdir(parents=True)
     (copy / "model.safetensors").write_bytes(b"w" * 1000)
     (copy / COMPLETE_MARKER).write_text("{}")
+    if completed is not None:
+        os.utime(copy / COMPLETE_MARKER, (completed, completed))
     return copy
 
 
 def test_a_copy_no_pod_leased_yet_is_not_collected(tmp_path):
-    copy = _complete_copy(tmp_path, "a-0123456789abcdef")  # just completed by model a's copier: no lease yet
+    model = tmp_path / "revisions" / "a"
+    fresh = _complete_copy(model, "unversioned-0123456789abcdef")  # just completed by model a's copier: no lease yet
+    _complete_copy(model, "unversioned-fedcba9876543210")
+    lease(model, "unversioned-fedcba9876543210")  # the other one was chosen last
 
-    collect_copies(tmp_path, lease_grace_s=3600, budget_bytes=10**9)
+    collect_copies(model.parent, lease_grace_s=3600, budget_bytes=10**9)
 
-    assert (copy / COMPLETE_MARKER).is_file()
+    assert is_complete(fresh)
 
 
 def test_a_copy_whose_model_is_being_copied_is_not_collected(tmp_path):
     import fcntl
 
-    copy = _complete_copy(tmp_path, "a-0123456789abcdef")
-    past = time.time() - 7200
-    for path in (copy, copy / COMPLETE_MARKER):
-        os.utime(path, (past, past))
-    with open(tmp_path / ".a.lock", "a") as held:  # model a's copier is between completion and lease
+    model = tmp_path / "revisions" / "a"
+    old = _complete_copy(model, "unversioned-0123456789abcdef", completed=time.time() - 7200)
+    _complete_copy(model, "unversioned-fedcba9876543210")
+    with open(lock_path(model), "a") as held:  # model a's copier is between a completion and its lease
         fcntl.flock(held, fcntl.LOCK_EX)
-        collect_copies(tmp_path, lease_grace_s=3600, budget_bytes=10**9)
-        assert (copy / COMPLETE_MARKER).is_file()
-    collect_copies(tmp_path, lease_grace_s=3600, budget_bytes=10**9)  # idle and old: now it goes
-    assert not copy.exists()
+        collect_copies(model.parent, lease_grace_s=3600, budget_bytes=10**9)
+        assert is_complete(old)
+    collect_copies(model.parent, lease_grace_s=3600, budget_bytes=10**9)  # idle and old: now it goes
+    assert not old.exists()
 
 
 def test_a_copy_removed_while_it_is_switched_to_is_never_reported_staged(s3, bucket, tmp_path, monkeypatch):
@@ -109,23 +111,23 @@ def test_a_copy_removed_while_it_is_switched_to_is_never_reported_staged(s3, buc
         s3.put_object(Bucket=bucket, Key=f"m/{name}", Body=data)
     manifest = [{"name": n, "size": len(d), "sha256": hashlib.sha256(d).hexdigest()} for n, d in files.items()]
     s3.put_object(Bucket=bucket, Key="m/fastload-manifest.json", Body=json.dumps({"files": manifest}).encode())
-    point = cache_sync._point
+    point = model_copy._point
     removed = []
 
-    def point_then_lose(dest: Path, copy: Path) -> None:
-        point(dest, copy)
+    def point_then_lose(link: Path, copy: Path) -> None:
+        point(link, copy)
         if not removed:  # a collector that decided before the lease removes it now
             removed.append(copy.name)
-            cache_sync._remove_tree(copy)
+            _files.remove_tree(copy)
 
-    monkeypatch.setattr(cache_sync, "_point", point_then_lose)
-    dest = tmp_path / "models" / "m"
+    monkeypatch.setattr(model_copy, "_point", point_then_lose)
+    link = tmp_path / "pod" / "model"
 
-    outcome = copy_model_to_node(s3, bucket=bucket, prefix="m", dest=dest)
+    outcome = copy_model_to_node(s3, bucket=bucket, prefix="m", dest=tmp_path / "models" / "revisions" / "m", link=link)
 
     assert removed
     if outcome.status in ("staged", "present"):  # reported success: the model must be there
-        assert (dest / "model.safetensors").read_bytes() == weights
+        assert (link / "model.safetensors").read_bytes() == weights
     else:
         assert outcome.status == "error"
 
@@ -134,14 +136,14 @@ def test_a_copy_removed_while_it_is_switched_to_is_never_reported_staged(s3, buc
 SLOW_COPY_PUBLISH = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
-from fastload_constructs.runtime import cache_sync
-client = cache_sync._client
+from fastload_constructs.runtime import _s3, compile_cache
+client = _s3.client
 def slow_client(endpoint_url):
     s3 = client(endpoint_url)
     s3.meta.events.register("before-call.s3.CopyObject", lambda **kw: time.sleep(30))
     return s3
-cache_sync._client = slow_client
-sys.exit(cache_sync.main(sys.argv[2:]))
+_s3.client = slow_client
+sys.exit(compile_cache.main(sys.argv[2:]))
 """
 
 
@@ -155,7 +157,7 @@ def test_a_publisher_stopped_by_sigterm_leaves_no_temporary_archive(s3_server, s
     root = tmp_path / "cache"
     (root / COMPILE_SUBDIR / "abc").mkdir(parents=True)
     (root / COMPILE_SUBDIR / "abc" / "graph.py").write_bytes(b"x" * 10_000)
-    args = ["publish-compile-cache", "--bucket", bucket, "--prefix", "cc", "--cache-key", "k1"]
+    args = ["publish", "--bucket", bucket, "--prefix", "cc", "--cache-key", "k1"]
     args += ["--cache-root", str(root), "--endpoint-url", s3_server.url]
     env = {**os.environ, **TEST_ENV}
     project = str(Path(__file__).resolve().parents[1])

@@ -318,6 +318,19 @@ def test_unknown_model_lists_the_known_ones() -> None:
     assert "llama-3-1-8b-instruct" in caught.value.next_step
 
 
+def test_a_model_typo_is_named_before_any_aws_call(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    import boto3
+
+    def no_aws(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("an AWS session was opened before MODEL= was checked")
+
+    monkeypatch.setattr(boto3, "Session", no_aws)
+    assert smoke.main(["--model", "lama-3-1-8b-instruct"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "smoke: step 'model' failed: MODEL=lama-3-1-8b-instruct is not in cdk.json's fastload:models"
+    assert "llama-3-1-8b-instruct" in err[1]
+
+
 def test_wait_prints_the_reason_then_returns_the_ready_pod() -> None:
     events = json.dumps({"items": _scale_out()})
     cluster = Cluster([_pod(POD, ready=False)], events)

@@ -22,6 +22,7 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.serving.access import ServingAccess
+from fastload_constructs.core.serving.cache_sharing import NODE_LOCAL_MODEL_LINK, REVISION_MOUNT_PATH
 from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
 from fastload_constructs.core.serving.standby import (
     ANNOTATION_ISC,
@@ -157,13 +158,18 @@ def test_the_launcher_sees_only_its_own_models_copy():
     engine = next(c for c in lc["containers"] if c["name"] == "inference-server")
     (mount,) = [m for m in engine["volumeMounts"] if m["name"] == "model-cache"]
     options = one(synth(model_cache="node-local"), "InferenceServerConfig")["spec"]["modelServerConfig"]["options"]
-    model_path = options.split()[options.split().index("--model") + 1]
+    (stage,) = [c for c in lc["initContainers"] if c["name"] == "stage-model"]
+    folder = stage["command"][stage["command"].index("--dest") + 1]
     assert mount == {
         "name": "model-cache",
-        "mountPath": model_path,
-        "subPath": model_path.rsplit("/", 1)[1],
+        "mountPath": folder,
+        "subPath": folder.removeprefix("/models/"),
         "readOnly": True,
     }
+    # The engine opens the launcher pod's own link to the copy of the revision it resolved.
+    assert options.split()[options.split().index("--model") + 1] == NODE_LOCAL_MODEL_LINK
+    (link,) = [m for m in engine["volumeMounts"] if m["name"] == "model-revision"]
+    assert link == {"name": "model-revision", "mountPath": REVISION_MOUNT_PATH, "readOnly": True}
 
 
 def test_an_s3_model_that_follows_revisions_is_refused_since_fma_cannot_follow_the_pointer():

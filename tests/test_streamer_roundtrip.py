@@ -15,7 +15,7 @@ from fastload_constructs.cli.main import main
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.serving.streamer_env import streamer_env
-from fastload_constructs.runtime import cache_sync
+from fastload_constructs.runtime import revision as pod_revision
 from fastload_constructs.s3.client import s3_client
 from fastload_constructs.s3.headers import inspect_s3
 from tests.hf_model_factory import write_hf_model
@@ -56,7 +56,7 @@ def test_streamer_loads_exactly_what_was_staged(s3_server, tmp_path):
     )
 
     # The pod resolves the published revision once (resolve-revision) and streams that folder.
-    resolved, revision = cache_sync.resolve_revision(
+    resolved, revision = pod_revision.resolve_revision(
         s3_client(endpoint_url=s3_server.url), bucket=bucket, prefix="models/tiny"
     )
     assert resolved == f"models/tiny/revisions/{revision}"

@@ -1,4 +1,4 @@
-"""Transfers that retry (issue 28): bodies that break or trickle mid-stream, through a proxy on 127.0.0.1.
+"""Transfers that retry: bodies that break or trickle mid-stream, through a proxy on 127.0.0.1.
 
 The node-local model copy and the compile-cache restore talk to the session's real S3 server
 (rclone) through `FaultProxy`, which resets connections part-way through a response body or
@@ -17,14 +17,11 @@ import boto3
 import pytest
 from botocore.config import Config
 
-from fastload_constructs.runtime import cache_sync
-from fastload_constructs.runtime.cache_sync import (
-    COMPILE_SUBDIR,
-    _Limits,
-    copy_model_to_node,
-    publish_compile_cache,
-    restore_compile_cache,
-)
+from fastload_constructs.runtime import _s3
+from fastload_constructs.runtime import revision as revision_of_pod
+from fastload_constructs.runtime._cache_archive import Limits
+from fastload_constructs.runtime.compile_cache import COMPILE_SUBDIR, publish_compile_cache, restore_compile_cache
+from fastload_constructs.runtime.model_copy import copy_model_to_node
 from tests.fault_proxy import FaultProxy
 from tests.s3_server import REGION
 
@@ -41,7 +38,7 @@ def proxy(s3_server):
 
 @pytest.fixture(autouse=True)
 def _fast_backoff(monkeypatch):
-    monkeypatch.setattr(cache_sync, "BACKOFF_BASE_S", 0.01, raising=False)
+    monkeypatch.setattr(_s3, "BACKOFF_BASE_S", 0.01)
 
 
 def _client(url: str):
@@ -69,11 +66,61 @@ def test_node_copy_resumes_bodies_that_break_mid_range(s3_server, proxy, tmp_pat
     _stage(s3, bucket, "m", {"config.json": b"{}", "model.safetensors": weights})
     proxy.cut(after=CUT_AFTER, times=3)
 
-    outcome = copy_model_to_node(_client(proxy.url), bucket=bucket, prefix="m", dest=tmp_path / "m", part_size=PART)
+    link = tmp_path / "pod" / "model"
+    outcome = copy_model_to_node(
+        _client(proxy.url), bucket=bucket, prefix="m", dest=tmp_path / "revisions" / "m", link=link, part_size=PART
+    )
 
     assert outcome.status == "staged", outcome.detail
     assert proxy.cuts_made == 3
-    assert (tmp_path / "m" / "model.safetensors").read_bytes() == weights
+    assert (link / "model.safetensors").read_bytes() == weights
+
+
+def test_node_copy_asks_again_for_a_manifest_whose_body_breaks(s3_server, proxy, tmp_path):
+    """botocore retries a request, never a body read after the headers came: the manifest GET is ours to retry."""
+    s3 = s3_server.client()
+    bucket = s3_server.new_bucket("retry")
+    files = {f"shard-{i:03d}.bin": os.urandom(64) for i in range(250)}  # a manifest of about 30 KB
+    _stage(s3, bucket, "m", files)
+    proxy.cut(after=CUT_AFTER, times=1)  # the first response over CUT_AFTER bytes: the manifest
+
+    link = tmp_path / "pod" / "model"
+    outcome = copy_model_to_node(
+        _client(proxy.url), bucket=bucket, prefix="m", dest=tmp_path / "revisions" / "m", link=link, part_size=PART
+    )
+
+    assert outcome.status == "staged", outcome.detail
+    assert proxy.cuts_made == 1
+    assert (link / "shard-007.bin").read_bytes() == files["shard-007.bin"]
+
+
+def test_resolve_asks_again_for_a_pointer_whose_body_breaks(s3_server, proxy):
+    s3 = s3_server.client()
+    bucket = s3_server.new_bucket("retry")
+    revision = "20261203T101500Z-1a2b3c4d"
+    _stage(s3, bucket, f"m/revisions/{revision}", {"config.json": b"{}"})
+    history = [{"revision": revision, "at": "2026-12-03T10:15:00Z"}] * 200  # a long history: a pointer of ~10 KB
+    pointer = {"fastload_pointer_version": 1, "revision": revision, "pinned": False, "history": history}
+    s3.put_object(Bucket=bucket, Key="m/fastload-current.json", Body=json.dumps(pointer).encode())
+    proxy.cut(after=2_000, times=1)  # past the headers, inside the pointer's body
+
+    assert revision_of_pod.resolve_revision(_client(proxy.url), bucket=bucket, prefix="m") == (
+        f"m/revisions/{revision}",
+        revision,
+    )
+    assert proxy.cuts_made == 1
+
+
+def test_restore_asks_again_for_an_archive_head_whose_reply_is_lost(s3_server, proxy, tmp_path):
+    bucket, key, artifact = _published_cache(s3_server, tmp_path, 1000)
+    proxy.drop_reply_to(b"HEAD /", times=8)  # more than botocore's own attempts: then it gives up
+
+    root = tmp_path / "restored"
+    outcome = restore_compile_cache(_client(proxy.url), bucket=bucket, prefix="cc", cache_key=key, cache_root=root)
+
+    assert outcome.status == "restored", outcome.detail
+    assert proxy.drops_made == 8
+    assert (root / COMPILE_SUBDIR / "abc" / "rank_0_0" / "artifact.bin").read_bytes() == artifact.read_bytes()
 
 
 class _BrokenBodies:
@@ -98,8 +145,8 @@ class _BrokenBodies:
 def test_a_body_that_never_progresses_is_retried_a_bounded_number_of_times():
     s3 = _BrokenBodies()
     with pytest.raises(ConnectionResetError):
-        cache_sync._read_range(s3, "b", "k", (0, 9), '"e"', None)
-    assert s3.gets == cache_sync.BODY_ATTEMPTS
+        _s3.read_range(s3, "b", "k", (0, 9), '"e"', None)
+    assert s3.gets == _s3.BODY_ATTEMPTS
 
 
 def _published_cache(s3_server, tmp_path: Path, size: int) -> tuple[str, str, Path]:
@@ -132,7 +179,7 @@ def test_restore_deadline_holds_while_the_body_trickles(s3_server, proxy, tmp_pa
 
     root = tmp_path / "restored"
     outcome = restore_compile_cache(
-        _client(proxy.url), bucket=bucket, prefix="cc", cache_key=key, cache_root=root, limits=_Limits(seconds=0.5)
+        _client(proxy.url), bucket=bucket, prefix="cc", cache_key=key, cache_root=root, limits=Limits(seconds=0.5)
     )
 
     assert outcome.status in ("error", "corrupt")

@@ -11,8 +11,6 @@ sidecar would, so every byte the spare fetches is what a real pod would see.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,64 +20,17 @@ from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.naming import SERVER_PRIORITY_CLASS
 from fastload_constructs.core.serving.cache_sharing import (
     COMPILE_CACHE_VOLUME,
-    MODEL_CACHE_VOLUME,
-    REVISION_VOLUME,
-    SCRIPT_NAME,
-    SCRIPT_VOLUME,
-    SyncContainer,
-    cache_sync_script,
     model_cache_prefix,
 )
-from fastload_constructs.core.serving.server_pod import ServerOptions, ServerSpec, server_spec
-from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, warm_check_script
+from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
 from fastload_constructs.core.serving.warm_spares import warm_spare_spec
-from fastload_constructs.runtime import cache_sync
+from fastload_constructs.runtime import compile_cache, revision
 from tests.hf_model_factory import write_hf_model
-from tests.s3_server import TEST_ENV
+from tests.pod_node import Node
 from tests.serving_plans import planned
 
 PREFIX = "models/tiny"
 CACHE_PREFIX = "compile-cache"
-
-
-class Node:
-    """One GPU node's host paths; runs a pod's init containers the way kubelet would, in order."""
-
-    def __init__(self, root: Path, spec: ServerSpec, endpoint: str) -> None:
-        self.root = root
-        self.scripts = root / "configmap"
-        self.scripts.mkdir(parents=True)
-        (self.scripts / SCRIPT_NAME).write_text(cache_sync_script())
-        (self.scripts / WARM_CHECK_SCRIPT).write_text(warm_check_script())
-        assert spec.model_host_path is not None and spec.cache_host_path is not None
-        self.host = {
-            MODEL_CACHE_VOLUME: root / spec.model_host_path.lstrip("/"),
-            COMPILE_CACHE_VOLUME: root / spec.cache_host_path.lstrip("/"),
-            SCRIPT_VOLUME: self.scripts,
-        }
-        self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **TEST_ENV, "AWS_ENDPOINT_URL": endpoint}
-
-    def _map(self, step: SyncContainer, value: str) -> str:
-        for volume, mount in step.mounts:
-            if value == mount or value.startswith(mount + "/"):
-                return str(self.host[volume]) + value[len(mount) :]
-        return value
-
-    def run(self, steps: tuple[SyncContainer, ...]) -> dict[str, str]:
-        """{container name: its log}; every step must exit 0, as an init container must.
-
-        One call is one pod: its in-memory revision volume starts empty."""
-        self.pods = getattr(self, "pods", 0) + 1
-        self.host[REVISION_VOLUME] = self.root / f"pod-{self.pods}-revision"
-        logs = {}
-        for step in steps:
-            python, *rest = step.command
-            assert python == "python3"
-            argv = [sys.executable, *(self._map(step, part) for part in rest)]
-            done = subprocess.run(argv, env=self.env, capture_output=True, text=True, timeout=120, cwd=self.root)
-            assert done.returncode == 0, (step.name, done.stderr)
-            logs[step.name] = done.stderr
-        return logs
 
 
 @pytest.fixture()
@@ -108,16 +59,16 @@ def specs(bucket: str):
 
 
 def publish_first_pods_cache(s3, bucket: str, key: str, root: Path) -> None:
-    compiled = root / cache_sync.COMPILE_SUBDIR / "rank_0_0" / "backbone"
+    compiled = root / compile_cache.COMPILE_SUBDIR / "rank_0_0" / "backbone"
     compiled.mkdir(parents=True)
     (compiled / "computation_graph.py").write_text("def f(x):\n    return x\n")
     (compiled / "kernel.bin").write_bytes(os.urandom(8192))
     # Each model's pods publish under their own folder of the cache prefix (core.serving.cache_sharing).
     prefix = model_cache_prefix(CACHE_PREFIX, "tiny")
     # Keyed by the revision the pod loads, as its sidecar's --revision-dir does.
-    _, revision = cache_sync.resolve_revision(s3, bucket=bucket, prefix=PREFIX)
-    key = cache_sync.revision_cache_key(key, revision)
-    outcome = cache_sync.publish_compile_cache(s3, bucket=bucket, prefix=prefix, cache_key=key, cache_root=root)
+    _, resolved = revision.resolve_revision(s3, bucket=bucket, prefix=PREFIX)
+    key = revision.revision_cache_key(key, resolved)
+    outcome = compile_cache.publish_compile_cache(s3, bucket=bucket, prefix=prefix, cache_key=key, cache_root=root)
     assert outcome.status == "published"
 
 
@@ -135,21 +86,16 @@ def test_the_pod_after_a_spare_finds_everything_warm_and_skips_copy_and_restore(
     assert "path=cold model=absent compile-cache=absent" in warming["warm-check"]
     assert "stage-model staged" in warming["stage-model"]
     assert "restore-compile-cache restored" in warming["restore-compile-cache"]
-    local_model = node.host[MODEL_CACHE_VOLUME] / Path(server.model_path).name
+    local_model = node.server_file(server, 1, server.model_path)  # the copy the spare's link names
     for path in model_dir.iterdir():
         assert (local_model / path.name).read_bytes() == path.read_bytes()
-    compiled = node.host[COMPILE_CACHE_VOLUME] / cache_sync.COMPILE_SUBDIR
+    compiled = node.host[COMPILE_CACHE_VOLUME] / compile_cache.COMPILE_SUBDIR
     assert (compiled / "rank_0_0" / "backbone" / "kernel.bin").is_file()
-    # The pod's lease on the copy (runtime/cache_sync.py) is renewed on every use: it is no copy.
-    before = {
-        p: p.stat().st_mtime_ns
-        for p in [*local_model.rglob("*"), *compiled.rglob("*")]
-        if ".fastload-leases" not in p.parts
-    }
+    before = {p: p.stat().st_mtime_ns for p in [local_model, *local_model.rglob("*"), *compiled.rglob("*")]}
 
     # Take away what a copy or a restore would need: only the pointer and the manifest stay in S3.
     for obj in s3.list_objects_v2(Bucket=bucket)["Contents"]:
-        if not obj["Key"].endswith((cache_sync.MANIFEST_NAME, cache_sync.POINTER_NAME)):
+        if not obj["Key"].endswith((revision.MANIFEST_NAME, revision.POINTER_NAME)):
             s3.delete_object(Bucket=bucket, Key=obj["Key"])
 
     # The vLLM pod that preempted the spare, on the same node paths.
@@ -159,23 +105,25 @@ def test_the_pod_after_a_spare_finds_everything_warm_and_skips_copy_and_restore(
     assert "stage-model present" in serving["stage-model"]
     assert "restore-compile-cache present" in serving["restore-compile-cache"]
     assert {p: p.stat().st_mtime_ns for p in before} == before  # nothing copied or unpacked again
+    assert node.server_file(server, 2, server.model_path) == local_model
 
 
-def test_a_restaged_model_is_found_stale_and_copied_again(s3_server, staged, tmp_path):
+def test_a_new_revision_is_copied_beside_the_one_the_spare_warmed(s3_server, staged, tmp_path):
     bucket, model_dir = staged
     server, spare = specs(bucket)
     node = Node(tmp_path / "node", server, s3_server.url)
     node.run(spare.init_containers)
-    local_model = node.host[MODEL_CACHE_VOLUME] / Path(server.model_path).name
+    old_tokenizer = (model_dir / "tokenizer.json").read_text()
 
-    (model_dir / "tokenizer.json").write_text('{"version": "2.0"}')  # a new revision, staged over the old
+    (model_dir / "tokenizer.json").write_text('{"version": "2.0"}')  # a new revision, published
     args = ["stage", str(model_dir), f"s3://{bucket}/{PREFIX}", "--endpoint-url", s3_server.url, "--no-progress"]
     assert main(args) == 0
 
     logs = node.run(server.init_containers)
-    assert "path=cold model=stale" in logs["warm-check"]
-    assert "stage-model staged" in logs["stage-model"]  # the fallback: a fresh copy, never the old one
-    assert (local_model / "tokenizer.json").read_text() == '{"version": "2.0"}'
+    assert "path=cold model=absent" in logs["warm-check"]  # no copy of this revision yet; the old one untouched
+    assert "stage-model staged" in logs["stage-model"]
+    assert (node.server_file(server, 2, server.model_path) / "tokenizer.json").read_text() == '{"version": "2.0"}'
+    assert (node.server_file(server, 1, server.model_path) / "tokenizer.json").read_text() == old_tokenizer
     assert "model=verified" in node.run(server.init_containers[:2])["warm-check"]
 
 
@@ -184,7 +132,7 @@ def test_a_damaged_copy_loses_its_marker(s3_server, staged, tmp_path):
     server, spare = specs(bucket)
     node = Node(tmp_path / "node", server, s3_server.url)
     node.run(spare.init_containers)
-    local_model = node.host[MODEL_CACHE_VOLUME] / Path(server.model_path).name
+    local_model = node.server_file(server, 1, server.model_path)
     shard = next(local_model.glob("*.safetensors"))
     shard.write_bytes(shard.read_bytes()[:-1])  # truncated on the node
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
-import subprocess
-import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -21,9 +20,9 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.naming import SERVER_PRIORITY_CLASS, SPARE_PRIORITY_CLASS
 from fastload_constructs.core.planning.plan import plan
-from fastload_constructs.core.serving.cache_sharing import SCRIPT_NAME, cache_sync_script
+from fastload_constructs.core.serving.runtime_scripts import runtime_scripts
 from fastload_constructs.core.serving.server_pod import ServerOptions
-from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, warm_check_script
+from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT
 from fastload_constructs.core.serving.warm_spares import (
     idle_cost,
     nodes_for,
@@ -32,7 +31,8 @@ from fastload_constructs.core.serving.warm_spares import (
 )
 from fastload_constructs.k8s.server_chart import ServerChart
 from fastload_constructs.k8s.warm_spares import PriorityClassesChart, WarmSparesChart
-from fastload_constructs.runtime import cache_sync, warm_check
+from fastload_constructs.runtime import _s3, compile_cache, model_copy, warm_check
+from fastload_constructs.runtime._node_copies import copy_name
 from stacks.config import parse_reference_config
 from tests.pss_exemptions import unexempted_violations
 from tests.serving_plans import planned
@@ -181,11 +181,10 @@ def test_manifests_validate_and_meet_baseline_or_the_vllm_exemptions(version):
         assert unexempted_violations(deployment(spare)) == [], case[0]
 
 
-def test_spare_ships_both_scripts():
+def test_spare_ships_the_runtime_scripts():
     _, _, spare, _ = build(*CASES[1][1:])
     (config_map,) = [d for d in docs(spare) if d["kind"] == "ConfigMap"]
-    assert config_map["data"][WARM_CHECK_SCRIPT] == warm_check_script()
-    assert config_map["data"][SCRIPT_NAME] == cache_sync_script()
+    assert config_map["data"] == runtime_scripts() and WARM_CHECK_SCRIPT in config_map["data"]
 
 
 def test_zero_spares_render_no_deployment():
@@ -325,24 +324,10 @@ def test_spares_of_one_model_give_every_model_the_vllm_class(tmp_path):
 # The in-pod check -----------------------------------------------------------------------------------
 
 
-def test_check_script_names_agree_with_cache_sync():
-    assert warm_check.COMPLETE_MARKER == cache_sync.COMPLETE_MARKER
-    assert warm_check.MANIFEST_NAME == cache_sync.MANIFEST_NAME
-    assert warm_check.COMPILE_SUBDIR == cache_sync.COMPILE_SUBDIR
-
-
-def test_check_script_stands_alone(tmp_path):
-    script = tmp_path / WARM_CHECK_SCRIPT
-    script.write_text(warm_check_script())
-    out = subprocess.run(
-        [sys.executable, str(script), "--help"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={"PATH": "/usr/bin:/bin"},
-        check=True,
-    )
-    assert "--model-dir" in out.stdout and "from fastload_constructs" not in script.read_text()
+def test_check_script_names_agree_with_the_steps():
+    assert warm_check.COMPLETE_MARKER == model_copy.COMPLETE_MARKER
+    assert warm_check.MANIFEST_NAME == model_copy.MANIFEST_NAME
+    assert warm_check.COMPILE_SUBDIR == compile_cache.COMPILE_SUBDIR
 
 
 class Unreachable:
@@ -350,32 +335,57 @@ class Unreachable:
         raise ConnectionError("no route to S3")
 
 
-def _local_copy(dest: Path, files: dict[str, bytes]) -> None:
-    dest.mkdir(parents=True)
+@pytest.fixture()
+def _quick_retries(monkeypatch):
+    monkeypatch.setattr(_s3, "BACKOFF_BASE_S", 0.001)
+
+
+def _local_copy(model_dir: Path, files: dict[str, bytes], revision: str = "unversioned") -> Path:
+    """A complete copy of `revision` in the model's folder on the node, as stage-model leaves it."""
+    manifest = json.dumps(
+        {"files": [{"name": n, "size": len(d), "sha256": hashlib.sha256(d).hexdigest()} for n, d in files.items()]}
+    ).encode()
+    copy = model_dir / copy_name(revision, manifest)
+    copy.mkdir(parents=True)
     for name, data in files.items():
-        (dest / name).write_bytes(data)
-    manifest = {"files": [{"name": n, "size": len(d)} for n, d in files.items()]}
-    (dest / warm_check.MANIFEST_NAME).write_text(json.dumps(manifest))
-    (dest / warm_check.COMPLETE_MARKER).write_text("{}")
+        (copy / name).write_bytes(data)
+    (copy / warm_check.MANIFEST_NAME).write_bytes(manifest)
+    (copy / warm_check.COMPLETE_MARKER).write_text("{}")
+    return copy
 
 
+@pytest.mark.usefixtures("_quick_retries")
 def test_unreachable_s3_checks_the_copy_against_its_own_manifest(tmp_path):
-    dest = tmp_path / "models" / "m"
-    _local_copy(dest, {"model.safetensors": b"x" * 100})
-    report = warm_check.check(Unreachable(), bucket="b", prefix="p", model_dir=dest)
+    model_dir = tmp_path / "models" / "revisions" / "m"
+    copy = _local_copy(model_dir, {"model.safetensors": b"x" * 100})
+    report = warm_check.check(Unreachable(), bucket="b", prefix="p", model_dir=model_dir)
     assert report.model == "unverified" and "ConnectionError" in report.detail
-    assert report.path == "warm" and (dest / warm_check.COMPLETE_MARKER).exists()
-    (dest / "model.safetensors").write_bytes(b"x" * 99)
-    report = warm_check.check(Unreachable(), bucket="b", prefix="p", model_dir=dest)
-    assert report.model == "damaged" and not (dest / warm_check.COMPLETE_MARKER).exists()
+    assert report.path == "warm" and (copy / warm_check.COMPLETE_MARKER).exists()
+    (copy / "model.safetensors").write_bytes(b"x" * 99)
+    report = warm_check.check(Unreachable(), bucket="b", prefix="p", model_dir=model_dir)
+    assert report.model == "damaged" and not (copy / warm_check.COMPLETE_MARKER).exists()
 
 
+@pytest.mark.usefixtures("_quick_retries")
+def test_the_check_looks_at_its_own_revisions_copy_only(tmp_path):
+    model_dir = tmp_path / "models" / "revisions" / "m"
+    other = _local_copy(model_dir, {"model.safetensors": b"x" * 100}, revision="20261203T101500Z-1a2b3c4d")
+    (other / "model.safetensors").write_bytes(b"x")  # damaged, but another revision's: not this pod's to judge
+    report = warm_check.check(
+        Unreachable(), bucket="b", prefix="p", model_dir=model_dir, revision_id="20261203T111500Z-2a2b3c4d"
+    )
+    assert report.model == "absent" and other.name in report.detail
+    assert (other / warm_check.COMPLETE_MARKER).exists()
+
+
+@pytest.mark.usefixtures("_quick_retries")
 def test_check_refuses_manifest_names_that_escape(tmp_path):
-    dest = tmp_path / "models" / "m"
-    _local_copy(dest, {"a": b"1"})
-    (tmp_path / "models" / "secret").write_bytes(b"1")
-    (dest / warm_check.MANIFEST_NAME).write_text(json.dumps({"files": [{"name": "../secret", "size": 1}]}))
-    report = warm_check.check(Unreachable(), bucket="b", prefix="p", model_dir=dest)
+    model_dir = tmp_path / "models" / "revisions" / "m"
+    copy = _local_copy(model_dir, {"a": b"1"})
+    (model_dir / "secret").write_bytes(b"1")
+    escaping = {"name": "../secret", "size": 1, "sha256": hashlib.sha256(b"1").hexdigest()}
+    (copy / warm_check.MANIFEST_NAME).write_text(json.dumps({"files": [escaping]}))
+    report = warm_check.check(Unreachable(), bucket="b", prefix="p", model_dir=model_dir)
     assert report.model == "damaged"
 
 

@@ -11,10 +11,10 @@ from fastload_constructs.cli.output import echo_yaml
 from fastload_constructs.cli.plan_command import plan_as_dict
 from fastload_constructs.cli.s3_options import s3_options
 from fastload_constructs.core.catalog import lookup
-from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.model import ModelArchitecture, ModelProfile
 from fastload_constructs.core.planning.plan import plan
-from fastload_constructs.core.s3_uri import parse_s3_uri
+from fastload_constructs.core.s3_uri import misspelt_s3_uri, parse_s3_uri
 
 
 class DoesNotFit(click.ClickException):
@@ -84,6 +84,8 @@ def inspect_command(
     # config.json is read only for a verdict, and --config-json replaces the source's own.
     from_source = instance_type is not None and config_json is None
     note = None
+    accepted = "an s3://bucket/prefix URI (s3: then two slashes) or a local folder"
+    require(not misspelt_s3_uri(source), "source", source, accepted)
     if source.startswith("s3://"):
         from fastload_constructs.s3.client import s3_client
         from fastload_constructs.s3.headers import inspect_s3

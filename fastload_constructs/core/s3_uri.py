@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.validation import check_bucket_name, check_key_prefix
 
-__all__ = ["S3Location", "check_bucket_name", "check_key_prefix", "parse_s3_uri"]
+__all__ = ["S3Location", "check_bucket_name", "check_key_prefix", "misspelt_s3_uri", "parse_s3_uri"]
 
 
 @dataclass(frozen=True)
@@ -39,3 +39,10 @@ def parse_s3_uri(value: object, field: str = "s3_uri", require_prefix: bool = Tr
         require(not require_prefix, f"{field}.prefix", prefix, "a non-empty key prefix after the bucket")
         return S3Location(bucket, "")
     return S3Location(bucket, check_key_prefix(prefix, f"{field}.prefix"))
+
+
+def misspelt_s3_uri(value: str) -> bool:
+    """An S3 URI typed almost right (`s3:/bucket`, `S3://bucket`, `s3//bucket`, `s3:bucket`): say so, rather
+    than take it for a local folder that does not exist."""
+    lowered = value.lower()
+    return not value.startswith("s3://") and (lowered.startswith("s3:") or lowered.startswith("s3//"))

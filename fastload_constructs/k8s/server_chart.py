@@ -46,12 +46,10 @@ from fastload_constructs.core.serving.cache_sharing import (
     MODEL_MOUNT_PATH,
     REVISION_MOUNT_PATH,
     REVISION_VOLUME,
-    SCRIPT_NAME,
     SCRIPT_VOLUME,
-    cache_sync_script,
 )
+from fastload_constructs.core.serving.runtime_scripts import runtime_scripts
 from fastload_constructs.core.serving.server_pod import SHM_MOUNT_PATH, ServerOptions, ServerSpec, server_spec
-from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, WarmCheckContainer, warm_check_script
 from fastload_constructs.k8s.pod_parts import (
     TAINT_EFFECTS,
     add_revision_volume,
@@ -241,8 +239,9 @@ class ServerChart(cdk8s.Chart):
                 sub_path=spec.model_sub_path,
             )
         if spec.init_containers or spec.sidecars:
-            self._add_cache_sync(deployment, spec, volumes)
-        if spec.model_from_revision:  # the launcher reads the URI resolve-revision wrote
+            self._add_runtime_steps(deployment, spec, volumes)
+        if spec.model_from_revision or spec.model_host_path is not None:
+            # The launcher reads the URI resolve-revision wrote; a node-local model path is the pod's link there.
             container.mount(REVISION_MOUNT_PATH, volumes[REVISION_VOLUME], read_only=True)
 
         # One call, one nodeSelectorTerm: every label is required (separate terms would be OR-ed).
@@ -272,10 +271,12 @@ class ServerChart(cdk8s.Chart):
             )
         return deployment
 
-    def _add_cache_sync(self, deployment: kplus.Deployment, spec: ServerSpec, volumes: dict[str, kplus.Volume]) -> None:
-        """The cache_sync.py steps: init containers in order, then sidecars beside the server.
+    def _add_runtime_steps(
+        self, deployment: kplus.Deployment, spec: ServerSpec, volumes: dict[str, kplus.Volume]
+    ) -> None:
+        """The in-pod steps (runtime/): init containers in order, then sidecars beside the server.
 
-        They run the server's image (vLLM's ships Python and boto3) with the script from a
+        They run the server's image (vLLM's ships Python and boto3) with the scripts from a
         ConfigMap, and get only the AWS_* settings: Pod Identity gives them the
         same credentials as the server.
         """
@@ -287,14 +288,7 @@ class ServerChart(cdk8s.Chart):
                 self,
                 "CacheSyncScript",
                 metadata=cdk8s.ApiObjectMetadata(name=spec.scripts_config_map),
-                data={
-                    SCRIPT_NAME: cache_sync_script(),
-                    **(
-                        {WARM_CHECK_SCRIPT: warm_check_script()}
-                        if any(isinstance(step, WarmCheckContainer) for step in spec.init_containers)
-                        else {}
-                    ),
-                },
+                data=runtime_scripts(),
             )
         volumes[SCRIPT_VOLUME] = kplus.Volume.from_config_map(self, "CacheSyncVolume", script, name=SCRIPT_VOLUME)
         add_revision_volume(self, (*spec.init_containers, *spec.sidecars), volumes)

@@ -35,7 +35,7 @@ from fastload_constructs.core.errors import require
 from fastload_constructs.core.naming import MANAGED_BY, PART_OF
 from fastload_constructs.core.planning.plan import ServingPlan
 from fastload_constructs.core.serving.access import ServingAccess
-from fastload_constructs.core.serving.cache_sharing import SCRIPT_NAME, cache_sync_script
+from fastload_constructs.core.serving.runtime_scripts import runtime_scripts
 from fastload_constructs.core.serving.server_pod import ServerSpec
 from fastload_constructs.core.serving.standby import (
     ENGINE_PORT,
@@ -130,7 +130,7 @@ class StandbyEnginesChart(cdk8s.Chart):
                 "v1",
                 "ConfigMap",
                 f"{name}-cache-sync",
-                {"data": {SCRIPT_NAME: cache_sync_script()}},
+                {"data": runtime_scripts()},
             )
         self.isc = _object(
             self, "InferenceServerConfig", FMA_API_VERSION, "InferenceServerConfig", name, {"spec": spec.isc}

@@ -32,12 +32,10 @@ from fastload_constructs.core.planning.plan import ServingPlan
 from fastload_constructs.core.serving.cache_sharing import (
     COMPILE_CACHE_VOLUME,
     MODEL_CACHE_VOLUME,
-    SCRIPT_NAME,
     SCRIPT_VOLUME,
-    cache_sync_script,
 )
+from fastload_constructs.core.serving.runtime_scripts import runtime_scripts
 from fastload_constructs.core.serving.server_pod import ServerSpec
-from fastload_constructs.core.serving.warm_check import WARM_CHECK_SCRIPT, warm_check_script
 from fastload_constructs.core.serving.warm_spares import (
     PriorityClasses,
     PriorityClassSpec,
@@ -181,7 +179,7 @@ class WarmSparesChart(cdk8s.Chart):
                 self,
                 "CacheSyncScript",
                 metadata=cdk8s.ApiObjectMetadata(name=f"{spec.name}-cache-sync"),
-                data={SCRIPT_NAME: cache_sync_script(), WARM_CHECK_SCRIPT: warm_check_script()},
+                data=runtime_scripts(),
             )
         volumes[SCRIPT_VOLUME] = kplus.Volume.from_config_map(self, "CacheSyncVolume", scripts, name=SCRIPT_VOLUME)
         add_revision_volume(self, spec.init_containers, volumes)

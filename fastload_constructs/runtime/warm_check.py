@@ -1,18 +1,19 @@
-"""Verify what a warm spare (or an earlier pod) left on this node, before the vLLM pod relies on it.
+"""Verify what a warm spare (or an earlier pod) left on this node, before the server pod relies on it.
 
-Runs inside the vLLM pod as its first init container, before `cache_sync.py
-stage-model` and `restore-compile-cache`, from the same ConfigMap. Standard
-library and boto3 only; it never fails the pod: anything it cannot verify is
-reported and left to the cold path.
+Runs inside the server pod as an init container, before `model_copy.py` (stage-model)
+and `compile_cache.py restore`, from the same ConfigMap. Standard library and boto3
+only; it never fails the pod: anything it cannot verify is reported and left to the
+cold path.
 
-Node-local model copy (what `cache_sync.py stage-model` writes): complete when
-its completion marker exists, current when its `fastload-manifest.json` is the
-same bytes (SHA-256) as the manifest now staged in S3, intact when every file
-the manifest lists has the listed size. A stale or damaged copy loses its
-marker, under the same lock stage-model takes, so stage-model copies the model
-again from S3: the pod never streams a copy it could not verify. When the S3
-manifest cannot be read, the copy is checked against its own manifest only and
-the log line says "unverified".
+Node-local model copy (what `model_copy.py` writes, laid out as _node_copies.py says):
+only the copy of the revision this pod resolved is looked at, found by its revision
+and the hash of the manifest now staged in S3. It is verified when it is complete and
+every file its manifest lists has the listed size. A damaged one loses its own marker,
+under the lock stage-model takes, so stage-model copies it again: the pod never streams
+a copy it could not verify. No other revision's copy is touched, so pods of another
+revision keep theirs and a rollback finds its copy as it was. When the S3 manifest
+cannot be read, the newest complete copy of the revision is checked against its own
+manifest only and the log line says "unverified".
 
 Compile cache: the host folder is keyed by the whole compile configuration
 (image tag, model, TP, GPU model, server args, VLLM_* env) and
@@ -27,9 +28,7 @@ One summary line says which path the pod takes:
 from __future__ import annotations
 
 import argparse
-import fcntl
 import hashlib
-import json
 import logging
 import os
 import sys
@@ -37,17 +36,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-LOG = logging.getLogger("fastload.warm_check")
+if __package__:
+    from fastload_constructs.runtime import _files, _manifest, _node_copies, _s3, _step, revision
+else:  # a file of the pod's ConfigMap folder, with no fastload install: its helpers lie beside it
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _files  # type: ignore[no-redef]
+    import _manifest  # type: ignore[no-redef]
+    import _node_copies  # type: ignore[no-redef]
+    import _s3  # type: ignore[no-redef]
+    import _step  # type: ignore[no-redef]
+    import revision  # type: ignore[no-redef]
 
-# The same names cache_sync.py uses (tests/test_warm_check.py holds them equal); this file imports nothing.
-COMPLETE_MARKER = ".fastload-complete"
-MANIFEST_NAME = "fastload-manifest.json"
+LOG = logging.getLogger("fastload.runtime")
+
+COMPLETE_MARKER = _node_copies.COMPLETE_MARKER
+MANIFEST_NAME = _manifest.MANIFEST_NAME
+# The part of the cache root that holds compiled artifacts (compile_cache.py's; a test holds them equal).
 COMPILE_SUBDIR = "torch_compile_cache"
+lock_path = _node_copies.lock_path
 
 
 @dataclass(frozen=True)
 class WarmReport:
-    """What the check found. `model`: verified | unverified | absent | stale | damaged | off."""
+    """What the check found. `model`: verified | unverified | absent | damaged | off."""
 
     model: str
     compile_cache: str  # present | absent | off
@@ -64,65 +75,63 @@ class WarmReport:
         return f"fastload-warm path={self.path} model={self.model} compile-cache={self.compile_cache} {self.detail}"
 
 
-def lock_path(dest: Path) -> Path:
-    """The lock stage-model holds while it copies `dest` (cache_sync.copy_model_to_node)."""
-    return dest.parent / f".{dest.name}.lock"
-
-
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _files_match(dest: Path, manifest: dict[str, Any]) -> str | None:
+def _files_match(dest: Path, files: list[tuple[Path, str, int, str]]) -> str | None:
     """None when every listed file exists with its listed size, else what differs."""
-    for entry in manifest.get("files", []):
-        name = entry.get("name")
-        if not isinstance(name, str) or name.startswith("/") or ".." in name.split("/"):
-            return f"unexpected file name in manifest: {name!r}"
-        local = dest / name
+    for relative, name, size, _ in files:
+        local = dest / relative
         if not local.is_file():
             return f"{name}: missing"
-        if local.stat().st_size != int(entry.get("size", -1)):
-            return f"{name}: size {local.stat().st_size} != manifest {entry.get('size')}"
+        if local.stat().st_size != size:
+            return f"{name}: size {local.stat().st_size} != manifest {size}"
     return None
 
 
-def check_model(s3: Any, *, bucket: str, prefix: str, dest: Path) -> tuple[str, str]:
-    """(status, detail) for the node-local copy at `dest`; drops the marker of a stale or damaged copy."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path(dest), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # a spare still copying finishes (or dies) first
-        marker = dest / COMPLETE_MARKER
-        if not marker.exists():
-            return "absent", f"no complete copy at {dest}; stage-model copies s3://{bucket}/{prefix}"
+def check_model(
+    s3: Any, *, bucket: str, prefix: str, dest: Path, revision_id: str = revision.UNVERSIONED
+) -> tuple[str, str]:
+    """(status, detail) for the copy of `revision_id` in the model's folder `dest`; no other copy is touched."""
+    dest.mkdir(parents=True, exist_ok=True)
+    with _files.FileLock(lock_path(dest), timeout_s=24 * 3600):  # a spare still copying finishes (or dies) first
         try:
-            local_bytes = (dest / MANIFEST_NAME).read_bytes()
-            local = json.loads(local_bytes)
-        except (OSError, ValueError) as exc:
-            marker.unlink(missing_ok=True)
-            return "damaged", f"local manifest unreadable ({type(exc).__name__}); stage-model copies again"
-        try:
-            key = f"{prefix.strip('/')}/{MANIFEST_NAME}"
-            remote_bytes = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+            remote: bytes | None = _s3.read_object(s3, bucket, f"{prefix.strip('/')}/{MANIFEST_NAME}")
+            why = ""
         except Exception as exc:  # network or permission trouble: check what is here, say so
-            remote_bytes = None
-            why = f"{type(exc).__name__}: {exc}"
-        if remote_bytes is not None and _sha256(remote_bytes) != _sha256(local_bytes):
-            marker.unlink(missing_ok=True)
-            return (
-                "stale",
-                f"manifest sha256 {_sha256(local_bytes)[:12]} on the node != {_sha256(remote_bytes)[:12]} in S3; "
-                "stage-model copies the new model",
-            )
-        problem = _files_match(dest, local)
-        if problem is not None:
-            marker.unlink(missing_ok=True)
-            return "damaged", f"{problem}; stage-model copies again"
-        if remote_bytes is None:
-            return "unverified", f"S3 manifest unreadable ({why}); local copy matches its own manifest"
-        files = local.get("files", [])
-        size = sum(int(f.get("size", 0)) for f in files)
-        return "verified", f"{dest} manifest sha256 {_sha256(local_bytes)[:12]} ({len(files)} files, {size} bytes)"
+            remote, why = None, f"{type(exc).__name__}: {_manifest.shown(str(exc), 120)}"
+        if remote is not None:
+            copy = dest / _node_copies.copy_name(revision_id, remote)
+            found = [copy] if _node_copies.is_complete(copy) else []
+        else:
+            found = _node_copies.complete_copies(dest, revision_id)[:1]
+        if not found:
+            held = ", ".join(p.name for p in _node_copies.complete_copies(dest)) or "none"
+            return "absent", f"no complete copy of {revision_id} on the node (it holds: {held}); stage-model copies it"
+        return _verify(found[0], remote, why)
+
+
+def _verify(copy: Path, remote: bytes | None, why: str) -> tuple[str, str]:
+    """A complete copy checked against its manifest (and S3's, when read); a damaged one loses its marker."""
+    marker = copy / COMPLETE_MARKER
+    try:
+        local = (copy / MANIFEST_NAME).read_bytes()
+        files = _manifest.manifest_files(local)
+    except (OSError, ValueError) as exc:
+        marker.unlink(missing_ok=True)
+        return (
+            "damaged",
+            f"{copy.name}: local manifest refused ({_manifest.shown(str(exc), 120)}); stage-model copies again",
+        )
+    problem = _files_match(copy, files) if remote is None or local == remote else "manifest differs from S3's"
+    if problem is not None:
+        marker.unlink(missing_ok=True)
+        return "damaged", f"{copy.name}: {problem}; stage-model copies again"
+    if remote is None:
+        return "unverified", f"S3 manifest unreadable ({why}); {copy.name} matches its own manifest"
+    size = sum(size for _, _, size, _ in files)
+    return "verified", f"{copy} manifest sha256 {_sha256(local)[:12]} ({len(files)} files, {size} bytes)"
 
 
 def check_compile_cache(cache_root: Path) -> tuple[str, str]:
@@ -135,10 +144,18 @@ def check_compile_cache(cache_root: Path) -> tuple[str, str]:
 
 
 def check(
-    s3: Any, *, bucket: str, prefix: str, model_dir: Path | None = None, cache_root: Path | None = None
+    s3: Any,
+    *,
+    bucket: str,
+    prefix: str,
+    model_dir: Path | None = None,
+    cache_root: Path | None = None,
+    revision_id: str = revision.UNVERSIONED,
 ) -> WarmReport:
     model, model_detail = (
-        ("off", "") if model_dir is None else check_model(s3, bucket=bucket, prefix=prefix, dest=model_dir)
+        ("off", "")
+        if model_dir is None
+        else check_model(s3, bucket=bucket, prefix=prefix, dest=model_dir, revision_id=revision_id)
     )
     cache, cache_detail = ("off", "") if cache_root is None else check_compile_cache(cache_root)
     detail = "; ".join(d for d in (model_detail, cache_detail) if d)
@@ -154,23 +171,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--endpoint-url", default=os.environ.get("AWS_ENDPOINT_URL"))
     parser.add_argument("--revision-dir", type=Path, help="what resolve-revision wrote: check that revision's copy")
     args = parser.parse_args(argv)
+    _step.start_step()
+    revision_id = revision.revision_of_prefix(args.prefix)
     if args.revision_dir is not None:
         try:
-            uri = (args.revision_dir / "model-uri").read_text().strip()
-            args.bucket, _, args.prefix = uri[len("s3://") :].partition("/")
-        except OSError as exc:  # resolve-revision ran first and failed the pod if it could not resolve
+            args.bucket, args.prefix, revision_id = revision.read_resolved(args.revision_dir)
+        except (OSError, ValueError) as exc:  # resolve-revision ran first and failed the pod if it could not resolve
             LOG.warning("no resolved revision in %s (%s); checking %s", args.revision_dir, exc, args.prefix)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s fastload-cache %(message)s")
     try:
-        import boto3  # deferred: --help must work without it
-
-        s3: Any = boto3.client("s3", endpoint_url=args.endpoint_url or None)
+        s3: Any = _s3.client(args.endpoint_url)
     except Exception as exc:  # no boto3 or no region: verify what is local, report it
         LOG.warning("no S3 client (%s: %s)", type(exc).__name__, exc)
         s3 = None
-    report = check(s3, bucket=args.bucket, prefix=args.prefix, model_dir=args.model_dir, cache_root=args.cache_root)
+    try:
+        report = check(
+            s3,
+            bucket=args.bucket,
+            prefix=args.prefix,
+            model_dir=args.model_dir,
+            cache_root=args.cache_root,
+            revision_id=revision_id,
+        )
+    except Exception as exc:  # never fail the pod: the cold path is always there
+        LOG.warning(
+            "fastload-warm path=cold the check failed: %s: %s", type(exc).__name__, _manifest.shown(str(exc), 200)
+        )
+        return 0
     LOG.info("%s", report.line())
-    return 0  # never fail the pod: the cold path is always there
+    return 0
 
 
 if __name__ == "__main__":

@@ -64,35 +64,65 @@ class PublishConflict(S3AccessError):
     """Another publisher switched the pointer between our read and our write."""
 
 
-# S3 answers 403, not 404, for a missing key to a caller that may not list the bucket (readers and
-# stagers may list only their prefix): "absent" for a pointer or manifest. A real denial shows on the
-# next request that must succeed (the flat manifest, the listing, a PUT), named there.
-_ABSENT = ("NoSuchKey", "404", "NotFound", "403", "AccessDenied", "Forbidden")
+_NOT_FOUND = ("NoSuchKey", "404", "NotFound")
+_DENIED = ("403", "AccessDenied", "Forbidden")
+
+
+def _get_if_present(client: Any, bucket: str, key: str) -> dict[str, Any] | None:
+    """GetObject's response; None only when the object does not exist. Any other failure raises.
+
+    S3 answers 403, not 404, for a missing key to a caller whose ListBucket does not cover it (a grant
+    conditioned on `s3:prefix`, as readers' and stagers' are), and also for a key that exists but may
+    not be read (no s3:GetObject on it, or an SSE-KMS object and no kms:Decrypt). Taking a denied
+    pointer for "none" made gc delete the current revision and a stage overwrite the pointer blind,
+    so a 403 is told apart by listing exactly that key, which those grants allow.
+    """
+    where = f"s3://{bucket}/{key}"
+    try:
+        return client.get_object(Bucket=bucket, Key=key)  # type: ignore[no-any-return]
+    except Exception as exc:
+        code = error_code(exc)
+        if code in _NOT_FOUND:
+            return None
+        if code not in _DENIED:
+            with explained(where):
+                raise
+    try:
+        listed = client.list_objects_v2(Bucket=bucket, Prefix=key, MaxKeys=1).get("Contents", [])
+    except Exception as exc:
+        raise S3AccessError(
+            f"{where}: access denied (GetObject), and the listing that tells a missing object from a "
+            f"forbidden one was refused too ({error_code(exc) or type(exc).__name__}); the caller needs "
+            "s3:ListBucket on the prefix and s3:GetObject on it; nothing was done"
+        ) from exc
+    if any(item.get("Key") == key for item in listed):
+        raise S3AccessError(
+            f"{where} exists but may not be read (access denied): the caller needs s3:GetObject on it, and "
+            "kms:Decrypt on the bucket's key if the bucket uses SSE-KMS; nothing was done"
+        )
+    return None
 
 
 def read_pointer(client: Any, location: S3Location) -> tuple[Pointer | None, str]:
-    """The model's pointer and its ETag; (None, "") when the prefix has none (never published, or flat)."""
+    """The model's pointer and its ETag; (None, "") when the prefix has none (never published, or flat).
+
+    A pointer that exists but may not be read raises S3AccessError: every command that decides on the
+    pointer (gc, publish, pin, rollback, a stage's publish) refuses rather than act as if there were none.
+    """
     key = location.key(POINTER_NAME)
-    try:
-        response = client.get_object(Bucket=location.bucket, Key=key)
-    except Exception as exc:
-        if error_code(exc) in _ABSENT:
-            return None, ""
-        with explained(f"s3://{location.bucket}/{key}"):
-            raise
+    response = _get_if_present(client, location.bucket, key)
+    if response is None:
+        return None, ""
     body = response["Body"].read()
     return parse_pointer(body, f"s3://{location.bucket}/{key}"), str(response.get("ETag", "")).strip('"')
 
 
 def read_manifest(client: Any, bucket: str, key: str) -> dict[str, Any] | None:
-    """A manifest as JSON, or None when there is none (or it is not one)."""
-    try:
-        body = client.get_object(Bucket=bucket, Key=key)["Body"].read()
-    except Exception as exc:
-        if error_code(exc) in _ABSENT:
-            return None
-        with explained(f"s3://{bucket}/{key}"):
-            raise
+    """A manifest as JSON, or None when there is none (or it is not one); one that may not be read raises."""
+    response = _get_if_present(client, bucket, key)
+    if response is None:
+        return None
+    body = response["Body"].read()
     try:
         data = json.loads(body)
     except ValueError:

@@ -16,7 +16,7 @@ publishes, the published revision holds one run's bytes only.
 
 A prefix staged before revisions (files and manifest at the top level, no pointer) is
 still served as it is. Pure: no boto3; `s3/revisions.py` does the requests and
-`runtime/cache_sync.py` (stdlib only, in the pod) reads the pointer with the same rules,
+`runtime/revision.py` (stdlib only, in the pod) reads the pointer with the same rules,
 which a test holds equal.
 """
 
@@ -222,6 +222,13 @@ class Collection:
     keep: dict[str, str]
 
 
+def _newest_reason(keep: int) -> str:
+    """Why a rollback target is kept, counted as `--keep` counts: besides the current revision."""
+    if keep == 1:
+        return "the newest besides the current one (--keep 1)"
+    return f"one of the {keep} newest besides the current one (--keep {keep})"
+
+
 def choose_collection(
     revisions: list[RevisionInfo],
     pointer: Pointer | None,
@@ -257,7 +264,7 @@ def choose_collection(
         if r.revision == current:
             reasons[r.revision] = "pinned, current" if pointer and pointer.pinned else "current"
         elif r.revision in newest_complete:
-            reasons[r.revision] = f"one of the {keep} newest"
+            reasons[r.revision] = _newest_reason(keep)
         elif r.revision in stopped and (now - stopped[r.revision]).total_seconds() < grace_s:
             reasons[r.revision] = "was current within the grace period (pods may still be loading it)"
         elif age < grace_s:

@@ -63,12 +63,13 @@ LABEL_CAPACITY_TYPE = "karpenter.sh/capacity-type"
 DISCOVERY_TAG = "karpenter.sh/discovery"
 KARPENTER_CAPACITY_TYPES = ("on-demand", "spot", "reserved")
 # A dated AL2023 EKS AMI release, not `al2023@latest`: with `latest` every AMI release is drift, and
-# Karpenter replaces every GPU node (and its warm caches) on its own schedule. v20260903 is an
-# awslabs/amazon-eks-ami release seen pinned in public EC2NodeClasses (Sept. 2026); it serves every
-# Kubernetes version this library supports (1.33-1.36). Upgrade path (README, "Karpenter"): set
+# Karpenter replaces every GPU node (and its warm caches) on its own schedule. v20260714 is an
+# awslabs/amazon-eks-ami release in the project's release list (core/release_lists.py) whose release notes
+# (the repository's CHANGELOG.md, "AMI Release v20260714") list NVIDIA AMIs for Kubernetes 1.30-1.36, so it
+# serves every version this library supports (1.33-1.36). Upgrade path (README, "Karpenter"): set
 # NodePoolOptions(ami_alias="al2023@v<newer>") / cdk.json fastload:amiAlias after testing the release,
 # and Karpenter rolls the nodes within the NodePools' disruption budget (one at a time).
-DEFAULT_AMI_ALIAS = "al2023@v20260903"
+DEFAULT_AMI_ALIAS = "al2023@v20260714"
 _AMI_ALIAS = re.compile(r"^al2023@(latest|v\d{8})$")
 
 

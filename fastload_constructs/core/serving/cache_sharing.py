@@ -7,36 +7,44 @@ Two options, both off by default:
   once after vLLM reports ready if no pod has yet. A pod on a node that never
   ran the model then skips torch.compile.
 * Node-local model cache: an init container copies the staged model from S3
-  to the node's RAID0 NVMe once per node (a lock serialises pods on the node),
-  and vLLM streams the local copy, so later pods on that node read NVMe
-  instead of S3.
+  to the node's RAID0 NVMe once per node and revision (a lock serialises pods
+  on the node), and vLLM streams the local copy, so later pods on that node
+  read NVMe instead of S3. The server's model path is a link in the pod's own
+  in-memory volume to the copy of the revision that pod resolved.
 
-The containers run `fastload_constructs/runtime/cache_sync.py`, shipped in a
-ConfigMap and run with the vLLM image's own Python and boto3. Pure: this
-module decides the containers; the chart renders them.
+The containers run the in-pod scripts of `fastload_constructs/runtime/` (one per
+step: `revision.py`, `model_copy.py`, `compile_cache.py`), shipped in a ConfigMap
+and run with the server image's own Python and boto3. Pure: this module decides
+the containers; the chart renders them.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from importlib import resources
 
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.tokens import is_token, stable
 from fastload_constructs.core.validation import check_bucket_name, check_dns_label, check_key_prefix
 
-SCRIPT_NAME = "cache_sync.py"
+# The in-pod script each step runs, a file of the runtime ConfigMap (core/serving/runtime_scripts.py).
+REVISION_SCRIPT = "revision.py"
+MODEL_COPY_SCRIPT = "model_copy.py"
+COMPILE_CACHE_SCRIPT = "compile_cache.py"
 SCRIPT_MOUNT_PATH = "/opt/fastload"
 MODEL_MOUNT_PATH = "/models"
 SCRIPT_VOLUME = "cache-sync"
 COMPILE_CACHE_VOLUME = "compile-cache"
 MODEL_CACHE_VOLUME = "model-cache"
 # Where resolve-revision writes the revision this pod loads (an in-memory emptyDir of a few bytes);
-# every later step and, with an s3:// model, the server itself read it from here.
+# every later step and, with an s3:// model, the server itself read it from here. With a node-local
+# copy, stage-model puts the pod's link to its copy here too (NODE_LOCAL_MODEL_LINK).
 REVISION_VOLUME = "model-revision"
 REVISION_MOUNT_PATH = "/var/run/fastload/revision"
 REVISION_URI_FILE = f"{REVISION_MOUNT_PATH}/model-uri"
+# With a node-local copy, the server's model path: stage-model points this link, in the pod's own volume,
+# at the copy of the revision the pod resolved, so no other pod on the node can switch what it opens.
+NODE_LOCAL_MODEL_LINK = f"{REVISION_MOUNT_PATH}/model"
 REVISION_VOLUME_MIB = 1  # the volume's sizeLimit: it holds two short lines
 DEFAULT_CACHE_PREFIX = "compile-cache"
 
@@ -81,9 +89,10 @@ def model_cache_prefix(cache_prefix: str, model_name: str) -> str:
 
 @dataclass(frozen=True)
 class SyncContainer:
-    """One cache_sync.py step: an init container, or a sidecar that stays up."""
+    """One in-pod step: an init container, or a sidecar that stays up, running one script of the ConfigMap."""
 
     name: str
+    script: str  # a file of the runtime ConfigMap, mounted at SCRIPT_MOUNT_PATH
     args: tuple[str, ...]  # after `python3 <script>`
     mounts: tuple[tuple[str, str], ...]  # (volume, mount path)
     sidecar: bool = False
@@ -101,12 +110,9 @@ class SyncContainer:
 
     @property
     def command(self) -> tuple[str, ...]:
-        return ("python3", f"{SCRIPT_MOUNT_PATH}/{SCRIPT_NAME}", *self.args)
-
-
-def cache_sync_script() -> str:
-    """The source of the in-pod script, for the ConfigMap."""
-    return resources.files("fastload_constructs.runtime").joinpath(SCRIPT_NAME).read_text()
+        """The image's python3 runs the script from the read-only ConfigMap folder; the script finds its
+        helpers beside it, and Python skips writing bytecode it cannot write there."""
+        return ("python3", f"{SCRIPT_MOUNT_PATH}/{self.script}", *self.args)
 
 
 # With an s3:// model that follows revisions, the server container runs this POSIX sh: it swaps the
@@ -156,7 +162,8 @@ def resolve_revision_container(model_uri: str) -> SyncContainer:
     bucket, _, prefix = model_uri[len("s3://") :].partition("/")
     return SyncContainer(
         name="resolve-revision",
-        args=("resolve-revision", "--bucket", bucket, "--prefix", prefix, *revision_args(True)),
+        script=REVISION_SCRIPT,
+        args=("--bucket", bucket, "--prefix", prefix, *revision_args(True)),
         mounts=((REVISION_VOLUME, REVISION_MOUNT_PATH), (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH)),
         small=True,
     )
@@ -188,7 +195,8 @@ def restore_compile_cache(
 ) -> SyncContainer:
     return SyncContainer(
         name="restore-compile-cache",
-        args=("restore-compile-cache", *_compile_cache_args(cache, cache_key, cache_root, revision)),
+        script=COMPILE_CACHE_SCRIPT,
+        args=("restore", *_compile_cache_args(cache, cache_key, cache_root, revision)),
         mounts=_compile_cache_mounts(cache_root, revision),
     )
 
@@ -205,8 +213,9 @@ def publish_compile_cache(
     """A sidecar: waits for /health, publishes once if the key is absent, then idles."""
     return SyncContainer(
         name="publish-compile-cache",
+        script=COMPILE_CACHE_SCRIPT,
         args=(
-            "publish-compile-cache",
+            "publish",
             *_compile_cache_args(cache, cache_key, cache_root, revision),
             "--wait-url",
             f"http://127.0.0.1:{port}/health",
@@ -220,37 +229,42 @@ def publish_compile_cache(
 
 
 def node_local_model_dir(model_uri: str) -> str:
-    """The model's folder under the node's model cache: a stable hash of its S3 URI.
+    """The model's folder of copies under the node's model cache, `revisions/<stable hash of its S3 URI>`.
 
-    Stable, because the folder is vLLM's model path and so part of its
-    compile-cache hash; a deploy-time bucket (a CDK token) hashes as a marker.
+    One copy per revision and content lies in it (runtime/_node_copies.py); the server mounts this
+    folder alone. A deploy-time bucket (a CDK token) hashes as a marker. `revisions/` keeps it apart
+    from the layout before revisions (a per-model link switched by every copy), which pods of an
+    older release on the same node may still use.
     """
-    return hashlib.sha256(stable(model_uri).encode()).hexdigest()[:16]
+    return f"revisions/{hashlib.sha256(stable(model_uri).encode()).hexdigest()[:16]}"
 
 
 def copy_model_container(model_uri: str, *, verify_sha256: bool, revision: bool = False) -> SyncContainer:
-    """An init container that copies the staged model (with `revision`, the resolved one) to NVMe once per node."""
+    """An init container that copies the staged model (with `revision`, the resolved one) to NVMe once per node
+    and revision, and points the pod's own link (NODE_LOCAL_MODEL_LINK, the server's model path) at that copy."""
     require(model_uri.startswith("s3://"), "model_uri", model_uri, "an s3://bucket/prefix URI")
     bucket, _, prefix = model_uri[len("s3://") :].partition("/")
     args = [
-        "stage-model",
         "--bucket",
         bucket,
         "--prefix",
         prefix,
         "--dest",
         f"{MODEL_MOUNT_PATH}/{node_local_model_dir(model_uri)}",
+        "--link",
+        NODE_LOCAL_MODEL_LINK,
     ]
     if verify_sha256:
         args.append("--verify-sha256")
     args += revision_args(revision)
     return SyncContainer(
         name="stage-model",
+        script=MODEL_COPY_SCRIPT,
         args=tuple(args),
         mounts=(
             (MODEL_CACHE_VOLUME, MODEL_MOUNT_PATH),
             (SCRIPT_VOLUME, SCRIPT_MOUNT_PATH),
-            *revision_mounts(revision),
+            *revision_mounts(True),  # the pod's link lives there, whether or not the pod follows revisions
         ),
     )
 

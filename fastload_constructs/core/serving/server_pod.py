@@ -26,7 +26,7 @@ from fastload_constructs.core.planning.plan import ServingPlan
 from fastload_constructs.core.s3_uri import parse_s3_uri
 from fastload_constructs.core.serving.cache_sharing import (
     DEFAULT_COMPILE_CACHE_PREFIX,
-    MODEL_MOUNT_PATH,
+    NODE_LOCAL_MODEL_LINK,
     SharedCompileCache,
     SyncContainer,
     compile_cache_key,
@@ -100,12 +100,12 @@ class ServerSpec:
     namespace: str
     labels: Mapping[str, str]  # Kubernetes recommended labels, on every object and the pods
     model_cache: str = "s3"
-    model_path: str = ""  # what the server is given as its model: the s3:// URI or the node-local folder
+    # What the server is given as its model: the s3:// URI, or the pod's link to its node-local copy.
+    model_path: str = ""
     model_host_path: str | None = None  # node-local model cache only
-    # The model's own folder under the node's model cache (node-local only): the server mounts just this
-    # subPath, never the node's whole cache, so no model reads another's copy on a shared node.
-    # The kubelet resolves the folder's symlink once, when the container starts, so a running pod keeps
-    # the copy it started with whatever a later copier switches the link to.
+    # The model's own folder of copies under the node's model cache (node-local only): the server mounts
+    # just this subPath, never the node's whole cache (no model reads another's copy on a shared node), and
+    # opens its model path, the pod's own link to the copy of the revision it resolved (NODE_LOCAL_MODEL_LINK).
     model_sub_path: str | None = None
     init_containers: tuple[SyncContainer, ...] = ()  # run in order before the server
     sidecars: tuple[SyncContainer, ...] = ()
@@ -307,7 +307,7 @@ def server_spec(
     uri = check_model_uri(model_uri)
     _check_instance_fits(plan, opts, region)
     engine = engine_named(plan.engine)
-    model_path = f"{MODEL_MOUNT_PATH}/{node_local_model_dir(uri)}" if _node_local(plan) else uri
+    model_path = NODE_LOCAL_MODEL_LINK if _node_local(plan) else uri
     served = opts.served_model_name if opts.served_model_name is not None else model_name
     launch = engine.launch(plan, model_path=model_path, served_model_name=served, extra_args=opts.extra_args)
     env = {**streamer_env(plan.streamer, region=region, endpoint_url=opts.endpoint_url), **launch.env}

@@ -56,6 +56,7 @@ from fastload_constructs.core.serving.cache_sharing import (
     COMPILE_CACHE_VOLUME,
     MODEL_CACHE_VOLUME,
     MODEL_MOUNT_PATH,
+    REVISION_MOUNT_PATH,
     REVISION_VOLUME,
     REVISION_VOLUME_MIB,
     SCRIPT_VOLUME,
@@ -314,8 +315,9 @@ def _launcher_pod_spec(
         {"name": COMPILE_CACHE_VOLUME, "mountPath": server.cache_mount_path},
     ]
     if server.model_host_path is not None:
-        # Only this model's folder (a subPath) at the path the engine is given, as in the server pods: the
-        # node's other copies stay unseen.
+        # Only this model's folder of copies (a subPath), as in the server pods: the node's other models stay
+        # unseen. The engine's model path is the pod's own link, in its revision volume, to the copy of the
+        # revision the launcher pod resolved.
         assert server.model_sub_path is not None
         mounts.append(
             {
@@ -325,6 +327,7 @@ def _launcher_pod_spec(
                 "readOnly": True,
             }
         )
+        mounts.append({"name": REVISION_VOLUME, "mountPath": REVISION_MOUNT_PATH, "readOnly": True})
     aws_env = [{"name": k, "value": v} for k, v in server.env.items() if k.startswith("AWS_")]
     spec: dict[str, Any] = {
         "serviceAccountName": server.service_account_name,
@@ -497,7 +500,7 @@ def standby_spec(
         )
     if init_containers:
         volumes.append({"name": SCRIPT_VOLUME, "configMap": {"name": f"{name}-cache-sync"}})
-    if any(step.name == "resolve-revision" for step in init_containers):
+    if any(volume == REVISION_VOLUME for step in init_containers for volume, _ in step.mounts):
         in_memory = {"medium": "Memory", "sizeLimit": f"{REVISION_VOLUME_MIB}Mi"}
         volumes.append({"name": REVISION_VOLUME, "emptyDir": in_memory})
     launcher_config = {

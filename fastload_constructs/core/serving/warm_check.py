@@ -1,17 +1,17 @@
 """The vLLM pod's first init container when warm spares serve it: verify what the node holds.
 
-`runtime/warm_check.py` (shipped in the same ConfigMap as `cache_sync.py`)
-checks the node-local model copy against the manifest staged in S3 and looks
-for the restored compile cache, logs one `fastload-warm path=warm|cold` line,
-and drops the completion marker of a stale or damaged copy so the next init
-container (`stage-model`) copies the model again. Pure: this module decides
-the container; the chart renders it.
+`runtime/warm_check.py` (shipped in the runtime ConfigMap beside the other steps)
+checks the node-local copy of the revision the pod resolved against the manifest
+staged in S3 and looks for the restored compile cache, logs one
+`fastload-warm path=warm|cold` line, and drops the completion marker of that copy
+when it is damaged, so the next init container (`stage-model`) copies it again;
+other revisions' copies are never touched. Pure: this module decides the
+container; the chart renders it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.serving.cache_sharing import (
@@ -32,11 +32,7 @@ WARM_CHECK_CONTAINER = "warm-check"
 
 @dataclass(frozen=True)
 class WarmCheckContainer(SyncContainer):
-    """A SyncContainer that runs warm_check.py instead of cache_sync.py."""
-
-    @property
-    def command(self) -> tuple[str, ...]:
-        return ("python3", f"{SCRIPT_MOUNT_PATH}/{WARM_CHECK_SCRIPT}", *self.args)
+    """The warm check's step: lighter than a copy."""
 
     @property
     def cpu_millis(self) -> int:
@@ -46,11 +42,6 @@ class WarmCheckContainer(SyncContainer):
     @property
     def memory_mib(self) -> int:
         return 256
-
-
-def warm_check_script() -> str:
-    """The source of the in-pod check, for the ConfigMap beside cache_sync.py."""
-    return resources.files("fastload_constructs.runtime").joinpath(WARM_CHECK_SCRIPT).read_text()
 
 
 def warm_check(
@@ -75,4 +66,6 @@ def warm_check(
         mounts.append((COMPILE_CACHE_VOLUME, cache_root))
     args += revision_args(revision)  # compare the node's copy with the revision this pod resolved
     mounts += revision_mounts(revision)
-    return WarmCheckContainer(name=WARM_CHECK_CONTAINER, args=tuple(args), mounts=tuple(mounts))
+    return WarmCheckContainer(
+        name=WARM_CHECK_CONTAINER, script=WARM_CHECK_SCRIPT, args=tuple(args), mounts=tuple(mounts)
+    )

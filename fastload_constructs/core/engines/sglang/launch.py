@@ -39,7 +39,7 @@ SERVER_PORT = 30000
 CONTAINER_NAME = "sglang"
 # The compile-cache volume's mount. SGLang's cache root (SGLANG_CACHE_DIR) is its `torch_compile_cache/`
 # folder: the one folder the cache-sync runtime restores and publishes through S3 and the warm check reads
-# (runtime/cache_sync.py and runtime/warm_check.py COMPILE_SUBDIR), so the shared compile cache carries
+# (runtime/compile_cache.py and runtime/warm_check.py COMPILE_SUBDIR), so the shared compile cache carries
 # SGLang's whole cache: Triton, Inductor, CUDA JIT, FlashInfer JIT and autotune, DeepGEMM, sgl JIT kernels.
 CACHE_MOUNT_PATH = "/var/cache/sglang"
 COMPILE_SUBDIR = "torch_compile_cache"

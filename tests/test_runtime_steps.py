@@ -1,4 +1,4 @@
-"""Compile-cache restore/publish and node-local model staging against a real local S3 server."""
+"""The in-pod steps (compile-cache restore/publish, node-local model copy) against a real local S3 server."""
 
 from __future__ import annotations
 
@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 
 from fastload_constructs.core.serving.cache_sharing import compile_cache_key
-from fastload_constructs.runtime import cache_sync
-from fastload_constructs.runtime.cache_sync import (
+from fastload_constructs.runtime import _s3, compile_cache, model_copy
+from fastload_constructs.runtime.compile_cache import (
     COMPILE_SUBDIR,
     SHA256_METADATA,
     archive_key,
-    copy_model_to_node,
     publish_compile_cache,
     restore_compile_cache,
 )
+from fastload_constructs.runtime.model_copy import copy_model_to_node
 
 BUCKET = "fastload-test-models"
 
@@ -138,7 +138,7 @@ def test_truncated_archive_is_ignored(s3, tmp_path):
     _fake_compile_cache(tmp_path / "a")
     publish_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="k2", cache_root=tmp_path / "a")
     whole = s3.get_object(Bucket=BUCKET, Key="cc/k2.tar.gz")["Body"].read()
-    sha = cache_sync.metadata_value(s3.head_object(Bucket=BUCKET, Key="cc/k2.tar.gz")["Metadata"], SHA256_METADATA)
+    sha = _s3.metadata_value(s3.head_object(Bucket=BUCKET, Key="cc/k2.tar.gz")["Metadata"], SHA256_METADATA)
     _put_archive(s3, "cc/k2.tar.gz", whole[: len(whole) // 2], sha=sha)  # partial upload, old checksum
     outcome = restore_compile_cache(s3, bucket=BUCKET, prefix="cc", cache_key="k2", cache_root=tmp_path / "b")
     assert outcome.status == "corrupt"
@@ -211,23 +211,30 @@ def _stage_fake_model(s3, prefix: str, corrupt: str | None = None) -> dict[str, 
     return files
 
 
+def _left(dest) -> list[str]:
+    """What a copy left in the model's folder besides the leases: copies and partial copies."""
+    return sorted(p.name for p in dest.iterdir() if p.name != ".leases") if dest.is_dir() else []
+
+
 def test_stage_model_copies_once_and_marks_complete(s3, tmp_path):
     files = _stage_fake_model(s3, "models/tiny")
-    dest = tmp_path / "models" / "tiny"
-    assert copy_model_to_node(s3, bucket=BUCKET, prefix="models/tiny", dest=dest).status == "staged"
+    dest = tmp_path / "models" / "revisions" / "tiny"
+    link = tmp_path / "pod" / "model"
+    outcome = copy_model_to_node(s3, bucket=BUCKET, prefix="models/tiny", dest=dest, link=link)
+    assert outcome.status == "staged"
     for name, data in files.items():
-        assert (dest / name).read_bytes() == data
-    assert (dest / cache_sync.COMPLETE_MARKER).exists()
+        assert (link / name).read_bytes() == data
+    assert (link / model_copy.COMPLETE_MARKER).exists()
     assert copy_model_to_node(s3, bucket=BUCKET, prefix="models/tiny", dest=dest).status == "present"
 
 
 def test_stage_model_verifies_checksums_when_asked(s3, tmp_path):
     _stage_fake_model(s3, "models/bitrot", corrupt="model.safetensors")
-    dest = tmp_path / "models" / "bitrot"
+    dest = tmp_path / "models" / "revisions" / "bitrot"
     # Sizes match, so only the SHA-256 check can tell.
     outcome = copy_model_to_node(s3, bucket=BUCKET, prefix="models/bitrot", dest=dest, verify_sha256=True)
     assert outcome.status == "error" and "sha256" in outcome.detail
-    assert not dest.exists() and not list(dest.parent.glob(".bitrot.partial"))
+    assert _left(dest) == []
 
 
 @pytest.mark.parametrize("bad_name", ["../escape", "/abs", "a/../../b", ".fastload-complete", ""])
@@ -235,11 +242,14 @@ def test_stage_model_refuses_manifest_paths_that_escape(s3, tmp_path, bad_name):
     s3.put_object(
         Bucket=BUCKET,
         Key="models/evil/fastload-manifest.json",
-        Body=json.dumps({"files": [{"name": bad_name, "size": 1}]}).encode(),
+        Body=json.dumps(
+            {"files": [{"name": bad_name, "size": 1, "sha256": hashlib.sha256(b"x").hexdigest()}]}
+        ).encode(),
     )
-    outcome = copy_model_to_node(s3, bucket=BUCKET, prefix="models/evil", dest=tmp_path / "m" / "evil")
-    assert outcome.status == "error"
-    assert not (tmp_path / "escape").exists() and not (tmp_path / "m" / "evil").exists()
+    dest = tmp_path / "m" / "revisions" / "evil"
+    outcome = copy_model_to_node(s3, bucket=BUCKET, prefix="models/evil", dest=dest)
+    assert outcome.status == "error" and "unexpected file name" in outcome.detail
+    assert not (tmp_path / "escape").exists() and _left(dest) == []
 
 
 def test_head_treats_forbidden_as_absent():
@@ -250,20 +260,20 @@ def test_head_treats_forbidden_as_absent():
         def head_object(self, **kwargs):
             raise Forbidden()
 
-    assert cache_sync._head(Client(), "b", "k") is None
+    assert _s3.head(Client(), "b", "k") is None
 
 
 def test_stage_model_without_manifest_fails_and_leaves_nothing(s3, tmp_path):
     s3.put_object(Bucket=BUCKET, Key="models/half/model.safetensors", Body=b"x" * 10)
-    dest = tmp_path / "models" / "half"
+    dest = tmp_path / "models" / "revisions" / "half"
     outcome = copy_model_to_node(s3, bucket=BUCKET, prefix="models/half", dest=dest)
     assert outcome.status == "error"
-    assert not dest.exists()
+    assert _left(dest) == []
 
 
 def test_concurrent_stagers_on_one_node_copy_once(s3, tmp_path):
     _stage_fake_model(s3, "models/shared")
-    dest = tmp_path / "models" / "shared"
+    dest = tmp_path / "models" / "revisions" / "shared"
     results: list[str] = []
     threads = [
         threading.Thread(
@@ -281,9 +291,9 @@ def test_concurrent_stagers_on_one_node_copy_once(s3, tmp_path):
 
 
 def test_cli_restore_miss_exits_zero(s3, endpoint, tmp_path):
-    rc = cache_sync.main(
+    rc = compile_cache.main(
         [
-            "restore-compile-cache",
+            "restore",
             "--bucket",
             BUCKET,
             "--prefix",
@@ -300,9 +310,8 @@ def test_cli_restore_miss_exits_zero(s3, endpoint, tmp_path):
 
 
 def test_cli_stage_model_failure_exits_nonzero(s3, endpoint, tmp_path):
-    rc = cache_sync.main(
+    rc = model_copy.main(
         [
-            "stage-model",
             "--bucket",
             BUCKET,
             "--prefix",
@@ -335,9 +344,9 @@ def test_wait_until_ready_polls_until_200():
             raise OSError("connection refused")
         return Response(200)
 
-    assert cache_sync.wait_until_ready("http://127.0.0.1:8000/health", timeout_s=5, interval_s=0.01, opener=opener)
+    assert compile_cache.wait_until_ready("http://127.0.0.1:8000/health", timeout_s=5, interval_s=0.01, opener=opener)
     assert len(calls) == 3
-    assert not cache_sync.wait_until_ready(
+    assert not compile_cache.wait_until_ready(
         "http://127.0.0.1:8000/health",
         timeout_s=0.05,
         interval_s=0.01,
