@@ -343,7 +343,30 @@ def pull_modes() -> str:
     return "\n".join(rows)
 
 
+def planner_accuracy() -> str:
+    """bench/planner_accuracy.py's summary: per phase, the median factor over all rows and the held-out ones."""
+    import importlib.util
+    import math
+
+    path = ROOT / "bench" / "planner_accuracy.py"
+    spec = importlib.util.spec_from_file_location("planner_accuracy", path)
+    assert spec is not None and spec.loader is not None
+    accuracy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(accuracy)
+    table = accuracy.ratios(accuracy.load_rows())
+    lines = ["```", f"{'phase':<16} {'rows':>4} {'factor':>7} {'held-out rows':>13} {'held-out factor':>15}"]
+    for phase in sorted({r[1] for r in table}):
+        every = accuracy.median_abs_log_ratio(table, phase, False)
+        held = accuracy.median_abs_log_ratio(table, phase, True)
+        n = sum(1 for r in table if r[1] == phase)
+        n_held = sum(1 for r in table if r[1] == phase and r[4])
+        held_text = f"{math.exp(held):>15.2f}" if held is not None else f"{'-':>15}"
+        lines.append(f"{phase:<16} {n:>4} {math.exp(every):>7.2f} {n_held:>13} {held_text}")
+    return "\n".join([*lines, "```"])
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
+    "planner-accuracy": planner_accuracy,
     "pull-modes": pull_modes,
     "fresh-node-floor": fresh_node_floor,
     "autoscaling-example": autoscaling_example,
