@@ -365,7 +365,21 @@ def planner_accuracy() -> str:
     return "\n".join([*lines, "```"])
 
 
+def standby_path_table() -> str:
+    """The standby path of the 8B reference model on g6e.2xlarge, phase by phase with each phase's source."""
+    standby = _reference_8b(standbys=1).scale_out_paths.standby  # type: ignore[attr-defined]
+    rows = ["| phase | seconds | kind | source |", "| --- | --- | --- | --- |"]
+    for phase in standby.phases:
+        kind = "measured" if phase.measured else "estimate"
+        rows.append(f"| {phase.name} | {phase.seconds:.1f} | {kind} | {phase.source} |")
+    estimated = standby.total_s - standby.measured_s
+    kinds = f"{standby.measured_s:.1f} s measured, {estimated:.1f} s estimated"
+    rows.append(f"| **total** | **{standby.total_s:.1f}** | {kinds} | |")
+    return "\n".join(rows)
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
+    "standby-path": standby_path_table,
     "planner-accuracy": planner_accuracy,
     "pull-modes": pull_modes,
     "fresh-node-floor": fresh_node_floor,
