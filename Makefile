@@ -16,7 +16,7 @@ STAMP      := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-dev
 CREDENTIALS_HINT := $(BIN)/python -m stacks.credentials_hint
 
-.PHONY: setup synth check test test-fast deploy diff smoke clean bench bench-tools docs
+.PHONY: setup synth check test test-fast test-tools deploy diff smoke clean bench bench-tools docs
 
 setup: $(STAMP) $(CDK)
 
@@ -68,11 +68,26 @@ check: setup $(TEST_STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# tests/test_path_filter.py attacks the standby engines' path filter, the real nginx: Debian's package, installed
+# here when missing (as root, with apt-get); anywhere else make stops and says how to get it.
+test-tools:
+	@if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "make: installing Debian's nginx for tests/test_path_filter.py"; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+		&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx >/dev/null \
+		|| { echo "make: apt-get install nginx failed; install nginx and run make again" >&2; exit 2; }; \
+	else \
+		echo "make: the path-filter tests need nginx: install it (Debian: sudo apt-get install nginx;" \
+			"macOS: brew install nginx) and run make again" >&2; \
+		exit 2; \
+	fi
+
 # Everything (what CI runs), then the everyday subset: tests marked `slow` left out.
-test: setup $(TEST_STAMP) check
+test: setup $(TEST_STAMP) test-tools check
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest
 
-test-fast: setup $(TEST_STAMP)
+test-fast: setup $(TEST_STAMP) test-tools
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -m "not slow"
 
 # On failure, a hint when no AWS credentials were found (README: "Day 1: from zero to a first request").

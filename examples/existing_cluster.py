@@ -2,13 +2,14 @@
 """Bring your own VPC, EKS cluster and (optionally) model bucket: add fast-starting vLLM with fastload.
 
 What this adds to an existing cluster: an S3 gateway endpoint on the VPC's
-private route tables, a GPU node group with instance-store RAID0, the
-PriorityClasses, and one `ServedModel` (a read-only Pod Identity for the
-model's prefix, the tuned vLLM chart applied after the identity, reachable
-from the VPC's CIDR as a load balancer with IP targets needs, and one warm
-spare that keeps a GPU node with the image pulled for the next scale-out). The model bucket is created (locked
-to the endpoint) unless `bucketName` names one you have: then its lock is
-printed as a stack output for you to add to that bucket's policy.
+private route tables, a GPU node group with instance-store RAID0, and one
+`ServedModel` (a read-only Pod Identity for the model's prefix, the tuned vLLM
+chart applied after the identity, reachable from the VPC's CIDR as a load
+balancer with IP targets needs, and one warm spare that keeps a GPU node with
+the image pulled for the next scale-out; with it come the `inference`
+namespace and the PriorityClasses its pods name). The model bucket is created
+(locked to the endpoint) unless `bucketName` names one you have: then its lock
+is printed as a stack output for you to add to that bucket's policy.
 
 Every ID comes from CDK context (`-c key=value`; lists as JSON or
 comma-separated), with placeholders as defaults:
@@ -36,7 +37,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import aws_cdk as cdk
-import cdk8s
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
@@ -46,15 +46,12 @@ from constructs import Construct
 
 # One import: every construct, chart and options type is exported from the package root.
 from fastload_constructs import (
-    AppliedChart,
     FastloadNetwork,
     GpuNodeGroup,
     ModelBucket,
     ModelBucketLock,
     ModelProfile,
-    NamespaceChart,
     NvidiaDevicePlugin,
-    PriorityClassesChart,
     ServedModel,
     ServerOptions,
     Serving,
@@ -147,11 +144,6 @@ class FastVllmOnExistingCluster(cdk.Stack):
             ModelBucketLock(self, "ModelBucketLock", bucket=bucket, vpc_endpoint=network.s3_endpoint)
         else:
             bucket = ModelBucket(self, "Models", vpc_endpoint=network.s3_endpoint).bucket
-        namespace = AppliedChart(self, "Namespace", cluster=cluster, chart=NamespaceChart(cdk8s.App(), "namespace"))
-        # Once per cluster: the vLLM pods' class above the warm spares' (a pod preempts a spare for its GPU).
-        classes = AppliedChart(
-            self, "PriorityClasses", cluster=cluster, chart=PriorityClassesChart(cdk8s.App(), "priority-classes")
-        )
         self.llama = ServedModel(
             self,
             "Llama",
@@ -162,12 +154,11 @@ class FastVllmOnExistingCluster(cdk.Stack):
             profile=ModelProfile.from_numbers(parameter_count=8_030_261_248),
             instance_type="g6e.2xlarge",
             # How it is served, once: 1 warm spare (2 replicas + 1 spare + 1 surge pod of a rolling update:
-            # the node group's 4 GPUs). The pods get the class above the spares' from the plan.
+            # the node group's 4 GPUs). The model applies its namespace and the PriorityClasses its pods name.
             tuning=TuningOptions(serving=Serving(warm_spares=1)),
             server=ServerOptions(replicas=2),
             # Besides the namespace's pods: a load balancer with IP targets, from its VPC addresses.
             access=ServingAccess(allow_from_cidrs=(existing.vpc_cidr,)),
-            after=[namespace, classes],
         )
         cdk.CfnOutput(self, "ModelBucketName", value=bucket.bucket_name)
 

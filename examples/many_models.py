@@ -8,9 +8,9 @@ models). This app shows the split that holds any number of models:
 * `Bucket`: the model bucket, locked to the VPC endpoint, with the stager granted the
   parent prefix `models` once (one exemption in the bucket policy, however many models).
 * `Models<n>`: `--per-stack` models each (default 25), in a namespace of their own
-  (`inference-<n>`: its NamespaceChart and its shared in-pod scripts belong to that stack
-  alone, so deleting one stack removes nothing another uses). The cluster and bucket
-  are imported by name: no cross-stack references, each stack deploys on its own.
+  (`inference-<n>`: the namespace and its shared in-pod scripts, applied with the stack's first
+  model, belong to that stack alone, so deleting one stack removes nothing another uses). The
+  cluster and bucket are imported by name: no cross-stack references, each stack deploys on its own.
 
 Every stack passes `infra.check_stack_limits` and `infra.check_assembly_limits`, and
 the script prints each one's figures:
@@ -30,7 +30,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import aws_cdk as cdk
-import cdk8s
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
@@ -43,14 +42,12 @@ from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.serving.server_pod import ServerOptions
 from fastload_constructs.infra import (
-    AppliedChart,
     ModelBucket,
     ServedModel,
     check_assembly_limits,
     check_stack_limits,
 )
 from fastload_constructs.infra.synth_limits import policy_bytes
-from fastload_constructs.k8s import NamespaceChart
 
 ENV = cdk.Environment(account="111122223333", region="us-east-1")
 BUCKET = "acme-many-models"
@@ -84,9 +81,6 @@ class ModelsStack(cdk.Stack):
         cluster = eks.Cluster.from_cluster_attributes(self, "Cluster", cluster_name=CLUSTER, kubectl_provider=provider)
         bucket = s3.Bucket.from_bucket_name(self, "Bucket", BUCKET)
         namespace = f"inference-{index}"
-        applied_namespace = AppliedChart(
-            self, "Namespace", cluster=cluster, chart=NamespaceChart(cdk8s.App(), namespace, namespace=namespace)
-        )
         # How every model here is served: a node-local copy and the shared compile cache, planned once.
         local = plan(
             MODEL,
@@ -103,7 +97,6 @@ class ModelsStack(cdk.Stack):
                 model_name=name,
                 plan=local,
                 server=ServerOptions(namespace=namespace),
-                after=[applied_namespace],
             )
 
 

@@ -55,6 +55,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
         PodIdentityRole,
         ScaleOutMetrics,
         ServedModel,
+        ServingNamespace,
+        ServingPriorityClasses,
         SystemNodes,
         synth_with_manifests,
     )
@@ -108,6 +110,8 @@ _CONSTRUCTS = (
     "PodIdentityRole",
     "ScaleOutMetrics",
     "ServedModel",
+    "ServingNamespace",
+    "ServingPriorityClasses",
     "SystemNodes",
     "synth_with_manifests",
 )
@@ -164,7 +168,9 @@ __all__ = [
     "ServerOptions",
     "Serving",
     "ServingAccess",
+    "ServingNamespace",
     "ServingPlan",
+    "ServingPriorityClasses",
     "ShardInfo",
     "StandbyEnginesChart",
     "StandbyNodePoolChart",

@@ -32,6 +32,7 @@ from fastload_constructs.core.planning.calibration import assumptions_from_dict
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import ServingPlan, plan
 from fastload_constructs.core.planning.serving import DEFAULT_IMAGE, Serving, check_spares
+from fastload_constructs.core.planning.standby import check_standbys
 from fastload_constructs.core.scaling.autoscaling import (
     DEFAULT_SCALING_METRIC,
     DEFAULT_TARGET_WAITING_REQUESTS,
@@ -69,6 +70,10 @@ class ModelSpec:
     @property
     def warm_spares(self) -> int:
         return self.serving.warm_spares
+
+    @property
+    def standbys(self) -> int:
+        return self.serving.standbys
 
     @property
     def image(self) -> str:
@@ -267,6 +272,7 @@ _CONTEXT_KEY_OF = {
     "serving.engine_release": "engineRelease",
     "serving.engine": "engine",
     "serving.warm_spares": "warmSpares",
+    "serving.standbys": "standbys",
     "serving.model_cache": "nodeLocalModelCache",
     "serving.shared_compile_cache": "sharedCompileCache",
 }
@@ -328,6 +334,7 @@ MODEL_KEYS: dict[str, Key] = {
         dict, lambda f, v: None if v is None else parse_architecture(v, f), "config.json figures for the KV fit"
     ),
     "warmSpares": Key(int, lambda f, v: _warm_spares(f, 0 if v is None else v), "placeholder pods (warm headroom)"),
+    "standbys": Key(int, lambda f, v: check_standbys(0 if v is None else v, f), "sleeping vLLM engines woken on FMA"),
     # Checked together by parse_model_scaling (they constrain each other).
     "minReplicas": Key(int, lambda f, v: v, "KEDA's lower bound (instead of replicas)"),
     "maxReplicas": Key(int, lambda f, v: v, "KEDA's upper bound"),
@@ -389,6 +396,7 @@ def parse_model(raw: object, index: int, assumptions: LoadAssumptions | None = N
                 model_cache="node-local" if v["nodeLocalModelCache"] else "s3",
                 shared_compile_cache=v["sharedCompileCache"],
                 warm_spares=v["warmSpares"],
+                standbys=v["standbys"],
             ),
             assumptions=assumptions if assumptions is not None else LoadAssumptions(),
         )

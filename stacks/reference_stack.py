@@ -26,9 +26,11 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct, IDependable
 
+from fastload_constructs.core.cluster.gpu_nodes import Taint
 from fastload_constructs.core.cluster.karpenter import NodePoolOptions
 from fastload_constructs.core.scaling.capacity import Workload, family_gpu_limits, node_capacity
 from fastload_constructs.core.serving.access import ServingAccess
+from fastload_constructs.core.serving.standby import LABEL_STANDBY, STANDBY_VALUE
 from fastload_constructs.infra.applied_chart import AppliedChart
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache
@@ -41,9 +43,11 @@ from fastload_constructs.infra.network import FastloadNetwork
 from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin
 from fastload_constructs.infra.scale_out_metrics import KedaController, KedaScaling, ScaleOutMetrics
 from fastload_constructs.infra.served_model import ServedModel
+from fastload_constructs.infra.serving_namespace import ServingNamespace
+from fastload_constructs.infra.serving_priority_classes import ServingPriorityClasses
+from fastload_constructs.infra.standby_engines import FmaController
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage
-from fastload_constructs.k8s.namespace_chart import NamespaceChart
-from fastload_constructs.k8s.warm_spares import PriorityClassesChart
+from fastload_constructs.k8s.standby import StandbyNodePoolChart
 from stacks.config import ModelSpec, ReferenceConfig
 
 
@@ -74,6 +78,8 @@ class FastloadReferenceStack(Stack):
             cluster_name=self.cluster_name,
             # Day-1 access: without these only the kubectl provider's role could reach the cluster.
             admin_role_arns=config.admin_role_arns,
+            # Standbys: FMA's controller claims a volume of the default StorageClass, which the add-on makes.
+            ebs_csi=any(m.standbys for m in config.models),
         )
         self.cluster: eks.ICluster = self.inference_cluster.cluster
         self._add_cluster_charts(config)
@@ -85,10 +91,12 @@ class FastloadReferenceStack(Stack):
                 min_replicas=m.autoscaling.min_replicas,
                 max_replicas=m.autoscaling.max_replicas,
                 warm_spares=m.warm_spares,
+                standbys=m.standbys,
             )
             for i, m in enumerate(config.models)
         )
         self.gpu_node_groups: dict[str, GpuNodeGroup] = {}
+        self.standby_node_groups: dict[str, GpuNodeGroup] = {}
         self.karpenter: KarpenterController | None = None
         self.karpenter_nodes: KarpenterGpuNodes | None = None
         if config.gpu_nodes == "managed":
@@ -96,12 +104,13 @@ class FastloadReferenceStack(Stack):
         else:
             self._add_karpenter(config)
         if self.image_mirror is not None:
-            roles = [g.role for g in self.gpu_node_groups.values()]
+            roles = [g.role for g in (*self.gpu_node_groups.values(), *self.standby_node_groups.values())]
             if self.karpenter_nodes is not None:
                 roles.append(self.karpenter_nodes.node_role)
             for role in roles:
                 self.image_mirror.grant_pull(role)
         self.device_plugin = NvidiaDevicePlugin(self, "NvidiaDevicePlugin", cluster=self.cluster)
+        self._add_standby_prerequisites(config)
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name)
         self._add_model_bucket(config)
         self._add_pod_autoscaling(config)
@@ -109,36 +118,35 @@ class FastloadReferenceStack(Stack):
         self._export_manifests()
 
     def _add_cluster_charts(self, config: ReferenceConfig) -> None:
-        """What every model's pods need, applied once: the local-nvme storage class (a compile-cache claim
-        names it), the namespace, and with warm spares anywhere the PriorityClasses (admission refuses a pod
-        whose class does not exist yet)."""
+        """What the models need on the cluster besides what each ServedModel brings: the local-nvme storage
+        class (a compile-cache claim names it). The namespace and, with warm spares anywhere, the
+        PriorityClasses are declared here rather than left to the first model, to keep the ids their manifests
+        have in a deployed stack: CloudFormation creates a manifest whose logical id changed again, and a
+        second `kubectl create` of the namespace fails the update."""
         self.local_storage = AppliedChart(
             self, "LocalNvmeStorage", cluster=self.cluster, chart=LocalNvmeStorage(cdk8s.App(), "local-nvme")
         )
-        self.namespace = AppliedChart(
-            self, "Namespace", cluster=self.cluster, chart=NamespaceChart(cdk8s.App(), "namespace")
+        self.namespace = ServingNamespace(self, "Namespace", cluster=self.cluster)
+        self.priority_classes = (
+            ServingPriorityClasses(self, "PriorityClasses", cluster=self.cluster)
+            if any(m.warm_spares for m in config.models)
+            else None
         )
-        self.priority_classes: AppliedChart | None = None
-        self.priority_chart: PriorityClassesChart | None = None
-        if any(m.warm_spares for m in config.models):
-            self.priority_chart = PriorityClassesChart(cdk8s.App(), "priority-classes")
-            self.priority_classes = AppliedChart(
-                self, "PriorityClasses", cluster=self.cluster, chart=self.priority_chart
-            )
 
     def _add_models(self, config: ReferenceConfig) -> None:
         """One ServedModel per configured model: reader identity, server, warm spares, ScaledObject."""
         # Warm spares anywhere: every vLLM pod gets the class above the spares' (one spare may serve any model).
-        vllm_class = self.priority_chart.vllm_class_name if self.priority_chart is not None else None
+        vllm_class = self.priority_classes.classes.vllm.name if self.priority_classes is not None else None
         access = self._serving_access(config)
-        after: list[IDependable] = [self.local_storage, self.namespace]
-        if self.priority_classes is not None:
-            after.append(self.priority_classes)
+        after: list[IDependable] = [self.local_storage]
         if self.karpenter_nodes is not None:
             # The pods' nodes come from these pools; also puts the pools before the models in the export.
             after.append(self.karpenter_nodes.applied)
+        after += self.standby_pools
         self.served_models: dict[str, ServedModel] = {}
         for model in config.models:
+            # FMA's objects are custom resources of its CRDs, reconciled by its controllers: those first.
+            model_after = [*after, self.fma.chart] if model.standbys and self.fma is not None else after
             self.served_models[model.name] = ServedModel(
                 self,
                 f"Model-{model.name}",
@@ -155,7 +163,7 @@ class FastloadReferenceStack(Stack):
                 ),
                 access=access,
                 autoscaling=self._autoscaling(model),
-                after=after,
+                after=model_after,
             )
         self.model_readers: dict[str, ModelReaderIdentity] = {n: m.reader for n, m in self.served_models.items()}
 
@@ -201,6 +209,36 @@ class FastloadReferenceStack(Stack):
         assert subnets is not None  # the reference stack creates its VPC, which has them
         return list(subnets.subnets)
 
+    def _add_standby_prerequisites(self, config: ReferenceConfig) -> None:
+        """With standbys anywhere: FMA (its CRDs, controllers) in the models' namespace, and the standby pool of
+        each instance type that has standbys (a tainted Karpenter NodePool, or managed nodes made by
+        `_add_managed_gpu_nodes`)."""
+        self.fma: FmaController | None = None
+        self.standby_pools: list[AppliedChart] = []
+        if not any(m.standbys for m in config.models):
+            return
+        self.fma = FmaController(self, "Fma", cluster=self.cluster, after=[self.namespace])
+        if self.karpenter_nodes is None:
+            return
+        for instance_type, capacity in self.node_capacity.items():
+            if capacity.standby_gpus:
+                pool = StandbyNodePoolChart(
+                    cdk8s.App(),
+                    f"standby-{instance_type.replace('.', '-')}",
+                    instance_type=instance_type,
+                    node_class=self.karpenter_nodes.chart.node.id,
+                    gpu_limit=capacity.standby_nodes * capacity.instance.gpu_count,
+                )
+                self.standby_pools.append(
+                    AppliedChart(
+                        self,
+                        f"StandbyNodes-{instance_type}",
+                        cluster=self.cluster,
+                        chart=pool,
+                        after=[self.karpenter_nodes.applied],
+                    )
+                )
+
     def _add_managed_gpu_nodes(self, config: ReferenceConfig) -> None:
         """Fixed node groups holding every model's maxReplicas plus one surge pod each (core.scaling).
 
@@ -209,23 +247,42 @@ class FastloadReferenceStack(Stack):
         maxUnavailable 0) of every model at once finish.
         """
         for instance_type, capacity in self.node_capacity.items():
-            self.gpu_node_groups[instance_type] = GpuNodeGroup(
-                self,
-                "Gpu-" + instance_type.replace(".", "-"),
-                cluster=self.cluster,
-                instance_type=instance_type,
-                min_size=capacity.peak_nodes,
-                desired_size=capacity.peak_nodes,
-                max_size=capacity.peak_nodes,
-                subnets=self.network.gpu_subnet_selection,
-                # nodeadm's parallel pull and unpack (SOCI) for the multi-GB vLLM image, as the plans of
-                # the models on this type ask; with RAID0 its store sits on NVMe. With an image cache the
-                # image is on the node already (core.cluster.image_cache; the plans say snapshot, SOCI off).
-                fast_image_pull=any(
-                    p.serving.fast_image_pull for p in self.plans.values() if p.instance.name == instance_type
-                ),
-                image_cache=config.image_cache,
+            # The standby nodes are a group of their own, labelled and tainted as the standby pool.
+            nodes = capacity.peak_nodes - capacity.standby_nodes
+            if capacity.standby_nodes:
+                self.standby_node_groups[instance_type] = self._gpu_node_group(
+                    config,
+                    "Standby-" + instance_type.replace(".", "-"),
+                    instance_type,
+                    capacity.standby_nodes,
+                    standby=True,
+                )
+            self.gpu_node_groups[instance_type] = self._gpu_node_group(
+                config, "Gpu-" + instance_type.replace(".", "-"), instance_type, nodes
             )
+
+    def _gpu_node_group(
+        self, config: ReferenceConfig, id: str, instance_type: str, nodes: int, *, standby: bool = False
+    ) -> GpuNodeGroup:
+        return GpuNodeGroup(
+            self,
+            id,
+            cluster=self.cluster,
+            instance_type=instance_type,
+            min_size=nodes,
+            desired_size=nodes,
+            max_size=nodes,
+            extra_labels={LABEL_STANDBY: STANDBY_VALUE} if standby else None,
+            extra_taints=(Taint(LABEL_STANDBY, STANDBY_VALUE, "NoSchedule"),) if standby else (),
+            subnets=self.network.gpu_subnet_selection,
+            # nodeadm's parallel pull and unpack (SOCI) for the multi-GB vLLM image, as the plans of
+            # the models on this type ask; with RAID0 its store sits on NVMe. With an image cache the
+            # image is on the node already (core.cluster.image_cache; the plans say snapshot, SOCI off).
+            fast_image_pull=any(
+                p.serving.fast_image_pull for p in self.plans.values() if p.instance.name == instance_type
+            ),
+            image_cache=config.image_cache,
+        )
 
     def _add_karpenter(self, config: ReferenceConfig) -> None:
         """Karpenter controller + GPU NodePools limited to the peak GPUs (max replicas + surge) per family."""

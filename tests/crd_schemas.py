@@ -19,19 +19,19 @@ import jsonschema
 import yaml
 
 FIXTURES = Path(__file__).parent / "fixtures"
+# FMA's CRDs are the package's own chart (the stack installs them): the same files, unmodified.
+FMA_CRDS = Path(__file__).parent.parent / "fastload_constructs" / "infra" / "charts" / "fma-crds" / "crds"
 KARPENTER_VERSION = "1.14.1"
 KEDA_VERSION = "2.20.2"
 FMA_VERSION = "0.6.4"
-CRD_FILES = {
+CRD_FILES: dict[tuple[str, str], str | Path] = {
     ("karpenter.sh/v1", "NodePool"): f"karpenter-{KARPENTER_VERSION}/karpenter.sh_nodepools.yaml",
     ("karpenter.k8s.aws/v1", "EC2NodeClass"): f"karpenter-{KARPENTER_VERSION}/karpenter.k8s.aws_ec2nodeclasses.yaml",
     ("keda.sh/v1alpha1", "ScaledObject"): f"keda-{KEDA_VERSION}/keda.sh_scaledobjects.yaml",
     ("keda.sh/v1alpha1", "TriggerAuthentication"): f"keda-{KEDA_VERSION}/keda.sh_triggerauthentications.yaml",
-    ("fma.llm-d.ai/v1alpha1", "InferenceServerConfig"): f"fma-{FMA_VERSION}/fma.llm-d.ai_inferenceserverconfigs.yaml",
-    ("fma.llm-d.ai/v1alpha1", "LauncherConfig"): f"fma-{FMA_VERSION}/fma.llm-d.ai_launcherconfigs.yaml",
-    ("fma.llm-d.ai/v1alpha1", "LauncherPopulationPolicy"): (
-        f"fma-{FMA_VERSION}/fma.llm-d.ai_launcherpopulationpolicies.yaml"
-    ),
+    ("fma.llm-d.ai/v1alpha1", "InferenceServerConfig"): FMA_CRDS / "fma.llm-d.ai_inferenceserverconfigs.yaml",
+    ("fma.llm-d.ai/v1alpha1", "LauncherConfig"): FMA_CRDS / "fma.llm-d.ai_launcherconfigs.yaml",
+    ("fma.llm-d.ai/v1alpha1", "LauncherPopulationPolicy"): FMA_CRDS / "fma.llm-d.ai_launcherpopulationpolicies.yaml",
 }
 KINDS = {kind for _, kind in CRD_FILES}
 

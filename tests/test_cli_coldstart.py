@@ -340,7 +340,13 @@ def test_pod_is_compared_with_the_plan_its_deployment_records(tmp_path, monkeypa
     assert vs_plan["total"]["predicted"] == pytest.approx(recorded.predicted.total_s, abs=0.2)
     assert vs_plan["weight_load"]["predicted"] == pytest.approx(recorded.predicted.weight_load_s, abs=0.1)
     # An SGLang pod's log keeps the plan its Deployment records (it was dropped for a re-plan without --instance).
-    sglang_log = Path(__file__).parent / "fixtures" / "sglang_logs" / "real" / "08_v0.5.5_tp1_ready_pr11830.log"
+    sglang_log = (
+        Path(__file__).parent
+        / "fixtures"
+        / "sglang_logs"
+        / "real"
+        / "31_v0.4.10_qwen2.5-7b_tp1_fired_up_docs_frontend.log"
+    )
     _fake_kubectl(tmp_path, monkeypatch, "", instance="llama", annotations=annotations, log=sglang_log)
     assert main(["coldstart", "--pod", "llama-0", "-n", "inference", "--json"]) == 0
     (report,) = json.loads(capsys.readouterr().out)

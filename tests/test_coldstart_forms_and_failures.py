@@ -270,3 +270,22 @@ def test_bare_traceback_frames_name_the_phase_and_do_not_revive_survived_errors(
     r = parse_log(lines)
     assert r.failed_in == "cuda_graph" and r.failure.startswith("torch.OutOfMemoryError")
     assert "retrying" not in (r.failure or "")
+
+
+TCPSTORE = "v0.9_v0_mp_tcpstore_timeout_init_device_issue19670_excerpt"
+TIMED_OUT = "The client socket has timed out after 600000ms while trying to connect to (172.17.0.9, 50437)."
+
+
+def test_an_init_device_failure_with_distributed_frames_is_distributed_init() -> None:
+    """vLLM's worker traceback names only `init_device` (device set-up, then the process groups); the c10d
+    lines and C++ frames of the same failure (vllm#19670) say it was the TCPStore rendezvous."""
+    lines = real(TCPSTORE).splitlines()
+    c10d, worker = lines[:20], lines[20:]
+    assert worker[0].endswith("while processing method init_device.")
+    for order in (c10d + worker, worker + c10d):
+        r = parse_log(order)
+        assert r.failed_in == "distributed_init"
+        assert r.failure == TIMED_OUT
+    # The worker's traceback alone shows no distributed frame: device set-up, as its frame says.
+    alone = parse_log(worker)
+    assert alone.failed_in == "engine_init" and "init_device" in (alone.failure or "")

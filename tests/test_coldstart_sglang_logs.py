@@ -1,8 +1,8 @@
 """`fastload coldstart` on SGLang server logs published by people outside this project.
 
 Each `tests/fixtures/sglang_logs/real/<name>.log` is a log excerpt as found at the source its sidecar
-`<name>.expected.json` names (SOURCES.md lists them all: SGLang 0.3 to 0.5.8, TP 1 to 8, DP and PP,
-six failures), with the values worked out by hand from its lines. Every expected value is asserted.
+`<name>.expected.json` names (SOURCES.md lists them all: SGLang 0.3 to 0.5.8, TP 1 to 16, DP and PP,
+thirteen failures), with the values worked out by hand from its lines. Every expected value is asserted.
 The 0.5.23 line forms no public log shows yet are checked against the format strings in its source.
 """
 
@@ -16,6 +16,7 @@ import pytest
 
 from fastload_constructs.cli.main import main
 from fastload_constructs.coldstart.parser import detect, parse_log
+from fastload_constructs.coldstart.render import render_table, report_as_dict
 from fastload_constructs.coldstart.report import PHASE_ORDER
 from fastload_constructs.core.errors import FastloadConfigError
 
@@ -29,7 +30,7 @@ def sidecar(name: str) -> dict[str, Any]:
 
 
 def test_the_collection_spans_releases_parallelism_and_outcomes():
-    assert len(CASES) == 30
+    assert len(CASES) == 31
     data = [sidecar(name) for name in CASES]
     for name, d in zip(CASES, data, strict=True):
         assert d["source"].startswith("https://") and d["sglang_version"] and d["worked_out"], name
@@ -136,25 +137,30 @@ def test_detection_hands_back_every_line():
 
 
 def test_fastload_coldstart_reads_an_sglang_log(capsys):
-    log = REAL / "08_v0.5.5_tp1_ready_pr11830.log"
-    assert main(["coldstart", str(log), "--json"]) == 0
+    ready = REAL / "31_v0.4.10_qwen2.5-7b_tp1_fired_up_docs_frontend.log"
+    assert main(["coldstart", str(ready), "--json"]) == 0
     (view,) = json.loads(capsys.readouterr().out)
-    assert view["engine"] == "sglang" and view["ready"] is True
+    assert view["engine"] == "sglang" and view["ready"] is True and view["phases"]["warmup"] == pytest.approx(2.0)
+    # A log cut while warming up is still reported (exit 1: it never said it was ready).
+    log = REAL / "08_v0.5.5_tp1_ready_pr11830.log"
+    assert main(["coldstart", str(log), "--json"]) == 1
+    (view,) = json.loads(capsys.readouterr().out)
+    assert view["engine"] == "sglang" and view["ready"] is False and view["failed_in"] == "warmup"
     assert view["phases"]["cuda_graph"] == pytest.approx(5.92)
-    assert main(["coldstart", str(log), "--instance", "g6e.2xlarge", "--params", "8e9", "--json"]) == 0
+    assert main(["coldstart", str(log), "--instance", "g6e.2xlarge", "--params", "8e9", "--json"]) == 1
     (view,) = json.loads(capsys.readouterr().out)
     # Compared with SGLang's plan, not vLLM's: its capture (52 sizes x 32 layers) and no torch.compile.
     assert view["vs_plan"]["cuda_graph"] == {"predicted": pytest.approx(17.5, abs=0.1), "measured": 5.92}
     assert view["vs_plan"]["compile"]["predicted"] == 0
-    assert main(["coldstart", str(log)]) == 0
+    assert main(["coldstart", str(log)]) == 1
     assert "CUDA graph capture" in capsys.readouterr().out
 
 
 def test_calibrate_refuses_an_sglang_log_with_one_line(tmp_path, capsys):
-    log = REAL / "08_v0.5.5_tp1_ready_pr11830.log"
+    log = REAL / "31_v0.4.10_qwen2.5-7b_tp1_fired_up_docs_frontend.log"
     assert main(["calibrate", str(log), "--instance", "g6e.2xlarge", "-o", str(tmp_path / "a.json")]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
-    assert line.startswith("fastload: log: got '08_v0.5.5_tp1_ready_pr11830'") and "SGLang" in line
+    assert line.startswith("fastload: log: got '31_v0.4.10_qwen2.5-7b_tp1_fired_up_docs_frontend'") and "SGLang" in line
     assert not (tmp_path / "a.json").exists()
 
 
@@ -203,8 +209,57 @@ def test_the_warmup_request_and_its_jit_are_split_from_the_server_start():
     r = parse_log(log, label="jit in the warmup")
     assert r.seconds("api_server") == pytest.approx(2.0) and r.seconds("warmup") == pytest.approx(2.0)
     assert next(e.line for e in r.evidence_for("warmup")).endswith("(Press CTRL+C to quit)")
-    # Cut after the JIT line, and without uvicorn's line (uvicorn up is read as ready in logs that stop there):
-    # the JIT after the capture is the warm-up the start died in.
+    # Cut after the JIT line, and without uvicorn's line: the JIT after the capture is the warm-up the start died in.
     died = parse_log(log.split("[2026-10-01 12:00:55]")[0].replace(V0523.splitlines()[-2] + "\n", ""), label="died")
     assert not died.ready and died.failed_in == "warmup" and died.seconds("warmup") == pytest.approx(0.0)
-    assert died.seconds("api_server") == 0.0 and "warmup" in died.phase_seconds
+    # The engine was done at :51, the warm-up's first sign is the JIT at :54: the server came up in between.
+    assert died.seconds("api_server") == pytest.approx(3.0) and "warmup" in died.phase_seconds
+
+
+def test_a_log_cut_after_uvicorn_is_still_warming_up():
+    """SGLang says "The server is fired up and ready to roll!" only once its warm-up request has returned
+    (http_server.py `_wait_and_warmup`, 0.2 to 0.5.23): a log that ends after uvicorn's line is not ready."""
+    cut = V0523.split("[2026-10-01 12:00:55]")[0]
+    assert "Uvicorn running on" in cut.splitlines()[-1]
+    r = parse_log(cut, label="cut")
+    assert not r.ready and r.failed_in == "warmup" and r.failure is not None
+    assert r.failure.startswith("the log ends during warmup with no error")
+    # The server is up at :53 (the capture ended at :51): api 2 s, the warm-up then runs to the last line.
+    assert r.seconds("api_server") == pytest.approx(2.0, abs=0.01) and r.seconds("warmup") == 0.0
+    assert r.total_s == pytest.approx(53.0, abs=0.01)
+    # A warm-up that the log shows ending ("Warmup ended", --warmups) is a server that is ready.
+    ended = parse_log(cut + "[2026-10-01 12:00:54] Warmup ended\n", label="warmed")
+    assert ended.ready and ended.seconds("warmup") == pytest.approx(1.0) and ended.total_s == pytest.approx(54.0)
+
+
+# A GB10 (DGX Spark) start: torch's warning naming the device is real (the first lines of
+# https://github.com/sgl-project/sglang/issues/23386, SGLang on a DGX Spark loading
+# nv-community/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4); the SGLang lines are written from 0.5.23's format
+# strings, with the figure issue 36's held-back log shows (a model of tens of GiB whose "mem usage" reads
+# 1.58 GB). No public SGLang log from a GB10, GH200 or GB200 with its "Load weight end" line was found.
+GB10 = (
+    Path(__file__).parent / "fixtures" / "sglang_logs" / "v0.5.23_gb10_unified_memory_format_strings.log"
+).read_text()
+
+
+def test_mem_usage_on_unified_memory_is_not_reported_as_the_weights_size():
+    r = parse_log(GB10, label="gb10")
+    assert r.ready and r.seconds("weight_load") == pytest.approx(161.87)
+    assert r.weights is not None and r.weights.total_bytes is None and r.weights.gib_per_s is None
+    (note,) = r.notes
+    assert note.startswith('the weights\' "mem usage" (1.58 GiB, a change in free GPU memory) is not their size')
+    assert "GB10's memory, which the CPU shares (line 2)" in note
+    view = report_as_dict(r)
+    assert view["weights"]["gib"] is None and view["notes"] == [note]
+    assert f"gb10: {note}" in render_table([r])
+
+
+def test_mem_usage_that_contradicts_the_models_stated_size_is_left_out():
+    """The same log without torch's device warning: 120B parameters in 4 bits are ~55.9 GiB, not 1.58."""
+    r = parse_log(GB10.split("  warnings.warn(\n", 1)[1], label="no device line")
+    assert r.weights is not None and r.weights.total_bytes is None
+    (note,) = r.notes
+    assert "contradicts the ~55.9 GiB that 120B parameters in 4 bits" in note
+    # A size within 2.5x of the stated one is the weights' (14.38 GiB for Qwen2.5-7B in bf16, ~13.0 GiB).
+    ready = parse_log((REAL / "31_v0.4.10_qwen2.5-7b_tp1_fired_up_docs_frontend.log").read_bytes())
+    assert ready.weights is not None and ready.weights.gib == pytest.approx(14.38) and not ready.notes

@@ -254,3 +254,17 @@ def test_parameter_count_refuses_what_the_cli_refuses(written):
         parse_reference_config(context(model={"parameterCount": written}))
     assert err.value.field == "fastload:models[0].parameterCount"
     assert "e-notation such as 8030261248, 8.03e9 or 70e9" in err.value.accepted
+
+
+def test_standbys_is_a_model_key_of_its_own():
+    """`"standbys": 1` on a cdk.json model turns FMA's standby engines on (the reference app builds the rest)."""
+    (model,) = parse_reference_config(context(model={"standbys": 1, "nodeLocalModelCache": True})).models
+    assert model.standbys == 1 and model.serving_plan().serving.standbys == 1
+    assert parse_reference_config(CDK_JSON).models[0].standbys == 0
+    for bad, accepted in ((-1, "0"), (True, "0"), ("2", "0")):
+        with pytest.raises(FastloadConfigError) as err:
+            parse_reference_config(context(model={"standbys": bad}))
+        assert err.value.field == "fastload:models[0].standbys" and accepted in err.value.accepted
+    with pytest.raises(FastloadConfigError) as err:  # standbys sleep with vLLM's sleep mode
+        parse_reference_config(context(model={"standbys": 1, "engine": "sglang"}))
+    assert err.value.field == "fastload:models[0].standbys"

@@ -55,8 +55,13 @@ def _reference_context(gpu_nodes: str) -> dict:
     first.update(minReplicas=1, maxReplicas=3, warmSpares=1, sharedCompileCache=True, nodeLocalModelCache=True)
     second = {k: v for k, v in first.items() if k not in ("minReplicas", "maxReplicas", "targetWaitingRequests")}
     second.update(name="qwen", s3Prefix="models/qwen", replicas=1, warmSpares=0, sharedCompileCache=False)
-    second.update(nodeLocalModelCache=False)
+    second.update(nodeLocalModelCache=False, engine="sglang")
     ctx["fastload:models"].append(second)
+    # Standby engines on FMA: a vLLM model with one sleeping engine and the node-local copy (the launcher pod
+    # resolves the revision when it starts).
+    third = {k: v for k, v in second.items() if k != "engine"}
+    third.update(name="mistral", s3Prefix="models/mistral", standbys=1, nodeLocalModelCache=True)
+    ctx["fastload:models"].append(third)
     return ctx
 
 
@@ -81,14 +86,16 @@ def _example(tmp_path_factory) -> Deployment:
 
 
 def _ebs_csi_cluster(tmp_path_factory) -> Deployment:
-    """InferenceCluster with the EBS CSI add-on: the one Pod Identity role the reference app leaves off."""
+    """InferenceCluster with the EBS CSI add-on (the one Pod Identity role the reference app leaves off) and FMA's
+    controllers, whose chart claims a volume of the cluster's default StorageClass."""
     import aws_cdk as cdk
 
-    from fastload_constructs.infra import InferenceCluster
+    from fastload_constructs.infra import FmaController, InferenceCluster
 
     app = cdk.App(outdir=str(tmp_path_factory.mktemp("cdk.out-ebs-csi")))
     stack = cdk.Stack(app, "FastloadEbsCsi", env=cdk.Environment(account=ACCOUNT, region=REGION))
-    InferenceCluster(stack, "Inference", ebs_csi=True, cluster_name="fastload-ebs")
+    cluster = InferenceCluster(stack, "Inference", ebs_csi=True, cluster_name="fastload-ebs")
+    FmaController(stack, "Fma", cluster=cluster.cluster, namespace="kube-system")
     template = app.synth().get_stack_by_name(stack.stack_name).template
     return Deployment(template, Environment(stack.stack_name, account=ACCOUNT, region=REGION))
 
@@ -120,12 +127,22 @@ def _report(problems: list[str]) -> str:
 
 def test_the_reference_configs_make_every_construct_appear(deployments):
     karpenter, managed = deployments["reference-karpenter"], deployments["reference-managed"]
-    charts = {p["Chart"] for p in karpenter.of_type("Custom::AWSCDK-EKS-HelmChart").values()}
-    assert charts == {"karpenter-crd", "karpenter", "keda", "nvidia-device-plugin"}
+    releases = {p["Release"] for p in karpenter.of_type("Custom::AWSCDK-EKS-HelmChart").values()}
+    assert releases == {"karpenter-crd", "karpenter", "keda", "nvidia-device-plugin", "fma", "fma-crds"}
     kinds = {o["kind"] for _, o in karpenter.manifests}
     assert {"EC2NodeClass", "NodePool", "ScaledObject", "PriorityClass", "StorageClass", "Deployment"} <= kinds
+    # Standbys: FMA's objects, the standby pool (a NodePool, or a managed group of its own), the EBS add-on.
+    assert {"InferenceServerConfig", "LauncherConfig", "LauncherPopulationPolicy"} <= kinds
+    pools = [o for _, o in karpenter.manifests if o["kind"] == "NodePool"]
+    assert any("fastload.io/standby" in o["spec"]["template"]["metadata"]["labels"] for o in pools)
+    standby_groups = [
+        p for p in managed.of_type("AWS::EKS::Nodegroup").values() if "Taints" in p and len(p["Taints"]) == 2
+    ]
+    assert len(standby_groups) == 1 and standby_groups[0]["Labels"]["fastload.io/standby"] == "true"
+    for deployment in (karpenter, managed):
+        assert {p["AddonName"] for p in deployment.of_type("AWS::EKS::Addon").values()} >= {"aws-ebs-csi-driver"}
     assert karpenter.of_type("AWS::APS::Scraper") and karpenter.of_type("AWS::SQS::Queue")
-    assert len(managed.of_type("AWS::EKS::Nodegroup")) == 2  # system + one GPU group
+    assert len(managed.of_type("AWS::EKS::Nodegroup")) == 3  # system + one GPU group + the standby group
     warm = [
         o
         for _, o in karpenter.manifests
@@ -133,7 +150,10 @@ def test_the_reference_configs_make_every_construct_appear(deployments):
     ]
     assert warm, "the warm-spare Deployment is applied"
     assert {o["kind"] for _, o in deployments["existing-cluster-example"].manifests} >= {"ServiceAccount", "Deployment"}
-    assert deployments["cluster-with-ebs-csi"].of_type("AWS::EKS::Addon")  # its association sits on the add-on
+    ebs = deployments["cluster-with-ebs-csi"]
+    assert ebs.of_type("AWS::EKS::Addon")  # its association sits on the add-on
+    releases = {p["Release"] for p in ebs.of_type("Custom::AWSCDK-EKS-HelmChart").values()}
+    assert releases == {"fma", "fma-crds"}  # FMA's controllers, and its CRDs as a chart asset
 
 
 def test_every_intrinsic_resolves_to_a_deploy_time_value(deployment):
@@ -472,3 +492,157 @@ def test_self_a_trust_pinned_to_another_namespace_refuses_its_own_association():
     problems = Deployment(_template(trust_conditions=conditions), ENV).trust_problems()
     assert len(problems) == 2  # sts:AssumeRole and sts:TagSession
     assert "StringEquals aws:RequestTag/kubernetes-namespace 'karpenter' fails on 'kube-system'" in problems[0]
+
+
+def test_daemonsets_run_on_every_pool_they_serve(deployment):
+    problems = deployment.daemonset_problems()
+    assert not problems, _report(problems)
+
+
+def test_claims_name_storage_classes_that_exist(deployment):
+    problems = deployment.storage_problems()
+    assert not problems, _report(problems)
+
+
+def test_self_a_claim_without_a_class_needs_a_default_one():
+    claim = {"kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "kube-system"}, "spec": {}}
+    named = {**claim, "metadata": {"name": "cache", "namespace": "kube-system"}, "spec": {"storageClassName": "fast"}}
+    manifest = {
+        "Type": "Custom::AWSCDK-EKS-KubernetesResource",
+        "Properties": {"ClusterName": {"Ref": "Cluster"}, "Manifest": json.dumps([claim, named])},
+    }
+    problems = Deployment(_template(Claims=manifest), ENV).storage_problems()
+    assert [p.split(": ", 1)[1].split(" (")[0] for p in problems] == [
+        "the claim names no StorageClass and the cluster has no default one",
+        "StorageClass 'fast' does not exist: the claim stays Pending",
+    ]
+    addon = {
+        "Type": "AWS::EKS::Addon",
+        "Properties": {
+            "ClusterName": {"Ref": "Cluster"},
+            "AddonName": "aws-ebs-csi-driver",
+            "ConfigurationValues": json.dumps({"defaultStorageClass": {"enabled": True}}),
+        },
+    }
+    problems = Deployment(_template(Claims=manifest, Ebs=addon), ENV).storage_problems()
+    assert len(problems) == 1 and "'fast' does not exist" in problems[0]
+
+
+def test_every_containers_command_is_provided_by_its_image(deployment):
+    problems = deployment.image_problems()
+    assert not problems, _report(problems)
+
+
+def test_the_rehearsed_pods_run_sglang_and_vllm_with_s3_streaming_and_our_scripts(deployments):
+    from tests.rehearsal import images
+
+    found = {images.repository(c["image"]): set() for _, c in deployments["reference-karpenter"].containers()}
+    for _, c in deployments["reference-karpenter"].containers():
+        found[images.repository(c["image"])] |= images.needs(c)
+    assert {"sglang", "runai_model_streamer_s3", "boto3", "python3", "sh"} <= found["lmsysorg/sglang"]
+    assert {"vllm", "boto3", "python3"} <= found["vllm/vllm-openai"]
+
+
+def test_self_a_command_its_image_lacks_is_reported():
+    from tests.rehearsal import images
+
+    resolve = {"name": "resolve", "image": "busybox:1.38.0", "command": ["python3", "/opt/fastload/revision.py"]}
+    streamer = {
+        "name": "engine",
+        "image": "lmsysorg/sglang:v0.5.23",
+        "command": ["python3", "-m", "sglang.launch_server", "--model-path", "s3://b/m", "--load-format"],
+        "args": ["runai_streamer"],
+    }
+    assert images.needs(resolve) == {"python3", "boto3"}
+    assert images.needs(streamer) == {"python3", "sglang", "runai_model_streamer", "runai_model_streamer_s3"}
+    assert images.needs({"name": "c", "image": "x"}) == set()  # the image's own entrypoint
+    (problem,) = images.problems([("pod resolve", resolve), ("pod engine", streamer)])
+    assert problem == "pod resolve: image busybox:1.38.0 has no entry in tests/rehearsal/images.PROVIDES"
+    table = {**images.PROVIDES, "busybox": images.Claim(frozenset({"sh"}), "https://example.invalid", "tag")}
+    (problem,) = images.problems([("pod resolve", resolve)], table)
+    assert problem.startswith("pod resolve: runs ['boto3', 'python3'] that image busybox:1.38.0 is not known")
+    assert images.repository("123456789012.dkr.ecr.us-west-2.amazonaws.com/docker-hub/lmsysorg/sglang:v1") == (
+        "lmsysorg/sglang"
+    )
+
+
+def _pools_and_daemonsets_template() -> dict:
+    """The GPU node pool and the standby pool as `StandbyNodePoolChart` renders them, the device plugin's Helm release
+    with the values `NvidiaDevicePlugin` gives it, and the local-volume provisioner's DaemonSet as `LocalNvmeStorage`
+    renders it."""
+    import cdk8s
+
+    from fastload_constructs.core.cluster.gpu_nodes import gpu_node_spec
+    from fastload_constructs.core.cluster.karpenter import node_pool_spec
+    from fastload_constructs.core.serving.standby import standby_node_pool_spec
+    from fastload_constructs.infra.nvidia_device_plugin import device_plugin_values
+    from fastload_constructs.k8s.local_storage import LocalNvmeStorage
+
+    node = gpu_node_spec("g6e.2xlarge")
+    pools = [
+        {"kind": "NodePool", "metadata": {"name": "g6e"}, "spec": node_pool_spec(node, ["g6e.2xlarge"], **_POOL)},
+        {"kind": "NodePool", "metadata": {"name": "standby"}, "spec": standby_node_pool_spec("g6e.2xlarge", **_POOL)},
+    ]
+    local = [o for o in LocalNvmeStorage(cdk8s.App(), "local-nvme").to_json() if o["kind"] == "DaemonSet"]
+    return _template(
+        Pools={
+            "Type": "Custom::AWSCDK-EKS-KubernetesResource",
+            "Properties": {"ClusterName": {"Ref": "Cluster"}, "Manifest": json.dumps([*pools, *local])},
+        },
+        DevicePlugin={
+            "Type": "Custom::AWSCDK-EKS-HelmChart",
+            "Properties": {
+                "ClusterName": {"Ref": "Cluster"},
+                "Chart": "nvidia-device-plugin",
+                "Version": "0.20.0",
+                "Namespace": "nvidia-device-plugin",
+                "Values": json.dumps(device_plugin_values()),
+            },
+        },
+    )
+
+
+_POOL = {"node_class": "gpu", "capacity_types": ("on-demand",), "gpu_limit": 8}
+
+
+def test_self_the_device_plugin_and_local_volumes_tolerate_the_standby_pool():
+    """The standby pool adds `fastload.io/standby=true:NoSchedule` to the GPU taint: every DaemonSet the GPU pools need
+    must tolerate it, or standby nodes advertise no GPU and their requesters stay Pending."""
+    deployment = Deployment(_pools_and_daemonsets_template(), ENV)
+    assert len(deployment.pools()) == 3 and len(deployment.daemonset_pods()) == 2  # with the system node group
+    problems = deployment.daemonset_problems()
+    assert not problems, _report(problems)
+
+
+def test_self_a_daemonset_that_does_not_tolerate_a_pools_taint_is_reported():
+    template = _pools_and_daemonsets_template()
+    values = json.loads(template["Resources"]["DevicePlugin"]["Properties"]["Values"])
+    values["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    template["Resources"]["DevicePlugin"]["Properties"]["Values"] = json.dumps(values)
+    problems = Deployment(template, ENV).daemonset_problems()
+    assert len(problems) == 2, _report(problems)
+    assert "(nvidia-device-plugin DaemonSet) selects the nodes of Pools NodePool/standby" in problems[0]
+    assert "does not tolerate its taint fastload.io/standby=true:NoSchedule" in problems[0]
+    assert problems[1].startswith("Pools NodePool/standby: GPU nodes without a built-in device plugin")
+    # Without the plugin's release at all, both GPU pools are reported; a Bottlerocket pool would not be.
+    del template["Resources"]["DevicePlugin"]
+    problems = Deployment(template, ENV).daemonset_problems()
+    assert [p.split(":")[0] for p in problems if "built-in" in p] == ["Pools NodePool/g6e", "Pools NodePool/standby"]
+
+
+def test_self_a_crd_over_the_last_applied_annotation_is_refused_as_a_manifest():
+    """FMA's LauncherConfig CRD applied through a KubernetesManifest (client-side `kubectl apply`) fails on its
+    256 KiB last-applied annotation; the stack installs it from a chart's crds/ instead (FmaController)."""
+    import yaml
+
+    from fastload_constructs.infra.standby_engines import CRDS_CHART
+
+    crds = [yaml.safe_load(p.read_text()) for p in sorted((CRDS_CHART / "crds").iterdir())]
+    manifest = {
+        "Type": "Custom::AWSCDK-EKS-KubernetesResource",
+        "Properties": {"ClusterName": {"Ref": "Cluster"}, "Manifest": json.dumps(crds)},
+    }
+    problems = [p for p in Deployment(_template(Crds=manifest), ENV).kubernetes_problems() if "last-applied" in p]
+    assert len(problems) == 1, _report(problems)
+    assert problems[0].startswith("Crds CustomResourceDefinition/launcherconfigs.fma.llm-d.ai: ")
+    assert "install a CRD from a Helm chart's crds/ or with server-side apply" in problems[0]

@@ -131,6 +131,16 @@ def test_addons_present_and_adopting_self_managed_ones(template):
     )
 
 
+def test_the_ebs_csi_addon_makes_a_default_storage_class(template):
+    """EKS >= 1.30 marks no StorageClass default: a claim naming none (FMA's controller chart) stays Pending."""
+    (ebs,) = [
+        p
+        for p in (r["Properties"] for r in resources(template, "AWS::EKS::Addon").values())
+        if p["AddonName"] == EBS_CSI_ADDON
+    ]
+    assert json.loads(ebs["ConfigurationValues"]) == {"defaultStorageClass": {"enabled": True}}
+
+
 def test_admin_role_gets_a_cluster_admin_access_entry(template):
     template.has_resource_properties(
         "AWS::EKS::AccessEntry",
@@ -213,11 +223,12 @@ def test_capacity_block_targets_its_reservation(template):
     assert data["CapacityReservationSpecification"]["CapacityReservationTarget"]["CapacityReservationId"] == RESERVATION
 
 
-def test_device_plugin_chart_is_pinned_and_tolerates_the_gpu_taint(template):
+def test_device_plugin_chart_is_pinned_and_tolerates_every_gpu_pools_taints(template):
     (chart,) = [r["Properties"] for r in resources(template, "Custom::AWSCDK-EKS-HelmChart").values()]
     assert (chart["Chart"], chart["Repository"], chart["Version"]) == (CHART_NAME, CHART_REPOSITORY, CHART_VERSION)
     values = json.loads(chart["Values"]) if isinstance(chart["Values"], str) else chart["Values"]
-    assert {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"} in values["tolerations"]
+    for key in (GPU_TAINT_KEY, "fastload.io/standby"):  # the standby pool's taint too
+        assert {"key": key, "operator": "Exists"} in values["tolerations"]
     terms = values["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     assert {"matchExpressions": [{"key": LABEL_GPU_MODEL, "operator": "Exists"}]} in terms
 

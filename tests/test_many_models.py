@@ -1,4 +1,4 @@
-"""Many models (issue 28): the in-pod scripts once per namespace, not in every model's chart."""
+"""Many models: the in-pod scripts once per namespace, not in every model's chart."""
 
 from __future__ import annotations
 
@@ -69,6 +69,8 @@ def test_two_stacks_serving_in_one_namespace_apply_configmaps_of_their_own():
     from aws_cdk import aws_s3 as s3
     from aws_cdk.lambda_layer_kubectl_v35 import KubectlV35Layer
 
+    from fastload_constructs.infra import ServingNamespace
+
     app = cdk_.App()
     stacks = []
     for id in ("First", "Second"):
@@ -83,6 +85,8 @@ def test_two_stacks_serving_in_one_namespace_apply_configmaps_of_their_own():
         )
         cluster = eks.Cluster.from_cluster_attributes(stack, "Cluster", cluster_name="prod", kubectl_provider=provider)
         bucket = s3.Bucket.from_bucket_name(stack, "Models", "acme-models")
+        if id == "Second":  # the namespace is the first stack's (ServingNamespace)
+            ServingNamespace(stack, "Namespace", cluster=cluster, existing=True)
         stacks.append(_stack_with_models(1, stack, cluster, bucket, render=False))
     names = {_owner(cdk.assertions.Template.from_stack(stack).to_json()) for stack in stacks}
     assert len(names) == 2 and shared_scripts_name() not in names

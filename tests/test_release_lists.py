@@ -9,7 +9,7 @@ import pytest
 from fastload_constructs.core.cluster import karpenter
 from fastload_constructs.core.engines import ENGINES
 from fastload_constructs.core.release_lists import release_list, release_lists
-from fastload_constructs.core.serving import standby
+from fastload_constructs.core.serving import path_filter, standby
 from fastload_constructs.infra import nvidia_device_plugin, scale_out_metrics
 
 
@@ -38,6 +38,10 @@ def test_each_engine_s_default_release_is_a_published_release(engine):
 )
 def test_each_pinned_controller_and_ami_release_exists(project, version):
     assert release_list(project).holds(version), f"{project} {version}"
+
+
+def test_the_path_filters_nginx_release_exists():
+    assert release_list("nginx").holds(f"release-{path_filter.NGINX_VERSION}")
 
 
 def test_a_release_is_listed_newer_or_unknown():

@@ -1,6 +1,7 @@
 """ServedModel: one construct per served model on any cluster and bucket, ordered, found by the export."""
 
 import json
+from pathlib import Path
 
 import aws_cdk as cdk
 import cdk8s
@@ -27,8 +28,9 @@ from fastload_constructs.infra import (
     ManifestExport,
     ScaleOutMetrics,
     ServedModel,
+    synth_with_manifests,
 )
-from fastload_constructs.k8s import NamespaceChart, PriorityClassesChart
+from fastload_constructs.k8s import NamespaceChart
 from tests.imported_subnets import scraper_subnets
 from tests.pod_views import model_uri_read
 from tests.serving_plans import planned
@@ -37,23 +39,41 @@ ENV = cdk.Environment(account="111122223333", region="us-east-1")
 LLAMA = ModelProfile.from_numbers(parameter_count=8_030_261_248)
 
 
+def imported_cluster(stack, id="Cluster", name="prod"):
+    """An imported aws_eks_v2 cluster with the kubectl provider it needs to take manifests (one provider per
+    stack is created; another cluster of the stack gets an imported one)."""
+    role = iam.Role.from_role_arn(stack, f"{id}Admin", "arn:aws:iam::111122223333:role/admin", mutable=False)
+    if id != "Cluster":
+        provider = eks.KubectlProvider.from_kubectl_provider_attributes(
+            stack, f"{id}Kubectl", service_token="arn:aws:lambda:us-east-1:111122223333:function:kubectl", role=role
+        )
+    else:
+        reference = eks.Cluster.from_cluster_attributes(stack, "Ref", cluster_name=name)
+        provider = eks.KubectlProvider(
+            stack, "Kubectl", cluster=reference, kubectl_layer=KubectlV35Layer(stack, "Layer"), role=role
+        )
+    return eks.Cluster.from_cluster_attributes(stack, id, cluster_name=name, kubectl_provider=provider)
+
+
 def stack_with_cluster():
     stack = cdk.Stack(cdk.App(), "Serving", env=ENV)
-    reference = eks.Cluster.from_cluster_attributes(stack, "Ref", cluster_name="prod")
-    provider = eks.KubectlProvider(
-        stack,
-        "Kubectl",
-        cluster=reference,
-        kubectl_layer=KubectlV35Layer(stack, "Layer"),
-        role=iam.Role.from_role_arn(stack, "Admin", "arn:aws:iam::111122223333:role/admin", mutable=False),
-    )
-    cluster = eks.Cluster.from_cluster_attributes(stack, "Cluster", cluster_name="prod", kubectl_provider=provider)
+    cluster = imported_cluster(stack)
     bucket = s3.Bucket.from_bucket_name(stack, "Models", "acme-models")
     return stack, cluster, bucket
 
 
 def manifests(template):
     return {lid: r for lid, r in template["Resources"].items() if r["Type"] == "Custom::AWSCDK-EKS-KubernetesResource"}
+
+
+def manifest_id(applied):
+    """The logical id of an AppliedChart's manifest."""
+    return cdk.Stack.of(applied).get_logical_id(applied.manifest.node.default_child)
+
+
+def applies(*docs):
+    """A KubernetesManifest whose documents include `docs` (each a partial object)."""
+    return {"Manifest": Match.serialized_json(Match.array_with([Match.object_like(d) for d in docs]))}
 
 
 def test_identity_then_server_from_the_inputs_of_a_plan():
@@ -69,29 +89,46 @@ def test_identity_then_server_from_the_inputs_of_a_plan():
         instance_type="g6e.2xlarge",
         server=ServerOptions(replicas=3, namespace="serving"),
     )
-    template = Template.from_stack(stack).to_json()
+    template = Template.from_stack(stack)
     assert served.plan == plan(LLAMA, "g6e.2xlarge")
-    (association_id,) = [
-        lid for lid, r in template["Resources"].items() if r["Type"] == "AWS::EKS::PodIdentityAssociation"
-    ]
-    association = template["Resources"][association_id]["Properties"]
-    assert (association["Namespace"], association["ServiceAccount"]) == ("serving", "llama-vllm")
-    # The namespace's in-pod scripts (resolve-revision runs in every pod), then the server.
-    ((scripts_id, _), (server_id, server)) = sorted(
-        manifests(template).items(), key=lambda item: "ConfigMap" not in item[1]["Properties"]["Manifest"][:400]
+    template.has_resource_properties(
+        "AWS::EKS::PodIdentityAssociation", {"Namespace": "serving", "ServiceAccount": "llama-vllm"}
     )
-    assert association_id in server["DependsOn"] and scripts_id in server["DependsOn"]
-    docs = json.loads(server["Properties"]["Manifest"])
-    (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
-    assert deployment["spec"]["replicas"] == 3 and deployment["metadata"]["namespace"] == "serving"
+    association_id = stack.get_logical_id(served.reader.association)
+    # The model's namespace, then its in-pod scripts (resolve-revision runs in every pod), then the server.
+    namespace_id = manifest_id(served.serving_namespace.namespace_chart)
+    scripts_id = manifest_id(served.runtime_scripts)
+    template.has_resource_properties(
+        "Custom::AWSCDK-EKS-KubernetesResource",
+        applies({"kind": "Namespace", "metadata": Match.object_like({"name": "serving"})}),
+    )
+    template.has_resource(
+        "Custom::AWSCDK-EKS-KubernetesResource",
+        {"Properties": applies({"kind": "ConfigMap", "metadata": Match.object_like({"namespace": "serving"})})},
+    )
+    assert manifests(template.to_json())[scripts_id]["DependsOn"] == [namespace_id]
+    template.has_resource(
+        "Custom::AWSCDK-EKS-KubernetesResource",
+        {
+            "Properties": applies(
+                {
+                    "kind": "Deployment",
+                    "metadata": Match.object_like({"namespace": "serving"}),
+                    "spec": Match.object_like({"replicas": 3}),
+                }
+            ),
+            # CloudFormation's DependsOn, sorted as CDK writes it.
+            "DependsOn": Match.array_with(sorted([association_id, namespace_id, scripts_id])),
+        },
+    )
+    deployment = next(d for d in served.chart.to_json() if d["kind"] == "Deployment")
     assert model_uri_read(deployment["spec"]["template"]["spec"]) == "s3://acme-models/models/llama" == served.model_uri
     assert served.service_url == "http://llama.serving.svc.cluster.local:8000"
-    assert stack.get_logical_id(served.server.manifest.node.default_child) == server_id
+    assert served.priority_classes is None  # its pods name no class
 
 
 def test_added_charts_apply_after_the_server_and_the_export_finds_every_chart_in_order():
     stack, cluster, bucket = stack_with_cluster()
-    namespace = AppliedChart(stack, "Namespace", cluster=cluster, chart=NamespaceChart(cdk8s.App(), "namespace"))
     served = ServedModel(
         stack,
         "Llama",
@@ -100,16 +137,12 @@ def test_added_charts_apply_after_the_server_and_the_export_finds_every_chart_in
         prefix="models/llama",
         model_name="llama",
         plan=plan(LLAMA, "g6e.2xlarge"),
-        after=[namespace],
     )
     export = ManifestExport(stack, "Export")  # created before the chart below: found at synth all the same
     extra = served.add_chart("Scaler", NamespaceChart(cdk8s.App(), "scaler", namespace="scaler"))
-    template = Template.from_stack(stack).to_json()
-    server_id = stack.get_logical_id(served.server.manifest.node.default_child)
-    extra_id = stack.get_logical_id(extra.manifest.node.default_child)
-    namespace_id = stack.get_logical_id(namespace.manifest.node.default_child)
-    assert server_id in manifests(template)[extra_id]["DependsOn"]
-    assert namespace_id in manifests(template)[server_id]["DependsOn"]
+    applied = manifests(Template.from_stack(stack).to_json())
+    assert manifest_id(served.server) in applied[manifest_id(extra)]["DependsOn"]
+    assert manifest_id(served.serving_namespace.namespace_chart) in applied[manifest_id(served.server)]["DependsOn"]
     assert export.file_names() == [
         "01-namespace.yaml",
         "02-fastload-runtime-inference.yaml",
@@ -167,19 +200,55 @@ def test_bad_input_is_refused_before_anything_is_added(props, field):
     assert len(stack.node.children) == before
 
 
-def test_a_second_server_of_the_same_model_in_the_namespace_is_refused():
+def synth_refusal(stack):
+    """The FastloadConfigError synthesis stops with (the reference app prints its one line); nothing is written."""
+    app = cdk.App.of(stack)
+    with pytest.raises(FastloadConfigError) as err:
+        synth_with_manifests(app)
+    outdir = Path(app.outdir)
+    assert not list(outdir.glob("*.template.json")) and not (outdir / "manifest.json").exists()
+    return err.value
+
+
+def test_a_second_server_of_the_same_model_in_the_namespace_is_refused_at_synth():
+    props = dict(prefix="models/llama", model_name="llama", plan=plan(LLAMA, "g6e.2xlarge"))
     stack, cluster, bucket = stack_with_cluster()
-    props = dict(
-        cluster=cluster, bucket=bucket, prefix="models/llama", model_name="llama", plan=plan(LLAMA, "g6e.2xlarge")
-    )
-    ServedModel(stack, "Llama", **props)
-    with pytest.raises(FastloadConfigError) as err:
-        ServedModel(stack, "Again", **props)
-    assert err.value.field == "server.name"
-    with pytest.raises(FastloadConfigError) as err:
-        ServedModel(stack, "Renamed", **props, server=ServerOptions(name="llama-b"))
-    assert err.value.field == "model_name"  # its service account already has an association
-    ServedModel(stack, "Elsewhere", **props, server=ServerOptions(namespace="other"))
+    ServedModel(stack, "Llama", cluster=cluster, bucket=bucket, **props)
+    ServedModel(stack, "Again", cluster=cluster, bucket=bucket, **props)
+    err = synth_refusal(stack)
+    assert err.field == "server.name" and "Serving/Llama serves it" in err.accepted
+    # As `cdk synth` of your own app reports it: one line per failed check, under the stack's registry.
+    with pytest.raises(RuntimeError, match=r"\[Serving/FastloadServing\] server\.name: got 'llama'; accepted: "):
+        Template.from_stack(stack)
+
+    stack, cluster, bucket = stack_with_cluster()
+    ServedModel(stack, "Llama", cluster=cluster, bucket=bucket, **props)
+    ServedModel(stack, "Renamed", cluster=cluster, bucket=bucket, **props, server=ServerOptions(name="llama-b"))
+    err = synth_refusal(stack)
+    assert err.field == "model_name"  # its service account already has an association
+    assert str(err).startswith("model_name: got 'llama-vllm'; accepted: one ServedModel per model and namespace")
+
+    stack, cluster, bucket = stack_with_cluster()
+    ServedModel(stack, "Llama", cluster=cluster, bucket=bucket, **props)
+    ServedModel(stack, "Elsewhere", cluster=cluster, bucket=bucket, **props, server=ServerOptions(namespace="other"))
+    Template.from_stack(stack).resource_count_is("AWS::EKS::PodIdentityAssociation", 2)
+
+
+def test_the_same_model_on_another_cluster_of_the_stack_is_not_a_clash():
+    stack, cluster, bucket = stack_with_cluster()
+    other = imported_cluster(stack, "Other", "staging")
+    props = dict(bucket=bucket, prefix="models/llama", model_name="llama", plan=plan(LLAMA, "g6e.2xlarge"))
+    prod = ServedModel(stack, "Prod", cluster=cluster, **props)
+    staging = ServedModel(stack, "Staging", cluster=other, **props)
+    template = Template.from_stack(stack)
+    # Each cluster gets its own namespace and scripts; both namespaces are called `inference`.
+    assert prod.serving_namespace is not staging.serving_namespace
+    assert prod.runtime_scripts is not staging.runtime_scripts
+    for cluster_name in ("prod", "staging"):
+        template.has_resource_properties(
+            "Custom::AWSCDK-EKS-KubernetesResource",
+            {"ClusterName": cluster_name, **applies({"kind": "Namespace", "metadata": {"name": "inference"}})},
+        )
 
 
 def test_the_export_warns_about_a_manifest_applied_around_it():
@@ -210,7 +279,6 @@ def keda_on(stack, cluster):
 
 def test_warm_spares_apply_after_the_server_as_its_service_account():
     stack, cluster, bucket = stack_with_cluster()
-    classes = AppliedChart(stack, "Classes", cluster=cluster, chart=PriorityClassesChart(cdk8s.App(), "classes"))
     served = ServedModel(
         stack,
         "Llama",
@@ -220,17 +288,22 @@ def test_warm_spares_apply_after_the_server_as_its_service_account():
         model_name="llama",
         # Spares are the plan's: the server gets the class above theirs and a warm check from it.
         plan=planned(LLAMA, "g6e.2xlarge", warm_spares=2),
-        after=[classes],
     )
-    template = Template.from_stack(stack).to_json()
-    server_id = stack.get_logical_id(served.server.manifest.node.default_child)
-    spares_id = stack.get_logical_id(served.spares.manifest.node.default_child)
-    classes_id = stack.get_logical_id(classes.manifest.node.default_child)
-    applied = manifests(template)
-    assert applied[spares_id]["DependsOn"] == [server_id]
-    assert classes_id in applied[server_id]["DependsOn"]
-    server_pod = kinds(applied[server_id])["Deployment"]["spec"]["template"]["spec"]
-    spares = kinds(applied[spares_id])["Deployment"]
+    template = Template.from_stack(stack)
+    applied = manifests(template.to_json())
+    classes_id = manifest_id(served.priority_classes.classes_chart)
+    assert applied[manifest_id(served.spares)]["DependsOn"] == [manifest_id(served.server)]
+    assert classes_id in applied[manifest_id(served.server)]["DependsOn"]
+    # The pods name both classes, so the model brought them: admission refuses a pod whose class is missing.
+    template.has_resource_properties(
+        "Custom::AWSCDK-EKS-KubernetesResource",
+        applies(
+            {"kind": "PriorityClass", "metadata": Match.object_like({"name": SERVER_PRIORITY_CLASS})},
+            {"kind": "PriorityClass", "metadata": Match.object_like({"name": SPARE_PRIORITY_CLASS})},
+        ),
+    )
+    server_pod = kinds(applied[manifest_id(served.server)])["Deployment"]["spec"]["template"]["spec"]
+    spares = kinds(applied[manifest_id(served.spares)])["Deployment"]
     assert spares["spec"]["replicas"] == 2
     spare_pod = spares["spec"]["template"]["spec"]
     # One association serves both: the spares read the model through the server's service account.
@@ -241,10 +314,11 @@ def test_warm_spares_apply_after_the_server_as_its_service_account():
     )
     assert served.applied == [served.server, served.spares] and served.autoscaler is None
     assert ManifestExport(stack, "Export").file_names() == [
-        "01-classes.yaml",
-        "02-fastload-runtime-inference.yaml",  # the namespace's in-pod scripts, shared by its models
-        "03-llama.yaml",
-        "04-llama-warm-spares.yaml",
+        "01-namespace.yaml",
+        "02-priority-classes.yaml",
+        "03-fastload-runtime-inference.yaml",  # the namespace's in-pod scripts, shared by its models
+        "04-llama.yaml",
+        "05-llama-warm-spares.yaml",
     ]
 
 
@@ -368,7 +442,6 @@ def test_a_model_named_like_anothers_warm_spares_is_refused_before_deploy():
     """`llama` with warm spares renders Deployment `llama-warm-spare`; a model of that name would render it
     again, and the second `kubectl create` would fail the deploy."""
     stack, cluster, bucket = stack_with_cluster()
-    classes = AppliedChart(stack, "Classes", cluster=cluster, chart=PriorityClassesChart(cdk8s.App(), "classes"))
     ServedModel(
         stack,
         "Llama",
@@ -377,19 +450,20 @@ def test_a_model_named_like_anothers_warm_spares_is_refused_before_deploy():
         prefix="models/llama",
         model_name="llama",
         plan=planned(LLAMA, "g6e.2xlarge", warm_spares=1),
-        after=[classes],
     )
-    with pytest.raises(FastloadConfigError) as err:
-        ServedModel(
-            stack,
-            "Spare",
-            cluster=cluster,
-            bucket=bucket,
-            prefix="models/other",
-            model_name="llama-warm-spare",
-            plan=plan(LLAMA, "g6e.2xlarge"),
-        )
-    assert err.value.field == "model_name" and "Deployment inference/llama-warm-spare" in err.value.accepted
+    ServedModel(
+        stack,
+        "Spare",
+        cluster=cluster,
+        bucket=bucket,
+        prefix="models/other",
+        model_name="llama-warm-spare",
+        plan=plan(LLAMA, "g6e.2xlarge"),
+    )
+    err = synth_refusal(stack)
+    assert err.field == "model_name" and "Serving/Llama already applies Deployment inference/llama-warm-spare" in str(
+        err
+    )
 
 
 def test_an_autoscaled_server_outside_the_scraped_namespaces_is_refused():
@@ -411,17 +485,29 @@ def test_an_autoscaled_server_outside_the_scraped_namespaces_is_refused():
     assert err.value.field == "server.namespace" and "vllm_namespaces" in err.value.accepted
 
 
-def test_warm_spares_without_the_priority_classes_are_refused_at_synth():
-    """The pods name `fastload-vllm` / `fastload-warm-spare`: without the classes admission refuses them."""
+def test_a_namespace_chart_of_your_own_beside_the_models_is_refused_naming_the_way_out():
+    """Applying the namespace yourself as well would `kubectl create` it twice: the deploy would fail."""
     stack, cluster, bucket = stack_with_cluster()
-    with pytest.raises(FastloadConfigError) as err:
-        ServedModel(
-            stack,
-            "Llama",
-            cluster=cluster,
-            bucket=bucket,
-            prefix="models/llama",
-            model_name="llama",
-            plan=planned(LLAMA, "g6e.2xlarge", warm_spares=1),
-        )
-    assert err.value.field == "after" and "PriorityClassesChart" in err.value.accepted
+    AppliedChart(stack, "Namespace", cluster=cluster, chart=NamespaceChart(cdk8s.App(), "namespace"))
+    ServedModel(
+        stack, "Llama", cluster=cluster, bucket=bucket, prefix="m", model_name="llama", plan=plan(LLAMA, "g6e.2xlarge")
+    )
+    err = synth_refusal(stack)
+    assert err.field == "chart" and err.value == "Namespace inference"
+    assert "Serving/Namespace and Serving/FastloadNamespace-inference-" in err.accepted
+    assert "declare ServingNamespace(scope, <your chart's id>, cluster=...) in place of your chart" in err.accepted
+
+
+def test_the_readme_install_snippet_is_the_whole_of_serving_a_model_with_a_warm_spare():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    install = readme[readme.index("## Install") : readme.index("## Quick start")]
+    snippet = install.split("```python\n", 1)[1].split("```", 1)[0]
+    stack, cluster, bucket = stack_with_cluster()
+    exec(snippet, {"self": stack, "cluster": cluster, "bucket": bucket})
+    template = Template.from_stack(stack)
+    for doc in (
+        {"kind": "Namespace", "metadata": Match.object_like({"name": "inference"})},
+        {"kind": "PriorityClass", "metadata": Match.object_like({"name": SPARE_PRIORITY_CLASS})},
+        {"kind": "Deployment", "metadata": Match.object_like({"name": "llama-3-1-8b-warm-spare"})},
+    ):
+        template.has_resource_properties("Custom::AWSCDK-EKS-KubernetesResource", applies(doc))

@@ -12,7 +12,7 @@ from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.scaling.capacity import Workload, node_capacity, pack_pods
 from fastload_constructs.core.serving.server_pod import ServerOptions
-from fastload_constructs.core.serving.standby import FMA_TAG, fma_values
+from fastload_constructs.core.serving.standby import FMA_CRD_FILES, FMA_TAG, fma_values
 from fastload_constructs.infra import FmaController, ServedModel
 from tests.crd_schemas import chart_values, unknown_value_paths, validate_custom_resource
 from tests.test_served_model import LLAMA, manifests, stack_with_cluster
@@ -26,7 +26,7 @@ def test_fma_controller_is_the_pinned_oci_chart_in_the_models_namespace_with_nod
     stack, cluster, _ = stack_with_cluster()
     fma = FmaController(stack, "Fma", cluster=cluster)
     template = Template.from_stack(stack).to_json()
-    (chart,) = resources_of(template, "Custom::AWSCDK-EKS-HelmChart")
+    (chart,) = [c for c in resources_of(template, "Custom::AWSCDK-EKS-HelmChart") if "Repository" in c["Properties"]]
     props = chart["Properties"]
     assert props["Repository"] == "oci://ghcr.io/llm-d-incubation/llm-d-fast-model-actuation/charts/fma-controllers"
     assert (props["Chart"], props["Version"], props["Namespace"], props["Release"]) == (
@@ -45,6 +45,30 @@ def test_fma_controller_is_the_pinned_oci_chart_in_the_models_namespace_with_nod
     # The chart binds the ClusterRole: it exists first.
     (role_id,) = manifests(template)
     assert role_id in chart["DependsOn"]
+    assert props["CreateNamespace"] is True  # no "namespace not found" when nothing else made it
+
+
+def test_fmas_crds_are_installed_by_the_stack_before_the_controllers_as_a_chart_helm_creates():
+    """The LauncherConfig CRD is ~300 kB compact, over kubectl's 256 KiB last-applied annotation: Helm creates a
+    chart's crds/ without it, so the stack ships FMA's CRDs as a chart asset in the same deploy."""
+    import yaml
+
+    from fastload_constructs.infra.standby_engines import CRDS_CHART
+
+    stack, cluster, _ = stack_with_cluster()
+    fma = FmaController(stack, "Fma", cluster=cluster)
+    template = Template.from_stack(stack).to_json()
+    (crds_id,) = [lid for lid, r in template["Resources"].items() if "ChartAssetURL" in r.get("Properties", {})]
+    assert template["Resources"][crds_id]["Properties"]["Release"] == "fma-crds" and fma.crds is not None
+    (chart,) = [c for c in resources_of(template, "Custom::AWSCDK-EKS-HelmChart") if "Repository" in c["Properties"]]
+    assert crds_id in chart["DependsOn"]
+    files = sorted(p.name for p in (CRDS_CHART / "crds").iterdir())
+    assert files == sorted(FMA_CRD_FILES)
+    sizes = {
+        f: len(json.dumps(yaml.safe_load((CRDS_CHART / "crds" / f).read_text()), separators=(",", ":"))) for f in files
+    }
+    assert sizes["fma.llm-d.ai_launcherconfigs.yaml"] > 256 * 1024  # why not a KubernetesManifest
+    assert yaml.safe_load((CRDS_CHART / "Chart.yaml").read_text())["version"] == "0.6.4"
 
 
 def test_fma_values_are_all_known_to_the_pinned_chart():
@@ -96,7 +120,11 @@ def test_a_served_model_with_standbys_applies_fma_objects_instead_of_the_vllm_de
     assert container["image"].endswith("/requester:v0.6.4")
     assert model.standby_chart is not None and model.server.chart is model.standby_chart
     # Applied after FMA's chart (its controllers) and the reader identity.
-    helm_id = next(lid for lid, r in template["Resources"].items() if r["Type"] == "Custom::AWSCDK-EKS-HelmChart")
+    helm_id = next(
+        lid
+        for lid, r in template["Resources"].items()
+        if r["Type"] == "Custom::AWSCDK-EKS-HelmChart" and r["Properties"].get("Chart") == "fma-controllers"
+    )
     assert helm_id in server["DependsOn"]
     assert model.service_url == "http://llama.inference.svc.cluster.local:8000"
 

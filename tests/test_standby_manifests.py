@@ -1,17 +1,19 @@
 """Standby engines on FMA v0.6.4: the emitted objects against the vendored CRDs, readiness, and who reaches /sleep.
 
 NetworkPolicies are evaluated with the evaluator of test_attack_network_access
-(Kubernetes ingress semantics); the path filter runs for real on loopback in
-front of a fake engine.
+(Kubernetes ingress semantics); the path filter's rendered nginx config runs for
+real on loopback in front of a recording engine.
 """
 
 from __future__ import annotations
 
-import http.client
+import contextlib
 import json
+import socket
+import subprocess
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import ClassVar
+import time
+from http.server import ThreadingHTTPServer
 
 import cdk8s
 import jsonschema
@@ -23,6 +25,7 @@ from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.serving.access import ServingAccess
 from fastload_constructs.core.serving.cache_sharing import NODE_LOCAL_MODEL_LINK, REVISION_MOUNT_PATH
+from fastload_constructs.core.serving.path_filter import NGINX_IMAGE, PathFilter, nginx_config
 from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
 from fastload_constructs.core.serving.standby import (
     ANNOTATION_ISC,
@@ -32,7 +35,6 @@ from fastload_constructs.core.serving.standby import (
     standby_spec,
 )
 from fastload_constructs.k8s.standby import StandbyEnginesChart, StandbyNodePoolChart
-from fastload_constructs.runtime import v1_proxy
 from tests.crd_schemas import crd_schema, validate_custom_resource
 from tests.serving_plans import planned
 from tests.test_attack_network_access import NAMESPACE, ingress_allowed, pod_in
@@ -351,86 +353,57 @@ def test_standby_node_pool_is_labelled_tainted_and_limited():
     assert {"key": LABEL_STANDBY, "value": "true", "effect": "NoSchedule"} in pool["spec"]["template"]["spec"]["taints"]
 
 
-# The path filter, for real on loopback --------------------------------------------------------------
+# The path filter: nginx from the rendered ConfigMap, for real on loopback (tests/test_path_filter.py attacks it)
 
 
-class FakeEngine(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    calls: ClassVar[list[str]] = []
-
-    def do_GET(self):
-        FakeEngine.calls.append(f"GET {self.path}")
-        body = b'{"data": []}'
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_POST(self):
-        FakeEngine.calls.append(f"POST {self.path}")
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.end_headers()  # no length: streamed until close
-        for i in range(3):
-            self.wfile.write(f"data: {i}\n\n".encode())
-            self.wfile.flush()
-        self.close_connection = True
-
-    def log_message(self, *args):
-        pass
+def test_the_path_filter_is_nginx_reading_its_configmap():
+    docs = synth()
+    lc = one(docs, "LauncherConfig")["spec"]["podTemplate"]["spec"]
+    (proxy,) = [c for c in lc["containers"] if c["name"] == "path-filter"]
+    assert proxy["image"] == NGINX_IMAGE and proxy["command"][0] == "nginx"
+    assert proxy["securityContext"]["readOnlyRootFilesystem"] is True and proxy["securityContext"]["runAsUser"] == 101
+    volumes = {v["name"]: v for v in lc["volumes"]}
+    mounts = {m["name"]: m["mountPath"] for m in proxy["volumeMounts"]}
+    config = volumes["path-filter-config"]["configMap"]["name"]
+    (configmap,) = [d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == config]
+    assert proxy["command"][proxy["command"].index("-c") + 1] == f"{mounts['path-filter-config']}/nginx.conf"
+    assert configmap["data"]["nginx.conf"] == nginx_config(PathFilter(listen_port=8100, upstream_port=8000))
+    assert mounts["path-filter-state"] == "/tmp/nginx" and "emptyDir" in volumes["path-filter-state"]
 
 
-@pytest.fixture
-def proxy():
-    engine = ThreadingHTTPServer(("127.0.0.1", 0), FakeEngine)
-    front = v1_proxy.serve(0, f"127.0.0.1:{engine.server_address[1]}", host="127.0.0.1")
-    for server_ in (engine, front):
-        threading.Thread(target=server_.serve_forever, daemon=True).start()
-    FakeEngine.calls = []
-    yield front.server_address[1]
-    front.shutdown()
-    engine.shutdown()
+def test_the_rendered_configmap_filters_for_real(tmp_path):
+    """The ConfigMap's text itself (only its ports and state folder moved to free ones) run by nginx."""
+    from tests.path_filter_harness import Engine, exchange, free_port, nginx_binary, statuses
 
-
-def request(port, method, path, body=None):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    conn.request(method, path, body=body, headers={"Content-Type": "application/json"})
-    response = conn.getresponse()
-    data = response.read()
-    conn.close()
-    return response.status, data
-
-
-def test_the_path_filter_forwards_the_api_and_streams(proxy):
-    assert request(proxy, "GET", "/v1/models") == (200, b'{"data": []}')
-    status, data = request(proxy, "POST", "/v1/completions", body=b'{"stream": true}')
-    assert status == 200 and data == b"data: 0\n\ndata: 1\n\ndata: 2\n\n"
-    assert request(proxy, "GET", "/metrics")[0] == 200
-    assert FakeEngine.calls == ["GET /v1/models", "POST /v1/completions", "GET /metrics"]
-
-
-@pytest.mark.parametrize(
-    "method, path",
-    [
-        ("POST", "/sleep"),
-        ("POST", "/sleep?level=1"),
-        ("POST", "/wake_up"),
-        ("GET", "/is_sleeping"),
-        ("POST", "/collective_rpc"),
-        ("POST", "/reset_prefix_cache"),
-        ("POST", "/checkpoint/prepare"),
-        ("POST", "/v1/../sleep"),
-        ("POST", "/v1/%2e%2e/sleep"),
-        ("POST", "//sleep"),
-        ("POST", "/v1"),
-        ("GET", "/v2/vllm/instances"),
-    ],
-)
-def test_the_path_filter_never_passes_the_dev_mode_routes(proxy, method, path):
-    status, _ = request(proxy, method, path, body=b"{}" if method == "POST" else None)
-    assert status == 404
-    assert FakeEngine.calls == []
+    binary = nginx_binary()
+    (configmap,) = [d for d in synth() if d["kind"] == "ConfigMap" and "nginx.conf" in d.get("data", {})]
+    engine = Engine()
+    backend = ThreadingHTTPServer(("127.0.0.1", 0), engine.handler())
+    threading.Thread(target=backend.serve_forever, daemon=True).start()
+    port = free_port()
+    tmp_path.chmod(0o777)
+    text = configmap["data"]["nginx.conf"].replace("/tmp/nginx", str(tmp_path))
+    text = text.replace("listen 8100 ", f"listen 127.0.0.1:{port} ").replace(
+        "127.0.0.1:8000", f"127.0.0.1:{backend.server_address[1]}"
+    )
+    (tmp_path / "nginx.conf").write_text(text)
+    process = subprocess.Popen(
+        [binary, "-e", "stderr", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"), "-g", "daemon off;"]
+    )
+    try:
+        for _ in range(100):
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+            time.sleep(0.05)
+        ask = b"%s HTTP/1.1\r\nHost: f\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        assert statuses(exchange(port, ask % b"GET /v1/models")) == [200]
+        assert statuses(exchange(port, ask % b"POST /sleep")) == [404]
+        assert statuses(exchange(port, ask % b"POST /v1/../collective_rpc")) == [404]
+        assert engine.paths() == ["/v1/models"]
+    finally:
+        process.terminate()
+        process.wait(10)
+        backend.shutdown()
 
 
 @pytest.mark.parametrize("name", ["StandbyEnginesChart", "StandbyNodePoolChart"])

@@ -463,6 +463,35 @@ def test_init_containers_before_the_vllm_image_are_said_to_be_inside_image_pull(
     assert any("cache-restore" in n and "inside image_pull" in n for n in t.notes)
 
 
+SGLANG_LOGS = Path(__file__).parent / "fixtures" / "sglang_logs" / "real"
+
+
+def _sglang_scale_out() -> list[dict[str, object]]:
+    """The synthetic scale-out with an SGLang container and image, and an init container before it."""
+    text = json.dumps(_scale_out())
+    text = text.replace("vllm/vllm-openai:v0.34.0", "lmsysorg/sglang:v0.5.23").replace("vllm", "sglang")
+    init = "spec.initContainers{cache-restore}"
+    started = _core("Pod", POD, "Started", "Started container cache-restore", 62, field_path=init)
+    return [*json.loads(text), started]
+
+
+def test_an_sglang_pod_is_called_sglang_in_the_phases_notes_and_json() -> None:
+    events = parse_events(json.dumps(_sglang_scale_out()))
+    for log in (None, parse_log((SGLANG_LOGS / "08_v0.5.5_tp1_ready_pr11830.log").read_bytes())):
+        t = build_timeline(events, log=log)
+        view = json.dumps(dataclasses.asdict(t), default=str)
+        assert "SGLang log" in view and "SGLang container" in view
+        assert "vLLM" not in view, [n for n in t.notes if "vLLM" in n]
+    assert any(n.startswith("the SGLang log never got ready") for n in t.notes)
+    ready = parse_log((SGLANG_LOGS / "31_v0.4.10_qwen2.5-7b_tp1_fired_up_docs_frontend.log").read_bytes())
+    milestones = build_timeline(events, log=ready).milestones
+    assert milestones[-1].evidence == "SGLang log: The server is fired up and ready to roll!"
+    # The log's own notes (here: a "mem usage" on a GB10 that is not the weights' size) come with it.
+    gb10 = parse_log((SGLANG_LOGS.parent / "v0.5.23_gb10_unified_memory_format_strings.log").read_bytes())
+    (note,) = gb10.notes
+    assert f"the SGLang log: {note}" in build_timeline(events, log=gb10).notes
+
+
 # --- the command ---------------------------------------------------------------------------------------
 
 

@@ -284,7 +284,7 @@ def test_reference_stack_sizes_the_node_group_for_replicas_plus_spares(tmp_path)
     # The classes are applied before any pod names them; the spares after the server (its service account
     # and, through it, the model's Pod Identity association).
     resources = template.to_json()["Resources"]
-    classes_id = stack.get_logical_id(stack.priority_classes.manifest.node.default_child)
+    classes_id = stack.get_logical_id(stack.priority_classes.classes_chart.manifest.node.default_child)
     server_id = stack.get_logical_id(served.server.manifest.node.default_child)
     spares_id = stack.get_logical_id(served.spares.manifest.node.default_child)
     association_id = stack.get_logical_id(served.reader.association)

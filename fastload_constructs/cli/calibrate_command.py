@@ -10,6 +10,8 @@ from typing import Any
 import click
 
 from fastload_constructs.cli.plan_command import CountType, parse_capture_sizes
+from fastload_constructs.coldstart.clock import step_text
+from fastload_constructs.coldstart.figures import MAX_BYTES, MAX_SECONDS, bounded, shown
 from fastload_constructs.coldstart.parser import parse_log
 from fastload_constructs.coldstart.report import ColdStartReport
 from fastload_constructs.core.catalog import lookup
@@ -85,8 +87,19 @@ def launch_from_report(
 NO_NEW_NODE_S = 10.0
 
 
-def _seconds(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 else None
+def _figure(value: Any, label: str, where: str, high: float, accepted: str) -> float | None:
+    """A figure of a timeline file: null, or a number from 0 to `high`; anything else (a 400-digit integer, NaN,
+    Infinity, a negative, text) is refused, naming the file and the field, before it reaches the fit."""
+    if value is None:
+        return None
+    number = bounded(value, high) if isinstance(value, int | float) else None
+    if number is None:
+        raise FastloadConfigError(f"--timeline {label}", f"{where} = {shown(value)}", f"{accepted}, or null")
+    return number
+
+
+def _seconds(value: Any, label: str, where: str) -> float | None:
+    return _figure(value, label, where, MAX_SECONDS, f"seconds from 0 to {MAX_SECONDS:.0f} (30 days)")
 
 
 def node_from_timeline(view: Any, label: str, pull_mode: PullMode) -> MeasuredNode:
@@ -94,7 +107,9 @@ def node_from_timeline(view: Any, label: str, pull_mode: PullMode) -> MeasuredNo
     ok = isinstance(view, dict) and isinstance(view.get("phases"), list) and isinstance(view.get("image_pulls"), list)
     if not ok or not all(isinstance(p, dict) and isinstance(p.get("name"), str) for p in view["phases"]):
         raise FastloadConfigError("--timeline", label, "the JSON that `fastload timeline --json` prints")
-    phases = {p["name"]: _seconds(p.get("seconds")) for p in view["phases"]}
+    phases = {
+        p["name"]: _seconds(p.get("seconds"), label, f"phases[{i}].seconds") for i, p in enumerate(view["phases"])
+    }
     launch, registration = phases.get("node_launch"), phases.get("gpu_registration")
     whole = phases.get("node_launch + gpu_registration")
     if launch is not None and registration is not None:
@@ -102,16 +117,25 @@ def node_from_timeline(view: Any, label: str, pull_mode: PullMode) -> MeasuredNo
     if whole is not None and whole < NO_NEW_NODE_S:  # the pod went to a running node: nothing launched
         launch = registration = whole = None
     # The kubelet's own timing of the pull ("in X", "Image size: N bytes"), else the events' span.
-    pulls = [p for p in view["image_pulls"] if isinstance(p, dict) and _seconds(p.get("seconds")) is not None]
-    pull_s = _seconds(pulls[0]["seconds"]) if pulls else phases.get("image_pull")
-    size = pulls[0].get("size_bytes") if pulls else None
+    pulls = [
+        (seconds, p.get("size_bytes"), i)
+        for i, p in enumerate(view["image_pulls"])
+        if isinstance(p, dict)
+        and (seconds := _seconds(p.get("seconds"), label, f"image_pulls[{i}].seconds")) is not None
+    ]
+    pull_s = pulls[0][0] if pulls else phases.get("image_pull")
+    size = (
+        _figure(pulls[0][1], label, f"image_pulls[{pulls[0][2]}].size_bytes", MAX_BYTES, "bytes up to 1 PiB")
+        if pulls
+        else None
+    )
     return MeasuredNode(
         label=label,
         node_launch_s=launch,
         gpu_registration_s=registration,
         node_s=whole,
         image_pull_s=pull_s,
-        image_bytes=size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else None,
+        image_bytes=int(size) if size else None,
         pull_mode=pull_mode,
     )
 
@@ -198,7 +222,13 @@ def calibrate_command(
         fitted = fit_node_phases(nodes, fitted)
     assert fitted is not None
     sources = [str(p) for p in logs] + [str(p) for p in timelines]
-    out_path.write_text(json.dumps(assumptions_as_dict(fitted, sources), indent=2) + "\n")
+    try:  # the file is JSON (no NaN, no Infinity) or it is not written
+        text = json.dumps(assumptions_as_dict(fitted, sources), indent=2, allow_nan=False)
+    except ValueError:
+        raise FastloadConfigError(
+            "--out", str(out_path), "assumptions the fit made finite (one came out NaN or infinite)"
+        ) from None
+    out_path.write_text(text + "\n")
     for name, src, mb_s in fitted.measured_throughput_mb_s:
         click.echo(f"{name} {src}: {mb_s:,.0f} MB/s")
     if logs:
@@ -251,6 +281,13 @@ def _launches(
         report = parse_log(path.read_text(encoding="utf-8", errors="replace"), label=path.stem)
         if not report.ready:
             raise FastloadConfigError("log", str(path), "a launch that got ready (this one failed)")
+        if report.clock_steps:
+            raise FastloadConfigError(
+                "log",
+                str(path),
+                f"a log whose clock ran steadily (this one's {step_text(*report.clock_steps[0])}: "
+                "the phases across it are not measurements)",
+            )
         launch = launch_from_report(
             report,
             instance_type=instance.name,
@@ -261,8 +298,26 @@ def _launches(
         )
         if config_json is not None and model is None:
             launch = _with_arch(launch, ModelArchitecture.from_file(config_json))
-        launches.append(launch)
+        launches.append(_measured(launch, path))
     return launches
+
+
+# The measured figures of a launch the fit reads (core/planning/calibration.py `fit_assumptions`).
+_LAUNCH_SECONDS = ("process_start_s", "weight_load_s", "compile_s", "cuda_graph_s", "kv_and_server_s")
+
+
+def _measured(launch: MeasuredLaunch, path: Path) -> MeasuredLaunch:
+    """The launch, when every figure the fit reads is a measurement: seconds finite from 0 to 30 days (or not in
+    the log), the model's bytes up to 1 PiB. Anything else (NaN, Infinity, a negative) is refused, naming the log,
+    so the assumptions file stays JSON and `plan` accepts it."""
+    figures: list[tuple[str, object, float]] = [(f[:-2], getattr(launch, f), MAX_SECONDS) for f in _LAUNCH_SECONDS]
+    figures.append(("model bytes", launch.model.total_bytes, MAX_BYTES))
+    for name, value, high in figures:
+        if value is not None and bounded(value, high) is None:
+            raise FastloadConfigError(
+                "log", str(path), f"a launch whose phases are measurements (this one has {name} = {shown(value)})"
+            )
+    return launch
 
 
 def _with_arch(launch: MeasuredLaunch, arch: ModelArchitecture) -> MeasuredLaunch:

@@ -42,7 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "timeline": (
         "fastload_constructs.cli.timeline_command:timeline_command",
-        "Phases of one real scale-out from kubectl get events (and the pod's vLLM log), beside the plan.",
+        "Phases of one real scale-out from kubectl get events (and the pod's vLLM or SGLang log), beside the plan.",
     ),
     "image-cache": (
         "fastload_constructs.cli.image_cache_command:image_cache_command",

@@ -11,10 +11,11 @@ from fastload_constructs.coldstart.report import ColdStartReport
 
 @dataclass(frozen=True)
 class EngineLog:
-    """An engine's log reader: its name (and as users spell it), a test that one line is this engine's, and the
-    parser of its lines."""
+    """An engine's log reader: its name (and as users spell it), a test that one line is this engine's, the
+    parser of its lines, and the line it prints once a server is ready (what reports and timelines quote)."""
 
     name: str
     title: str
     recognises: Callable[[str], bool]
     parse_lines: Callable[[Iterable[str], str, datetime | None], ColdStartReport]
+    ready_line: str

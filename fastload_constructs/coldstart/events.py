@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from fastload_constructs.coldstart.figures import MAX_COUNT, FigureOutOfRange, shown, whole
 from fastload_constructs.core.errors import FastloadConfigError
 
 # Ages in a table are subtracted from this anchor: a fixed, obviously synthetic moment, so a table's
@@ -93,8 +94,25 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def event_from_dict(raw: dict[str, Any]) -> K8sEvent:
-    """One Event object (core/v1 or events.k8s.io/v1) -> K8sEvent."""
+def _count(value: object, where: str) -> int:
+    """An event's count: 1 when it holds none (null, 0, not a whole number), refused above MAX_COUNT."""
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        return 1
+    if value > MAX_COUNT:
+        raise FigureOutOfRange(where, shown(value), f"a count from 1 to {MAX_COUNT:,}")
+    return value
+
+
+def _count_text(text: str, where: str) -> int:
+    """A count a table prints (its digits)."""
+    count = whole(text, MAX_COUNT)
+    if count is None:
+        raise FigureOutOfRange(where, shown(text), f"a count from 1 to {MAX_COUNT:,}")
+    return max(count, 1)
+
+
+def event_from_dict(raw: dict[str, Any], where: str = "event") -> K8sEvent:
+    """One Event object (core/v1 or events.k8s.io/v1) -> K8sEvent; `where` names it in a refusal."""
     regarding = raw.get("involvedObject") or raw.get("regarding") or {}
     if not isinstance(regarding, dict):
         regarding = {}
@@ -111,7 +129,12 @@ def event_from_dict(raw: dict[str, Any]) -> K8sEvent:
         first, first_res = (event_time, event_res) if event_time is not None else (created, created_res)
     if last is None:
         last, last_res = (observed, observed_res) if observed is not None else (first, first_res)
-    count = raw.get("count") or raw.get("deprecatedCount") or series.get("count") or 1
+    count_key = next((k for k in ("count", "deprecatedCount") if raw.get(k)), None)
+    count = (
+        _count(raw[count_key], f"{where}.{count_key}")
+        if count_key
+        else _count(series.get("count"), f"{where}.series.count")
+    )
     source = raw.get("source") if isinstance(raw.get("source"), dict) else {}
     assert isinstance(source, dict)
     return K8sEvent(
@@ -123,7 +146,7 @@ def event_from_dict(raw: dict[str, Any]) -> K8sEvent:
         type=_text(raw.get("type")) or "Normal",
         first=first,
         last=last,
-        count=count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 1,
+        count=count,
         source=_text(source.get("component")) or _text(raw.get("reportingController")),
         field_path=_text(regarding.get("fieldPath")),
         resolution_s=max(first_res, last_res),
@@ -138,14 +161,14 @@ def parse_events_json(text: str) -> list[K8sEvent]:
         raise FastloadConfigError("events", text[:80], f"kubectl's JSON event list ({exc})") from None
     items: Iterable[Any]
     if isinstance(raw, dict) and isinstance(raw.get("items"), list):
-        items = raw["items"]
+        items, where = raw["items"], "items"
     elif isinstance(raw, list):
-        items = raw
+        items, where = raw, ""
     elif isinstance(raw, dict) and ("reason" in raw or "involvedObject" in raw or "regarding" in raw):
-        items = [raw]
+        return [event_from_dict(raw)]
     else:
         raise FastloadConfigError("events", text[:80], "an EventList (kubectl get events -o json)")
-    return [event_from_dict(item) for item in items if isinstance(item, dict)]
+    return [event_from_dict(item, f"{where}[{i}]") for i, item in enumerate(items) if isinstance(item, dict)]
 
 
 # `kubectl get events -o yaml`: a List (or one Event) with the same fields as -o json.
@@ -169,7 +192,7 @@ def parse_events_yaml(text: str) -> list[K8sEvent]:
 def parse_age(text: str) -> tuple[float, float] | None:
     """kubectl's age ("2m55s", "31m", "3h", "5d") -> (seconds, resolution); None for "<unknown>"."""
     parts = _AGE_PART.findall(text.strip())
-    if not parts or "".join(n + u for n, u in parts) != text.strip():
+    if not parts or "".join(n + u for n, u in parts) != text.strip() or any(len(n) > 12 for n, _ in parts):
         return None
     seconds = sum(int(n) * _AGE_SECONDS[u] for n, u in parts)
     if seconds > _MAX_AGE_S:
@@ -192,7 +215,8 @@ def _age_cell(cell: str) -> tuple[datetime | None, datetime | None, int, float]:
     count = 1
     last_text = first_text = cell
     if repeated:
-        last_text, first_text, count = repeated["last"], repeated["first"], int(repeated["count"])
+        last_text, first_text = repeated["last"], repeated["first"]
+        count = _count_text(repeated["count"], f"age '{cell[:40]}'")
     last_age, first_age = parse_age(last_text), parse_age(first_text)
     if last_age is None and first_age is None:
         return None, None, count, 1.0
@@ -309,7 +333,7 @@ def _from_get_table(lines: list[str], header_at: int) -> list[K8sEvent]:
             wide_first, _, _, wide_res, _ = _time_cell(first_cell)
             first, resolution = wide_first or first, max(resolution, wide_res)
         if cell.get("COUNT", "").strip().isdigit():
-            count = int(cell["COUNT"])
+            count = _count_text(cell["COUNT"].strip(), f"row {len(events) + 1} COUNT")
         message, field_path = _container_prefix(cell.get("MESSAGE", "").strip(), cell.get("SUBOBJECT", "").strip())
         events.append(
             K8sEvent(

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from fastload_constructs.coldstart.figures import bounded
 from fastload_constructs.coldstart.timestamps import collector_time
 
 # A line that reads as written (the engine's record, an exception line, a progress bar): what an engine's
@@ -78,16 +79,26 @@ _PREFIXED_JSON = re.compile(r"^(?P<prefix>(?:\([A-Za-z][^()]* pid=\d+[^()]*\)\s*
 
 @dataclass(frozen=True)
 class Unwrapped:
-    """A line freed of its collector's envelope: the text the engine wrote, and the collector's time if it gave one."""
+    """A line freed of its collector's envelope: the text the engine wrote, the collector's time if it gave one,
+    and the time field it gave that is no time (a 400-digit integer, NaN, a negative: its key and value)."""
 
     line: str
     at: datetime | None
+    rejected: tuple[str, object] | None = None
 
 
-def _epoch(value: float) -> datetime | None:
-    """Seconds, milliseconds, microseconds or nanoseconds since the epoch, told apart by size."""
+# An epoch time in nanoseconds stays below this until the year 2286; any larger number is no time.
+_LATEST_EPOCH = 1e19
+
+
+def _epoch(value: int | float) -> datetime | None:
+    """Seconds, milliseconds, microseconds or nanoseconds since the epoch, told apart by size; None for a number
+    that is none of them (negative, not finite, too large for any)."""
+    number = bounded(value, _LATEST_EPOCH)
+    if number is None:
+        return None
     for scale in (1, 1e3, 1e6, 1e9):
-        seconds = value / scale
+        seconds = number / scale
         if seconds < 1e10:
             try:
                 return datetime.fromtimestamp(seconds, timezone.utc).replace(tzinfo=None)
@@ -96,18 +107,20 @@ def _epoch(value: float) -> datetime | None:
     return None
 
 
-def _envelope_time(record: dict[str, object]) -> datetime | None:
+def _envelope_time(record: dict[str, object]) -> tuple[datetime | None, tuple[str, object] | None]:
+    """The record's time, and its time field when that holds a number that is no time."""
     for key in _TIME_KEYS:
         value = record.get(key)
         if isinstance(value, bool):
             continue
         if isinstance(value, int | float):
-            return _epoch(float(value))
+            at = _epoch(value)
+            return at, (None if at is not None else (key, value))
         if isinstance(value, str):
             found = _RFC3339.match(value.strip())
             if found:
-                return collector_time(found)
-    return None
+                return collector_time(found), None
+    return None, None
 
 
 def _is_shipped(record: dict[str, object], depth: int) -> bool:
@@ -144,7 +157,7 @@ class Envelopes:
         if prefixed is None:
             return None
         inner = self._open(_parse(prefixed["json"]), 1)
-        return None if inner is None else Unwrapped(prefixed["prefix"] + inner.line, inner.at)
+        return None if inner is None else Unwrapped(prefixed["prefix"] + inner.line, inner.at, inner.rejected)
 
     def _as_record(self, record: dict[str, object], message: str) -> str:
         """JSON logging (python-json-logger) keeps the message apart from its level and source: put them back
@@ -170,13 +183,13 @@ class Envelopes:
         if prefixed:
             inner = self._open(_parse(prefixed["json"]), depth + 1)
             if inner is not None:
-                return Unwrapped(prefixed["prefix"] + inner.line, inner.at)
+                return Unwrapped(prefixed["prefix"] + inner.line, inner.at, inner.rejected)
         return Unwrapped(self._as_record(record, text) if logged else text, None)
 
     def _open(self, record: object, depth: int) -> Unwrapped | None:
         if not isinstance(record, dict) or depth > _MAX_DEPTH:
             return None
-        at = _envelope_time(record)
+        at, rejected = _envelope_time(record)
         inner: Unwrapped | None = None
         key = next((k for k in _TEXT_KEYS if isinstance(record.get(k), str)), None)
         if key is not None:
@@ -188,4 +201,4 @@ class Envelopes:
         if inner is None:
             return None
         # The innermost clock is nearest the line (the container runtime's, before any shipping delay).
-        return Unwrapped(inner.line, inner.at or at)
+        return Unwrapped(inner.line, inner.at or at, inner.rejected or rejected)

@@ -72,6 +72,7 @@ def report_as_dict(report: ColdStartReport, estimate: PhaseEstimate | None = Non
         "engine_version": report.engine_version,
         "failure": report.failure,
         "failed_in": report.failed_in,
+        "notes": list(report.notes),
         "evidence": [
             {"phase": e.phase, "line": e.line_number, "text": e.line, "note": e.note} for e in report.evidence
         ],
@@ -157,6 +158,7 @@ def render_table(reports: Sequence[ColdStartReport], estimate: PhaseEstimate | N
     for r in reports:
         if not r.ready:
             parts.append(f"{r.label}: not ready; stopped during {r.failed_in}: {r.failure}")
+        parts += [f"{r.label}: {note}" for note in r.notes]
     if any(r.weights and r.weights.total_is_estimated for r in reports):
         parts.append("~ only some ranks logged the load (rank 0 on recent vLLM): total = per-GPU share x workers")
     if estimate is not None:

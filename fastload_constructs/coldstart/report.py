@@ -52,10 +52,13 @@ class Phase:
 
 def phases_in_order(seconds: Mapping[str, float | None], span_s: float) -> tuple[Phase, ...]:
     """Every phase the log timed (None: it has none of it), in PHASE_ORDER, with engine_init the part of
-    `span_s` (container or first line -> the end) that no line reports."""
-    named = sum(v for name, v in seconds.items() if v is not None and name != "engine_init")
+    `span_s` (container or first line -> the end) that no line reports. Never negative: lines of different
+    processes stamped to the second may be a second out of order (coldstart/clock.py takes out larger steps)."""
+    named = sum(max(0.0, v) for name, v in seconds.items() if v is not None and name != "engine_init")
     timed = {**seconds, "engine_init": max(0.0, span_s - named)}
-    return tuple(Phase(name, round(value, 3)) for name in PHASE_ORDER if (value := timed.get(name)) is not None)
+    return tuple(
+        Phase(name, round(max(0.0, value), 3)) for name in PHASE_ORDER if (value := timed.get(name)) is not None
+    )
 
 
 def ended_without_error(phase: str) -> str:
@@ -137,6 +140,12 @@ class ColdStartReport:
     worker_count_source: str = ""
     evidence: tuple[Evidence, ...] = ()
     lines_read: int = 0
+    # What the reader had to set aside or correct to make sense of the log (figures out of range, a clock that
+    # stepped): one sentence each, printed with the report.
+    notes: tuple[str, ...] = ()
+    # The steps the log's clock took (coldstart/clock.py), taken out of the phases: (line, seconds; negative
+    # back). Such a log's phases are not measurements across a step: `fastload calibrate` refuses it.
+    clock_steps: tuple[tuple[int, float], ...] = ()
 
     def seconds(self, phase: str) -> float:
         """Seconds of `phase`, 0 when this log has none of it."""

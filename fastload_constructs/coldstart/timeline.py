@@ -1,13 +1,14 @@
-"""One real scale-out, phase by phase, from Kubernetes events (and the pod's vLLM log), beside the plan.
+"""One real scale-out, phase by phase, from Kubernetes events (and the pod's vLLM or SGLang log), beside the plan.
 
 Boundaries, each the first occurrence of an event about the chosen pod or its node:
 
     pod created        the ReplicaSet's "Created pod: NAME" (else the pod's first event)
     node registered    Karpenter's NodeClaim `Registered` (else the Node's RegisteredNode/Starting)
     pod scheduled      the scheduler's `Scheduled` ("Successfully assigned ns/pod to NODE")
-    image pulled       the kubelet's last `Pulled` before the vLLM container started
-    container started  the kubelet's `Started` of the vLLM container
-    ready              the vLLM log's "Application startup complete." (or the pod's Ready time)
+    image pulled       the kubelet's last `Pulled` before the engine's container started
+    container started  the kubelet's `Started` of the engine's (vLLM's or SGLang's) container
+    ready              the engine log's ready line (vLLM's "Application startup complete.", SGLang's "The server
+                       is fired up and ready to roll!"), or the pod's Ready time
 
 Phases are the intervals between them, so they add up to "pod created -> ready"; a boundary that
 was not recorded merges its two neighbours into one row (named "a + b"), and a missing end is
@@ -24,17 +25,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from fastload_constructs.coldstart.engine_log import EngineLog
 from fastload_constructs.coldstart.events import K8sEvent
-from fastload_constructs.coldstart.parser import ENGINES, parse_log
+from fastload_constructs.coldstart.figures import MAX_BYTES, MAX_SECONDS, FigureOutOfRange, bounded, shown, whole
+from fastload_constructs.coldstart.parser import DEFAULT, ENGINES, parse_log
 from fastload_constructs.coldstart.report import PLAN_PHASES, ColdStartReport
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.planning.plan import ServingPlan
 
 # The kubelet's Pulled message: 'Successfully pulled image "X" in 4m47.129s (5m3.623s including waiting).
 # Image size: 16525161745 bytes.' (Go's time.Duration format; "including waiting" since Kubernetes 1.28.)
+# A Go duration ends in its unit, so a message's closing period ("in 4.1s. Image size: ...") is not part of it.
+_GO_TEXT = r"(?:\d+(?:\.\d+)?(?:h|ms|µs|us|ns|m|s))+"
 _PULLED = re.compile(
-    r'Successfully pulled image "(?P<image>[^"]+)" in (?P<took>[0-9hmsµun.]+)'
-    r"(?: \((?P<waiting>[0-9hmsµun.]+) including waiting\))?"
+    rf'Successfully pulled image "(?P<image>[^"]+)" in (?P<took>{_GO_TEXT})'
+    rf"(?: \((?P<waiting>{_GO_TEXT}) including waiting\))?"
     r"(?:\. Image size: (?P<bytes>\d+) bytes)?"
 )
 _ALREADY_PRESENT = re.compile(r'Container image "(?P<image>[^"]+)" already present on machine')
@@ -81,7 +86,7 @@ class TimelinePhase:
     seconds: float | None  # None: not recorded
     uncertainty_s: float
     predicted_s: float | None
-    source: str  # "events", "vLLM log"
+    source: str  # "events", "vLLM log", "SGLang log"
     detail: str = ""
 
 
@@ -102,12 +107,13 @@ class ScaleOutTimeline:
 
 
 # A pod, image or container whose name holds an engine's name ("vllm", "sglang") serves a model.
-_SERVER_WORDS = tuple(engine.name for engine in ENGINES)
 SERVERS = " or ".join(engine.title for engine in ENGINES)  # "SGLang or vLLM"
+_BY_NAME = {engine.name: engine for engine in ENGINES}
 
 
-def _names_a_server(*texts: str) -> bool:
-    return any(word in text.lower() for text in texts for word in _SERVER_WORDS)
+def _engine_named(*texts: str) -> EngineLog | None:
+    """The engine whose name the texts hold (an image, a container, a pod name), first of ENGINES."""
+    return next((engine for engine in ENGINES if any(engine.name in text.lower() for text in texts)), None)
 
 
 @dataclass(frozen=True)
@@ -115,30 +121,36 @@ class PodSeen:
     name: str
     namespace: str
     created: datetime | None
-    is_server: bool  # its image, container or name is an engine's
+    engine: EngineLog | None  # the engine its image, container or name names
+
+    @property
+    def is_server(self) -> bool:
+        return self.engine is not None
 
 
 def pods_in(events: Sequence[K8sEvent]) -> dict[str, PodSeen]:
     """Every pod the dump mentions (by its own events or a ReplicaSet's "Created pod"), with its creation."""
     created: dict[str, datetime | None] = {}
     namespaces: dict[str, str] = {}
-    servers: set[str] = set()
+    servers: dict[str, EngineLog] = {}
     for e in events:
         if e.kind == "Pod" and e.name:
             namespaces.setdefault(e.name, e.namespace)
             seen = created.get(e.name)
             created[e.name] = e.at if seen is None else (min(seen, e.at) if e.at is not None else seen)
-            if _names_a_server(e.message, e.field_path, e.name):
-                servers.add(e.name)
+            engine = _engine_named(e.message, e.field_path, e.name)
+            if engine is not None:
+                servers.setdefault(e.name, engine)
     for e in events:
         found = _CREATED_POD.search(e.message) if e.reason == "SuccessfulCreate" else None
         if found and e.at is not None:
             name = found["pod"]
             created[name] = e.at
             namespaces.setdefault(name, e.namespace)
-            if _names_a_server(name):
-                servers.add(name)
-    return {name: PodSeen(name, namespaces.get(name, ""), at, name in servers) for name, at in created.items()}
+            engine = _engine_named(name)
+            if engine is not None:
+                servers.setdefault(name, engine)
+    return {name: PodSeen(name, namespaces.get(name, ""), at, servers.get(name)) for name, at in created.items()}
 
 
 def listed_pods(events: Sequence[K8sEvent]) -> str:
@@ -173,21 +185,29 @@ def _first(events: Sequence[K8sEvent], *reasons: str) -> K8sEvent | None:
     return min(found, key=lambda e: e.at or datetime.min) if found else None
 
 
+def _pulled(event: K8sEvent, found: re.Match[str]) -> ImagePull:
+    """One Pulled message's figures: a duration Go did not print reads as none; a figure out of range is refused."""
+    durations = []
+    for text in (found["took"], found["waiting"]):
+        seconds = go_duration(text) if text else None
+        if seconds is not None and bounded(seconds, MAX_SECONDS) is None:
+            raise FigureOutOfRange(f"Pulled on pod/{event.name}", shown(text), f"a time from 0 to {MAX_SECONDS:.0f} s")
+        durations.append(seconds)
+    size = whole(found["bytes"], int(MAX_BYTES)) if found["bytes"] else None
+    if found["bytes"] and size is None:
+        raise FigureOutOfRange(f"Pulled on pod/{event.name}", shown(found["bytes"]), "an image size up to 1 PiB")
+    return ImagePull(found["image"], durations[0], durations[1], size)
+
+
 def image_pulls(pod_events: Sequence[K8sEvent]) -> list[ImagePull]:
+    """The kubelet's own timing of each pull ("in X", "Image size: N bytes"); a figure out of range is refused."""
     pulls: list[ImagePull] = []
     for e in pod_events:
         if e.reason != "Pulled":
             continue
         found = _PULLED.search(e.message)
         if found:
-            pulls.append(
-                ImagePull(
-                    found["image"],
-                    go_duration(found["took"]),
-                    go_duration(found["waiting"]) if found["waiting"] else None,
-                    int(found["bytes"]) if found["bytes"] else None,
-                )
-            )
+            pulls.append(_pulled(e, found))
         elif already := _ALREADY_PRESENT.search(e.message):
             pulls.append(ImagePull(already["image"], None, None, None))
     return pulls
@@ -207,7 +227,7 @@ def _main_container_event(pod_events: Sequence[K8sEvent], reason: str) -> K8sEve
     if not found:
         return None
     main = [e for e in found if "initContainers" not in e.field_path]
-    named = [e for e in main if _names_a_server(_container_name(e))]
+    named = [e for e in main if _engine_named(_container_name(e)) is not None]
     pool = named or main or found
     return min(pool, key=lambda e: e.at or datetime.min) if named else max(pool, key=lambda e: e.at or datetime.min)
 
@@ -252,7 +272,7 @@ def _at_offset(anchor: Milestone, seconds: float, name: str, evidence: str) -> M
 
 
 def container_started(events: Sequence[K8sEvent], pod: str | None = None) -> K8sEvent | None:
-    """The kubelet's Started event of the chosen pod's vLLM container: where its log's clock starts."""
+    """The kubelet's Started event of the chosen pod's engine container: where its log's clock starts."""
     chosen = select_pod(events, pod)
     return _main_container_event([e for e in events if e.kind == "Pod" and e.name == chosen.name], "Started")
 
@@ -266,7 +286,7 @@ MAX_PROCESS_START_S = 600.0
 def parse_pod_log(
     text: str | bytes, started: K8sEvent | None, label: str = "log"
 ) -> tuple[ColdStartReport, str | None]:
-    """The pod's vLLM log, timed from the container's Started event when both clocks are comparable: the
+    """The pod's engine log, timed from the container's Started event when both clocks are comparable: the
     log carries a collector prefix (`kubectl logs --timestamps`, UTC) and the event has a real time (not a
     table age). Otherwise the log's own durations only, with a note saying why."""
     report = parse_log(text, label=label)
@@ -306,7 +326,7 @@ class _PodEvents:
     initialized: K8sEvent | None
     started: K8sEvent | None
     pulled: K8sEvent | None
-    other_containers: list[K8sEvent]  # init containers and sidecars started before the vLLM container
+    other_containers: list[K8sEvent]  # init containers and sidecars started before the engine's container
 
     @property
     def fresh_node(self) -> bool:
@@ -341,7 +361,7 @@ def _node_milestones(
 
 
 def _last_pull(pod_events: Sequence[K8sEvent], started: K8sEvent | None) -> K8sEvent | None:
-    """The kubelet's last Pulled before the vLLM container started (any Pulled when none came before)."""
+    """The kubelet's last Pulled before the engine's container started (any Pulled when none came before)."""
     pulled = [e for e in pod_events if e.reason == "Pulled" and e.at is not None]
     if started is not None and started.at is not None:
         pulled = [e for e in pulled if e.at is not None and e.at <= started.at] or pulled
@@ -403,10 +423,12 @@ def _log_rows(log: ColdStartReport | None) -> list[tuple[str, float | None]]:
     return [] if log is None else list(log.plan_phase_seconds.items())
 
 
-def _ready(started: Milestone, log: ColdStartReport | None, ready_at: datetime | None) -> Milestone | None:
+def _ready(
+    started: Milestone, log: ColdStartReport | None, ready_at: datetime | None, engine: EngineLog
+) -> Milestone | None:
     """Ready: the container's start plus the log's time to ready, else the pod's Ready time when known."""
     if log is not None and log.ready and started.at is not None:
-        return _at_offset(started, log.total_s, "ready", "vLLM log: Application startup complete.")
+        return _at_offset(started, log.total_s, "ready", f"{engine.title} log: {engine.ready_line}")
     return Milestone("ready", ready_at, 1.0, "the pod's Ready condition") if ready_at is not None else None
 
 
@@ -420,7 +442,7 @@ def _on_existing_node(phases: list[TimelinePhase]) -> list[TimelinePhase]:
     ]
 
 
-def _selection_notes(seen: _PodEvents) -> list[str]:
+def _selection_notes(seen: _PodEvents, engine: EngineLog) -> list[str]:
     """What the events did not record, and how the rest was matched."""
     notes: list[str] = []
     if seen.created is not None and not seen.created_by_replica_set:
@@ -436,21 +458,22 @@ def _selection_notes(seen: _PodEvents) -> list[str]:
     if seen.other_containers and seen.pulled is not None:
         names = ", ".join(sorted({_container_name(e) or "?" for e in seen.other_containers}))
         notes.append(
-            f"{len(seen.other_containers)} other container(s) started before the vLLM container "
+            f"{len(seen.other_containers)} other container(s) started before the {engine.title} container "
             f"({names}): their run time is inside image_pull; the kubelet's own pull times are listed below"
         )
     return notes
 
 
-def _log_notes(log: ColdStartReport | None) -> list[str]:
+def _log_notes(log: ColdStartReport | None, engine: EngineLog) -> list[str]:
     if log is None:
         return []
     notes: list[str] = []
     if not log.ready:
-        notes.append(f"the vLLM log never got ready: {log.failure or 'no root cause logged'} (in {log.failed_in})")
+        why = f"{log.failure or 'no root cause logged'} (in {log.failed_in})"
+        notes.append(f"the {engine.title} log never got ready: {why}")
     if not any(p.name == "process_start" for p in log.phases):
         notes.append("the log's clock is not the events' clock: process start is counted from its first line")
-    return notes
+    return notes + [f"the {engine.title} log: {note}" for note in log.notes]
 
 
 def _table_note(seen: _PodEvents) -> list[str]:
@@ -469,23 +492,24 @@ def build_timeline(
     plan: ServingPlan | None = None,
     ready_at: datetime | None = None,
 ) -> ScaleOutTimeline:
-    """The phases of one pod's scale-out; `log` is its vLLM log's report (parsed with the container's
+    """The phases of one pod's scale-out; `log` is its engine log's report (parsed with the container's
     start time when the log's clock is comparable), `ready_at` the pod's Ready time when known.
 
     Select the events that bound the phases, measure between them, then explain what was missing."""
     seen = _select(events, pod)
     points = _points(seen)
     started = points[-1]
-    ready = _ready(started, log, ready_at)
-    log_ready = log is not None and log.ready and started.at is not None
-    phases, out_of_order = _phases(points, _ENDING_AT, _log_rows(log), log_ready, ready, plan)
+    engine = _BY_NAME.get(log.engine, DEFAULT) if log is not None else (seen.pod.engine or DEFAULT)
+    ready = _ready(started, log, ready_at, engine)
+    pod_log = _PodLog(_log_rows(log), log is not None and log.ready and started.at is not None, engine)
+    phases, out_of_order = _phases(points, _ENDING_AT, pod_log, ready, plan)
     if not seen.fresh_node:
         phases = _on_existing_node(phases)
     created = points[0]
     total: float | None = None
     total_unc = 0.0
     if ready is not None and ready.at is not None and created.at is not None:
-        total = (ready.at - created.at).total_seconds()
+        total = max(0.0, (ready.at - created.at).total_seconds())  # a Ready time before the pod: a clock went back
         total_unc = created.resolution_s + ready.resolution_s
     extra = [
         _milestone("nodeclaim launched", seen.launched),
@@ -509,7 +533,7 @@ def build_timeline(
             for e in seen.events
             if e.type == "Warning" and e.reason != "FailedScheduling"
         ),
-        notes=(*_selection_notes(seen), *_log_notes(log), *out_of_order, *_table_note(seen)),
+        notes=(*_selection_notes(seen, engine), *_log_notes(log, engine), *out_of_order, *_table_note(seen)),
     )
 
 
@@ -539,8 +563,11 @@ def _between_events(
                 last_known, pending = point, []
             continue
         seconds = (point.at - last_known.at).total_seconds()
-        if seconds < 0:
-            notes.append(f"{point.name} is recorded before {last_known.name}: {' + '.join(pending)} counted as 0")
+        if seconds < 0:  # the recording component's clock went back (a fresh node's, corrected by NTP)
+            notes.append(
+                f"{point.name} is recorded {-seconds:g} s before {last_known.name}: a clock went back between them "
+                f"(a fresh node's, set by NTP?); {' + '.join(pending)} counted as 0"
+            )
             seconds = 0.0
         phases.append(
             TimelinePhase(
@@ -560,31 +587,42 @@ def _between_events(
     return phases, last_known, pending, notes
 
 
+@dataclass(frozen=True)
+class _PodLog:
+    """The pod's log as the timeline reads it: its phases in the plan's names, whether the events place it
+    (it got ready and the container's start is recorded), and the engine that wrote it (which names its rows)."""
+
+    rows: list[tuple[str, float | None]]
+    placed: bool
+    engine: EngineLog
+
+    @property
+    def source(self) -> str:
+        return f"{self.engine.title} log"
+
+
 def _in_the_pod(
-    last_known: Milestone | None,
-    log_rows: list[tuple[str, float | None]],
-    placed: bool,
-    ready: Milestone | None,
-    plan: ServingPlan | None,
+    last_known: Milestone | None, pod_log: _PodLog, ready: Milestone | None, plan: ServingPlan | None
 ) -> list[TimelinePhase]:
-    """The pod's own phases after its container started: the log's when it got ready and the events place it
-    (`placed`), else one span from the events to ready, else the log's durations alone, else "not recorded"."""
+    """The pod's own phases after its container started: the log's when the events place it, else one span
+    from the events to ready, else the log's durations alone, else "not recorded"."""
     pod_names = list(PLAN_PHASES)
+    log_rows = pod_log.rows
     log_phases = [
-        TimelinePhase(name, None if s is None else round(s, 3), 0.0, _predicted(plan, [name]), "vLLM log")
+        TimelinePhase(name, None if s is None else round(s, 3), 0.0, _predicted(plan, [name]), pod_log.source)
         for name, s in log_rows
     ]
-    if log_rows and placed:
+    if log_rows and pod_log.placed:
         return log_phases
     if ready is not None and ready.at is not None and last_known is not None and last_known.at is not None:
         return [
             TimelinePhase(
                 " + ".join(pod_names),
-                round((ready.at - last_known.at).total_seconds(), 3),
+                round(max(0.0, (ready.at - last_known.at).total_seconds()), 3),
                 last_known.resolution_s + ready.resolution_s,
                 _predicted(plan, pod_names),
                 "events",
-                f"{last_known.name} -> ready (give the pod's log for the vLLM phases)",
+                f"{last_known.name} -> ready (give the pod's log for the {pod_log.engine.title} phases)",
             )
         ]
     if log_rows and any(s is not None for _, s in log_rows):
@@ -595,8 +633,8 @@ def _in_the_pod(
             None,
             0.0,
             _predicted(plan, pod_names),
-            "vLLM log",
-            "not recorded (give the pod's vLLM log)",
+            pod_log.source,
+            f"not recorded (give the pod's {pod_log.source})",
         )
     ]
 
@@ -604,16 +642,15 @@ def _in_the_pod(
 def _phases(
     points: list[Milestone],
     between: list[tuple[str, ...]],
-    log_rows: list[tuple[str, float | None]],
-    log_ready: bool,
+    pod_log: _PodLog,
     ready: Milestone | None,
     plan: ServingPlan | None,
 ) -> tuple[list[TimelinePhase], list[str]]:
     """Every phase from pod creation to ready, and notes on boundaries recorded out of order."""
     phases, last_known, pending, notes = _between_events(points, between, plan)
     if pending:  # the events end before the container started: the pod's phases cannot be placed
-        return phases + _in_the_pod(None, log_rows, False, None, plan), notes
-    return phases + _in_the_pod(last_known, log_rows, log_ready, ready, plan), notes
+        return phases + _in_the_pod(None, dataclasses.replace(pod_log, placed=False), None, plan), notes
+    return phases + _in_the_pod(last_known, pod_log, ready, plan), notes
 
 
 # The evidence printed beside a milestone (JSON keeps it whole, up to 300 characters).

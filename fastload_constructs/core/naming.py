@@ -34,6 +34,11 @@ GPU_TAINT_KEY = "nvidia.com/gpu"
 GPU_TAINT_VALUE = "true"
 GPU_TAINT_EFFECT = "NoSchedule"
 GPU_RESOURCE = "nvidia.com/gpu"
+# Standby nodes (core/serving/standby.py) carry this label and a NoSchedule taint of the same key as well.
+LABEL_STANDBY = "fastload.io/standby"
+# Every taint key a fastload GPU pool may carry: a DaemonSet the GPU nodes need (the NVIDIA device plugin,
+# the local-volume provisioner) tolerates each, or it never runs on the pools that carry it.
+GPU_POOL_TAINT_KEYS = (GPU_TAINT_KEY, LABEL_STANDBY)
 
 # PriorityClasses with warm spares (core/serving/warm_spares.py): server pods (of any engine) preempt the spares.
 SERVER_PRIORITY_CLASS = "fastload-vllm"
@@ -52,6 +57,7 @@ PROVISIONER_NAME = "local-volume-provisioner"
 __all__ = [
     "COMPILE_CACHE_HOST_ROOT",
     "DEFAULT_NAMESPACE",
+    "GPU_POOL_TAINT_KEYS",
     "GPU_RESOURCE",
     "GPU_TAINT_EFFECT",
     "GPU_TAINT_KEY",
@@ -63,6 +69,7 @@ __all__ = [
     "LABEL_INSTANCE_FAMILY",
     "LABEL_INSTANCE_STORE",
     "LABEL_NODE_ROLE",
+    "LABEL_STANDBY",
     "LOCAL_NVME_STORAGE_CLASS",
     "LOCAL_VOLUMES_HOST_ROOT",
     "LOCAL_VOLUME_DATA_HOST_ROOT",

@@ -20,6 +20,8 @@ from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin  #
 from fastload_constructs.infra.pod_identity_role import PodIdentityRole  # noqa: E402
 from fastload_constructs.infra.scale_out_metrics import KedaController, KedaScaling, ScaleOutMetrics  # noqa: E402
 from fastload_constructs.infra.served_model import ServedModel  # noqa: E402
+from fastload_constructs.infra.serving_namespace import ServingNamespace  # noqa: E402
+from fastload_constructs.infra.serving_priority_classes import ServingPriorityClasses  # noqa: E402
 from fastload_constructs.infra.standby_engines import FmaController  # noqa: E402
 from fastload_constructs.infra.synth_limits import check_assembly_limits, check_stack_limits  # noqa: E402
 
@@ -43,6 +45,8 @@ __all__ = [
     "PodIdentityRole",
     "ScaleOutMetrics",
     "ServedModel",
+    "ServingNamespace",
+    "ServingPriorityClasses",
     "SystemNodes",
     "check_assembly_limits",
     "check_stack_limits",

@@ -16,6 +16,8 @@ from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
 from fastload_constructs.core.errors import FastloadConfigError, require
+from fastload_constructs.core.serving.clashes import Applied, object_keys
+from fastload_constructs.infra.serving_registry import ServingRegistry
 
 # The kubectl provider's attributes every applied chart needs (aws_eks_v2 ICluster).
 _EXISTING_CLUSTER_GUIDE = "docs/existing-cluster.md"
@@ -49,9 +51,17 @@ def check_cluster(cluster: object, field: str = "cluster") -> None:
 
 
 class AppliedChart(Construct):
-    """`chart` applied to `cluster` after `after` (other AppliedCharts, associations, Helm releases...).
+    """A cdk8s chart applied to an EKS cluster through its kubectl provider.
 
-    Attributes: `chart`, `manifest` (the `eks.KubernetesManifest`).
+    Props:
+    - `cluster`: an aws_eks_v2 `ICluster` with a kubectl provider. Required.
+    - `chart`: the `cdk8s.Chart` to apply. Required.
+    - `after`: what must exist first (other AppliedCharts, associations, Helm releases...). Default: nothing.
+
+    Each object it applies must be applied by no other chart of the stack on the same cluster: checked
+    once at synth (`infra.serving_registry`).
+
+    Attributes: `chart`, `cluster`, `manifest` (the `eks.KubernetesManifest`).
     """
 
     def __init__(
@@ -65,10 +75,12 @@ class AppliedChart(Construct):
     ) -> None:
         check_cluster(cluster)
         super().__init__(scope, id)
-        self.chart = chart
-        self.manifest = eks.KubernetesManifest(self, "Manifest", cluster=cluster, manifest=chart.to_json())
+        self.chart, self.cluster = chart, cluster
+        docs = chart.to_json()
+        self.manifest = eks.KubernetesManifest(self, "Manifest", cluster=cluster, manifest=docs)
         for dependency in after:
             self.manifest.node.add_dependency(dependency)
+        ServingRegistry.of(self).add_applied(Applied(self.node.path, cluster.node.addr, object_keys(docs)))
 
     def apply_after(self, *dependencies: IDependable) -> None:
         """Apply this chart only once `dependencies` exist."""

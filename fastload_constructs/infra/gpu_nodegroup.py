@@ -10,6 +10,7 @@ chart and Karpenter node pools agree with these nodes.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
@@ -20,6 +21,7 @@ from fastload_constructs.core.cluster.gpu_nodes import (
     DEFAULT_ROOT_VOLUME_GIB,
     ROOT_DEVICE_NAME,
     GpuNodeSpec,
+    Taint,
     gpu_node_spec,
 )
 from fastload_constructs.core.cluster.image_cache import DEVICE_NAME as IMAGE_CACHE_DEVICE
@@ -65,7 +67,8 @@ class GpuNodeGroup(Construct):
     `instance_store` (default True: RAID0 of the NVMe), `root_volume_gib` (default 200),
     `fast_image_pull` (default False), `image_cache` (a `core.cluster.image_cache.ImageCache`: the
     snapshot holding the vLLM image restored as a second volume and mounted as containerd's root;
-    refused with `fast_image_pull`), `node_role`, `subnets` (default: the cluster's).
+    refused with `fast_image_pull`), `node_role`, `subnets` (default: the cluster's), `extra_labels` and
+    `extra_taints` (a `core.cluster.gpu_nodes.Taint` each) beside the GPU label set and taint.
 
     Attributes: `nodegroup` (eks.Nodegroup), `launch_template`, `role` (node IAM
     role), `spec` (the GpuNodeSpec decided), `labels`, `user_data` (the MIME text).
@@ -89,6 +92,8 @@ class GpuNodeGroup(Construct):
         image_cache: ImageCache | None = None,
         node_role: iam.IRole | None = None,
         subnets: ec2.SubnetSelection | None = None,
+        extra_labels: Mapping[str, str] | None = None,
+        extra_taints: Sequence[Taint] = (),
     ) -> None:
         require(
             isinstance(capacity_type, eks.CapacityType) and capacity_type in _CAPACITY,
@@ -121,7 +126,9 @@ class GpuNodeGroup(Construct):
             )
         super().__init__(scope, id)
         self.spec: GpuNodeSpec = spec
-        self.labels = spec.labels
+        # A pool of its own beside the GPU label set (the standby pool: label and taint fastload.io/standby).
+        self.labels = {**spec.labels, **(extra_labels or {})}
+        taints = (*spec.taints, *extra_taints)
         require(
             image_cache is None or isinstance(image_cache, ImageCache),
             "image_cache",
@@ -198,8 +205,8 @@ class GpuNodeGroup(Construct):
             min_size=min_size,
             max_size=max_size,
             desired_size=desired,
-            labels=spec.labels,
-            taints=[eks.TaintSpec(key=t.key, value=t.value, effect=_EFFECT[t.effect]) for t in spec.taints],
+            labels=self.labels,
+            taints=[eks.TaintSpec(key=t.key, value=t.value, effect=_EFFECT[t.effect]) for t in taints],
             node_role=node_role,
             subnets=subnets,
         )

@@ -56,6 +56,18 @@ CLUSTER_ADMIN_POLICY = "AmazonEKSClusterAdminPolicy"
 _CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
 EBS_CSI_SERVICE_ACCOUNT = "ebs-csi-controller-sa"
 EBS_CSI_POLICY = "service-role/AmazonEBSCSIDriverPolicy"
+# Each add-on's configuration values (the add-on's own schema).
+ADDON_CONFIGURATION: dict[str, dict[str, object]] = {
+    # The VPC CNI's network policy agent enforces the vLLM charts' NetworkPolicy objects; without it EKS
+    # accepts them and enforces nothing (Amazon EKS User Guide, cni-network-policy).
+    "vpc-cni": {"enableNetworkPolicy": "true"},
+    # A default StorageClass (ebs-csi-default-sc, gp3): from Kubernetes 1.30 EKS marks none, so a claim that
+    # names no class (FMA's controller chart makes one) stays Pending. "deploy the Amazon EBS recommended default
+    # storage class by setting the defaultStorageClass.enabled parameter to true when installing v1.31.0 or later
+    # of the aws-ebs-csi-driver add-on" (Amazon EKS User Guide, Kubernetes 1.30:
+    # https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions-standard.html).
+    EBS_CSI_ADDON: {"defaultStorageClass": {"enabled": True}},
+}
 
 
 @dataclass(frozen=True)
@@ -82,7 +94,8 @@ class InferenceCluster(Construct):
     - `admin_role_arns`: role ARNs given cluster-admin access entries (aws_eks_v2's
       `grant_cluster_admin`; call `cluster.grant_cluster_admin(id, arn)` for more). Default: none.
     - `logging`: `eks.ClusterLoggingTypes` to send to CloudWatch. Default: API, AUDIT, AUTHENTICATOR.
-    - `ebs_csi`: the aws-ebs-csi-driver add-on with its Pod Identity role. Default: False.
+    - `ebs_csi`: the aws-ebs-csi-driver add-on with its Pod Identity role and the default StorageClass
+      `ebs-csi-default-sc` (gp3) it makes: needed by claims that name no class (FMA's controller). Default: False.
     - `system_nodes`, `system_instance_type`: untainted nodes for CoreDNS and controllers.
       Default: 2 x `ec2.InstanceType("m6i.large")`.
 
@@ -250,11 +263,12 @@ class InferenceCluster(Construct):
             addon = self._cluster.eks_pod_identity_agent
             assert addon is not None
             return addon
-        # The VPC CNI's network policy agent enforces the vLLM charts' NetworkPolicy objects;
-        # without it EKS accepts them and enforces nothing (Amazon EKS User Guide, cni-network-policy).
-        configuration = {"enableNetworkPolicy": "true"} if name == "vpc-cni" else None
         addon = eks.Addon(
-            self, _construct_id(name), cluster=self.cluster, addon_name=name, configuration_values=configuration
+            self,
+            _construct_id(name),
+            cluster=self.cluster,
+            addon_name=name,
+            configuration_values=ADDON_CONFIGURATION.get(name),
         )
         cfn = cfn_resource(addon)
         # EKS installs self-managed vpc-cni, coredns and kube-proxy with the

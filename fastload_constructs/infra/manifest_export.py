@@ -34,6 +34,7 @@ from constructs import Construct, IConstruct, IValidation
 from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.tokens import CDK_TOKEN
 from fastload_constructs.infra.applied_chart import AppliedChart
+from fastload_constructs.infra.serving_registry import raise_config_error
 
 DEFAULT_DIRECTORY = "manifests"
 
@@ -244,7 +245,11 @@ def exports_in(root: IConstruct) -> list[ManifestExport]:
 
 def synth_with_manifests(app: cdk.App) -> Any:
     """`app.synth()`, then every ManifestExport in the app writes its YAML into the assembly folder."""
-    assembly = app.synth()  # validations (tokens, file clashes) run here, before anything is written
+    try:
+        assembly = app.synth()  # validations (tokens, file clashes, served-model clashes) run here, before writing
+    except RuntimeError:
+        raise_config_error(app)  # a clash among the served models: its own one line, as any bad input
+        raise
     for export in exports_in(app):
         export.write(assembly.directory)
     return assembly

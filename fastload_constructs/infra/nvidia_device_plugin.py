@@ -4,7 +4,9 @@ The AL2023 NVIDIA AMI ships the driver and container toolkit but not the
 device plugin, so without it no pod can request `nvidia.com/gpu`. The chart's
 default node affinity needs Node Feature Discovery labels, which are off by
 default; we add a term that matches our own GPU node label, so the plugin runs
-on fastload's GPU nodes with or without NFD.
+on fastload's GPU nodes with or without NFD. It tolerates every taint a fastload
+GPU pool carries (`naming.GPU_POOL_TAINT_KEYS`: the GPU taint, and the standby
+pool's), or the nodes of a pool it does not tolerate advertise no GPU.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct
 
 from fastload_constructs.core.errors import require
-from fastload_constructs.core.naming import GPU_TAINT_EFFECT, GPU_TAINT_KEY, LABEL_GPU_MODEL
+from fastload_constructs.core.naming import GPU_POOL_TAINT_KEYS, LABEL_GPU_MODEL
 
 CHART_REPOSITORY = "https://nvidia.github.io/k8s-device-plugin"
 CHART_NAME = "nvidia-device-plugin"
@@ -27,10 +29,13 @@ NFD_NVIDIA_PCI_LABEL = "feature.node.kubernetes.io/pci-10de.present"
 
 
 def device_plugin_values() -> dict[str, Any]:
-    """Helm values: tolerate the GPU taint, run where our GPU label or NFD's NVIDIA label is."""
+    """Helm values: tolerate every GPU pool's taints, run where our GPU label or NFD's NVIDIA label is.
+
+    The chart's `tolerations` value replaces its list (a Helm list), so the chart's own
+    `CriticalAddonsOnly` toleration is repeated here."""
     return {
         "tolerations": [
-            {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": GPU_TAINT_EFFECT},
+            *({"key": key, "operator": "Exists"} for key in GPU_POOL_TAINT_KEYS),
             {"key": "CriticalAddonsOnly", "operator": "Exists"},
         ],
         "affinity": {

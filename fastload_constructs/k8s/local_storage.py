@@ -25,7 +25,7 @@ from constructs import Construct
 
 from fastload_constructs.core.errors import whole_number_in
 from fastload_constructs.core.naming import (
-    GPU_TAINT_KEY,
+    GPU_POOL_TAINT_KEYS,
     INSTANCE_STORE_RAID0,
     LABEL_INSTANCE_STORE,
     LOCAL_NVME_STORAGE_CLASS,
@@ -204,4 +204,7 @@ class LocalNvmeStorage(cdk8s.Chart):
         self.daemon_set.scheduling.attract(
             kplus.Node.labeled(kplus.NodeLabelQuery.is_(LABEL_INSTANCE_STORE, INSTANCE_STORE_RAID0))
         )
-        self.daemon_set.scheduling.tolerate(kplus.Node.tainted(kplus.NodeTaintQuery.exists(GPU_TAINT_KEY)))
+        # Every GPU pool's taints (the standby pool's too): the claims on its nodes need the provisioner there.
+        self.daemon_set.scheduling.tolerate(
+            kplus.Node.tainted(*(kplus.NodeTaintQuery.exists(key) for key in GPU_POOL_TAINT_KEYS))
+        )

@@ -1,8 +1,8 @@
-"""NamespaceChart: the namespace the vLLM charts share, in a chart of its own.
+"""NamespaceChart: the namespace the server charts share, in a chart of its own.
 
 Several ServerCharts live in one namespace; if each created it, removing one
-model from the app would delete the namespace under the others. Deploy this
-chart once, before them.
+model from the app would delete the namespace under the others. Applied once,
+before them (`infra.ServingNamespace` does it for the models of a stack).
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ from fastload_constructs.core.validation import check_dns_label
 class RuntimeScriptsChart(cdk8s.Chart):
     """One ConfigMap, `fastload-runtime-<hash>`, in `namespace`, holding the in-pod scripts, one key per file.
 
-    Charts built with `ServerOptions(shared_runtime_scripts=True)` refer to it by name; `infra.ServedModel`
-    applies this chart once per cluster and namespace, before the first server that needs it.
+    Charts built with `ServerOptions(shared_runtime_scripts=True)` refer to it by name; `infra.ServingNamespace`
+    applies this chart once per stack, cluster and namespace, before the first server that needs it.
     """
 
     def __init__(

@@ -7,7 +7,7 @@ standbys (the same name, so KEDA's ScaledObject scales it unchanged):
 
 * ServiceAccount `<model>-vllm` (Pod Identity reads the model as before), Role and
   RoleBinding `<name>-launcher` (the launcher's state-change-reflector gets and
-  patches its own Pod), ConfigMaps `<name>-v1-proxy` (the path filter) and
+  patches its own Pod), ConfigMaps `<name>-path-filter` (the path filter's nginx.conf) and
   `<name>-cache-sync` (with the node-local model copy);
 * `InferenceServerConfig` and `LauncherConfig` `<name>`, `LauncherPopulationPolicy`
   `<name>-standby` (`fma.llm-d.ai/v1alpha1`, vendored in tests/fixtures/fma-0.6.4);
@@ -35,6 +35,7 @@ from fastload_constructs.core.errors import require
 from fastload_constructs.core.naming import MANAGED_BY, PART_OF
 from fastload_constructs.core.planning.plan import ServingPlan
 from fastload_constructs.core.serving.access import ServingAccess
+from fastload_constructs.core.serving.path_filter import CONFIG_FILE
 from fastload_constructs.core.serving.runtime_scripts import runtime_scripts
 from fastload_constructs.core.serving.server_pod import ServerSpec
 from fastload_constructs.core.serving.standby import (
@@ -42,10 +43,9 @@ from fastload_constructs.core.serving.standby import (
     FMA_API_VERSION,
     LAUNCHER_PORT,
     PROXY_PORT,
-    PROXY_SCRIPT,
     REQUESTER_SPI_PORT,
     StandbySpec,
-    proxy_script,
+    proxy_config,
     standby_node_pool_spec,
     standby_spec,
 )
@@ -122,7 +122,7 @@ class StandbyEnginesChart(cdk8s.Chart):
                 ],
             },
         )
-        _object(self, "ProxyScript", "v1", "ConfigMap", f"{name}-v1-proxy", {"data": {PROXY_SCRIPT: proxy_script()}})
+        _object(self, "PathFilter", "v1", "ConfigMap", f"{name}-path-filter", {"data": {CONFIG_FILE: proxy_config()}})
         if spec.init_containers:
             _object(
                 self,

@@ -5,8 +5,9 @@ Renders what `core.serving.warm_spares` decided; it decides nothing itself.
 * `PriorityClassesChart`: the two cluster-scoped PriorityClasses, once per
   cluster: `fastload-vllm` (1000, preempts lower priorities) for every vLLM pod
   and `fastload-warm-spare` (-1000, preempts nothing) for the placeholders.
-  Apply it before any chart whose pods name a class: admission refuses a pod
-  whose PriorityClass does not exist.
+  Applied before any chart whose pods name a class (admission refuses a pod
+  whose PriorityClass does not exist): `infra.ServingPriorityClasses` does it
+  for the models of a stack.
 * `WarmSparesChart`: per model, a Deployment of `spares` placeholders with the
   vLLM pod's requests, node affinity and toleration, running the vLLM image.
   Init containers are the vLLM pod's own cache steps (warm-check, stage-model,
@@ -57,7 +58,7 @@ SPARE_CONTAINER = "reserve"
 
 
 class PriorityClassesChart(cdk8s.Chart):
-    """The vLLM and warm-spare PriorityClasses (cluster-scoped; one chart per cluster).
+    """The vLLM and warm-spare PriorityClasses (cluster-scoped; one per cluster: `infra.ServingPriorityClasses`).
 
     Attributes: `classes` (the PriorityClasses decided), `vllm_class_name`, `spare_class_name`.
     """

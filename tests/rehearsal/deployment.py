@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
-from tests.rehearsal import helm, kubernetes, limits, references, trust
+from tests.rehearsal import daemonsets, helm, images, kubernetes, limits, references, storage, trust
 from tests.rehearsal.environment import Environment
 from tests.rehearsal.resolve import Resolver
 
@@ -68,9 +68,19 @@ class Deployment:
         problems = []
         for lid, obj in self.manifests:
             problems += kubernetes.kubernetes_object(obj, lid)
+            # The kubectl handler creates and updates with client-side `kubectl apply`, which stores the whole
+            # object in the last-applied annotation (a CRD's schema is what overflows it in practice).
             size = len(json.dumps(obj, separators=(",", ":")))
             if size > KUBECTL_LAST_APPLIED_MAX:
-                problems.append(f"{lid} {obj.get('kind')}: {size} bytes exceed the 256 KiB last-applied annotation")
+                fix = (
+                    " (install a CRD from a Helm chart's crds/ or with server-side apply)"
+                    if obj.get("kind") == ("CustomResourceDefinition")
+                    else ""
+                )
+                problems.append(
+                    f"{lid} {obj.get('kind')}/{obj.get('metadata', {}).get('name')}: {size} bytes exceed the "
+                    f"256 KiB last-applied annotation of client-side apply{fix}"
+                )
         return problems
 
     def helm_problems(self) -> list[str]:
@@ -163,7 +173,7 @@ class Deployment:
             if obj.get("kind") == "EC2NodeClass":
                 problems += self._node_class_problems(lid, obj)
         for lid, props in self.of_type(HELM).items():
-            if props["Chart"] == "karpenter":
+            if props.get("Chart") == "karpenter":
                 problems += self._karpenter_settings_problems(lid, helm.values_of(props))
             problems += self._node_selector_problems(lid, props)
         return problems
@@ -243,6 +253,64 @@ class Deployment:
             )
         return problems
 
+    # --- DaemonSets against the pools they serve ------------------------------------------------------------
+    def pools(self) -> list[daemonsets.Pool]:
+        """Every managed node group and Karpenter NodePool of the stack, with the labels and taints of its nodes."""
+        labels = self.node_labels()
+        found = [
+            daemonsets.nodegroup_pool(f"node group {lid}", props, labels[lid])
+            for lid, props in self.of_type("AWS::EKS::Nodegroup").items()
+        ]
+        node_classes = {o["metadata"]["name"]: o for _, o in self.manifests if o.get("kind") == "EC2NodeClass"}
+        found += [
+            daemonsets.node_pool(f"{lid} NodePool/{o['metadata']['name']}", o, node_classes)
+            for lid, o in self.manifests
+            if o.get("kind") == "NodePool"
+        ]
+        return found
+
+    def daemonset_pods(self) -> list[daemonsets.DaemonSetPods]:
+        found = [daemonsets.manifest_daemonset(lid, o) for lid, o in self.manifests if o.get("kind") == "DaemonSet"]
+        for lid, props in self.of_type(HELM).items():
+            spec = helm.chart_spec(props)
+            if spec is not None and spec.daemonset:
+                rendered = helm.merged(spec.defaults(), helm.values_of(props))
+                found.append(daemonsets.helm_daemonset(lid, props["Chart"], rendered))
+        return found
+
+    def daemonset_problems(self) -> list[str]:
+        """On a cluster of its own the stack installs what its GPU pools need; on an imported cluster the device
+        plugin is a documented precondition (docs/existing-cluster.md), so only the tolerations are checked."""
+        own_cluster = bool(self.of_type("AWS::EKS::Cluster"))
+        return daemonsets.problems(self.daemonset_pods(), self.pools(), need_device_plugin=own_cluster)
+
+    # --- claims against the StorageClasses that exist ---------------------------------------------------------
+    def storage_problems(self) -> list[str]:
+        claims = storage.manifest_claims(self.manifests)
+        for lid, props in self.of_type(HELM).items():
+            claims += [
+                storage.Claim(f"{lid} ({props['Chart']}) PersistentVolumeClaim/{n}", c)
+                for n, c in helm.created_claims(props)
+            ]
+        return storage.problems(claims, storage.classes(self.manifests, self.of_type("AWS::EKS::Addon").values()))
+
+    # --- commands against what their images provide -----------------------------------------------------------
+    def containers(self) -> list[tuple[str, dict[str, Any]]]:
+        """(where, container) of every init and app container of the pods the stack's manifests make, FMA's
+        LauncherConfig pod template included."""
+        found = []
+        for lid, obj in self.manifests:
+            spec = obj.get("spec", {})
+            template = spec.get("podTemplate") if obj.get("kind") == "LauncherConfig" else spec.get("template")
+            pod = (template or {}).get("spec") or {}
+            for kind in ("initContainers", "containers"):
+                for c in pod.get(kind, []):
+                    found.append((f"{lid} {obj['kind']}/{obj['metadata']['name']} {kind[:-1]} {c['name']}", c))
+        return found
+
+    def image_problems(self) -> list[str]:
+        return images.problems(self.containers())
+
     # --- limits ----------------------------------------------------------------------------------------------
     def limit_problems(self) -> list[str]:
         return limits.check(self.template, self.resources, self.ref)
@@ -253,6 +321,9 @@ class Deployment:
             *self.helm_problems(),
             *self.trust_problems(),
             *self.cross_reference_problems(),
+            *self.daemonset_problems(),
+            *self.storage_problems(),
+            *self.image_problems(),
             *self.limit_problems(),
         ]
 

@@ -33,6 +33,10 @@ class ChartSpec:
     defaults_file: Path | None
     paths: dict[str, Rule]
     service_accounts: Callable[[Mapping[str, Any]], list[str]] = field(default=lambda values: [])
+    # The chart renders a DaemonSet whose pod spec takes `nodeSelector`, `affinity` and `tolerations` as they are.
+    daemonset: bool = False
+    # (rendered values, release) -> (name, storageClassName or None) of each PersistentVolumeClaim it creates.
+    claims: Callable[[Mapping[str, Any], str], list[tuple[str, str | None]]] = field(default=lambda values, release: [])
 
     def defaults(self) -> dict[str, Any]:
         return yaml.safe_load(self.defaults_file.read_text()) if self.defaults_file else {}
@@ -99,11 +103,10 @@ CHARTS: dict[tuple[str, str], ChartSpec] = {
         },
         service_accounts=_keda_service_accounts,
     ),
-    # values.yaml not vendored: the keys below are the chart's pod-spec values at 0.20.0
-    # (https://github.com/NVIDIA/k8s-device-plugin/blob/v0.20.0/deployments/helm/nvidia-device-plugin/values.yaml).
+    # Its DaemonSet template copies nodeSelector, affinity and tolerations into the pod spec as they are.
     ("nvidia-device-plugin", "0.20.0"): ChartSpec(
         source="https://github.com/NVIDIA/k8s-device-plugin/tree/v0.20.0/deployments/helm/nvidia-device-plugin",
-        defaults_file=None,
+        defaults_file=FIXTURES / "nvidia-device-plugin-0.20.0" / "values.yaml",
         paths={
             "nodeSelector": k8s.node_selector,
             "tolerations": k8s.tolerations,
@@ -112,10 +115,32 @@ CHARTS: dict[tuple[str, str], ChartSpec] = {
             "podAnnotations": k8s.annotation_map,
             "priorityClassName": lambda v, w: k8s.dns1123_subdomain(v, w) if v else [],
         },
+        daemonset=True,
     ),
 }
-# Charts that only install CRDs: no values, no pods.
+
+
+def _fma_claims(values: Mapping[str, Any], release: str) -> list[tuple[str, str | None]]:
+    """templates/dual-pods-controller/deployment.yaml: a 1 GiB ReadWriteOnce claim with no storageClassName (and no
+    value to set one), mounted by the controller, whenever dualPodsController.enabled."""
+    enabled = values.get("dualPodsController", {}).get("enabled")
+    return [(f"{release}-coverdata-dual-pods-controller", None)] if enabled else []
+
+
+CHARTS[("fma-controllers", "0.6.4")] = ChartSpec(
+    source="https://github.com/llm-d-incubation/llm-d-fast-model-actuation/tree/v0.6.4/charts/fma-controllers",
+    defaults_file=FIXTURES / "fma-0.6.4" / "values.yaml",
+    paths={
+        "global.nodeViewClusterRole": lambda v, w: k8s.dns1123_subdomain(v, w) if v else [],
+        "launcherPopulator.resources": k8s.resources,
+    },
+    # templates/*: serviceAccountName {{ .Release.Name }}-fma-controllers, created by the chart (not valued).
+    claims=_fma_claims,
+)
+# Charts that only install CRDs: no values, no pods. A chart given as an asset (ChartAssetURL, no Chart) is
+# known by its release: the package's own charts.
 CRD_ONLY = {("karpenter-crd", "1.14.1")}
+CRD_ONLY_ASSET_RELEASES = {"fma-crds"}
 
 
 def merged(defaults: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
@@ -158,6 +183,10 @@ def _get(values: Mapping[str, Any], path: str) -> Any:
 
 
 def chart_spec(props: Mapping[str, Any]) -> ChartSpec | None:
+    if "Chart" not in props and props.get("ChartAssetURL"):
+        if props.get("Release") in CRD_ONLY_ASSET_RELEASES:
+            return None
+        raise AssertionError(f"Helm chart asset of release {props.get('Release')} has no entry in tests/rehearsal/helm")
     key = (props["Chart"], props.get("Version"))
     if key in CRD_ONLY:
         return None
@@ -177,7 +206,7 @@ def check_release(props: Mapping[str, Any], where: str) -> list[str]:
     if spec is None:
         return []
     ours = values_of(props)
-    label = f"{props['Chart']} {props.get('Version')} Helm values"
+    label = f"{props.get('Chart')} {props.get('Version')} Helm values"
     unknown = unknown_keys(ours, spec.defaults(), set(spec.paths)) if spec.defaults_file else []
     problems = [f"{where}: {label} key {k!r} is not in the chart's values.yaml: Helm ignores it" for k in unknown]
     problems += k8s.dns1123_label(props.get("Namespace", "default"), f"{where}: {label} release namespace")
@@ -187,6 +216,16 @@ def check_release(props: Mapping[str, Any], where: str) -> list[str]:
         if value is not None:
             problems += [f"{where}: {p}" for p in rule(value, f"{label} {path}")]
     return problems
+
+
+def created_claims(props: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+    """(namespace/name, storageClassName or None) of every PersistentVolumeClaim the release creates."""
+    spec = chart_spec(props)
+    if spec is None:
+        return []
+    rendered = merged(spec.defaults(), values_of(props))
+    namespace = props.get("Namespace", "default")
+    return [(f"{namespace}/{name}", cls) for name, cls in spec.claims(rendered, props.get("Release", props["Chart"]))]
 
 
 def created_service_accounts(props: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -37,6 +37,7 @@ def problems(
     accounts = {(ns, n) for kind, ns, n in named if kind == "ServiceAccount"} | service_accounts
     classes = {n for kind, _, n in named if kind == "PriorityClass"} | BUILTIN_PRIORITY_CLASSES
     pods = [(o["metadata"].get("namespace"), labels) for _, o in objects for labels, _ in _pod_specs(o)]
+    pods += _launcher_pods(objects)
     found = []
     for lid, o in objects:
         kind, ns, name = o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"]
@@ -71,9 +72,23 @@ def problems(
         selector = _selector(o)
         if selector and not any(pns == ns and _selects(selector, labels) for pns, labels in pods):
             found.append(f"{where}: selector {selector} selects no pod template in {ns}")
-        claim_class = spec.get("storageClassName") if kind == "PersistentVolumeClaim" else None
-        if claim_class and ("StorageClass", None, claim_class) not in named:
-            found.append(f"{where}: StorageClass {claim_class!r} does not exist")
+    return found
+
+
+def _launcher_pods(objects: list[tuple[str, Mapping[str, Any]]]) -> list[tuple[str | None, dict[str, str]]]:
+    """FMA's launcher Pods: its LauncherConfig's pod template labels, plus the labels an InferenceServerConfig naming
+    that LauncherConfig has FMA put on the Pod while its engine is bound (api/v1alpha1 ModelServerConfig.Labels)."""
+    found = []
+    for _, obj in objects:
+        if obj.get("kind") != "LauncherConfig":
+            continue
+        ns, name = obj["metadata"].get("namespace"), obj["metadata"]["name"]
+        labels = dict(obj["spec"]["podTemplate"].get("metadata", {}).get("labels", {}))
+        found.append((ns, labels))
+        for _, isc in objects:
+            spec = isc.get("spec", {})
+            if isc.get("kind") == "InferenceServerConfig" and spec.get("launcherConfigName") == name:
+                found.append((ns, {**labels, **spec.get("modelServerConfig", {}).get("labels", {})}))
     return found
 
 

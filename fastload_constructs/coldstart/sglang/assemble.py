@@ -69,7 +69,7 @@ def parse_lines(lines: Iterable[str], label: str = "log", started_at: datetime |
     warmup_s, warmup_evidence = warmup(ready, warmup_sign)
     stopped = None if ready.ready else failure(found, warmup_sign is not None)
     workers, workers_source = count_workers(found)
-    on_gpus, on_gpus_evidence = weights_on_gpus(found, weights.seconds)
+    on_gpus, on_gpus_evidence, weight_notes = weights_on_gpus(found, weights.seconds)
     seconds = {"distributed_init": dist.seconds, "weight_load": weights.seconds, "cuda_graph": capture.seconds}
     seconds |= {"kv_cache_profiling": pool_s, "api_server": server_s, "warmup": warmup_s}
     evidence = [*dist.evidence, *weights.evidence, *pool_evidence, *capture.evidence, *server_evidence]
@@ -103,6 +103,8 @@ def parse_lines(lines: Iterable[str], label: str = "log", started_at: datetime |
         worker_count_source=workers_source,
         evidence=tuple(evidence),
         lines_read=found.lines_read,
+        notes=tuple(note for note in (found.steps.note, found.skipped.note, *weight_notes) if note),
+        clock_steps=tuple(found.steps.steps),
     )
 
 
@@ -111,4 +113,4 @@ def _recognises(line: str) -> bool:
 
 
 # What coldstart/parser.py needs to tell an SGLang log apart and read it.
-LOG = EngineLog(ENGINE, "SGLang", _recognises, parse_lines)
+LOG = EngineLog(ENGINE, "SGLang", _recognises, parse_lines, "The server is fired up and ready to roll!")

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from fastload_constructs.coldstart.figures import GIB, MAX_BYTES, MAX_SECONDS
+
 # A bracketed full date, optional milliseconds (SGLANG_LOG_MS=1), rank tags; searched anywhere in a line so
 # a collector's or another logger's prefix, or a progress bar printed before it, does not hide it.
 PREFIX = re.compile(
@@ -54,6 +56,13 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # http_server.py:2600 at 0.5.23, the same since 0.2.
     ("ready", re.compile(r"The server is fired up and ready to roll!")),
 )
+# The figures a start-up line's groups hold, by kind, and their bounds (coldstart/figures.py): seconds, or the
+# "GB" of SGLang's memory helpers (GiB).
+FIGURES: dict[str, tuple[tuple[str, float], ...]] = {
+    "dist_end": (("elapsed", MAX_SECONDS),),
+    "weight_end": (("elapsed", MAX_SECONDS), ("mem usage", MAX_BYTES / GIB)),
+    "capture_end": (("elapsed", MAX_SECONDS),),
+}
 # Failures that name their cause, most specific first, with the phase each names (None: the phase that was
 # running); searched in every line (tracebacks carry no prefix).
 NAMED_FAILURES: tuple[tuple[str | None, re.Pattern[str]], ...] = (
@@ -80,6 +89,19 @@ MARKERS = re.compile(
     r"|Init torch distributed (?:begin|ends)|sglang is using nccl|DeepGEMM JIT|sglang\.compile_deep_gemm",
     re.IGNORECASE,
 )
+# Devices whose GPU shares its memory with the CPU (GB10: DGX Spark's one pool) or is tied to a Grace CPU's
+# (GH200, GB200, GB300): SGLang's "mem usage" is a change in free memory (model_runner.py `load_model`:
+# before_avail_memory - after_avail_memory, from torch.cuda.mem_get_info), which there moves with what the CPU
+# side does (page cache, host copies) and is not the weights' size. Torch names the device in its warnings
+# ("Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.").
+UNIFIED_MEMORY = re.compile(r"\b(?:GB10|GH200|GB200|GB300)\b|\bGrace\b|\b[Uu]nified [Mm]emory\b")
+# What the server_args line says of the model's size: its path (whose name usually states the parameter count:
+# "Llama-3.1-70B-Instruct", "Nemotron-3-Super-120B-A12B-NVFP4"; "A12B" is the active count, not read), its dtype
+# and quantization.
+MODEL_PATH = re.compile(r"\bmodel_path='(?P<path>[^']+)'")
+MODEL_DTYPE = re.compile(r"(?<!\w)dtype='(?P<dtype>\w+)'")
+MODEL_QUANTIZATION = re.compile(r"(?<!\w)quantization='(?P<quantization>[\w-]+)'")
+PARAMETERS_IN_NAME = re.compile(r"(?<![A-Za-z0-9.])(?P<billions>\d+(?:\.\d+)?)[Bb](?![A-Za-z0-9])")
 # The parallel sizes in the server_args line, and DP attention (its DP ranks are the TP ranks, not replicas).
 PARALLEL_SIZES = re.compile(r"\b(tp_size|pp_size|dp_size)=(\d+)")
 DP_ATTENTION = re.compile(r"\benable_dp_attention=True\b")

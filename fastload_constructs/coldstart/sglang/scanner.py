@@ -3,19 +3,26 @@ traceback, the streamer's summaries and the server_args line; every other line i
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from fastload_constructs.coldstart.clock import Clock
+from fastload_constructs.coldstart.figures import MAX_BYTES, MAX_SECONDS, MAX_WORKERS, Skipped, bounded, whole
 from fastload_constructs.coldstart.lines import EVIDENCE_CHARS, MAX_LINE_CHARS
 from fastload_constructs.coldstart.sglang.patterns import (
     ERROR_LINE,
     FAILURES,
+    FIGURES,
     NAMED_FAILURES,
+    PARALLEL_SIZES,
     PATTERNS,
     PREFIX,
     TRACEBACK_FRAME,
     TRACEBACK_START,
+    UNIFIED_MEMORY,
 )
 from fastload_constructs.coldstart.streamer import STREAMER_SUMMARY, streamed_bytes
 
@@ -102,6 +109,12 @@ class Scan:
     ranks: set[str] = field(default_factory=set)  # every rank tag seen on a prefixed line
     traceback: Traceback | None = None
     capture_bar_line: int = 0  # the last capture progress bar ("Capturing batches (bs=.."), printed bare
+    # Figures out of range the log carried (coldstart/figures.py): their lines are left out, counted in one note.
+    skipped: Skipped = field(default_factory=Skipped)
+    # The steps the log's clock took, taken out of every time above (coldstart/clock.py).
+    steps: Clock = field(default_factory=Clock)
+    # The first line naming a device with unified CPU-GPU memory (patterns.UNIFIED_MEMORY): (its name, the line).
+    unified_memory: tuple[str, int] | None = None
 
     def of(self, *kinds: str) -> list[Event]:
         return [e for e in self.events if e.kind in kinds]
@@ -117,14 +130,41 @@ def _failure(line: str, number: int, strongest: Failure | None) -> Failure | Non
     return strongest
 
 
+def _prefix_time(prefix: re.Match[str]) -> datetime | None:
+    """The prefix's date and time; None for a date no calendar has (month 13): that line is read untimed."""
+    try:
+        at = datetime.strptime(prefix["at"], "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return None
+    return at.replace(microsecond=int(prefix["ms"].ljust(6, "0"))) if prefix["ms"] else at
+
+
+def _server_args(scan: Scan, message: str, number: int) -> str | None:
+    """The server_args line, unless a parallel size in it is out of range (then counted, and no size is read)."""
+    sizes = PARALLEL_SIZES.findall(message)
+    counts = [whole(v, MAX_WORKERS) for _, v in sizes]
+    if any(c is None for c in counts) or math.prod(c or 1 for c in counts) > MAX_WORKERS:
+        key, value = next(((k, v) for (k, v), c in zip(sizes, counts, strict=True) if c is None), ("tp x pp x dp", "?"))
+        scan.skipped.add(number, key, value)
+        return None
+    return message
+
+
+def _absurd_figure(kind: str, values: tuple[str | None, ...]) -> tuple[str, object] | None:
+    """The first figure of a start-up line out of its bound, as (its name, its text)."""
+    for (name, high), value in zip(FIGURES.get(kind, ()), values, strict=False):
+        if value is not None and bounded(value, high) is None:
+            return name, value
+    return None
+
+
 def _timed(scan: Scan, line: str, number: int) -> None:
     """A line with SGLang's dated prefix: it moves the clock, and may be a start-up event."""
     prefix = PREFIX.search(line)
-    if prefix is None:
+    raw = _prefix_time(prefix) if prefix is not None else None
+    if prefix is None or raw is None:
         return
-    at = datetime.strptime(prefix["at"], "%Y-%m-%d %H:%M:%S")
-    if prefix["ms"]:
-        at = at.replace(microsecond=int(prefix["ms"].ljust(6, "0")))
+    at = scan.steps.read(raw, number)
     scan.first_at = scan.first_at or at
     scan.last_at = at
     message, rank = prefix["msg"], prefix["ranks"].strip()
@@ -133,8 +173,12 @@ def _timed(scan: Scan, line: str, number: int) -> None:
     for kind, pattern in PATTERNS:
         found = pattern.search(message)
         if found:
+            absurd = _absurd_figure(kind, found.groups())
+            if absurd is not None:
+                scan.skipped.add(number, *absurd)
+                return
             if kind == "server_args" and scan.server_args is None:
-                scan.server_args = message
+                scan.server_args = _server_args(scan, message, number)
             scan.events.append(Event(at, rank, kind, found.groups(), number, line[:EVIDENCE_CHARS]))
             return
 
@@ -153,6 +197,15 @@ def _traced(scan: Scan, line: str, number: int) -> None:
         tb.add(line, number)
 
 
+def _streamer_summary(scan: Scan, streamed: re.Match[str], number: int, line: str) -> None:
+    size = bounded(streamed_bytes(streamed["size"], streamed["size_unit"]), MAX_BYTES)
+    seconds = bounded(streamed["seconds"], MAX_SECONDS)
+    if size is None or seconds is None:
+        scan.skipped.add(number, "streamed size" if size is None else "streamed seconds", streamed.group(0))
+        return
+    scan.streamed.append(Streamed(size, seconds, number, line[:EVIDENCE_CHARS]))
+
+
 def scan(lines: Iterable[str]) -> Scan:
     found = Scan()
     for number, raw in enumerate(lines, start=1):
@@ -162,9 +215,11 @@ def scan(lines: Iterable[str]) -> Scan:
         _traced(found, line, number)
         if "Capturing batches" in line:
             found.capture_bar_line = number
+        if found.unified_memory is None and ("G" in line or "nified" in line):
+            device = UNIFIED_MEMORY.search(line)
+            found.unified_memory = (device.group(0), number) if device else None
         streamed = STREAMER_SUMMARY.search(line)
         if streamed:
-            size = streamed_bytes(streamed["size"], streamed["size_unit"])
-            found.streamed.append(Streamed(size, float(streamed["seconds"]), number, line[:EVIDENCE_CHARS]))
+            _streamer_summary(found, streamed, number, line)
         _timed(found, line, number)
     return found

@@ -148,6 +148,8 @@ def _report(timeline: Timeline, label: str, started_at: datetime | None) -> Cold
         worker_count_source=workers.source,
         evidence=tuple(found.evidence),
         lines_read=timeline.lines_read,
+        notes=tuple(note for note in (timeline.steps.note, timeline.skipped.note) if note),
+        clock_steps=tuple(timeline.steps.steps),
     )
 
 
@@ -162,4 +164,4 @@ def _recognises(line: str) -> bool:
 
 
 # What coldstart/parser.py needs to tell a vLLM log apart and read it.
-LOG = EngineLog(ENGINE, "vLLM", _recognises, parse_lines)
+LOG = EngineLog(ENGINE, "vLLM", _recognises, parse_lines, "Application startup complete.")

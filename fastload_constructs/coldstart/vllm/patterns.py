@@ -77,10 +77,17 @@ TRACEBACK_FRAME = re.compile(r'File "(?P<path>[^"]+)", line \d+, in (?P<function
 #     `initialize_model_parallel`, `ensure_model_parallel_initialized`, worker `init_worker_distributed_environment`,
 #     the NCCL communicator (device_communicators/pynccl*.py, `ncclCommInitRank`, `GroupCoordinator`), torch's
 #     TCPStore rendezvous (`DistNetworkError`).
-#   engine_init: worker `init_device` (device set-up, which also calls the distributed init above).
+#   engine_init: worker `init_device` (device set-up, which also calls the distributed init above: a failure
+#     whose lines also show distributed frames, torch's c10d C++ ones included, is the distributed init's).
 #   dynamo_transform: torch/_dynamo's tracing (convert_frame.py, symbolic_convert.py, output_graph.py), not
 #     eval_frame.py, through which every call of a compiled model passes.
 #   graph_compile: torch/_inductor/compile_fx.py, vllm/compilation/backends.py and compiler_interface.py.
+DISTRIBUTED_CALLS = re.compile(
+    r"\b(?:init_distributed_environment|init_worker_distributed_environment|initialize_model_parallel"
+    r"|ensure_model_parallel_initialized|ncclCommInit\w*|PyNcclCommunicator|GroupCoordinator"
+    r"|DistNetworkError|TCPStore|ProcessGroupNCCL)\b|device_communicators/pynccl|c10d/"
+)
+INIT_DEVICE = re.compile(r"\binit_device\b")
 FAILING_CALLS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("graph_compile", re.compile(r'tpu\w*\.py", line \d+, in capture_model\b|\b_precompile_\w+')),
     ("cuda_graph", re.compile(r"\b(?:capture_model|_capture_cudagraphs)\b")),
@@ -100,26 +107,27 @@ FAILING_CALLS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "weight_load",
         re.compile(r"\b(?:load_model|load_weights|download_model|process_weights_after_loading)\b"),
     ),
-    (
-        "distributed_init",
-        re.compile(
-            r"\b(?:init_distributed_environment|init_worker_distributed_environment|initialize_model_parallel"
-            r"|ensure_model_parallel_initialized|ncclCommInit\w*|PyNcclCommunicator|GroupCoordinator"
-            r"|DistNetworkError|TCPStore)\b|device_communicators/pynccl"
-        ),
-    ),
-    ("engine_init", re.compile(r"\binit_device\b")),
+    ("distributed_init", DISTRIBUTED_CALLS),
+    ("engine_init", INIT_DEVICE),
 )
 # A traceback of a TPU worker: its capture_model is XLA's precompile, not a CUDA-graph capture.
 TPU_WORKER = re.compile(r"\btpu_(?:model_runner|worker)\.py")
 
 # Errors that are a root cause wherever they are printed (an ERROR record before the exception line, a
 # wrapped message): NCCL's ("NCCL error: unhandled system error", "ncclCommInitRank failed with error: NCCL
-# error: internal error"), CUDA's ("CUDA error: out of memory"), torch's OOM and rendezvous timeouts.
+# error: internal error"), CUDA's ("CUDA error: out of memory"), torch's OOM and rendezvous timeouts
+# (torch/csrc/distributed/c10d/socket.cpp: "The client socket has timed out after 600000ms while trying to
+# connect to (host, port).").
 ROOT_CAUSE = re.compile(
     r"NCCL error\b.*|CUDA error\b.*|(?:torch\.)?(?:cuda\.)?OutOfMemoryError\b.*|CUDA out of memory\b.*"
-    r"|DistNetworkError\b.*"
+    r"|DistNetworkError\b.*|The client socket has timed out after \d+ms while trying to connect to .*"
 )
+# torch's C++ log lines (glog's "[E616 02:08:15.931416442 socket.cpp:1023] [c10d] ..."), printed to stderr
+# without vLLM's envelope: the errors (E, F) of c10d's TCPStore rendezvous and of NCCL are root causes.
+TORCH_CPP_ERROR = re.compile(r"^\[[EF]\d{3,4} \d{2}:\d{2}:\d{2}\.\d+ [\w.]+:\d+\] (?P<message>.+)$")
+# A frame of torch's C++ backtrace ("Exception raised from ... (most recent call first):", then "frame #6:
+# c10d::TCPStore::TCPStore(...)"): it says where, as a Python frame does.
+CPP_FRAME = re.compile(r"^frame #\d+: \S")
 NCCL_ERROR = re.compile(r"\bNCCL error\b")
 # Lines of a traceback that are not its message: frames, code, carets, the header.
 TRACEBACK_CONTEXT = re.compile(r'^(?:\s|File "|\^+$|Traceback \(most recent call last\):|During handling of)')
@@ -259,8 +267,10 @@ MESSAGE_PATTERNS: tuple[tuple[LineKind, re.Pattern[str]], ...] = (
     #   vllm/v1/worker/gpu/model_runner.py (0.34.0): "Graph capturing finished in %.0f secs, took %.2f GiB";
     #   0.5.x-0.6.3 vllm/worker/model_runner.py: "Graph capturing finished in %.0f secs."
     (LineKind.CUDA_GRAPH, re.compile(rf"^Graph capturing finished in {_NUM} secs?(?:, took {_GIB} GiB|\.)$")),
-    # vllm/v1/worker/gpu_worker.py: 0.10.1-0.11.0 "Available KV cache memory: %.2f GiB"; 0.34.0 "%s GiB"
-    (LineKind.KV_CACHE_MEMORY, re.compile(rf"^Available KV cache memory: {_GIB} GiB$")),
+    # vllm/v1/worker/gpu_worker.py: 0.10.1-0.11.0 "Available KV cache memory: %.2f GiB"; 0.34.0 "%s GiB";
+    # TPU, tpu-inference kv_cache_manager.py: "Init kv-cache | num_layers=%d | shape=..." (the KV cache is set up
+    # next, as on GPUs after the memory line)
+    (LineKind.KV_CACHE_MEMORY, re.compile(rf"^Available KV cache memory: {_GIB} GiB$|^Init kv-cache \| num_layers=")),
     # Memory profiling, which in 0.6.5-0.11.0 runs the model's first forward and so contains torch.compile:
     #   vllm/worker/worker.py (0.6.6-0.10.1) and vllm/utils (0.11.0): "Memory profiling takes %.2f seconds..."
     #   vllm/worker/worker.py (0.6.5): "Memory profiling results: duration=%.2f seconds, ..."
@@ -346,6 +356,7 @@ KEYWORDS = (
     "Capturing",
     "Graph capturing",
     "KV cache memory",
+    "Init kv-cache",
     "profiling",
     "init engine",
     "Starting vLLM",
@@ -393,6 +404,13 @@ def classify_progress(line: str) -> tuple[LineKind, re.Match[str]] | None:
     """A progress bar that shows a phase running (the checkpoint-shard bar), or None."""
     found = WEIGHTS_PROGRESS.search(line)
     return (LineKind.WEIGHTS_PROGRESS, found) if found else None
+
+
+def is_frame(line: str) -> bool:
+    """A traceback frame: Python's ('File "...", line N, in f') or torch's C++ ("frame #6: c10d::...")."""
+    if 'File "' in line:
+        return TRACEBACK_FRAME.search(line) is not None
+    return line.startswith("frame #") and CPP_FRAME.match(line) is not None
 
 
 def is_whole_line(text: str) -> bool:

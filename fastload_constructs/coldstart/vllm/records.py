@@ -12,6 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from fastload_constructs.coldstart.clock import Clock
+from fastload_constructs.coldstart.figures import Skipped
 from fastload_constructs.coldstart.vllm.patterns import LineKind
 
 
@@ -61,6 +63,10 @@ class Timeline:
     clock: str = "undecided"
     lines_read: int = 0
     stopped_at_ready: bool = False
+    # Figures out of range the log carried (coldstart/figures.py): not read, counted in one note.
+    skipped: Skipped = field(default_factory=Skipped)
+    # The steps the log's clock took, taken out of every time above (coldstart/clock.py).
+    steps: Clock = field(default_factory=Clock)
 
     def of_kind(self, *kinds: LineKind) -> list[LogEvent]:
         return [e for e in self.events if e.kind in kinds]

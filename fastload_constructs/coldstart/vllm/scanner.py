@@ -8,11 +8,14 @@ time and only recognised events and error lines are kept; reading stops at
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from fastload_constructs.coldstart import forms
+from fastload_constructs.coldstart.clock import Clock
+from fastload_constructs.coldstart.figures import GIB, MAX_BYTES, MAX_SECONDS, MAX_WORKERS, bounded, out_of_range, whole
 from fastload_constructs.coldstart.lines import EVIDENCE_CHARS, MAX_LINE_CHARS
+from fastload_constructs.coldstart.streamer import streamed_bytes
 from fastload_constructs.coldstart.timestamps import collector_time, parse_time
 from fastload_constructs.coldstart.vllm import patterns
 from fastload_constructs.coldstart.vllm.patterns import LineKind
@@ -27,6 +30,27 @@ _BARE_HINTS = ("RunAI", "Capturing", "checkpoint shards")
 _LEVELS = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s")
 # JSON records around vLLM's lines (forms.py), told apart from logged messages by vLLM's own line forms.
 _ENVELOPES = forms.Envelopes(patterns.is_whole_line)
+# The figures a start-up line carries (patterns.py group names) and their bounds (coldstart/figures.py).
+_FIGURE_BOUNDS = {
+    "seconds": MAX_SECONDS,
+    "seconds2": MAX_SECONDS,
+    "seconds3": MAX_SECONDS,
+    "warmup": MAX_SECONDS,
+    "gib": MAX_BYTES / GIB,
+    "percent": 100.0,
+}
+
+
+def _absurd_figure(values: dict[str, str]) -> tuple[str, object] | None:
+    """The first figure of a start-up line out of its bound (the streamer's size in its own unit)."""
+    found = out_of_range(values, _FIGURE_BOUNDS)
+    if (
+        found is None
+        and "size" in values
+        and bounded(streamed_bytes(values["size"], values["size_unit"]), MAX_BYTES) is None
+    ):
+        return "size", values["size"]
+    return found
 
 
 def _vllm_time(text: str, previous: datetime | None) -> datetime | None:
@@ -47,6 +71,12 @@ def _innermost_prefix(line: str) -> tuple[str | None, str | None]:
     return (found[-1]["process"], found[-1]["pid"]) if found else (None, None)
 
 
+def _compared(process: str | None, repeated: int) -> bool:
+    """Whether a line's time is compared with the others' to find a clock step (clock.py): not the lines Ray
+    prints for its workers, late ("(RayWorkerWrapper pid=..)", "[repeated 3x across cluster]")."""
+    return not repeated and not (process or "").startswith("Ray")
+
+
 # Events after which the start has made progress: an error before one of them was survived.
 _MILESTONES = frozenset(LineKind) - {LineKind.VERSION}
 
@@ -56,8 +86,10 @@ class _Scanner:
 
     def __init__(self) -> None:
         self.timeline = Timeline()
-        # The vLLM time of the last record that mattered to nothing, parsed only when needed.
-        self.lazy_time: str | None = None
+        self.clock: Clock = self.timeline.steps
+        # The vLLM time of the last record that mattered to nothing (its line, and whether it is compared with
+        # the others: see clock.py), parsed only when needed.
+        self.lazy_time: tuple[str, int, bool] | None = None
         # Events seen before any line carried a time, held until one does.
         self.untimed: list[tuple[str, LineKind, dict[str, str], int, str, int]] = []
         # The last line that carried a collector's stamp.
@@ -65,12 +97,13 @@ class _Scanner:
 
     def _settle(self) -> None:
         if self.lazy_time is not None:
-            at = _vllm_time(self.lazy_time, self.timeline.last_at)
+            text, number, compared = self.lazy_time
+            at = _vllm_time(text, self.timeline.last_at)
             if at is not None:
-                self._advance(at)
+                self._advance(self.clock.read(at, number, compared))
             self.lazy_time = None
 
-    def _note_signals(self, process: str | None, pid: str | None, source: str, message: str) -> None:
+    def _note_signals(self, process: str | None, pid: str | None, source: str, message: str, number: int = 0) -> None:
         t = self.timeline
         if (process or "").startswith(patterns.SERVER_PROCESS) or patterns.SERVER_SOURCE.search(source):
             t.server_signal = True
@@ -81,11 +114,24 @@ class _Scanner:
         if "world" in message:
             size = patterns.WORLD_SIZE.search(message)
             if size:
-                t.world_sizes.add(int(size["a"] or size["b"]))
+                self._worker_figure("world_size", size["a"] or size["b"], number, t.world_sizes.add)
         if "tensor_parallel_size=" in message:
             config = patterns.PARALLEL_CONFIG.search(message)
-            if config:
-                t.parallel_config = max(t.parallel_config, int(config["tp"]) * int(config["pp"]))
+            tp, pp = (whole(config[k], MAX_WORKERS) for k in ("tp", "pp")) if config else (None, None)
+            if config and (tp is None or pp is None or tp * pp > MAX_WORKERS):
+                t.skipped.add(
+                    number, "tensor_parallel_size x pipeline_parallel_size", f"{config['tp']} x {config['pp']}"
+                )
+            elif tp is not None and pp is not None:
+                t.parallel_config = max(t.parallel_config, tp * pp)
+
+    def _worker_figure(self, field: str, text: str, number: int, use: Callable[[int], object]) -> None:
+        """A count of GPU workers (a world size, Ray's repeat count): used when in range, else counted."""
+        count = whole(text, MAX_WORKERS)
+        if count is None:
+            self.timeline.skipped.add(number, field, text)
+        else:
+            use(count)
 
     def _add_problem(
         self, is_exception: bool, text: str, number: int, at: datetime | None, context: bool = False
@@ -115,6 +161,10 @@ class _Scanner:
         if len(t.events) + len(self.untimed) >= _MAX_EVENTS:
             return
         values = {k: v for k, v in match.groupdict().items() if v is not None and k not in ("process", "pid")}
+        absurd = _absurd_figure(values)
+        if absurd is not None:
+            t.skipped.add(number, *absurd)
+            return
         if at is None:
             # A progress bar before the log's first timed line: it takes that line's time.
             self.untimed.append((process, kind, values, number, text[:EVIDENCE_CHARS], repeated))
@@ -142,7 +192,7 @@ class _Scanner:
             held, self.untimed = self.untimed, []
             self.timeline.events.extend(LogEvent(at, *fields) for fields in held)
 
-    def _unwrap(self, raw: str) -> tuple[str, datetime | None]:
+    def _unwrap(self, raw: str, number: int) -> tuple[str, datetime | None]:
         """The line vLLM wrote, and the collector's time when the log has a collector clock (see forms.py)."""
         t = self.timeline
         line = raw[:MAX_LINE_CHARS].rstrip("\r\n")
@@ -153,6 +203,8 @@ class _Scanner:
         envelope = _ENVELOPES.unwrap_json(line) if line.endswith("}") else None
         if envelope is not None:
             line, collector_at = envelope.line.strip(forms.FRAME_CHARS), envelope.at
+            if envelope.rejected is not None:
+                t.skipped.add(number, *envelope.rejected)
         stamp = forms.COLLECTOR_TIMESTAMP.match(line) if collector_at is None else None
         if stamp:
             collector_at = collector_time(stamp)  # None for an impossible date: the line is read untimed
@@ -161,19 +213,20 @@ class _Scanner:
         # line has one (kubectl --timestamps, docker -t, a JSON envelope), and that clock wins over vLLM's.
         if collector_at is not None and t.clock != "vllm":
             t.clock = "collector"
-            return line, collector_at
+            return line, self.clock.read(collector_at, number)
         return line, None
 
     def feed(self, raw: str, number: int) -> None:
         self.timeline.lines_read = number
-        line, collector_at = self._unwrap(raw)
+        line, collector_at = self._unwrap(raw, number)
         if collector_at is not None:
             self.stamped_line = number
         repeated = 0
         if "repeated" in line:
             ray = patterns.RAY_REPEATED.search(line)
             if ray:
-                repeated, line = int(ray["times"]), line[: ray.start()]
+                self._worker_figure("repeated", ray["times"], number, lambda times: times)
+                repeated, line = whole(ray["times"], MAX_WORKERS) or 0, line[: ray.start()]
         # Cheap substring tests first: most lines of a long log are request lines that match nothing.
         record = patterns.RECORD.search(line) if _LEVELS.search(line) else None
         if record is None and "] " in line and "," in line:
@@ -187,13 +240,18 @@ class _Scanner:
         if not self._bare(line, collector_at, number, repeated):
             self._untimed(line, collector_at, number, repeated)
 
-    def _record_time(self, record: re.Match[str], collector_at: datetime | None) -> datetime | None:
+    def _record_time(
+        self, record: re.Match[str], collector_at: datetime | None, number: int, compared: bool
+    ) -> datetime | None:
         t = self.timeline
         if t.clock == "collector" or record["time"] is None:
-            vllm_time = record["time"]
-            return collector_at or t.last_at or (_vllm_time(vllm_time, None) if vllm_time else None)
-        self._settle()
-        return _vllm_time(record["time"], t.last_at)
+            if collector_at or t.last_at or not record["time"]:
+                return collector_at or t.last_at
+            at = _vllm_time(record["time"], None)
+        else:
+            self._settle()
+            at = _vllm_time(record["time"], t.last_at)
+        return None if at is None else self.clock.read(at, number, compared)
 
     def _record(
         self, record: re.Match[str], collector_at: datetime | None, number: int, line: str, repeated: int
@@ -203,14 +261,15 @@ class _Scanner:
         if t.clock == "undecided" and record["time"] is not None:
             t.clock = "vllm"
         process, pid = record["process"], record["pid"]
+        compared = _compared(process, repeated)
         message = record["message"].strip()
-        self._note_signals(process, pid, record.groupdict().get("source") or "", message)
+        self._note_signals(process, pid, record.groupdict().get("source") or "", message, number)
         found = patterns.classify(message)
         failing = record["level"] in ("ERROR", "CRITICAL")
         if t.clock != "collector" and record["time"] and found is None and not failing and t.first_at is not None:
-            self.lazy_time = record["time"]  # most lines: parse the time only if a later line needs it
+            self.lazy_time = (record["time"], number, compared)  # parsed only if a later line needs it
             return
-        at = self._record_time(record, collector_at)
+        at = self._record_time(record, collector_at, number, compared)
         if at is not None:
             self._advance(at)
         if failing:
@@ -228,29 +287,38 @@ class _Scanner:
         if bare is None:
             return False
         inner = patterns.ANY_DATETIME.search(line)
-        at = collector_at or (_vllm_time(inner["time"].replace("T", " "), t.last_at) if inner else None) or t.last_at
+        process, pid = _innermost_prefix(line)
+        own = _vllm_time(inner["time"].replace("T", " "), t.last_at) if inner and collector_at is None else None
+        at = collector_at or (self.clock.read(own, number, _compared(process, repeated)) if own else None) or t.last_at
         if t.clock == "collector" and collector_at is None and self.stamped_line != number - 1:
             # Under a collector's clock a bar redrawn after "\r" follows its stamp on the line before; with
             # that line cut from the copy, the bar is held for the next stamp (not the last one, maybe long before).
             at = None
-        process, pid = _innermost_prefix(line)
         self._note_signals(process, pid, "", "")
         if at is not None:
             self._advance(at)
         self._add_event(at, _process_key(process, pid), bare, number, line, repeated)
         return True
 
+    def _unenveloped_error(self, line: str, collector_at: datetime | None, number: int) -> None:
+        """An exception line, a Python or C++ traceback frame, or torch's C++ error log line, printed bare."""
+        if "Error" in line or "Exception" in line:
+            exception = patterns.EXCEPTION_LINE.match(line)
+            if exception:
+                self._add_problem(True, exception["message"].strip(), number, collector_at)
+        elif patterns.is_frame(line):
+            self._add_frame(line, number)
+        elif line.startswith(("[E", "[F")):
+            cpp = patterns.TORCH_CPP_ERROR.match(line)
+            if cpp:
+                self._add_problem(False, cpp["message"].strip(), number, collector_at)
+
     def _untimed(self, line: str, collector_at: datetime | None, number: int, repeated: int) -> None:
         """uvicorn's lines ("INFO:     Application startup complete."), exception lines and traceback frames."""
         t = self.timeline
         untimed = patterns.UNTIMED.match(line)
         if untimed is None:
-            if "Error" in line or "Exception" in line:
-                exception = patterns.EXCEPTION_LINE.match(line)
-                if exception:
-                    self._add_problem(True, exception["message"].strip(), number, collector_at)
-            elif 'File "' in line and patterns.TRACEBACK_FRAME.search(line):
-                self._add_frame(line, number)
+            self._unenveloped_error(line, collector_at, number)
             return
         if t.last_at is None:
             return

@@ -335,7 +335,21 @@ def _node_local(plan: ServingPlan) -> bool:
 
 
 def _check_instance_fits(plan: ServingPlan, opts: ServerOptions, region: str) -> None:
-    """The caches the options and the plan ask for need the instance's NVMe; one PVC serves one node."""
+    """The caches the options and the plan ask for need the instance's NVMe; one PVC serves one node.
+
+    The cache choices together (this check refuses; `_node_labels` places; `_cache_steps` adds the steps):
+
+    | plan's model_cache | compile_cache | instance store | outcome                                             |
+    | ------------------ | ------------- | -------------- | --------------------------------------------------- |
+    | s3                 | empty-dir     | any            | nothing kept on the node                            |
+    | s3                 | host-path     | yes            | compile cache on the RAID0, pods on store nodes     |
+    | any                | pvc           | yes            | one local-nvme volume: replicas x TP fit one node   |
+    | node-local         | any           | yes            | model copied to the RAID0 once, pods on store nodes |
+    | any                | host-path/pvc | no             | refused: `compile_cache`                            |
+    | node-local         | empty-dir     | no             | refused: `serving.model_cache`                      |
+
+    With warm spares, a node-local model or a host-path cache also gets the warm check first.
+    """
     instance = plan.instance
     compile_cache = opts.compile_cache
     if compile_cache in ("host-path", "pvc") and not instance.has_instance_store:

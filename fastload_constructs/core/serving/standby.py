@@ -19,7 +19,7 @@ added with plain objects, decided here:
 * **Protection of /sleep, /wake_up, /collective_rpc** (vLLM's dev-mode routes share
   the serving port and are never token-checked): the engine port (8000) and the
   launcher API (8001) admit only FMA's dual-pods controller; clients reach the
-  engine through a path filter (`runtime/v1_proxy.py`) in the launcher Pod that
+  engine through a path filter (nginx, `core/serving/path_filter.py`) in the launcher Pod that
   forwards only `/v1/*`, `/health`, `/metrics`, `/version` and `/ping`; the requester's SPI (8081)
   admits only the controller.
 * **Readiness**: no request reaches a sleeping engine. The Service selects the
@@ -36,7 +36,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from fastload_constructs.core import naming
@@ -62,6 +61,7 @@ from fastload_constructs.core.serving.cache_sharing import (
     SCRIPT_VOLUME,
     SyncContainer,
 )
+from fastload_constructs.core.serving.path_filter import CONFIG_FILE, NGINX_IMAGE, NGINX_UID, PathFilter, nginx_config
 from fastload_constructs.core.serving.server_pod import SHM_MOUNT_PATH, ServerSpec
 from fastload_constructs.core.validation import check_dns_label
 
@@ -86,19 +86,22 @@ REQUESTER_SPI_PORT = 8081
 LAUNCHER_PORT = 8001
 ENGINE_PORT = VLLM.port
 LAUNCHER_COMMAND = ("/app/launcher.py", "--host=0.0.0.0", "--port=8001", "--log-level=info")
-# The path filter clients reach (runtime/v1_proxy.py); named "http", the port the vLLM scrape job keeps.
+# The path filter clients reach (nginx, core/serving/path_filter.py); named "http", the port the vLLM scrape
+# job keeps. Its config from a ConfigMap, its pid and temp files in a small emptyDir (the root is read-only).
 PROXY_PORT = 8100
-PROXY_CONTAINER = "v1-proxy"
-PROXY_SCRIPT = "v1_proxy.py"
-PROXY_SCRIPT_MOUNT = "/opt/fastload-proxy"
-PROXY_SCRIPT_VOLUME = "v1-proxy"
+PROXY_CONTAINER = "path-filter"
+PROXY_CONFIG_MOUNT = "/etc/fastload-path-filter"
+PROXY_CONFIG_VOLUME = "path-filter-config"
+PROXY_STATE_VOLUME = "path-filter-state"
+PROXY_STATE_MIB = 64  # request bodies are streamed to the engine, not spooled here
 PROXY_CPU_MILLIS = 500
 PROXY_MEMORY_MIB = 256
+PATH_FILTER = PathFilter(listen_port=PROXY_PORT, upstream_port=ENGINE_PORT)
 # Requester: a tiny process; the GPUs are what it holds.
 REQUESTER_CPU_MILLIS = 200
 REQUESTER_MEMORY_MIB = 256
-# The standby node pool: its nodes carry this label and taint.
-LABEL_STANDBY = "fastload.io/standby"
+# The standby node pool: its nodes carry this label and taint (naming.LABEL_STANDBY).
+LABEL_STANDBY = naming.LABEL_STANDBY
 STANDBY_VALUE = "true"
 # Labels of ours: launcher Pods of a model (stable: set in the LauncherConfig's template), requester Pods of a
 # model (the KEDA Deployment's and the primer's), and the routing label FMA sets on a serving launcher only.
@@ -109,9 +112,9 @@ LABEL_SERVING = "fastload.io/serving"
 CONTROLLER_COMPONENT = "dual-pods-controller"
 
 
-def proxy_script() -> str:
-    """The source of the path filter (runtime/v1_proxy.py), for its ConfigMap."""
-    return resources.files("fastload_constructs.runtime").joinpath(PROXY_SCRIPT).read_text()
+def proxy_config() -> str:
+    """The path filter's nginx.conf, for its ConfigMap."""
+    return nginx_config(PATH_FILTER)
 
 
 def controller_pod_labels(release: str = DEFAULT_RELEASE) -> dict[str, str]:
@@ -353,21 +356,26 @@ def _launcher_pod_spec(
             },
             {
                 "name": PROXY_CONTAINER,
-                "image": LAUNCHER_IMAGE,  # already on the node; it ships python3
+                "image": NGINX_IMAGE,
                 "imagePullPolicy": "IfNotPresent",
-                "command": [
-                    "python3",
-                    f"{PROXY_SCRIPT_MOUNT}/{PROXY_SCRIPT}",
-                    f"--listen={PROXY_PORT}",
-                    f"--upstream=127.0.0.1:{ENGINE_PORT}",
-                ],
+                # Not the image's entrypoint (it rewrites files under /etc/nginx): nginx itself, in the foreground.
+                "command": ["nginx", "-e", "stderr", "-c", f"{PROXY_CONFIG_MOUNT}/{CONFIG_FILE}", "-g", "daemon off;"],
                 "ports": [{"containerPort": PROXY_PORT, "name": "http"}],
                 "resources": {
                     "requests": {"cpu": f"{PROXY_CPU_MILLIS}m", "memory": f"{PROXY_MEMORY_MIB}Mi"},
                     "limits": {"memory": f"{PROXY_MEMORY_MIB}Mi"},
                 },
-                "volumeMounts": [{"name": PROXY_SCRIPT_VOLUME, "mountPath": PROXY_SCRIPT_MOUNT, "readOnly": True}],
-                "securityContext": {**_container_security(), "runAsNonRoot": True, "runAsUser": 65534},
+                "volumeMounts": [
+                    {"name": PROXY_CONFIG_VOLUME, "mountPath": PROXY_CONFIG_MOUNT, "readOnly": True},
+                    {"name": PROXY_STATE_VOLUME, "mountPath": PATH_FILTER.state_dir},
+                ],
+                "securityContext": {
+                    **_container_security(),
+                    "readOnlyRootFilesystem": True,
+                    "runAsNonRoot": True,
+                    "runAsUser": NGINX_UID,
+                    "runAsGroup": NGINX_UID,
+                },
             },
         ],
         "initContainers": [
@@ -487,7 +495,8 @@ def standby_spec(
         init_containers = ()  # the revision matters to the launcher pod only for the node-local copy
     volumes: list[dict[str, Any]] = [
         {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": _mib(server.shm_bytes)}},
-        {"name": PROXY_SCRIPT_VOLUME, "configMap": {"name": f"{name}-v1-proxy", "defaultMode": 0o444}},
+        {"name": PROXY_CONFIG_VOLUME, "configMap": {"name": f"{name}-path-filter", "defaultMode": 0o444}},
+        {"name": PROXY_STATE_VOLUME, "emptyDir": {"sizeLimit": f"{PROXY_STATE_MIB}Mi"}},
     ]
     if server.cache_host_path is not None:
         path = f"{server.cache_host_path}-fma-{FMA_TAG}"
@@ -594,14 +603,13 @@ def standby_node_pool_spec(
 # --- FMA's controllers (Helm chart fma-controllers 0.6.4) ----------------------------------------------------
 FMA_CHART_REPOSITORY = f"oci://{FMA_REGISTRY}/charts/fma-controllers"
 FMA_CHART_NAME = "fma-controllers"
-# The cluster-scoped objects the chart does not make (FMA docs/install-step-by-step.md at v0.6.4).
-FMA_CRD_URLS = tuple(
-    f"https://raw.githubusercontent.com/llm-d-incubation/llm-d-fast-model-actuation/{FMA_TAG}/config/crd/{f}"
-    for f in (
-        "fma.llm-d.ai_inferenceserverconfigs.yaml",
-        "fma.llm-d.ai_launcherconfigs.yaml",
-        "fma.llm-d.ai_launcherpopulationpolicies.yaml",
-    )
+# The cluster-scoped objects the chart does not make (FMA docs/install.md at v0.6.4): its CRDs, installed by
+# `infra.FmaController` as a chart of their own (release `fma-crds`).
+FMA_CRDS_RELEASE = "fma-crds"
+FMA_CRD_FILES = (
+    "fma.llm-d.ai_inferenceserverconfigs.yaml",
+    "fma.llm-d.ai_launcherconfigs.yaml",
+    "fma.llm-d.ai_launcherpopulationpolicies.yaml",
 )
 FMA_ADMISSION_POLICIES_URL = f"https://github.com/llm-d-incubation/llm-d-fast-model-actuation/tree/{FMA_TAG}/config/validating-admission-policies"
 

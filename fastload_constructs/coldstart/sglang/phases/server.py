@@ -1,5 +1,5 @@
 """api_server: the engine's last step (capture end, else pool or weights end) -> the HTTP server up (or, in logs
-without a warm-up sign, -> "The server is fired up and ready to roll!")."""
+without a warm-up sign, -> "The server is fired up and ready to roll!"); a log cut before either has none."""
 
 from __future__ import annotations
 
@@ -32,9 +32,9 @@ def engine_done(scan: Scan, capture_done: list[datetime]) -> EngineDone | None:
 def api_server(
     ready: Readiness, done: EngineDone | None, warmup_from: Event | None
 ) -> tuple[float | None, list[Evidence]]:
-    if ready.line is None:
-        return None, []
     end = warmup_from or ready.line
+    if end is None:
+        return None, []
     evidence = [Evidence("api_server", end.line_number, end.text, "server up" if warmup_from else "server ready")]
     if done is None:
         return None, evidence

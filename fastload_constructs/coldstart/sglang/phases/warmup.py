@@ -25,9 +25,9 @@ def capturing(scan: Scan) -> bool:
 
 
 def warmup_from(scan: Scan, ready: Readiness, done: EngineDone | None) -> Event | None:
-    """The first sign of the warm-up after the engine's last step; None when the log shows none, or when
-    the server's readiness is the HTTP server itself (logs without "fired up and ready to roll")."""
-    if (ready.line is not None and ready.line.kind != "ready") or capturing(scan):
+    """The first sign of the warm-up after the engine's last step; None when the log shows none (or a capture
+    is still running: a JIT compile then is the capture's)."""
+    if capturing(scan):
         return None
     # A JIT compile is the warm-up's only once the engine is known to be done (an excerpt of JIT lines alone
     # may be inside a capture it does not show); the HTTP server up, or a warmup line, always is (after the

@@ -5,6 +5,11 @@ come from each rank's "mem usage" (the GPU memory its weights took), counted onc
 of the model (a TP x PP shard set): data-parallel replicas print the same shard again, and with DP
 attention every DP rank is one of the TP ranks. Or from the Run:ai streamer's summary. SGLang's "GB"
 figures come from its memory helpers, taken here as GiB (2**30 bytes; not re-read at 0.5.23).
+
+"mem usage" is a change in free GPU memory (model_runner.py `load_model`, 0.4.3 to 0.5.23), not a count of
+the weights' bytes: it is not reported as their size on a device whose memory the CPU shares (GB10, and GH200,
+GB200 with a Grace CPU: patterns.UNIFIED_MEMORY), nor when it contradicts the model's size the server args
+state (model_size.py) by more than CONTRADICTS times either way; the report says why in a note.
 """
 
 from __future__ import annotations
@@ -13,11 +18,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from fastload_constructs.coldstart.report import GIB, Evidence, WeightLoad
+from fastload_constructs.coldstart.sglang.phases.model_size import model_size
 from fastload_constructs.coldstart.sglang.phases.workers import shard, shards_per_copy
 from fastload_constructs.coldstart.sglang.scanner import Event, Scan
 
 # Printed lines kept as evidence, at most (a TP8 x DP8 run prints 64).
 _SHOWN = 8
+# A "mem usage" this many times smaller or larger than the model's stated size is not the weights' size: a
+# model name's count is rounded ("7B" for 7.6e9) and the weights share the GPU with buffers, never by 2.5x.
+CONTRADICTS = 2.5
 
 
 @dataclass(frozen=True)
@@ -67,22 +76,39 @@ def _streamed(scan: Scan, seconds: float, workers: int) -> tuple[WeightLoad, lis
     return WeightLoad(seconds, int(total), rate, "runai_streamer", None, len(scan.streamed), False, workers), evidence
 
 
-def weights_on_gpus(scan: Scan, seconds: float | None) -> tuple[WeightLoad | None, list[Evidence]]:
+def _untrusted(scan: Scan, total_bytes: float) -> str | None:
+    """Why a "mem usage" total is not the weights' size (a note), or None when nothing says it is not."""
+    gib = total_bytes / GIB
+    said = f'the weights\' "mem usage" ({gib:.2f} GiB, a change in free GPU memory)'
+    if scan.unified_memory is not None:
+        device, line = scan.unified_memory
+        return f"{said} is not their size on {device}'s memory, which the CPU shares (line {line}): left out"
+    size = model_size(scan.server_args)
+    if size is not None and not size.gib / CONTRADICTS <= gib <= size.gib * CONTRADICTS:
+        return f"{said} contradicts the ~{size.gib:.1f} GiB that {size.said} take: left out"
+    return None
+
+
+def weights_on_gpus(scan: Scan, seconds: float | None) -> tuple[WeightLoad | None, list[Evidence], list[str]]:
     """One copy's bytes from its shards' "mem usage" (a shard no rank printed counts as the largest that did),
-    or the streamer's summary; None when the log times no load."""
+    or the streamer's summary; None when the log times no load. Notes say why a "mem usage" was left out."""
     if seconds is None:
-        return None, []
+        return None, [], []
     shards = shards_per_copy(scan)
     if scan.streamed:
-        return _streamed(scan, seconds, shards)
+        return (*_streamed(scan, seconds, shards), [])
     per_rank = {e.rank: float(e.values[1]) * GIB for e in scan.of("weight_end") if e.values[1] is not None}
     if not per_rank:
-        return WeightLoad(seconds, None, None, None, None, 0, False, shards), []
+        return WeightLoad(seconds, None, None, None, None, 0, False, shards), [], []
     per_shard: dict[str, float] = {}
     for rank, size in per_rank.items():
         per_shard[shard(rank)] = max(size, per_shard.get(shard(rank), 0.0))
     per_gpu = max(per_shard.values())
     complete = len(per_shard) >= shards
     total = sum(per_shard.values()) + per_gpu * max(0, shards - len(per_shard))
+    untrusted = _untrusted(scan, total)
+    if untrusted is not None:
+        return WeightLoad(seconds, None, None, None, None, len(per_rank), False, shards), [], [untrusted]
     rate = total / GIB / seconds if seconds > 0 else None
-    return WeightLoad(seconds, int(total), rate, "sglang", int(per_gpu), len(per_rank), not complete, shards), []
+    weights = WeightLoad(seconds, int(total), rate, "sglang", int(per_gpu), len(per_rank), not complete, shards)
+    return weights, [], []

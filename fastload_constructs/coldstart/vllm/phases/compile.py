@@ -6,7 +6,8 @@ graph_compile      the rest of "torch.compile took ... in total": Inductor compi
                    input shape (the sum of its "Compilation finished in X [secs]." lines)
 
 XLA's lines say nothing of a cache (the JAX compile cache is not reported per shape), so a TPU start
-that precompiled is reported as "miss": it compiled, and the log cannot show a hit.
+that precompiled (or began to: only its shapes announced) is reported as "miss": it compiled, and the log
+cannot show a hit.
 """
 
 from __future__ import annotations
@@ -93,8 +94,9 @@ def compile_cache(events: list[LogEvent]) -> tuple[CompileCache, str | None]:
         return "hit", directory
     if LineKind.COMPILE_CACHE_DISABLED in kinds:
         return "disabled", directory
-    # A compile with no cache-hit line compiled from scratch (the Dynamo or graph line may be cut from the log).
-    if miss or kinds & {LineKind.DYNAMO_TRANSFORM, LineKind.COMPILE_TOTAL}:
+    # A compile with no cache-hit line compiled from scratch (the Dynamo or graph line may be cut from the log;
+    # a TPU's XLA precompile may show only the shapes it started).
+    if miss or kinds & {LineKind.DYNAMO_TRANSFORM, LineKind.COMPILE_TOTAL, LineKind.XLA_COMPILE_START}:
         return "miss", directory
     return "not_compiled", directory
 

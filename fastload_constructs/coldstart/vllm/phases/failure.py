@@ -123,6 +123,25 @@ def _on_tpu(timeline: Timeline) -> bool:
     return any(patterns.TPU_WORKER.search(p.text) for p in (*timeline.problems, *timeline.frames))
 
 
+def _distributed_frame(timeline: Timeline) -> Problem | None:
+    """A line of the failure that belongs to the process groups' init (a Python or a C++ frame, a c10d error)."""
+    lines = sorted((*timeline.problems, *timeline.frames), key=lambda p: p.line_number)
+    return next((p for p in lines if patterns.DISTRIBUTED_CALLS.search(p.text)), None)
+
+
+def _traceback_phase(timeline: Timeline, phase: str, frame: Problem) -> tuple[str, str]:
+    """The phase a traceback's frame names, and why. A TPU's capture_model is XLA's precompile; `init_device`
+    sets the device up and then joins the process groups: with a distributed frame in the failure, the latter."""
+    why = f"raised under line {frame.line_number}: {frame.text.strip()[:120]}"
+    if phase == "cuda_graph" and _on_tpu(timeline):
+        return "graph_compile", why
+    if phase == "engine_init" and patterns.INIT_DEVICE.search(frame.text):
+        distributed = _distributed_frame(timeline)
+        if distributed is not None:
+            return "distributed_init", f"{why}; line {distributed.line_number} is the process groups' init"
+    return phase, why
+
+
 def _ends_the_read(event: LogEvent) -> bool:
     if event.kind is LineKind.WEIGHTS_PROGRESS:
         return event.values.get("percent") == "100"
@@ -153,10 +172,7 @@ def failure(timeline: Timeline) -> Failure:
         return Failure(phase, ended_without_error(phase), None)
     named = _named_by_traceback(timeline, cause)
     if named is not None:
-        phase, frame = named
-        why = f"raised under line {frame.line_number}: {frame.text.strip()[:120]}"
-        if phase == "cuda_graph" and _on_tpu(timeline):
-            phase = "graph_compile"  # a TPU's capture_model is XLA's precompile
+        phase, why = _traceback_phase(timeline, *named)
     elif patterns.KV_CACHE_FAILURE.search(cause.text):
         phase, why = "kv_cache_profiling", "the message is the KV cache's"
     else:

@@ -22,12 +22,11 @@ from fastload_constructs.core.engines.args import prefixed_variables, without_fl
 from fastload_constructs.core.engines.base import HttpProbe, LaunchPlan, ProbeBudget, Probes, StreamerPlan
 from fastload_constructs.core.errors import require
 
-# The default image: tag scheme from SGLang's release workflow (`v{version}`, CUDA 12.9; `-cu130` for
-# CUDA 13). Not checked on Docker Hub: run `docker manifest inspect lmsysorg/sglang:v0.5.23` before
-# deploying. The stock image installs `python[all]`, whose `diffusion` extra pulls runai_model_streamer
-# WITHOUT its `[s3]` extra (wheel METADATA): if `pip show runai-model-streamer-s3` finds nothing in it,
-# use a derived image (`RUN pip install "runai-model-streamer[s3]>=0.15.7"`, or `sglang[runai]==0.5.23`),
-# see docs/serving.md.
+# The default image: tag scheme from SGLang's release workflow (`v{version}`, CUDA 13; `-cu129` for CUDA
+# 12.9), built from the tag's docker/Dockerfile. That file installs "runai-model-streamer[s3,gcs,azure]"
+# explicitly (since sgl-project/sglang#22537, 2026-04-14; read at main 8905cbd4 of 2026-07-20, not at the
+# v0.5.23 tag), which brings runai-model-streamer-s3 and boto3: what the pods run (S3 streaming, the
+# cache-sync init containers). The wheel's `all` extra alone would not (no `[s3]`). See docs/serving.md.
 STOCK_REPOSITORY = "lmsysorg/sglang"
 DEFAULT_RELEASE = "0.5.23"
 # `python/sglang/launch_server.py` (prepare_server_args -> run_server). Not `sglang serve`: its backend
