@@ -73,7 +73,7 @@ def draw(results: dict[str, SimulationResult], path: Path) -> bool:
     except ImportError:
         print("matplotlib is not installed: no picture")
         return False
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
     first = next(iter(results.values()))
     minutes = [t / 60 for t, *_ in first.timeline]
     rps = one_to_ten_burst().replica_rps
@@ -83,11 +83,13 @@ def draw(results: dict[str, SimulationResult], path: Path) -> bool:
         top.plot(minutes, [reps for _, _, reps, _, _ in r.timeline], "--", color=line[0].get_color(), alpha=0.5)
         bottom.plot(minutes, [w for *_, w in r.timeline], color=line[0].get_color(), label=r.policy)
     top.set_ylabel("replicas (dashed: asked for)")
-    top.legend(fontsize=7)
     bottom.set_ylabel("requests waiting")
     bottom.set_xlabel("minutes")
     fig.suptitle("1 -> 10 burst, 8B on g6e.2xlarge (core.scaling.simulation)")
-    fig.tight_layout()
+    # The legend below both panels: inside, it covered the "before" curve.
+    handles, labels = top.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=90)
     print(f"picture: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")

@@ -100,7 +100,8 @@ def predict(row: dict[str, Any], base: LoadAssumptions | None = None) -> dict[st
     if "cuda_graph_s" in measured:
         instance = lookup(row["instance_type"]) if row.get("instance_type") else None
         sizes = opts.cudagraph_capture_sizes
-        out["cuda_graph"] = cuda_graph_seconds(profile, release, sizes, opts.max_num_seqs, instance, figures)
+        tp = opts.tensor_parallel_size or 1
+        out["cuda_graph"] = cuda_graph_seconds(profile, release, sizes, opts.max_num_seqs, instance, figures, tp)
     if "image_pull_s" in measured:
         p = plan(ModelProfile(total_bytes=10**9, dtype="BF16"), _ANY_INSTANCE, opts)
         paths = scale_out_paths(p.model, p.instance, p.tensor_parallel_size, p.streamer, opts)

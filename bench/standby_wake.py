@@ -183,15 +183,14 @@ def machine() -> dict[str, Any]:
     return info
 
 
-def planned_wake_s(total_bytes: int) -> float | None:
-    """The plan's wake for these bytes on one GPU (None when the package is not importable here)."""
+def planned_wake_s(total_bytes: int, host_link: str = "pcie4") -> float | None:
+    """The plan's wake for these bytes on one GPU over `host_link` (None when the package is not importable here)."""
     try:
         sys.path.insert(0, str(ROOT))
-        from fastload_constructs.core.model import ModelProfile
-        from fastload_constructs.core.planning.standby import StandbyAssumptions, wake_seconds
+        from fastload_constructs.core.planning.standby import StandbyAssumptions, wake_seconds_for
     except ImportError:
         return None
-    return wake_seconds(ModelProfile.from_numbers(total_bytes=total_bytes), 1, StandbyAssumptions())
+    return wake_seconds_for(total_bytes, host_link, StandbyAssumptions())  # type: ignore[arg-type]
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

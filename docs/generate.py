@@ -138,19 +138,24 @@ def standby_tradeoffs() -> str:
         ("70B BF16, p5.48xlarge", 70.6e9, "p5.48xlarge"),
     )
     rows = [
-        "| model, instance | fresh node (s) | warm spare (s) | standby (s) | per standby: GPUs held | GPU-hours a day"
-        " | pinned host RAM (GiB) | GPU memory per sleeper (GiB) |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| model, instance | fresh node (s) | warm spare, image only (s) | warm spare + node-local copy + shared"
+        " compile cache (s) | standby (s) | per standby: GPUs held | GPU-hours a day | pinned host RAM (GiB)"
+        " | GPU memory per sleeper (GiB) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for label, params, instance in cases:
         model = ModelProfile.from_numbers(parameter_count=int(params))
         paths = plan(model, instance, TuningOptions(serving=Serving(standbys=1))).scale_out_paths
         assert paths.standby is not None
+        spare = plan(model, instance, TuningOptions(serving=Serving(warm_spares=1))).scale_out_paths
+        warmed = Serving(warm_spares=1, model_cache="node-local", shared_compile_cache=True)
+        warmed_spare = plan(model, instance, TuningOptions(serving=warmed)).scale_out_paths
         idle = paths.standby.idle
         rows.append(
-            f"| {label} | {paths.fresh_node.total_s:.0f} | {paths.warm_spare.total_s:.0f} | "
-            f"{paths.standby.total_s:.1f} | {idle.gpus} | {idle.gpu_hours_per_day:.0f} | "
-            f"{idle.pinned_host_bytes_per_standby / 2**30:.0f} | {idle.gpu_bytes_per_sleeper_per_gpu / 2**30:.0f} |"
+            f"| {label} | {paths.fresh_node.total_s:.0f} | {spare.warm_spare.total_s:.0f} | "
+            f"{warmed_spare.warm_spare.total_s:.0f} | {paths.standby.total_s:.1f} | {idle.gpus} | "
+            f"{idle.gpu_hours_per_day:.0f} | {idle.pinned_host_bytes_per_standby / 2**30:.0f} | "
+            f"{idle.gpu_bytes_per_sleeper_per_gpu / 2**30:.0f} |"
         )
     return "\n".join(rows)
 
@@ -194,9 +199,276 @@ def context_keys() -> str:
     return "\n".join(rows)
 
 
+def _engine_phase_fits() -> object:
+    """bench/engine_phase_fits.py, loaded as a module (it is a script beside the package, not part of it)."""
+    import importlib.util
+
+    path = ROOT / "bench" / "engine_phase_fits.py"
+    spec = importlib.util.spec_from_file_location("engine_phase_fits", path)
+    assert spec is not None and spec.loader is not None
+    module = sys.modules.get(spec.name)
+    if module is None:
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+def engine_phase_fits() -> str:
+    """The engine figures fitted to the published rows, their in-sample and leave-one-source-out errors,
+    then each left-out source's error (bench/engine_phase_fits.py)."""
+    fits = _engine_phase_fits()
+    reports = fits.all_reports()  # type: ignore[attr-defined]
+    return fits.markdown(reports) + "\n\n" + fits.loso_detail(reports)  # type: ignore[attr-defined]
+
+
+def _reference_8b(**serving: object) -> object:
+    from fastload_constructs.core.model import ModelProfile
+    from fastload_constructs.core.planning import Serving, TuningOptions, plan
+
+    model = ModelProfile.from_numbers(parameter_count=8_030_261_248)
+    return plan(model, "g6e.2xlarge", TuningOptions(serving=Serving(**serving)))  # type: ignore[arg-type]
+
+
+def plan_example() -> str:
+    """`fastload plan --instance g6e.2xlarge --params 8.03e9`'s scale-out table, as it prints it now."""
+    paths = _reference_8b().scale_out_paths  # type: ignore[attr-defined]
+    names: list[str] = []
+    for path in paths.as_tuple():
+        names += [n for n, _ in path.phases if n not in names]
+    lines = [
+        "```",
+        "scale-out paths (seconds):",
+        f"  {'phase':<18}" + "".join(f"{p.name:>12}" for p in paths.as_tuple()),
+    ]
+    for phase in names:
+        cells = "".join(
+            f"{p.seconds(phase):>12.1f}" if any(n == phase for n, _ in p.phases) else f"{'-':>12}"
+            for p in paths.as_tuple()
+        )
+        lines.append(f"  {phase:<18}{cells}")
+    lines.append(f"  {'total':<18}" + "".join(f"{p.total_s:>12.1f}" for p in paths.as_tuple()))
+    return "\n".join([*lines, "```"])
+
+
+def warm_spare_paths() -> str:
+    """The fresh node, the warm node and a warm spare for each cache choice, 8B on g6e.2xlarge: what a spare
+    saves follows what it leaves on the node."""
+    rows = [
+        "| path | node launch + GPU registration | image pull | vLLM start | total |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    default = _reference_8b(warm_spares=1).scale_out_paths  # type: ignore[attr-defined]
+    fresh = default.fresh_node
+    node = fresh.seconds("node_launch") + fresh.seconds("gpu_registration")
+    image = fresh.seconds("image_pull")
+    rows.append(
+        f"| fresh node (S3 stream, cold compile) | {node:.0f} | {image:.0f} | {fresh.total_s - node - image:.0f} "
+        f"| {fresh.total_s:.0f} |"
+    )
+    local = _reference_8b(warm_spares=1, model_cache="node-local").scale_out_paths  # type: ignore[attr-defined]
+    rows.append(
+        f"| warm node (repeat on a node: node-local copy, host-path compile cache) | 0 | 0 | "
+        f"{local.warm_node.total_s:.0f} | {local.warm_node.total_s:.0f} |"
+    )
+    for label, serving in (
+        ("warm spare, image only (the default caches)", {}),
+        ("warm spare, image + `sharedCompileCache` (S3 stream, warm compile)", {"shared_compile_cache": True}),
+        ("warm spare, `nodeLocalModelCache` (cold compile)", {"model_cache": "node-local"}),
+        (
+            "warm spare, `nodeLocalModelCache` + `sharedCompileCache`",
+            {"model_cache": "node-local", "shared_compile_cache": True},
+        ),
+    ):
+        spare = _reference_8b(warm_spares=1, **serving).scale_out_paths.warm_spare  # type: ignore[attr-defined]
+        rows.append(f"| {label} | 0 | 0 | {spare.total_s:.0f} | {spare.total_s:.0f} |")
+    return "\n".join(rows)
+
+
+def capture_examples() -> str:
+    """The 8B reference model's planned default CUDA-graph capture on a few GPUs."""
+    from fastload_constructs.core.model import ModelProfile
+    from fastload_constructs.core.planning import plan
+
+    model = ModelProfile.from_numbers(parameter_count=8_030_261_248)
+    rows = [
+        "  | instance (GPU) | capture sizes | graphs | max_num_seqs | planned capture (s) |",
+        "  | --- | ---: | ---: | ---: | ---: |",
+    ]
+    for instance in ("g6.2xlarge", "g6e.2xlarge", "p4de.24xlarge", "p5.48xlarge", "p5e.48xlarge"):
+        p = plan(model, instance)
+        assert p.capture is not None
+        rows.append(
+            f"  | {instance} ({p.instance.gpu_model}) | {len(p.capture.sizes)} | {p.capture.graphs} | "
+            f"{p.capture.max_num_seqs} | {p.predicted.cuda_graph_s:.1f} |"
+        )
+    return "\n".join(rows)
+
+
+def h200_comparison() -> str:
+    """bench/results/graph_capture-NVIDIA_H200*.json beside the plan's figures for the same model and sizes."""
+    from fastload_constructs.core.catalog import lookup
+    from fastload_constructs.core.model import ModelProfile
+    from fastload_constructs.core.planning import TuningOptions, plan
+    from fastload_constructs.core.planning.standby import StandbyAssumptions, wake_seconds
+
+    rows = [
+        "| capture sizes | PyTorch: full graphs (warm-up) | PyTorch: piecewise graphs (warm-up) | PyTorch: capture"
+        " | plan: graphs | plan: capture (s) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    instance = lookup("p5e.48xlarge")
+    for name in ("graph_capture-NVIDIA_H200.json", "graph_capture-NVIDIA_H200-sizes-to-128.json"):
+        run = json.loads((ROOT / "bench" / "results" / name).read_text())
+        model = ModelProfile.from_numbers(parameter_count=int(run["model"]["parameters"]))
+        sizes = tuple(int(size) for size in run["sizes"])
+        p = plan(model, instance, TuningOptions(cudagraph_capture_sizes=sizes))
+        assert p.capture is not None
+        full, piecewise = run["full"], run["piecewise"]
+        rows.append(
+            f"| {len(sizes)} (1..{max(sizes)}) | {full['capture_s']:.2f} s ({full['warmup_s']:.2f} s) | "
+            f"{piecewise['capture_s']:.2f} s ({piecewise['warmup_s']:.2f} s) | "
+            f"{full['capture_s'] + piecewise['capture_s']:.2f} s | {p.capture.graphs} | "
+            f"{p.predicted.cuda_graph_s:.1f} |"
+        )
+    run = json.loads((ROOT / "bench" / "results" / "graph_capture-NVIDIA_H200.json").read_text())
+    wake = run["sleep_wake"]
+    planned = wake_seconds(ModelProfile.from_numbers(total_bytes=int(wake["bytes"])), 1, StandbyAssumptions(), instance)
+    rows += [
+        "",
+        f"Sleep/wake proxy, {wake['bytes'] / 1e9:.2f} GB: copied back in {wake['wake_s']:.2f} s "
+        f"({wake['wake_gb_s']:.1f} GB/s); the plan's level-1 wake for the same bytes on an H200: {planned:.2f} s "
+        "(its fixed cost included).",
+    ]
+    return "\n".join(rows)
+
+
+def autoscaling_example() -> str:
+    """`fastload plan`'s autoscaling block for the 8B reference model, with what each figure derives from."""
+    from fastload_constructs.core.scaling.autoscaling import scaling_behavior
+
+    p = _reference_8b()
+    b = scaling_behavior(p)  # type: ignore[arg-type]
+    fresh = p.scale_out_paths.fresh_node  # type: ignore[attr-defined]
+    node = fresh.seconds("node_launch") + fresh.seconds("gpu_registration")
+    image = sum(s for name, s in fresh.phases if name in ("image_pull", "lazy_imports"))
+    pod = fresh.total_s - node - image
+    return "\n".join(
+        [
+            "```",
+            "autoscaling:                      # fastload plan --instance g6e.2xlarge --params 8.03e9",
+            f"  from_predicted_startup_seconds: {b.startup_s:.1f}   # fresh node: node {node:.0f} + image {image:.0f}"
+            f" + pod {pod:.1f}",
+            f"  scale_up_stabilization_seconds: {b.scale_up_window_s}  # demand seen in two scrapes, then every pod"
+            " the queue asks for at once",
+            f"  scale_up_period_seconds: {b.scale_up_period_s}     # Pods: 100 per 15 s never binds: maxReplicas is"
+            " the only bound",
+            f"  scale_down_stabilization_seconds: {b.scale_down_window_s}   # max(HPA default 300, 2 x start-up): no"
+            " flapping during a start",
+            f"  scale_down_period_seconds: {b.scale_down_period_s}  # then one pod at a time",
+            f"  polling_interval_seconds: {b.polling_interval_s}",
+            "```",
+        ]
+    )
+
+
+def fresh_node_floor() -> str:
+    """The 8B reference model's fresh-node total on the default path, with a short capture list as well, and on
+    AL2023 nodes with the same snapshot: how the 150 s goal is met and by how much."""
+    from dataclasses import replace
+
+    from fastload_constructs.core.model import ModelProfile
+    from fastload_constructs.core.planning import Serving, TuningOptions, plan
+
+    model = ModelProfile.from_numbers(parameter_count=8_030_261_248)
+    base = TuningOptions()
+    fresh = plan(model, "g6e.2xlarge", base).scale_out_paths.fresh_node  # type: ignore[union-attr]
+    short = plan(model, "g6e.2xlarge", replace(base, cudagraph_capture_sizes=(1, 2, 4, 8, 16, 24, 32)))
+    al2023 = plan(model, "g6e.2xlarge", TuningOptions(serving=Serving(ami_family="al2023")))
+    parts = " + ".join(f"{name.replace('_', ' ')} {seconds:.1f}" for name, seconds in fresh.phases)
+    return (
+        f"The default path plans {fresh.total_s:.1f} s ({parts}); with capture sizes 1..32 as well, "
+        f"{short.scale_out_paths.fresh_node.total_s:.1f} s; on AL2023 nodes with the same snapshot, "  # type: ignore[union-attr]
+        f"{al2023.scale_out_paths.fresh_node.total_s:.1f} s."  # type: ignore[union-attr]
+    )
+
+
+PULL_MODE_TEXT = {
+    "plain": "containerd pulls and unpacks layer by layer (84.2 MB/s on fast storage, fitted)",
+    "parallel": "SOCI parallel pull (nodeadm FastImagePull; 1.91x containerd's, fitted)",
+    "lazy": 'SOCI lazy loading: 2.6 s "pull", then vLLM\'s imports fetch files on demand (73 s of imports in'
+    " llm-d's GKE benchmark, 48 s more than from a local disk)",
+    "snapshot": "the image is already on an EBS volume restored from a snapshot with Fast Snapshot Restore"
+    ' ("pod starts up in less than 5 seconds")',
+}
+
+
+def pull_modes() -> str:
+    """The fresh node of the 8B reference model by pull mode and node family: the image phases and the total
+    (SOCI's modes are AL2023's)."""
+    rows = [
+        "| pull mode | what happens | image phases | fresh node, AL2023 | fresh node, Bottlerocket |",
+        "| --- | --- | --- | ---: | ---: |",
+    ]
+    for mode, text in PULL_MODE_TEXT.items():
+        serving = {"pull_mode": mode, "fast_image_pull": mode == "parallel"}
+        al2023 = _reference_8b(ami_family="al2023", **serving).scale_out_paths.fresh_node  # type: ignore[attr-defined]
+        image = " + ".join(f"{s:.1f}" for name, s in al2023.phases if name in ("image_pull", "lazy_imports"))
+        bottlerocket = "refused"
+        if mode in ("plain", "snapshot"):
+            bottlerocket = f"{_reference_8b(**serving).scale_out_paths.fresh_node.total_s:.1f}"  # type: ignore[attr-defined]
+        rows.append(f"| {mode} | {text} | {image} | {al2023.total_s:.1f} | {bottlerocket} |")
+    return "\n".join(rows)
+
+
+def planner_accuracy() -> str:
+    """bench/planner_accuracy.py's summary: per phase, the median factor over all rows and the held-out ones."""
+    import importlib.util
+    import math
+
+    path = ROOT / "bench" / "planner_accuracy.py"
+    spec = importlib.util.spec_from_file_location("planner_accuracy", path)
+    assert spec is not None and spec.loader is not None
+    accuracy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(accuracy)
+    table = accuracy.ratios(accuracy.load_rows())
+    lines = ["```", f"{'phase':<16} {'rows':>4} {'factor':>7} {'held-out rows':>13} {'held-out factor':>15}"]
+    for phase in sorted({r[1] for r in table}):
+        every = accuracy.median_abs_log_ratio(table, phase, False)
+        held = accuracy.median_abs_log_ratio(table, phase, True)
+        n = sum(1 for r in table if r[1] == phase)
+        n_held = sum(1 for r in table if r[1] == phase and r[4])
+        held_text = f"{math.exp(held):>15.2f}" if held is not None else f"{'-':>15}"
+        lines.append(f"{phase:<16} {n:>4} {math.exp(every):>7.2f} {n_held:>13} {held_text}")
+    return "\n".join([*lines, "```"])
+
+
+def standby_path_table() -> str:
+    """The standby path of the 8B reference model on g6e.2xlarge, phase by phase with each phase's source."""
+    standby = _reference_8b(standbys=1).scale_out_paths.standby  # type: ignore[attr-defined]
+    rows = ["| phase | seconds | kind | source |", "| --- | --- | --- | --- |"]
+    for phase in standby.phases:
+        kind = "measured" if phase.measured else "estimate"
+        rows.append(f"| {phase.name} | {phase.seconds:.1f} | {kind} | {phase.source} |")
+    estimated = standby.total_s - standby.measured_s
+    kinds = f"{standby.measured_s:.1f} s measured, {estimated:.1f} s estimated"
+    rows.append(f"| **total** | **{standby.total_s:.1f}** | {kinds} | |")
+    return "\n".join(rows)
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "model-keys": model_keys,
     "context-keys": context_keys,
+    "standby-path": standby_path_table,
+    "planner-accuracy": planner_accuracy,
+    "pull-modes": pull_modes,
+    "fresh-node-floor": fresh_node_floor,
+    "autoscaling-example": autoscaling_example,
+    "capture-examples": capture_examples,
+    "h200-comparison": h200_comparison,
+    "engine-phase-fits": engine_phase_fits,
+    "plan-example": plan_example,
+    "warm-spare-paths": warm_spare_paths,
     "standby-tradeoffs": standby_tradeoffs,
     "warm-start-tradeoffs": warm_start_tradeoffs,
     "reference-plan": reference_plan,

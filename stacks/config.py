@@ -260,57 +260,56 @@ def _architecture(value: object, name: str) -> ModelArchitecture | None:
 
 
 # The per-model keys only cdk.json has; every other per-model key is declared on its option's field in core.
-_CDK_ONLY = (
-    Setting(
-        check=check_dns_label,
-        accepted=DNS1123_LABEL_RULE,
-        doc="Names every resource of the model.",
-        key=Key("name"),
-        name="name",
-        path="name",
-    ),
-    Setting(
-        check=_key_prefix,
-        accepted="a relative S3 key prefix",
-        doc="Where the model is staged in the bucket (default: models/<name>).",
-        key=Key("s3Prefix"),
-        name="s3_prefix",
-        path="s3_prefix",
-    ),
-    Setting(
-        check=_architecture,
-        accepted="an object with " + ", ".join(_ARCH_KEYS),
-        doc="config.json figures that make the fit KV-aware.",
-        key=Key("architecture"),
-        kind=dict,
-        name="architecture",
-        path="architecture",
-    ),
-    Setting(
-        check=number_in("a number in (0, 10000] per pod", 0, 10_000),
-        accepted="a number above 0 (with the default scalingMetric only)",
-        default=DEFAULT_TARGET_WAITING_REQUESTS,
-        doc="Requests waiting per pod before one more is added (scalingTarget of the default metric).",
-        key=Key("targetWaitingRequests"),
-        kind=float,
-        name="target_waiting_requests",
-        path="target_waiting_requests",
-    ),
+NAME = Setting(
+    check=check_dns_label,
+    accepted=DNS1123_LABEL_RULE,
+    doc="Names every resource of the model.",
+    key=Key("name"),
+    name="name",
+    path="name",
+)
+S3_PREFIX = Setting(
+    check=_key_prefix,
+    accepted="a relative S3 key prefix",
+    doc="Where the model is staged in the bucket (default: models/<name>).",
+    key=Key("s3Prefix"),
+    name="s3_prefix",
+    path="s3_prefix",
+)
+ARCHITECTURE = Setting(
+    check=_architecture,
+    accepted="an object with " + ", ".join(_ARCH_KEYS),
+    doc="config.json figures that make the fit KV-aware.",
+    key=Key("architecture"),
+    kind=dict,
+    name="architecture",
+    path="architecture",
+)
+TARGET_WAITING_REQUESTS = Setting(
+    check=number_in("a number in (0, 10000] per pod", 0, 10_000),
+    accepted="a number above 0 (with the default scalingMetric only)",
+    default=DEFAULT_TARGET_WAITING_REQUESTS,
+    doc="Requests waiting per pod before one more is added (scalingTarget of the default metric).",
+    key=Key("targetWaitingRequests"),
+    kind=float,
+    name="target_waiting_requests",
+    path="target_waiting_requests",
 )
 MODEL_SETTINGS: tuple[Setting, ...] = tuple(
     s
     for s in (
-        *_CDK_ONLY[:1],
+        NAME,
         INSTANCE_TYPE,
         MODEL_PARAMETERS,
         MODEL_BYTES,
         MODEL_DTYPE,
-        *_CDK_ONLY[1:3],
+        S3_PREFIX,
+        ARCHITECTURE,
         *settings_of(TuningOptions),
         *settings_of(Serving),
         *settings_of(ServerOptions),
         *settings_of(Autoscaling),
-        *_CDK_ONLY[3:],
+        TARGET_WAITING_REQUESTS,
     )
     if s.key is not None
 )

@@ -457,7 +457,8 @@ def load_settings(model: ModelSpec, plan: ServingPlan, concurrency: int | None, 
     scale-up stabilisation (core.scaling), twice over."""
     from fastload_constructs.core.scaling.autoscaling import scaling_behavior
 
-    n = concurrency or model.options.max_num_seqs + 2 * math.ceil(model.autoscaling.target)
+    seqs = plan.capture.max_num_seqs if plan.capture is not None else model.options.max_num_seqs or 256
+    n = concurrency or seqs + 2 * math.ceil(model.autoscaling.target)
     behavior = scaling_behavior(plan)
     t = seconds or 2.0 * (30 + behavior.polling_interval_s + behavior.scale_up_window_s)
     return LoadSettings(concurrency=n, max_seconds=t)

@@ -78,6 +78,11 @@ def test_assumptions_file_round_trips_and_rejects_bad_keys():
     with pytest.raises(FastloadConfigError) as err:
         assumptions_from_dict({"format": "fastload-assumptions/1", "assumptions": {"s3_mb_per_conn": 1}})
     assert err.value.field == "assumptions.assumptions.s3_mb_per_conn"
+    # A figure an older planner fitted, which the re-derived engine model no longer has: named, with the fix.
+    with pytest.raises(FastloadConfigError) as err:
+        assumptions_from_dict({"format": "fastload-assumptions/1", "assumptions": {"cuda_graph_hopper_factor": 0.13}})
+    assert err.value.field == "assumptions.assumptions.cuda_graph_hopper_factor"
+    assert "fastload calibrate" in str(err.value) and len(str(err.value)) < 200
     with pytest.raises(FastloadConfigError, match="format"):
         assumptions_from_dict({"format": "other"})
     with pytest.raises(FastloadConfigError, match=r"measured_throughput_mb_s\[0\]"):

@@ -324,6 +324,17 @@ def test_pod_is_compared_with_the_plan_its_deployment_records(tmp_path, monkeypa
     assert main(["coldstart", "--pod", "llama-0", "-n", "inference", "--json"]) == 0
     out, err = capsys.readouterr()
     (report,) = json.loads(out)
+    # The log shows a compile-cache hit: compared with the recorded warm path, not the cold pod.
+    assert report["torch_compile"]["cache"] == "hit"
+    assert "plan recorded on the pod's Deployment (vLLM 0.34.0, g6e.2xlarge, TP 1; its warm path" in err
+    warm = recorded.scale_out_paths.warm_node
+    assert report["vs_plan"]["total"]["predicted"] == pytest.approx(warm.total_s, abs=0.3)
+    assert report["vs_plan"]["compile"]["predicted"] == pytest.approx(warm.seconds("compile"), abs=0.1)
+    # A compile-cache miss is compared with the plan's pod as deployed.
+    _fake_kubectl(tmp_path, monkeypatch, "2026-12-02T17:19:52Z", instance="llama", annotations=annotations, log=COLD)
+    assert main(["coldstart", "--pod", "llama-0", "-n", "inference", "--json"]) == 0
+    out, err = capsys.readouterr()
+    (report,) = json.loads(out)
     assert "plan recorded on the pod's Deployment (vLLM 0.34.0, g6e.2xlarge, TP 1)" in err
     vs_plan = report["vs_plan"]
     assert vs_plan["total"]["predicted"] == pytest.approx(recorded.predicted.total_s, abs=0.2)

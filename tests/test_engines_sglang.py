@@ -83,8 +83,18 @@ def test_torch_compile_is_costed_only_when_enabled_and_halved_on_a_cache_hit():
     assert warm.predicted.compile_s == pytest.approx(cold.predicted.compile_s / 2)
     paths = cold.scale_out_paths
     assert paths is not None
-    # A warm spare restored the cache: compile warm there, cold on a fresh node without the shared cache.
-    assert paths.warm_spare.seconds("compile") == pytest.approx(warm.predicted.compile_s)
+    # A repeat on a node that kept its compile cache: warm. A spare restores none without the shared cache,
+    # and a fresh node neither: cold there.
+    assert paths.warm_node.seconds("compile") == pytest.approx(warm.predicted.compile_s)
+    assert paths.warm_spare.seconds("compile") == pytest.approx(cold.predicted.compile_s)
+    shared = planned(
+        LLAMA_8B,
+        "g6e.2xlarge",
+        TuningOptions(sglang_torch_compile=True, serving=sglang),
+        engine="sglang",
+        shared_compile_cache=True,
+    ).scale_out_paths
+    assert shared is not None and shared.warm_spare.seconds("compile") == pytest.approx(warm.predicted.compile_s)
     assert paths.fresh_node.seconds("compile") == pytest.approx(cold.predicted.compile_s)
     assert paths.fresh_node.seconds("cuda_graph") == pytest.approx(cold.predicted.cuda_graph_s)
 

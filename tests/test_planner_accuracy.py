@@ -98,24 +98,3 @@ def test_a_gpu_node_is_planned_from_gpu_measurements_not_cpu_ones():
 
     cpu = LoadAssumptions(node_launch_s=30.0, gpu_registration_s=3.0)  # a CPU node's created -> initialized
     assert accuracy.median_abs_log_ratio(accuracy.ratios(ROWS, cpu), "node", False) > math.log(2.5)
-
-
-def test_a_warm_compile_runs_dynamo_again():
-    def warm(row_id, phase):
-        return phase == "compile" and BY_ID[row_id]["settings"].get("compile_cache") == "warm"
-
-    assert _median_factor(TABLE, warm) < 1.35
-    # The old constant (2.5 s for a hit on recent releases) was 3x too fast for 8B and 6x for 70B.
-    from fastload_constructs.core.engines.vllm.phases import VllmFigures
-    from fastload_constructs.core.planning.assumptions import LoadAssumptions
-
-    figures = VllmFigures(compile_warm_recent_s=2.5, compile_warm_dynamo_s_per_layer=0.0)
-    old = LoadAssumptions(engine_figures={"vllm": figures})
-    assert _median_factor(accuracy.ratios(ROWS, old), warm) > 2
-
-
-def test_cuda_graph_capture_on_hopper_is_within_35_percent():
-    def hopper(row_id, phase):
-        return phase == "cuda_graph" and BY_ID[row_id]["instance_type"] == "p5.48xlarge"
-
-    assert _median_factor(TABLE, hopper) < 1.35

@@ -11,6 +11,7 @@ import math
 import pytest
 
 from fastload_constructs.core.catalog import GIB, MIB, lookup
+from fastload_constructs.core.engines.vllm.phases import VllmFigures
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelArchitecture, ModelProfile, estimated_layers
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
@@ -177,18 +178,27 @@ def test_kv_cache_dtype_fp8_halves_the_kv_need():
     assert p.kv_fit is not None and p.kv_fit.kv_bytes_per_token == 65536
 
 
+F = VllmFigures()
+L40S_GB_S = 864.0  # the L40S's memory bandwidth (core/catalog.py)
+
+
+def _capture(graphs: int, layers: int = 32, weight_bytes: float = 16.06e9) -> float:
+    return F.cuda_graph_fixed_s + graphs * (F.cuda_graph_s_per_graph_layer * layers + weight_bytes / (L40S_GB_S * 1e9))
+
+
 def test_capture_sizes_shorten_cuda_graph_capture():
     default = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192))
     short = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, cudagraph_capture_sizes=(1, 2, 4, 8)))
-    # 1 s + piecewise graphs x 32 layers x 0.013 s + full decode graphs x 32 x 0.0047 s:
-    # default 51 + 35 graphs -> 27.5 s; 1, 2, 4, 8 -> 4 + 4 graphs -> 3.3 s.
-    assert default.predicted.cuda_graph_s == pytest.approx(1 + 51 * 32 * 0.013 + 35 * 32 * 0.0047)
-    assert short.predicted.cuda_graph_s == pytest.approx(1 + 4 * 32 * 0.013 + 4 * 32 * 0.0047)
-    # v0 releases capture one full-model graph per size: 67 x 32 x 0.0047.
+    # fixed + graphs x (per graph-layer x 32 layers + the weights read once at the L40S's bandwidth):
+    # default 51 piecewise + 35 full decode graphs; 1, 2, 4, 8 -> 4 + 4 graphs.
+    assert default.predicted.cuda_graph_s == pytest.approx(_capture(51 + 35), rel=1e-3)
+    assert short.predicted.cuda_graph_s == pytest.approx(_capture(4 + 4), rel=1e-3)
+    assert short.predicted.cuda_graph_s < default.predicted.cuda_graph_s / 2
+    # v0 releases capture one full-model graph per size: 35 sizes (V0's max_num_seqs 256), times V0's factor.
     v0 = plan(
         LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, serving=Serving(image="vllm/vllm-openai:v0.5.5"))
     )
-    assert v0.predicted.cuda_graph_s == pytest.approx(1 + 67 * 32 * 0.0047)
+    assert v0.predicted.cuda_graph_s == pytest.approx(_capture(35) * F.cuda_graph_v0_factor, rel=1e-3)
     assert short.cudagraph_capture_sizes == (1, 2, 4, 8)
     none = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, cudagraph_capture_sizes=()))
     assert none.predicted.cuda_graph_s == 0
@@ -196,17 +206,17 @@ def test_capture_sizes_shorten_cuda_graph_capture():
 
 def test_compile_scales_with_layers_and_release():
     cold = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192))
-    # 32 x 0.21 (Dynamo) + 2 + 32 x 0.78 (Inductor) = 33.68 s.
-    assert cold.predicted.compile_s == pytest.approx(32 * 0.21 + 2 + 32 * 0.78)
+    assert cold.predicted.compile_s == pytest.approx(F.compile_cold_fixed_s + 32 * F.compile_cold_s_per_layer)
     warm = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, compile_cache_warm=True))
-    # A hit runs Dynamo again (32 x 0.16 s) and loads the artifact (4 s): 9.12 s, on every release since 0.7.
-    assert warm.predicted.compile_s == pytest.approx(4.0 + 32 * 0.16)
+    # 0.34 loads the AOT artefact on a hit: Dynamo does not run again.
+    assert warm.predicted.compile_s == pytest.approx(F.compile_warm_aot_s)
     v1 = plan(
         LLAMA_31_8B,
         "g6e.2xlarge",
         TuningOptions(max_model_len=8192, compile_cache_warm=True, serving=Serving(image="vllm/vllm-openai:v0.9.2")),
     )
-    assert v1.predicted.compile_s == pytest.approx(4.0 + 32 * 0.16)
+    # Before AOT, a hit runs Dynamo again per layer and loads the artefact.
+    assert v1.predicted.compile_s == pytest.approx(F.compile_warm_fixed_s + 32 * F.compile_warm_s_per_layer)
     v0 = plan(
         LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, serving=Serving(image="vllm/vllm-openai:v0.5.5"))
     )
@@ -239,12 +249,17 @@ def test_scale_out_paths_fresh_warm_and_spare():
         11.6e9 / (a.image_pull_mb_s * 1e6)
     )
     # The shared compile cache (on by default) makes a fresh node's compile a warm one.
-    assert fresh.seconds("compile") == pytest.approx(4.0 + 32 * 0.16)
-    assert fresh.seconds("compile") < p.predicted.compile_s
-    assert warm.seconds("compile") == pytest.approx(4.0 + 32 * 0.16)  # artifact load + Dynamo again
+    assert fresh.seconds("compile") == pytest.approx(warm.seconds("compile")) < p.predicted.compile_s
+    assert warm.seconds("compile") == pytest.approx(F.compile_warm_aot_s)  # the node kept its compile cache
     assert warm.seconds("weight_load") == pytest.approx(p.predicted.weight_load_s)  # S3 again
-    # The spare copied the model to NVMe: 16.06e9 B / 2000 MB/s + 1.5 s.
-    assert spare.seconds("weight_load") == pytest.approx(1.5 + BYTES_8B / 2000e6)
+    # Without the node-local cache a spare warms the image and (the shared compile cache being on) the
+    # compile cache: S3 again, compile warm.
+    assert spare.seconds("weight_load") == pytest.approx(p.predicted.weight_load_s)
+    assert spare.seconds("compile") == pytest.approx(F.compile_warm_aot_s)
+    cold_spare = plan(
+        LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=Serving(warm_spares=2, shared_compile_cache=False))
+    ).scale_out_paths
+    assert cold_spare is not None and cold_spare.warm_spare.seconds("compile") == pytest.approx(p.predicted.compile_s)
     assert fresh.total_s > warm.total_s
     assert paths.spare_gpu_hours_per_day == 2 * 1 * 24
 
@@ -256,7 +271,9 @@ def test_node_local_cache_and_shared_compile_cache_change_the_paths():
     paths = p.scale_out_paths
     assert paths is not None
     assert "model_copy" in [n for n, _ in paths.fresh_node.phases]
-    assert paths.fresh_node.seconds("compile") == pytest.approx(4.0 + 32 * 0.16)
+    assert paths.fresh_node.seconds("compile") == pytest.approx(F.compile_warm_aot_s)
+    # The spare copied the model to NVMe: 16.06e9 B / 2000 MB/s + 1.5 s.
+    assert paths.warm_spare.seconds("weight_load") == pytest.approx(1.5 + BYTES_8B / 2000e6)
     assert paths.warm_node.seconds("weight_load") == pytest.approx(paths.warm_spare.seconds("weight_load"))
 
 
@@ -381,7 +398,8 @@ def test_the_plan_is_made_for_the_images_vllm_release_and_records_how_it_is_serv
     assert old.predicted.cuda_graph_s != new.predicted.cuda_graph_s  # 67 piecewise sizes vs 51 + full graphs
     warm = TuningOptions(compile_cache_warm=True, serving=Serving(image="vllm/vllm-openai:v0.8.5"))
     # A v1 cache hit: the artifact loads and Dynamo runs again (VllmFigures).
-    assert plan(LLAMA_8B, "g6e.2xlarge", warm).predicted.compile_s == pytest.approx(4.0 + 32 * 0.16)
+    warm_s = F.compile_warm_fixed_s + 32 * F.compile_warm_s_per_layer
+    assert plan(LLAMA_8B, "g6e.2xlarge", warm).predicted.compile_s == pytest.approx(warm_s)
     digest = "vllm/vllm-openai@sha256:" + "a" * 64
     digested = TuningOptions(serving=Serving(image=digest, engine_release="0.11.0"))
     assert plan(LLAMA_8B, "g6e.2xlarge", digested).engine_version == "0.11.0"

@@ -32,6 +32,7 @@ from fastload_constructs.core.catalog import INSTANCE_TYPE
 from fastload_constructs.core.engines import DEFAULT_ENGINE
 from fastload_constructs.core.engines.phases import PhaseEstimate
 from fastload_constructs.core.errors import FastloadConfigError, spelled_as
+from fastload_constructs.core.serving.plan_record import PlanRecord
 from fastload_constructs.core.settings import renamed
 
 
@@ -171,15 +172,16 @@ def _estimate(
     return plan_from_options(instance_type, **model, engine=engine).predicted
 
 
-def _recorded_estimate(pod: str, namespace: str) -> PhaseEstimate | None:
-    """The prediction the pod's Deployment records (`fastload.io/plan`): the plan it was deployed with."""
-    record = read_recorded_plan(pod, namespace)
-    if record is None:
-        return None
-    phases = record.pod_phases_s
+def _recorded_estimate(record: PlanRecord, reports: list[ColdStartReport]) -> PhaseEstimate:
+    """The prediction the pod's Deployment records (`fastload.io/plan`): the plan it was deployed with, on
+    its warm path when the pod's log shows a compile-cache hit (and the record keeps that path's phases)."""
+    warm = record.warm_pod_phases_s is not None and all(r.compile_cache == "hit" for r in reports)
+    phases = record.warm_pod_phases_s if warm and record.warm_pod_phases_s is not None else record.pod_phases_s
     click.echo(
         "fastload: compared with the plan recorded on the pod's Deployment "
-        f"({record.engine_name} {record.vllm_version}, {record.instance_type}, TP {record.tensor_parallel_size})",
+        f"({record.engine_name} {record.vllm_version}, {record.instance_type}, TP {record.tensor_parallel_size}"
+        + ("; its warm path: the log shows a compile-cache hit" if warm else "")
+        + ")",
         err=True,
     )
     return PhaseEstimate(
@@ -293,9 +295,10 @@ def coldstart_command(
     starts: list[datetime | None] = [parse_started_at(s) for s in started_at] or [None] * len(sources)
     estimate_for = functools.partial(_estimate, instance_type, model)
     estimate = estimate_for()
-    if estimate is None and pod is not None and namespace is not None:
-        estimate = _recorded_estimate(pod, namespace)
+    record = read_recorded_plan(pod, namespace) if estimate is None and pod is not None and namespace else None
     reports, unrecognised = _read_reports(sources, starts)
+    if record is not None:
+        estimate = _recorded_estimate(record, reports)
     engines = {r.engine for r in reports}
     if instance_type is not None and len(engines) == 1 and engines != {DEFAULT_ENGINE.name}:
         # Logs of another engine: that engine's plan (a plan recorded on the pod is already its engine's).

@@ -49,6 +49,7 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
         "model_loader_extra_config": engine_named(p.engine).loader_extra_config(p.streamer),
         "max_model_len": p.max_model_len,
         "cudagraph_capture_sizes": list(p.cudagraph_capture_sizes) if p.cudagraph_capture_sizes is not None else None,
+        "max_num_seqs": p.max_num_seqs,
         "load_throughput_mb_s": round(p.predicted.load_throughput_mb_s, 1),
         "predicted_seconds": {
             "process_start": round(p.predicted.process_start_s, 1),
@@ -66,6 +67,14 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
         },
         "autoscaling": _autoscaling_view(p),
     }
+    if p.capture is not None:
+        # What the pod captures, chosen or the engine's default: the plan states it either way.
+        view["cuda_graphs"] = {
+            "capture_sizes": list(p.capture.sizes),
+            "graphs": p.capture.graphs,
+            "max_num_seqs": p.capture.max_num_seqs,
+            "sizes_from": "chosen" if p.cudagraph_capture_sizes is not None else "the engine's default",
+        }
     if p.kv_fit is not None:
         view["kv_cache"] = {
             "bytes_per_token_per_gpu": p.kv_fit.kv_bytes_per_token,
@@ -281,6 +290,9 @@ def _pull_mode_decides_fast_image_pull(values: dict[str, Any]) -> None:
 
 def _echo_table(view: dict[str, object]) -> None:
     paths = view.pop("scale_out_paths", None)
+    graphs = view.get("cuda_graphs")
+    if isinstance(graphs, dict):  # the sizes on one line, not one per line
+        graphs["capture_sizes"] = ", ".join(str(size) for size in graphs["capture_sizes"])
     echo_yaml(view)
     if isinstance(paths, dict):
         names: list[str] = []

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from typing import Literal
 
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.settings import Flag, Key, Setting
@@ -302,3 +303,52 @@ INSTANCE_TYPE = Setting(
     path="instance_type",
 )
 """The instance type a model is planned for and served on: cdk.json's `instanceType`, `--instance`."""
+# --- GPU models: memory bandwidth and host link --------------------------------------------------------
+# CUDA-graph capture runs the model once per captured size, reading every weight from GPU memory
+# (`memory_gb_s`); waking a sleeping engine copies its weights back over the host link (`host_link`).
+# Keyed by `GpuInstance.gpu_model` and memory (the A100 has two). NVIDIA's data sheets, "GPU memory
+# bandwidth" and "interconnect":
+#   T4 320 GB/s, PCIe Gen3 x16 (nvidia.com/en-us/data-center/tesla-t4);
+#   A10G 600 GB/s, PCIe Gen4 x16 (the A10's sheet, nvidia.com/en-us/data-center/products/a10-gpu; AWS's
+#     A10G shares its memory system, aws.amazon.com/ec2/instance-types/g5);
+#   L4 300 GB/s, PCIe Gen4 x16 (nvidia.com/en-us/data-center/l4);
+#   L40S 864 GB/s, PCIe Gen4 x16 (nvidia.com/en-us/data-center/l40s);
+#   RTX PRO 6000 Blackwell Server Edition 1,597 GB/s, PCIe Gen5 x16
+#     (nvidia.com/en-us/data-center/rtx-pro-6000-blackwell-server-edition);
+#   V100 SXM2 900 GB/s, PCIe Gen3 to the host (nvidia.com/en-us/data-center/v100);
+#   A100 SXM4 40 / 80 GB 1,555 / 2,039 GB/s, PCIe Gen4 to the host (nvidia.com/en-us/data-center/a100);
+#   H100 SXM5 3.35 TB/s and H200 SXM 4.8 TB/s, PCIe Gen5 to the host (nvidia.com/en-us/data-center/h100, /h200).
+
+HostLink = Literal["pcie3", "pcie4", "pcie5"]
+HOST_LINKS: tuple[HostLink, ...] = ("pcie3", "pcie4", "pcie5")
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """One GPU model's memory bandwidth (GB/s, decimal) and its link to the host."""
+
+    memory_gb_s: float
+    host_link: HostLink
+
+
+# (catalog gpu_model, memory in MiB or None for any) -> spec
+_SPECS: dict[tuple[str, int | None], GpuSpec] = {
+    ("T4", None): GpuSpec(320.0, "pcie3"),
+    ("A10G", None): GpuSpec(600.0, "pcie4"),
+    ("L4", None): GpuSpec(300.0, "pcie4"),
+    ("L40S", None): GpuSpec(864.0, "pcie4"),
+    ("RTX PRO 6000", None): GpuSpec(1597.0, "pcie5"),
+    ("V100", None): GpuSpec(900.0, "pcie3"),
+    ("A100", 40960): GpuSpec(1555.0, "pcie4"),
+    ("A100", 81920): GpuSpec(2039.0, "pcie4"),
+    ("H100", None): GpuSpec(3350.0, "pcie5"),
+    ("H200", None): GpuSpec(4800.0, "pcie5"),
+}
+
+
+def gpu_spec(instance: GpuInstance) -> GpuSpec:
+    """The spec of `instance`'s GPU (every catalog GPU has one: tests/test_catalog.py checks)."""
+    spec = _SPECS.get((instance.gpu_model, instance.gpu_memory_mib)) or _SPECS.get((instance.gpu_model, None))
+    if spec is None:
+        raise KeyError(f"no GPU spec for {instance.gpu_model} ({instance.gpu_memory_mib} MiB)")
+    return spec

@@ -18,7 +18,7 @@ from typing import Generic, Protocol, TypeVar
 
 from fastload_constructs.core.catalog import GpuInstance
 from fastload_constructs.core.engines.args import check_arg_shape, normalised_flag
-from fastload_constructs.core.engines.phases import EngineFigures, PhaseEstimate, PhaseInputs
+from fastload_constructs.core.engines.phases import DeployedCapture, EngineFigures, PhaseEstimate, PhaseInputs
 from fastload_constructs.core.errors import FastloadConfigError, require
 
 
@@ -84,6 +84,9 @@ class LaunchPlan(Protocol):
 
     @property
     def cudagraph_capture_sizes(self) -> tuple[int, ...] | None: ...
+
+    @property
+    def max_num_seqs(self) -> int | None: ...
 
     @property
     def kv_cache_dtype(self) -> str: ...
@@ -217,6 +220,10 @@ class Engine(ABC, Generic[FiguresT]):
     def predict_phases(self, inputs: PhaseInputs) -> PhaseEstimate:
         """Seconds per start-up phase: the streamer's transfer plus the engine's own costs."""
         return self.predict(inputs, self.figures(inputs.figures))
+
+    def deployed_capture(self, inputs: PhaseInputs) -> DeployedCapture | None:
+        """The CUDA graphs the pod captures, where the engine's plan names them (None: it does not)."""
+        return None
 
     def phase_note(self, inputs: PhaseInputs, predicted: PhaseEstimate) -> str:
         """The plan's line about the engine's compile and CUDA graphs, and what it does not model."""

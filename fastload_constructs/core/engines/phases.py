@@ -43,6 +43,16 @@ class PhaseEstimate:
 
 
 @dataclass(frozen=True)
+class DeployedCapture:
+    """The CUDA graphs a pod captures, as the plan states them: the batch sizes, how many graphs they make
+    (FULL_AND_PIECEWISE doubles some) and the max_num_seqs the engine runs with."""
+
+    sizes: tuple[int, ...]
+    graphs: int
+    max_num_seqs: int
+
+
+@dataclass(frozen=True)
 class EngineFigures:
     """An engine's fixed costs and per-unit rates, each field with its cited source (one subclass per engine).
 
@@ -58,7 +68,7 @@ class TuningKnobs(Protocol):
     def cudagraph_capture_sizes(self) -> tuple[int, ...] | None: ...
 
     @property
-    def max_num_seqs(self) -> int: ...
+    def max_num_seqs(self) -> int | None: ...
 
     @property
     def sglang_torch_compile(self) -> bool: ...
@@ -70,7 +80,8 @@ class PhaseInputs:
 
     `transfer_s` and `transfer_mb_s` are the streamer's transfer of the weights onto the GPUs (or a
     calibrated throughput), without the engine's own set-up around it; `instance` None: the GPU is not
-    known (calibration from a log of an instance type outside the catalog).
+    known (calibration from a log of an instance type outside the catalog); `tensor_parallel_size`: the
+    ranks the model is split over.
     """
 
     model: ModelProfile
@@ -81,6 +92,7 @@ class PhaseInputs:
     warm_compile: bool
     transfer_s: float
     transfer_mb_s: float
+    tensor_parallel_size: int = 1
 
 
-__all__ = ["EngineFigures", "PhaseEstimate", "PhaseInputs", "TuningKnobs"]
+__all__ = ["DeployedCapture", "EngineFigures", "PhaseEstimate", "PhaseInputs", "TuningKnobs"]

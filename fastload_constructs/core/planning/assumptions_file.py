@@ -50,10 +50,29 @@ def assumptions_as_dict(a: LoadAssumptions, fitted_from: list[str] | None = None
     }
 
 
+# Figures an older planner wrote that the re-derived engine model no longer has: refused by name, with the fix.
+_RETIRED_FIELDS = frozenset(
+    {
+        "dynamo_s_per_layer",
+        "inductor_s_per_layer",
+        "inductor_fixed_s",
+        "compile_warm_dynamo_s_per_layer",
+        "compile_warm_v1_s",
+        "compile_warm_recent_s",
+        "cuda_graph_full_s_per_graph_layer",
+        "cuda_graph_hopper_factor",
+    }
+)
+
+
 def _figures_from(values: dict[object, object], field: str) -> dict[str, float]:
     """The file's "assumptions" object: every key one figure, every value a number >= 0."""
     changes: dict[str, float] = {}
     for key, value in values.items():
+        if key in _RETIRED_FIELDS:
+            raise FastloadConfigError(
+                f"{field}.assumptions.{key}", value, "a figure of this planner: run `fastload calibrate` again"
+            )
         if key not in _FLOAT_FIELDS:
             raise FastloadConfigError(f"{field}.assumptions.{key}", value, "one of " + ", ".join(_FLOAT_FIELDS))
         require(

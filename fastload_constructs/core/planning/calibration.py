@@ -7,9 +7,10 @@
 * stream throughput per (instance type, source) = median of bytes / (weight load - vLLM's fixed
   set-up): it replaces the modelled rate for that instance type and source only;
 * process start (container start + everything before the load) and KV + server = medians;
-* cold compile and CUDA-graph capture = medians of measured / modelled for each launch's model and
-  capture sizes, kept as scale factors so they still follow layers and capture sizes;
-* warm compile = median of warm launches, for the launches' vLLM release family.
+* cold compile and CUDA-graph capture = medians of measured / modelled for each launch's model, GPU, TP
+  and capture sizes, kept as scale factors so they still follow layers, GPUs and capture sizes;
+* warm compile = median of warm launches less Dynamo's per-layer re-trace (the fixed cost), or the
+  whole hit for releases that load the AOT artefact.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from fastload_constructs.core.catalog import CATALOG
 from fastload_constructs.core.cluster.ami_family import DEFAULT_AMI_FAMILY
 from fastload_constructs.core.engines.vllm.phases import VllmFigures, compile_seconds, cuda_graph_seconds
-from fastload_constructs.core.engines.vllm.releases import release_family
+from fastload_constructs.core.engines.vllm.releases import release_family, uses_aot_compile
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.model import ModelProfile, estimated_layers
 from fastload_constructs.core.planning.assumptions import MB, LoadAssumptions
@@ -74,24 +75,26 @@ def _fixed_costs(launches: list[MeasuredLaunch]) -> dict[str, float]:
 
 
 def _compile_and_graphs(launches: list[MeasuredLaunch], figures: VllmFigures) -> dict[str, float]:
-    """Cold compile and CUDA graphs as medians of measured / modelled, warm compile as the artifact load."""
+    """Cold compile and CUDA graphs as medians of measured / modelled; a warm compile as its fixed cost
+    (beyond Dynamo's per-layer re-trace; the whole hit where the release loads the AOT artefact)."""
     unscaled = dataclasses.replace(figures, compile_scale=1.0, cuda_graph_scale=1.0)
     cold: list[float] = []
     graphs: list[float] = []
     warm: dict[str, list[float]] = {}
     for x in launches:
         release = x.options.serving.engine_version
-        family = release_family(release)
-        if x.compile_s is not None and x.compile_s > 0 and family != "v0":
-            if x.compile_warm:
-                # The artifact load: what a hit costs beyond Dynamo, which runs again on a hit.
-                dynamo = figures.compile_warm_dynamo_s_per_layer * estimated_layers(x.model)
-                warm.setdefault(family, []).append(max(0.0, x.compile_s - dynamo))
+        if x.compile_s is not None and x.compile_s > 0 and release_family(release) != "v0":
+            if x.compile_warm and uses_aot_compile(release):
+                warm.setdefault("compile_warm_aot_s", []).append(x.compile_s)
+            elif x.compile_warm:
+                dynamo = figures.compile_warm_s_per_layer * estimated_layers(x.model)
+                warm.setdefault("compile_warm_fixed_s", []).append(max(0.0, x.compile_s - dynamo))
             else:
                 cold.append(x.compile_s / compile_seconds(x.model, release, False, unscaled))
         if x.cuda_graph_s is not None and x.cuda_graph_s > 0:
             sizes, seqs = x.options.cudagraph_capture_sizes, x.options.max_num_seqs
-            modelled = cuda_graph_seconds(x.model, release, sizes, seqs, CATALOG.get(x.instance_type), unscaled)
+            tp = x.options.tensor_parallel_size or 1
+            modelled = cuda_graph_seconds(x.model, release, sizes, seqs, CATALOG.get(x.instance_type), unscaled, tp)
             if modelled > 0:
                 graphs.append(x.cuda_graph_s / modelled)
     changes: dict[str, float] = {}
@@ -99,8 +102,7 @@ def _compile_and_graphs(launches: list[MeasuredLaunch], figures: VllmFigures) ->
         changes["compile_scale"] = round(statistics.median(cold), 4)
     if graphs:
         changes["cuda_graph_scale"] = round(statistics.median(graphs), 4)
-    for release, values in warm.items():
-        key = "compile_warm_recent_s" if release == "recent" else "compile_warm_v1_s"
+    for key, values in warm.items():
         changes[key] = round(statistics.median(values), 3)
     return changes
 

@@ -230,15 +230,24 @@ class TuningOptions:
     cudagraph_capture_sizes: tuple[int, ...] | None = setting(
         check=optional(check_capture_sizes),
         accepted="an ascending list of distinct whole numbers from 1 to 8192 ([] captures none)",
-        doc="CUDA-graph capture sizes, e.g. 1,2,4,8,16,32 (default: vLLM's).",
+        doc="CUDA-graph capture sizes, e.g. 1,2,4,8,16,32 (default: vLLM's, bounded by max_num_seqs).",
         key="cudaGraphCaptureSizes",
         flag=Flag("--capture-sizes", read=capture_sizes_from_text),
         kind=list,
     )
     """vLLM's `cudagraph_capture_sizes` (`--compilation-config`): fewer sizes capture faster and serve large
-    batches slower; empty captures none. Default: None, vLLM's default list."""
-    max_num_seqs: int = setting(256, check=whole_number(1, 65536), accepted="a whole number from 1 to 65536")
-    """vLLM's `--max-num-seqs`, which bounds its default capture sizes. Default: 256."""
+    batches slower; empty captures none. Default: None, vLLM's default list (bounded by `max_num_seqs`)."""
+    max_num_seqs: int | None = setting(
+        check=optional(whole_number(1, 65536)),
+        accepted="a whole number from 1 to 65536",
+        doc="vLLM --max-num-seqs: the most sequences a step runs (default: vLLM's for the release and GPU).",
+        key="maxNumSeqs",
+        flag="--max-num-seqs",
+        kind=int,
+    )
+    """vLLM's `--max-num-seqs`: the most sequences a step runs at once; vLLM bounds its default capture sizes
+    by it. Given, it is passed to vLLM. Default: None, vLLM's own default for the release and GPU
+    (`core.engines.vllm.releases`)."""
     # --- scale-out paths -----------------------------------------------------------------------
     image_bytes: int = setting(
         DEFAULT_IMAGE_BYTES,

@@ -78,6 +78,7 @@ def phase_inputs(
         warm_compile=opts.compile_cache_warm if warm_compile is None else warm_compile,
         transfer_s=seconds,
         transfer_mb_s=rate,
+        tensor_parallel_size=tp,
     )
 
 

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 
 from fastload_constructs.core.catalog import GIB, GpuInstance, lookup
 from fastload_constructs.core.engines import engine_named
-from fastload_constructs.core.engines.phases import PhaseEstimate
+from fastload_constructs.core.engines.phases import DeployedCapture, PhaseEstimate
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.explain import assumption_notes
 from fastload_constructs.core.planning.fit import KvFit, choose_tensor_parallel, kv_fit
 from fastload_constructs.core.planning.options import DEFAULT_RUNTIME_OVERHEAD_BYTES, KvCacheDtype, TuningOptions
-from fastload_constructs.core.planning.phases import predict_phases
+from fastload_constructs.core.planning.phases import phase_inputs, predict_phases
 from fastload_constructs.core.planning.scale_out import ScaleOutPaths, scale_out_paths
 from fastload_constructs.core.planning.serving import Serving, StreamSource
 from fastload_constructs.core.planning.streamer import StreamerSettings, streamer_concurrency, streamer_memory_limit
@@ -55,9 +55,13 @@ class ServingPlan:
     assumptions: tuple[str, ...]
     scale_out_paths: ScaleOutPaths | None = None
     kv_fit: KvFit | None = None
-    # Passed to vLLM only when the user set them (--max-model-len, --compilation-config).
+    # Passed to vLLM only when the user set them (--max-model-len, --compilation-config, --max-num-seqs).
     max_model_len: int | None = None
     cudagraph_capture_sizes: tuple[int, ...] | None = None
+    max_num_seqs: int | None = None
+    # The CUDA graphs the pod captures as planned (the sizes deployed, chosen or the engine's default;
+    # None where the engine's plan names none).
+    capture: DeployedCapture | None = None
     kv_cache_dtype: KvCacheDtype = "auto"  # passed as --kv-cache-dtype when not "auto"
     # How the model is served (image and so the vLLM release, model cache, shared compile cache, warm
     # spares, image pull): what the plan was made for, and what charts and constructs apply.
@@ -150,6 +154,7 @@ def plan(model: ModelProfile, instance_type: str | GpuInstance, options: TuningO
         ranks=tp,
     )
     predicted = predict_phases(model, instance, tp, streamer, opts)
+    capture = engine.deployed_capture(phase_inputs(model, instance, tp, streamer, opts))
     paths = scale_out_paths(model, instance, tp, streamer, opts)
     fit = kv_fit(model, instance, tp, opts)
     share = tp / instance.gpu_count
@@ -170,6 +175,8 @@ def plan(model: ModelProfile, instance_type: str | GpuInstance, options: TuningO
         kv_fit=fit,
         max_model_len=opts.max_model_len,
         cudagraph_capture_sizes=opts.cudagraph_capture_sizes,
+        max_num_seqs=opts.max_num_seqs,
+        capture=capture,
         serving=opts.serving,
         kv_cache_dtype=opts.kv_cache_dtype,
         sglang_torch_compile=opts.sglang_torch_compile,

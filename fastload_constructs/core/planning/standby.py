@@ -12,8 +12,8 @@ Phases from requester creation to the first token, each from a cited figure
 (`StandbyAssumptions`); which are published measurements and which are estimates
 is recorded per phase (`StandbyPhase.measured`). The wake is the only phase that
 moves data: the weights back from pinned host memory, modelled as a fixed cost
-plus bytes per GPU over a per-GPU host-to-device rate fitted to published
-level-1 wake times on a PCIe Gen4 host link (A100, like the L40S of g6e).
+plus bytes per GPU over the GPU's host link (PCIe Gen4 fitted to published
+level-1 wakes, Gen5 measured on an H200).
 
 Pure: no CDK, cdk8s or boto3.
 """
@@ -23,10 +23,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from fastload_constructs.core.catalog import GIB, GpuInstance
+from fastload_constructs.core.catalog import GIB, GpuInstance, HostLink, gpu_spec
 from fastload_constructs.core.errors import whole_number_in
 from fastload_constructs.core.model import ModelProfile
-from fastload_constructs.core.planning.assumptions import MB
 
 HOURS_PER_DAY = 24
 # The vLLM release FMA v0.6.4's launcher image runs (dockerfiles/Dockerfile.launcher.benchmark: FROM
@@ -51,30 +50,35 @@ class StandbyAssumptions:
 
     # --- orchestration (FMA launcher mode), before the wake -----------------------------------------
     # The requester Pod (a tiny image already on the node, no init containers) created by the
-    # Deployment, scheduled and its container started. ESTIMATED: "<1 s" scheduling + "~1-2 s"
-    # container start with the image cached (research for issue 27, fma.md section 11); the Kubernetes
-    # pod-startup SLO bounds it at 5 s p99 for stateless pods with pulled images (kubernetes/community
-    # sig-scalability/slos/pod_startup_latency.md). 2 s.
+    # Deployment, scheduled and its container started. ESTIMATED: "<1 s" scheduling + "~1-2 s" container
+    # start with the image cached (reasoned from FMA's design, llm-d-incubation/llm-d-fast-model-actuation
+    # docs); the Kubernetes pod-startup SLO bounds it at 5 s p99 for stateless pods with pulled images
+    # (kubernetes/community sig-scalability/slos/pod_startup_latency.md). 2 s.
     requester_start_s: float = 2.0
     # The dual-pods controller sees the running requester, GETs its GPU UUIDs from the requester's SPI
     # (`/v1/dual-pods/accelerators`), finds the sleeping instance of the same InferenceServerConfig on
-    # those GPUs and binds it. ESTIMATED: "<1 s" (fma.md section 11; informer events + two HTTP calls
+    # those GPUs and binds it. ESTIMATED: "<1 s" (FMA's design; informer events + two HTTP calls
     # to pod IPs). 1 s.
     bind_s: float = 1.0
     # --- the wake (POST /wake_up, level 1) ---------------------------------------------------------
-    # Fixed cost of a wake with almost no weights: Qwen3-0.6B level-1 wake 0.26 s on A100 (vLLM blog
-    # "Zero-Reload Model Switching with vLLM Sleep Mode", 2025-10-26, Performance Summary). MEASURED.
-    wake_fixed_s: float = 0.26
-    # Host-to-device rate of a wake per GPU, MB/s, on a PCIe Gen4 host link (A100 as the L40S):
-    # Qwen3-Coder-30B-A3B BF16 (~61.1 GB) woke in 2.85-2.89 s (vLLM blog, vLLM 0.11.0): 61,100 MB /
-    # (2.87 - 0.26 s) = 23,400 MB/s; Qwen3-8B + LoRA (~22 GiB CPU backup = 23,600 MB) in 2.19 s (vllm PR
-    # #48337 comment, 2026-07-15): 23,600 / (2.19 - 0.26) = 12,200 MB/s. Geometric mean 16,900 MB/s.
-    # The faster 0.328 s for granite-3.2-8b on an 80 GB GPU (llm-d-benchmark PR #399) is left out: its
-    # GPU and host link are not named. MEASURED (fitted). No L40S/g6e measurement was found.
-    wake_mb_s_per_gpu: float = 16900.0
+    # A wake = a fixed cost + each GPU's shard of the weights over its host link, fitted over 9 level-1
+    # wakes of 2 sources (tests/fixtures/engine_phase_measurements.json, rows "wake": the vLLM blog's
+    # "Zero-Reload Model Switching with vLLM Sleep Mode", 2025-10-26, A100 and RTX A4000; vllm issue 16663,
+    # A800) by bench/engine_phase_fits.py. MEASURED (fitted). Wakes with LoRA adapters (vllm PR 48337: 1.22 s
+    # for a 0.6B model) cost more and are left out.
+    wake_fixed_s: float = 0.16
+    # PCIe Gen4 x16 hosts (A100, A800, A4000 above; the L4, L40S and A10G of g6, g6e and g5), GB/s per GPU:
+    # fitted with the fixed cost above.
+    wake_pcie4_gb_s: float = 17.0
+    # PCIe Gen5 x16 hosts (H100, H200): 16.06 GB copied back from pinned host memory in 0.311 s, 51.7 GB/s,
+    # on one H200 (bench/results/graph_capture-NVIDIA_H200.json; PyTorch's copy, not vLLM's wake). No
+    # published vLLM wake on a GPU known to sit on Gen5 was found.
+    wake_pcie5_gb_s: float = 51.7
+    # PCIe Gen3 x16 (T4, V100): half of Gen4's rate, as the link's signalling rate is half (PCI-SIG).
+    wake_pcie3_gb_s: float = 8.5
     # --- after the wake ------------------------------------------------------------------------------
     # FMA puts the InferenceServerConfig's labels on the launcher Pod once the instance is awake; the
-    # EndpointSlice and kube-proxy then route to it. ESTIMATED: "~1 s" (fma.md section 11); no
+    # EndpointSlice and kube-proxy then route to it. ESTIMATED: "~1 s" (FMA's design); no
     # measurement of this step was found.
     route_s: float = 1.0
     # First request after a wake: 0.54-1.0 s for Qwen3-Coder-30B-A3B on A100 (vLLM blog, above; the
@@ -139,10 +143,19 @@ class StandbyPath:
         return next((p.seconds for p in self.phases if p.name == phase), 0.0)
 
 
-def wake_seconds(model: ModelProfile, tp: int, a: StandbyAssumptions) -> float:
-    """Level-1 wake: fixed cost + each GPU's shard of the weights over the per-GPU host-to-device rate."""
-    per_gpu = model.total_bytes / tp
-    return a.wake_fixed_s + per_gpu / (a.wake_mb_s_per_gpu * MB)
+def wake_rate_gb_s(link: HostLink, a: StandbyAssumptions) -> float:
+    """GB/s per GPU a level-1 wake copies back over a host link."""
+    return {"pcie3": a.wake_pcie3_gb_s, "pcie4": a.wake_pcie4_gb_s, "pcie5": a.wake_pcie5_gb_s}[link]
+
+
+def wake_seconds_for(bytes_per_gpu: float, link: HostLink, a: StandbyAssumptions) -> float:
+    """Level-1 wake: the fixed cost + one GPU's shard of the weights over its host link."""
+    return a.wake_fixed_s + bytes_per_gpu / (wake_rate_gb_s(link, a) * 1e9)
+
+
+def wake_seconds(model: ModelProfile, tp: int, a: StandbyAssumptions, instance: GpuInstance) -> float:
+    """Level-1 wake of `model` split over `tp` GPUs of `instance`."""
+    return wake_seconds_for(model.total_bytes / tp, gpu_spec(instance).host_link, a)
 
 
 def standby_idle_cost(
@@ -167,9 +180,10 @@ def standby_path(
 ) -> StandbyPath:
     """Requester start + bind + wake + route + first token, from requester creation (see the module doc)."""
     a = a if a is not None else StandbyAssumptions()
-    wake = wake_seconds(model, tp, a)
+    wake = wake_seconds(model, tp, a, instance)
     gb_per_gpu = model.total_bytes / tp / 1e9
-    research = "estimate, issue 27 research on FMA"
+    link = gpu_spec(instance).host_link
+    research = "estimate from FMA's design"
     phases = (
         StandbyPhase("requester_start", a.requester_start_s, False, f"schedule <1 s + cached start 1-2 s ({research})"),
         StandbyPhase("bind", a.bind_s, False, f"FMA controller GPU query + bind <1 s ({research})"),
@@ -177,8 +191,8 @@ def standby_path(
             "wake",
             wake,
             True,
-            f"{a.wake_fixed_s:g} s + {gb_per_gpu:.1f} GB/GPU at {a.wake_mb_s_per_gpu:,.0f} MB/s "
-            "(fitted to level-1 wakes on A100: vLLM blog 2025-10-26, vllm PR #48337; none on L40S)",
+            f"{a.wake_fixed_s:g} s + {gb_per_gpu:.1f} GB/GPU at {wake_rate_gb_s(link, a):g} GB/s over {link} "
+            "(fitted to level-1 wakes on A100, A800 and A4000: vLLM blog 2025-10-26, vllm issue 16663)",
         ),
         StandbyPhase("route", a.route_s, False, f"routing labels -> EndpointSlice ~1 s ({research})"),
         StandbyPhase(

@@ -5,8 +5,10 @@ new release of the planner's figures never restarts a serving pod):
 
 - `fastload.io/plan`: compact JSON (`PLAN_SCHEMA` 1): the engine and its release (under `vllm_version`, the
   key's name since schema 1 began; `engine` only when it is not the default), image, instance type, TP,
-  the serving choices and the predicted seconds of every scale-out path and of each pod phase.
-  `fastload coldstart --pod` reads it back (`read_plan_record`) to put actual beside predicted.
+  the serving choices, the predicted seconds of every scale-out path and of each pod phase, what a warm
+  spare leaves on its node (`spare_warms`) and the pod's phases when it finds a warm compile cache
+  (`warm_pod_phases_s`, a repeat on a node that ran the model). `fastload coldstart --pod` reads it back
+  (`read_plan_record`) to put actual beside predicted, warm or cold as the pod's log shows.
 - `fastload.io/predicted-start`: the same paths in words, for a human reading `kubectl describe`.
 """
 
@@ -18,12 +20,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastload_constructs.core.engines import DEFAULT_ENGINE, ENGINES
+from fastload_constructs.core.engines.phases import PhaseEstimate
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.planning.plan import ServingPlan
 
 PLAN_ANNOTATION = "fastload.io/plan"
 SUMMARY_ANNOTATION = "fastload.io/predicted-start"
 PLAN_SCHEMA = 1
+
+
+def _phases(p: PhaseEstimate) -> dict[str, float]:
+    return {
+        "process_start": round(p.process_start_s, 1),
+        "weight_load": round(p.weight_load_s, 1),
+        "compile": round(p.compile_s, 1),
+        "cuda_graph": round(p.cuda_graph_s, 1),
+        "kv_and_server": round(p.kv_and_server_s, 1),
+    }
 
 
 def plan_record(plan: ServingPlan) -> dict[str, Any]:
@@ -38,19 +51,16 @@ def plan_record(plan: ServingPlan) -> dict[str, Any]:
         "model_cache": plan.serving.model_cache,
         "shared_compile_cache": plan.serving.shared_compile_cache,
         "warm_spares": plan.serving.warm_spares,
-        "pod_phases_s": {
-            "process_start": round(p.process_start_s, 1),
-            "weight_load": round(p.weight_load_s, 1),
-            "compile": round(p.compile_s, 1),
-            "cuda_graph": round(p.cuda_graph_s, 1),
-            "kv_and_server": round(p.kv_and_server_s, 1),
-        },
+        "pod_phases_s": _phases(p),
         "pod_total_s": round(p.total_s, 1),
     }
     if plan.engine != DEFAULT_ENGINE.name:  # absent: the default engine (older records name no engine)
         record["engine"] = plan.engine
-    if plan.scale_out_paths is not None:
-        record["paths_s"] = {path.name: round(path.total_s, 1) for path in plan.scale_out_paths.as_tuple()}
+    paths = plan.scale_out_paths
+    if paths is not None:
+        record["paths_s"] = {path.name: round(path.total_s, 1) for path in paths.as_tuple()}
+        record["spare_warms"] = list(paths.spare_holds.warmed)
+        record["warm_pod_phases_s"] = {name: round(seconds, 1) for name, seconds in paths.warm_node.phases}
     return record
 
 
@@ -63,6 +73,7 @@ def plan_annotations(plan: ServingPlan) -> dict[str, str]:
         f"(TP {record['tensor_parallel_size']}): "
         + (", ".join(f"{name.replace('_', ' ')} {seconds:g} s" for name, seconds in paths.items()) or "")
         + (f"; pod {record['pod_total_s']:g} s" if not paths else "")
+        + (f"; a warm spare warms {', '.join(record['spare_warms'])}" if "spare_warms" in record else "")
     )
     return {
         PLAN_ANNOTATION: json.dumps(record, separators=(",", ":"), sort_keys=True),
@@ -80,6 +91,8 @@ class PlanRecord:
     pod_phases_s: Mapping[str, float]
     paths_s: Mapping[str, float]
     engine: str = DEFAULT_ENGINE.name  # the release above is this engine's
+    # The pod's phases when its compile cache hits (absent from records written before it was kept).
+    warm_pod_phases_s: Mapping[str, float] | None = None
 
     @property
     def engine_name(self) -> str:
@@ -104,6 +117,11 @@ def read_plan_record(annotations: Mapping[str, str]) -> PlanRecord | None:
             pod_phases_s={str(k): float(v) for k, v in data["pod_phases_s"].items()},
             paths_s={str(k): float(v) for k, v in data.get("paths_s", {}).items()},
             engine=str(data.get("engine", DEFAULT_ENGINE.name)),
+            warm_pod_phases_s=(
+                {str(k): float(v) for k, v in data["warm_pod_phases_s"].items()}
+                if "warm_pod_phases_s" in data
+                else None
+            ),
         )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise FastloadConfigError(

@@ -23,7 +23,7 @@ class VllmEngine(Engine[VllmFigures]):
     scaling_metrics = launch.SCALING_METRICS
     managed_flags = launch.MANAGED_FLAGS
     abbreviated_flags = False
-    tuning_knobs = frozenset({"cudagraph_capture_sizes", "kv_cache_dtype"})
+    tuning_knobs = frozenset({"cudagraph_capture_sizes", "kv_cache_dtype", "max_num_seqs"})
     # Standby engines sleep with vLLM's --enable-sleep-mode (core/serving/standby.py).
     supports_standbys = True
     api_key_env = launch.API_KEY_ENV
@@ -36,6 +36,7 @@ class VllmEngine(Engine[VllmFigures]):
     server_env = staticmethod(launch.vllm_env)
     compile_factors = staticmethod(launch.compile_factors)
     predict = staticmethod(phases.predict)
+    deployed_capture = staticmethod(phases.deployed_capture)
 
     def check_release(self, version: object, field: str) -> None:
         release_family(version, field)

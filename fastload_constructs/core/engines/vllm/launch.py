@@ -84,11 +84,12 @@ def _check_not_tuned(plan: LaunchPlan, extra_args: Sequence[str]) -> None:
         require(
             not (flag == "--max-model-len" and plan.max_model_len is not None)
             and not (flag in ("--compilation-config", "-cc", "-O") and plan.cudagraph_capture_sizes is not None)
-            and not (flag == "--kv-cache-dtype" and plan.kv_cache_dtype != "auto"),
+            and not (flag == "--kv-cache-dtype" and plan.kv_cache_dtype != "auto")
+            and not (flag == "--max-num-seqs" and plan.max_num_seqs is not None),
             "extra_args",
             arg,
-            "flags the plan does not set already (it sets --max-model-len / --compilation-config from "
-            "max_model_len / cudagraph_capture_sizes)",
+            "flags the plan does not set already (it sets --max-model-len / --compilation-config / --max-num-seqs "
+            "from max_model_len / cudagraph_capture_sizes / max_num_seqs)",
         )
 
 
@@ -109,6 +110,9 @@ def vllm_args(
         # form every release since 0.6 parses (vllm/engine/arg_utils.py); newer ones also take
         # --cudagraph-capture-sizes.
         tuned += ["--compilation-config", capture_sizes_json(plan.cudagraph_capture_sizes)]
+    if plan.max_num_seqs is not None:
+        # The concurrency bound the plan's capture sizes follow (vLLM bounds its default list by it).
+        tuned += ["--max-num-seqs", str(plan.max_num_seqs)]
     if plan.kv_cache_dtype != "auto":
         # The fit assumed a one-byte KV cache: vLLM must allocate it that way (--kv-cache-dtype fp8).
         tuned += ["--kv-cache-dtype", plan.kv_cache_dtype]

@@ -1,148 +1,187 @@
 """Predicted seconds per start-up phase of a vLLM pod: process, weights, compile, CUDA graphs, server.
 
-`VllmFigures` holds vLLM's own fixed costs and per-unit rates, each with its source; `fastload calibrate`
-fits them to your logs (`core.planning.calibration`). The streamer's transfer of the weights is the
-planner's (`core.planning.phases`): vLLM adds its own set-up around it.
+`VllmFigures` holds vLLM's own fixed costs and per-unit rates. The compile, CUDA-graph and KV figures
+are fitted to the published measurements in tests/fixtures/engine_phase_measurements.json (each row
+with its public source and independent group) by bench/engine_phase_fits.py, which also reports each
+fit's leave-one-source-out error (docs/planning.md); tests/test_engine_phase_fits.py refits them and
+fails when a constant here drifts from its fit. `fastload calibrate` fits them to your own logs
+(`core.planning.calibration`). The streamer's transfer of the weights is the planner's
+(`core.planning.phases`): vLLM adds its own set-up around it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fastload_constructs.core.catalog import GpuInstance
-from fastload_constructs.core.engines.phases import EngineFigures, PhaseEstimate, PhaseInputs
+from fastload_constructs.core.catalog import GpuInstance, gpu_spec
+from fastload_constructs.core.engines.phases import DeployedCapture, EngineFigures, PhaseEstimate, PhaseInputs
 from fastload_constructs.core.engines.vllm.releases import (
     ReleaseFamily,
     captured_graphs,
     default_capture_sizes,
+    default_max_num_seqs,
     release_family,
+    uses_aot_compile,
 )
 from fastload_constructs.core.model import ModelProfile, estimated_layers
+
+GB = 1e9
 
 
 @dataclass(frozen=True)
 class VllmFigures(EngineFigures):
-    """vLLM's fixed costs and per-unit rates, each from a cited source."""
+    """vLLM's fixed costs and per-unit rates, each fitted to or taken from a cited source."""
 
     # --- fixed costs ---------------------------------------------------------------------------
-    # Container start to the weights starting to load: Python imports, config, engine and worker
-    # spawn, distributed init. vLLM 0.34 log (tests/fixtures/vllm_logs/cold_v0.34_s3_tp1.log): 16 s
-    # from the first line to "Loading model", plus imports before the first line; vllm issue #20264
-    # reports ~30 s it cannot find in its log. 25 s.
+    # Container start to the weights starting to load: Python imports, config, engine and worker spawn,
+    # distributed init. No source times container start to the first log line; the API server's first
+    # line to "Starting to load model" took 33-36 s on one A100 and 47-49 s at TP2 (github.com/dennislee22/
+    # vLLM-benchmarking log/*.log, 0.10.1.1), engine init to the load 20-21 s at TP4 and 34-35 s at TP8
+    # on Ray (github.com/anyscale/ray-serve-llm-perf-examples), the offline engine's bootstrap 7-10 s
+    # (github.com/upb-cn/vllm-startup-profiler): 25 s, the middle of the single-node server spans
+    # (engine_phase_measurements rows "process_start"; checked against them, not fitted: their spans are
+    # not the pod's).
     process_start_s: float = 25.0
     # vLLM's own work around the stream (allocating the model, post-processing weights): "Model
     # loading took 0.90 s" for "Loading weights took 0.69 s" (vllm issue #20264); 31.73 s for a
     # 30.41 s stream (v0.34 log in tests/fixtures). Seconds added to every weight load.
     weight_load_fixed_s: float = 1.5
-    # KV-cache profiling and allocation, warmup and the API server: "init engine ... took 34.11 s"
-    # less 17 s graphs and 7.51 s compile = 9.6 s (vllm issue #20264); 68.84 - 48.31 - 15 = 5.5 s
-    # (v0.34 fixture log). 8 s.
-    kv_and_server_s: float = 8.0
-    # --- torch.compile (cold) ------------------------------------------------------------------
-    # Dynamo traces every decoder layer: 4.60 s for Llama-3-8B's 32 layers (vllm PR #11005 log,
-    # 0.144 s/layer) and 10 s on L40S (tensorfuse.io/docs/blogs/reducing_gpu_cold_start, 0.31 s/layer):
-    # 0.21 s/layer (geometric mean).
-    dynamo_s_per_layer: float = 0.21
-    # Inductor compiles the piecewise graphs, shape-generic, so its cost grows with the number of
-    # layers, not their width: 14.77 s / 32 layers (PR #11005) and 42 s / 32 layers (tensorfuse):
-    # 0.78 s per layer (geometric mean), after a fixed 2 s of setup.
-    inductor_s_per_layer: float = 0.78
-    inductor_fixed_s: float = 2.0
-    # torch.compile on a cache hit ("Directly load the compiled graph(s) ... took X s"): Dynamo's
-    # bytecode transform is not cached and runs again, per layer, then the artifact loads. Dynamo on a
-    # hit: 11.75 s / 80 layers (Llama-3-70B TP4), 16.74 s / 94 (Qwen3-235B TP8; anyscale/ray-serve-llm-
-    # perf-examples replica_initialization/experiment_terminal_output/*-compile-cache.txt, vLLM ~0.11),
-    # 5.03 s / 32 (Llama-3-8B, vllm PR #16848): 0.16 s per layer (geometric mean 0.160).
-    compile_warm_dynamo_s_per_layer: float = 0.16
-    # The artifact load itself: 3.83 s (70B), 5.53 s (235B) (same anyscale logs), 4.19 s (vllm PR #16848,
-    # v1 0.8), 5.96 s (AOT load, noonghunna/club-3090 issue #142): 4 s, for the v1 releases and recent ones.
-    compile_warm_v1_s: float = 4.0
-    compile_warm_recent_s: float = 4.0
-    # --- CUDA graphs -----------------------------------------------------------------------------
-    # Piecewise capture (v1 and later: one graph per piece between attention ops, every layer):
-    # Llama-3-8B's 67 sizes took 15 s (PR #11005, -O3: 0.0070 s per size-layer) and 54 s on L40S
-    # (tensorfuse: 0.025): 0.013 s per graph per layer (geometric mean).
-    cuda_graph_s_per_graph_layer: float = 0.013
-    # A full-model graph per size (vLLM 0.x eager-compile path, and the FULL decode graphs recent
-    # releases add): 67 sizes in 10 s for Llama-3-8B without torch.compile (PR #11005): 0.0047.
-    cuda_graph_full_s_per_graph_layer: float = 0.0047
-    cuda_graph_fixed_s: float = 1.0
-    # Hopper and newer GPUs (CUDA capability >= 9.0) capture far faster than the two figures above
-    # (GPU unstated, L40S). Measured less the fixed second, over the model above, on H100: 2.8 / 33.1
-    # (Llama-3.1-8B, 67 sizes x 0.057 s, vllm PR #22897), 15 / 82.9 (Llama-3-70B TP4, "Graph capturing
-    # finished in 16 secs", anyscale/ray-serve-llm-perf-examples llama70b-base.txt) and 8 / 52.9
-    # (Qwen3-32B, "CUDA graph capture [9s", llm-d guides/gke-pod-snapshots/benchmark-results/
-    # vllm-qwen3-32b-h100.md): 0.13 (geometric mean).
-    cuda_graph_hopper_factor: float = 0.13
+    # The profiling run, the KV cache and the warm-up: "init engine (profile, create kv cache, warmup
+    # model)" less the same log's torch.compile and graph capture, fitted over 18 rows of 4 sources
+    # (rows "kv_and_server"; the API server's own start after it, about 1 s, is inside the error).
+    kv_and_server_s: float = 10.3
+    # --- torch.compile (cold): fixed + per decoder layer (Dynamo traces every layer, Inductor compiles
+    # each piece), fitted over 14 rows of 7 sources (rows "compile_cold") ---------------------------
+    compile_cold_fixed_s: float = 9.0
+    compile_cold_s_per_layer: float = 0.65
+    # --- torch.compile on a cache hit: Dynamo's bytecode transform is not cached and runs again per
+    # layer, then the artefact loads: fixed + per layer, fitted over 41 rows of 6 sources (rows
+    # "compile_warm"). From 0.19 (`uses_aot_compile`) a hit loads the AOT artefact and skips Dynamo:
+    # "torch.compile takes 1.61 s in total" (vllm PR 39559) and 9.61 s at TP2 on RTX 3090s
+    # (noonghunna/club-3090 issue 142): their geometric mean, two rows only. A hit never costs more than a miss.
+    compile_warm_fixed_s: float = 2.0
+    compile_warm_s_per_layer: float = 0.2
+    compile_warm_aot_s: float = 3.93
+    # --- CUDA graphs: fixed + graphs x (per graph-layer cost x TP^exponent + weight bytes per GPU / GPU
+    # memory bandwidth): each captured graph runs the model once (its warm-up) and records every
+    # layer's kernels; ranks add their all-reduces. Fitted over 64 rows (V1 and later) of 6 sources (rows
+    # "cuda_graph"); V0's full-model graphs cost `cuda_graph_v0_factor` times the fitted model (the same
+    # model, machine and 35 sizes: 9 s on 0.6.0 against 1 s on 0.10.0, upb-cn/vllm-startup-profiler figure 1).
+    cuda_graph_fixed_s: float = 1.75
+    cuda_graph_s_per_graph_layer: float = 0.0008
+    cuda_graph_tp_exponent: float = 0.5
+    cuda_graph_v0_factor: float = 3.25
     # --- calibration (fastload calibrate) --------------------------------------------------------
     # Measured / modelled ratios for the architecture-driven phases (1 = as modelled): cold compile
-    # and CUDA-graph capture. (A warm compile is calibrated as compile_warm_*_s itself.)
+    # and CUDA-graph capture. (A warm compile is calibrated as its fixed costs themselves.)
     compile_scale: float = 1.0
     cuda_graph_scale: float = 1.0
 
 
-def compile_seconds(model: ModelProfile, release: str, warm: bool, figures: VllmFigures) -> float:
-    """torch.compile: none before 0.7; a cache hit costs Dynamo again (per layer, it is not cached)
-    plus the artifact load (a release-family constant); a miss costs Dynamo (per layer) + Inductor
-    (fixed + per layer), scaled by a calibration factor."""
-    family = release_family(release)
+def cold_compile_seconds(layers: int, figures: VllmFigures) -> float:
+    """A compile-cache miss: fixed + per layer, times the calibration factor."""
+    return (figures.compile_cold_fixed_s + figures.compile_cold_s_per_layer * layers) * figures.compile_scale
+
+
+def warm_compile_seconds(layers: int, aot: bool, figures: VllmFigures) -> float:
+    """A compile-cache hit: the AOT load (Dynamo skipped), else Dynamo per layer plus the artefact load;
+    never more than a miss (a tiny model's hit costs at most its miss)."""
     f = figures
-    if family == "v0":
+    hit = f.compile_warm_aot_s if aot else f.compile_warm_fixed_s + f.compile_warm_s_per_layer * layers
+    return min(hit, cold_compile_seconds(layers, f))
+
+
+def compile_seconds(model: ModelProfile, release: str, warm: bool, figures: VllmFigures) -> float:
+    """torch.compile: none before 0.7; a hit or a miss by the release (see the two functions above)."""
+    if release_family(release) == "v0":
         return 0.0
     layers = estimated_layers(model)
     if warm:
-        load = f.compile_warm_recent_s if family == "recent" else f.compile_warm_v1_s
-        return load + f.compile_warm_dynamo_s_per_layer * layers
-    cold = f.dynamo_s_per_layer * layers + f.inductor_fixed_s + f.inductor_s_per_layer * layers
-    return cold * f.compile_scale
+        return warm_compile_seconds(layers, uses_aot_compile(release), figures)
+    return cold_compile_seconds(layers, figures)
+
+
+def deployed_max_num_seqs(chosen: int | None, release: str, instance: GpuInstance | None) -> int:
+    """The --max-num-seqs vLLM runs with: the one chosen, else vLLM's own default for the release and GPU."""
+    if chosen is not None:
+        return chosen
+    if instance is None:
+        return default_max_num_seqs(release, None, None)
+    return default_max_num_seqs(release, instance.gpu_model, instance.gpu_memory_gib)
 
 
 def capture_sizes(family: ReleaseFamily, chosen: tuple[int, ...] | None, max_num_seqs: int) -> tuple[int, ...]:
-    """The CUDA-graph capture sizes: the ones chosen (cudagraph_capture_sizes), else the release's default."""
+    """The CUDA-graph capture sizes: the ones chosen (cudagraph_capture_sizes), else the release's default
+    for `max_num_seqs` (vLLM bounds its default list by it)."""
     return chosen if chosen is not None else default_capture_sizes(family, max_num_seqs)
 
 
-def is_hopper_or_newer(instance: GpuInstance | None) -> bool:
-    """CUDA capability 9.0 or above (H100, H200, B200): the GPUs whose published graph captures are fast."""
-    if instance is None:
-        return False
-    major = instance.cuda_capability.split(".", 1)[0]
-    return major.isdigit() and int(major) >= 9
+@dataclass(frozen=True)
+class CaptureShape:
+    """What a capture costs: graphs, the model's layers and ranks, each rank's weight bytes, its GPU."""
+
+    graphs: int
+    layers: int
+    tensor_parallel_size: int
+    weight_bytes_per_gpu: float
+    memory_gb_s: float | None  # None: the GPU is not known, its weight reads are left out
+    family: ReleaseFamily
+
+
+def capture_seconds(shape: CaptureShape, figures: VllmFigures) -> float:
+    """fixed + graphs x (per graph-layer x layers x TP^exponent + weight bytes per GPU / memory bandwidth),
+    V0 times its factor, times the calibration factor. No graph: no capture."""
+    if shape.graphs == 0:
+        return 0.0
+    f = figures
+    ranks: float = shape.tensor_parallel_size**f.cuda_graph_tp_exponent
+    record = f.cuda_graph_s_per_graph_layer * shape.layers * ranks
+    read = shape.weight_bytes_per_gpu / (shape.memory_gb_s * GB) if shape.memory_gb_s else 0.0
+    seconds = f.cuda_graph_fixed_s + shape.graphs * (record + read)
+    return seconds * (f.cuda_graph_v0_factor if shape.family == "v0" else 1.0) * f.cuda_graph_scale
 
 
 def cuda_graph_seconds(
     model: ModelProfile,
     release: str,
     sizes: tuple[int, ...] | None,
-    max_num_seqs: int,
+    max_num_seqs: int | None,
     instance: GpuInstance | None,
     figures: VllmFigures,
+    tensor_parallel_size: int = 1,
 ) -> float:
-    """CUDA-graph capture = fixed + graphs x layers x per-graph-layer cost, piecewise or full; on Hopper
-    and newer GPUs the per-graph cost times `cuda_graph_hopper_factor`. `instance` None: GPU not known;
-    `sizes` None: the release's default list.
+    """CUDA-graph capture for `model` on `instance` (None: GPU not known) at `sizes` (None: the release's
+    default for the deployed max_num_seqs, None: vLLM's default for the GPU).
 
     v0: one full-model graph per size. v1: one piecewise graph set per size. Recent (>= 0.11,
     FULL_AND_PIECEWISE): piecewise for every size plus a full decode graph per size <= max_num_seqs.
 
-    Trade-off of a shorter capture-size list: start-up drops roughly in proportion (54 s -> 7 s for
-    Llama-3.1-8B with 1..64, tensorfuse), but a batch larger than the largest size, or between two
-    sizes, runs padded to the next size or eagerly: decode throughput at high concurrency falls.
+    Trade-off of a shorter capture-size list: start-up drops roughly in proportion, but a batch larger
+    than the largest size, or between two sizes, runs padded to the next size or eagerly: decode
+    throughput at high concurrency falls.
     """
     family = release_family(release)
-    captured = capture_sizes(family, sizes, max_num_seqs)
-    if not captured:
-        return 0.0
-    f = figures
-    layers = estimated_layers(model)
-    full = captured_graphs(family, captured, max_num_seqs) - len(captured) if family == "recent" else 0
-    if family == "v0":
-        per_size = len(captured) * layers * f.cuda_graph_full_s_per_graph_layer
-    else:
-        per_size = len(captured) * layers * f.cuda_graph_s_per_graph_layer
-    per_full = full * layers * f.cuda_graph_full_s_per_graph_layer
-    gpu = f.cuda_graph_hopper_factor if is_hopper_or_newer(instance) else 1.0
-    return (f.cuda_graph_fixed_s + gpu * (per_size + per_full)) * f.cuda_graph_scale
+    seqs = deployed_max_num_seqs(max_num_seqs, release, instance)
+    captured = capture_sizes(family, sizes, seqs)
+    shape = CaptureShape(
+        graphs=captured_graphs(family, captured, seqs) if captured else 0,
+        layers=estimated_layers(model),
+        tensor_parallel_size=tensor_parallel_size,
+        weight_bytes_per_gpu=model.total_bytes / tensor_parallel_size,
+        memory_gb_s=gpu_spec(instance).memory_gb_s if instance is not None else None,
+        family=family,
+    )
+    return capture_seconds(shape, figures)
+
+
+def deployed_capture(inputs: PhaseInputs) -> DeployedCapture:
+    """The capture sizes the pod runs (the chosen ones, else vLLM's default for the deployed max_num_seqs),
+    the graphs they make and that max_num_seqs."""
+    family = release_family(inputs.release)
+    opts = inputs.options
+    seqs = deployed_max_num_seqs(opts.max_num_seqs, inputs.release, inputs.instance)
+    sizes = capture_sizes(family, opts.cudagraph_capture_sizes, seqs)
+    return DeployedCapture(sizes=sizes, graphs=captured_graphs(family, sizes, seqs) if sizes else 0, max_num_seqs=seqs)
 
 
 def predict(inputs: PhaseInputs, figures: VllmFigures) -> PhaseEstimate:
@@ -153,7 +192,13 @@ def predict(inputs: PhaseInputs, figures: VllmFigures) -> PhaseEstimate:
         weight_load_s=figures.weight_load_fixed_s + inputs.transfer_s,
         compile_s=compile_seconds(inputs.model, inputs.release, inputs.warm_compile, figures),
         cuda_graph_s=cuda_graph_seconds(
-            inputs.model, inputs.release, opts.cudagraph_capture_sizes, opts.max_num_seqs, inputs.instance, figures
+            inputs.model,
+            inputs.release,
+            opts.cudagraph_capture_sizes,
+            opts.max_num_seqs,
+            inputs.instance,
+            figures,
+            inputs.tensor_parallel_size,
         ),
         kv_and_server_s=figures.kv_and_server_s,
         load_throughput_mb_s=inputs.transfer_mb_s,
@@ -163,11 +208,11 @@ def predict(inputs: PhaseInputs, figures: VllmFigures) -> PhaseEstimate:
 def note(inputs: PhaseInputs, predicted: PhaseEstimate) -> str:
     """The plan's line about vLLM's compile and graphs."""
     family = release_family(inputs.release)
-    opts = inputs.options
-    sizes = capture_sizes(family, opts.cudagraph_capture_sizes, opts.max_num_seqs)
+    capture = deployed_capture(inputs)
+    hit = "AOT " if inputs.warm_compile and uses_aot_compile(inputs.release) else ""
     return (
-        f"vLLM {inputs.release} ({family}): torch.compile {'warm' if inputs.warm_compile else 'cold'} "
+        f"vLLM {inputs.release} ({family}): torch.compile {hit}{'warm' if inputs.warm_compile else 'cold'} "
         f"{predicted.compile_s:.1f} s for {estimated_layers(inputs.model)} layers; "
-        f"{captured_graphs(family, sizes, opts.max_num_seqs)} CUDA graphs ({len(sizes)} capture sizes) "
-        f"{predicted.cuda_graph_s:.1f} s"
+        f"{capture.graphs} CUDA graphs ({len(capture.sizes)} capture sizes up to {max(capture.sizes, default=0)}, "
+        f"max_num_seqs {capture.max_num_seqs}) {predicted.cuda_graph_s:.1f} s"
     )
