@@ -66,13 +66,11 @@ def cache_steps(s):
     return s.init_containers[1:]
 
 
-def test_on_by_default_and_off_when_asked(s3_plan):
-    """On by default (a fresh node's compile is the longest phase the cache removes: docs/gpu-nodes.md)."""
-    assert [c.name for c in cache_steps(spec(s3_plan))] == ["restore-compile-cache"]
-    s = spec(s3_plan, shared_compile_cache=False)
+def test_off_by_default(s3_plan):
+    s = spec(s3_plan)
     assert cache_steps(s) == () and s.sidecars == ()
     assert s.model_path == URI and s.model_host_path is None
-    plain = spec(s3_plan, follow_revisions=False, shared_compile_cache=False)  # the URI as given: no step at all
+    plain = spec(s3_plan, follow_revisions=False)  # the URI as given: no step at all
     assert plain.init_containers == () and plain.container_command == plain.command
 
 
@@ -93,7 +91,7 @@ def test_shared_cache_restores_before_and_publishes_after(s3_plan):
     assert publish.sidecar and "--then-sleep" in publish.args
     # The pod still fits the plan's memory: the sidecar's share comes out of vLLM's.
     assert s.memory_bytes + publish.memory_mib * 1024**2 == s3_plan.pod_memory_bytes
-    assert spec(s3_plan, shared_compile_cache=False).memory_bytes == s3_plan.pod_memory_bytes
+    assert spec(s3_plan).memory_bytes == s3_plan.pod_memory_bytes
     # Publishing waits as long as the startup probe allows the server to start.
     wait = list(publish.args)
     assert wait[wait.index("--wait-url") + 1] == "http://127.0.0.1:8000/health"
@@ -116,7 +114,7 @@ def test_key_changes_whenever_vllms_would(s3_plan):
 
 
 def test_node_local_model_cache_reads_nvme(local_plan):
-    s = spec(local_plan, shared_compile_cache=False)
+    s = spec(local_plan)
     (stage,) = cache_steps(s)
     folder = f"{MODEL_MOUNT_PATH}/{node_local_model_dir(URI)}"
     # vLLM streams the local copy through the pod's own link to it, which stage-model makes.

@@ -62,9 +62,9 @@ def test_plan_takes_every_option_and_prints_throughput_and_paths(tmp_path, capsy
     assert view["load_throughput_mb_s"] == 960.0  # 8 units x 120 MB/s
     paths = view["scale_out_paths"]
     assert set(paths) == {"fresh_node", "warm_node", "warm_spare", "buffered_node", "stopped_node"}
-    # Spares without the node-local copy warm the image and (shared compile cache on by default) the compile
-    # cache: their pod streams from S3 like a repeat on a node that kept its compile cache.
-    assert paths["fresh_node"]["total"] > paths["warm_spare"]["total"] >= paths["warm_node"]["total"]
+    # Spares without the node-local copy or the shared compile cache warm only the image: their pod streams
+    # from S3 and compiles cold, slower than a repeat on a node that kept its compile cache.
+    assert paths["fresh_node"]["total"] > paths["warm_spare"]["total"] > paths["warm_node"]["total"]
     assert view["warm_spares"] == {"count": 3, "idle_gpu_hours_per_day": 72.0}
 
 

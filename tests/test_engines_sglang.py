@@ -64,20 +64,13 @@ def test_sglang_phases_replace_vllms_but_the_stream_is_the_same():
 
 def test_torch_compile_is_costed_only_when_enabled_and_halved_on_a_cache_hit():
     # An SGLang knob: the options are built for SGLang (with another engine they cannot be built at all).
-    sglang = Serving(engine="sglang", shared_compile_cache=False)
-    cold = planned(
-        LLAMA_8B,
-        "g6e.2xlarge",
-        TuningOptions(sglang_torch_compile=True, serving=sglang),
-        engine="sglang",
-        shared_compile_cache=False,
-    )
+    sglang = Serving(engine="sglang")
+    cold = planned(LLAMA_8B, "g6e.2xlarge", TuningOptions(sglang_torch_compile=True, serving=sglang), engine="sglang")
     warm = planned(
         LLAMA_8B,
         "g6e.2xlarge",
         TuningOptions(sglang_torch_compile=True, compile_cache_warm=True, serving=sglang),
         engine="sglang",
-        shared_compile_cache=False,
     )
     assert cold.predicted.compile_s == pytest.approx(4.4 * 32)
     assert warm.predicted.compile_s == pytest.approx(cold.predicted.compile_s / 2)
@@ -280,8 +273,8 @@ def test_the_chart_renders_the_sglang_container_with_the_cache_mounted_and_its_p
     p = sglang_plan()
     chart, docs = render(p)
     pod = docs["Deployment"]["spec"]["template"]
-    container, *others = pod["spec"]["containers"]
-    assert container["name"] == "sglang" and [c["name"] for c in others] == ["publish-compile-cache"]
+    (container,) = pod["spec"]["containers"]
+    assert container["name"] == "sglang"
     assert pod["metadata"]["annotations"]["kubectl.kubernetes.io/default-container"] == "sglang"
     # The launcher hands SGLang the resolved revision's URI in place of --model-path's value.
     assert container["command"][:2] == ["/bin/sh", "-c"]

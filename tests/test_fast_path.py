@@ -1,12 +1,12 @@
 """The reference app's default path: a brand-new g6e.2xlarge serves Llama-3.1-8B within 150 s, and `cdk synth`
 deploys exactly that path.
 
-`fastload plan --instance g6e.2xlarge --params 8.03e9` plans the default: Bottlerocket NVIDIA nodes, the image on
-a data volume restored from the node snapshot the stack builds (Fast Snapshot Restore), the compile cache
-restored from S3. These tests hold that plan to 150 s with every phase cited, then read the synthesized stack
-(the rehearsal's resolver gives each deploy-time token the value CloudFormation returns) for the same nodes,
-snapshot, restore mode, images and cache paths. A buffered node (Karpenter's CapacityBuffer) is the path under
-90 s. Then the choices: AL2023 nodes, a provisioned rate, no snapshot; and bad input, one line naming its field.
+`fastload plan --instance g6e.2xlarge --params 8.03e9` plans the default: Bottlerocket NVIDIA nodes, the image
+on a data volume restored from the node snapshot the stack builds (Fast Snapshot Restore). These tests hold
+that plan to 150 s with every phase cited, then read the synthesized stack (the rehearsal's resolver gives
+each deploy-time token the value CloudFormation returns) for the same nodes, snapshot, restore mode, images
+and cache paths. A buffered node (Karpenter's CapacityBuffer) is the path under 90 s. Then the choices:
+AL2023 nodes, a provisioned rate, no snapshot; and bad input, one line naming its field.
 """
 
 from __future__ import annotations
@@ -100,10 +100,13 @@ def test_a_brand_new_g6e_2xlarge_serves_within_150_s_on_the_default_path(default
         "cuda_graph",
         "kv_and_server",
     ]
-    # The compile reads the cache the shared compile cache restored: the cold compile would not fit.
-    assert fresh["phases"]["compile"] < default_plan["predicted_seconds"]["compile"]
-    cold = fresh["total"] - fresh["phases"]["compile"] + default_plan["predicted_seconds"]["compile"]
-    assert cold > BUDGET_S
+    # A brand-new node compiles cold (the shared compile cache is a choice: it makes the compile a hit).
+    assert fresh["phases"]["compile"] == default_plan["predicted_seconds"]["compile"]
+    cached = cli_plan("--shared-compile-cache")["scale_out_paths"]["fresh_node"]
+    assert cached["phases"]["compile"] < fresh["phases"]["compile"] and cached["total"] < fresh["total"]
+    # The node image snapshot is what fits the budget: the same path pulling the image would not.
+    pulled = cli_plan("--pull-mode", "plain")["scale_out_paths"]["fresh_node"]
+    assert pulled["total"] > BUDGET_S
 
 
 def test_every_phase_of_the_default_path_is_cited(default_plan):
@@ -199,9 +202,9 @@ def _check_snapshot_and_pods(deployment: Deployment, built: dict, plan: dict) ->
     paths = node_cache_paths("bottlerocket")
     host_paths = [v["hostPath"]["path"] for v in pod["volumes"] if "hostPath" in v]
     assert host_paths and all(p.startswith(paths.root) for p in host_paths)
-    # The compile cache the plan counts on is restored before the engine and published after.
-    assert [c["name"] for c in pod["initContainers"]][-1] == "restore-compile-cache"
-    assert [c["name"] for c in pod["containers"]] == ["vllm", "publish-compile-cache"]
+    # The plan's compile is cold: no compile cache is restored (the shared compile cache is off by default).
+    assert "restore-compile-cache" not in [c["name"] for c in pod.get("initContainers", [])]
+    assert [c["name"] for c in pod["containers"]] == ["vllm"]
 
 
 def _gpu_subnets(deployment: Deployment) -> list[dict]:

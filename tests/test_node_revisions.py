@@ -24,8 +24,7 @@ PREFIX = "models/tiny"
 
 def _server(bucket: str, **serving):
     profile = ModelProfile.from_numbers(parameter_count=8_000_000_000)
-    # The model copy's steps alone: the shared compile cache (on by default) has tests of its own.
-    p = planned(profile, "g6e.2xlarge", model_cache="node-local", **{"shared_compile_cache": False, **serving})
+    p = planned(profile, "g6e.2xlarge", model_cache="node-local", **serving)
     return server_spec(p, model_name="tiny", model_uri=f"s3://{bucket}/{PREFIX}", region="us-east-1")
 
 

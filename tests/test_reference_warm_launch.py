@@ -27,9 +27,7 @@ WARM = {
 
 
 def context(**extra):
-    """cdk.json's model with the shared compile cache turned off (it is on by default), and WARM."""
     ctx = copy.deepcopy(CDK_JSON)
-    ctx["fastload:models"][0]["sharedCompileCache"] = False
     ctx["fastload:models"].append(dict(WARM))
     ctx.update(extra)
     return ctx

@@ -148,8 +148,8 @@ def test_scale_down_waits_at_least_twice_the_predicted_start_up(instance, params
 def test_a_slower_start_up_scales_down_later():
     model = ModelProfile.from_numbers(parameter_count=8_000_000_000)
     # A shared compile cache shortens even a fresh node's start (the archive is restored, not compiled).
-    warm = scaling_behavior(plan(model, "g6e.2xlarge"))  # on by default
-    cold = scaling_behavior(plan(model, "g6e.2xlarge", TuningOptions(serving=Serving(shared_compile_cache=False))))
+    warm = scaling_behavior(plan(model, "g6e.2xlarge", TuningOptions(serving=Serving(shared_compile_cache=True))))
+    cold = scaling_behavior(plan(model, "g6e.2xlarge"))
     assert warm.startup_s < cold.startup_s
     assert warm.scale_down_window_s <= cold.scale_down_window_s
     assert warm.scale_up_window_s == cold.scale_up_window_s  # scale-up no longer waits for a start-up

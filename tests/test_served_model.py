@@ -372,7 +372,7 @@ def test_access_and_do_not_disrupt_are_rendered_on_the_server():
         p["ipBlock"]["cidr"] for r in docs["NetworkPolicy"]["spec"]["ingress"] for p in r["from"] if "ipBlock" in p
     ]
     assert cidrs == ["10.1.0.0/16"]
-    container, _publisher = docs["Deployment"]["spec"]["template"]["spec"]["containers"]  # compile cache on
+    (container,) = docs["Deployment"]["spec"]["template"]["spec"]["containers"]
     assert {
         "name": "VLLM_API_KEY",
         "valueFrom": {"secretKeyRef": {"key": "api-key", "name": "llama-key"}},

@@ -86,9 +86,7 @@ def pod(docs):
 
 
 def container(docs):
-    """The engine's container (with the shared compile cache, on by default, its publisher runs beside it)."""
-    c, *others = pod(docs)["containers"]
-    assert c["name"] == "vllm" and [o["name"] for o in others] in ([], ["publish-compile-cache"])
+    (c,) = pod(docs)["containers"]
     return c
 
 
@@ -212,18 +210,13 @@ def test_tp4_chart_streams_distributed_on_four_gpus(docs, plan_70b):
     assert flag(c["args"], "--tensor-parallel-size") == "4"
     assert c["resources"]["limits"][naming.GPU_RESOURCE] == 4
     assert c["resources"]["requests"][naming.GPU_RESOURCE] == 4
-    publisher = pod(docs["tp4"])["containers"][1]["resources"]["limits"]["memory"]
-    engine = plan_70b.pod_memory_bytes // MIB - int(publisher.removesuffix("Mi"))
-    assert c["resources"]["limits"]["memory"] == f"{engine}Mi"
+    assert c["resources"]["limits"]["memory"] == f"{plan_70b.pod_memory_bytes // MIB}Mi"
 
 
 def test_resources(docs, plan_8b):
     r = container(docs["small"])["resources"]
     assert r["limits"][naming.GPU_RESOURCE] == r["requests"][naming.GPU_RESOURCE] == 1
-    # The pod's memory, less the compile-cache publisher's beside it (the shared compile cache is on by default).
-    publisher = pod(docs["small"])["containers"][1]["resources"]["limits"]["memory"]
-    engine = plan_8b.pod_memory_bytes // MIB - int(publisher.removesuffix("Mi"))
-    assert r["requests"]["memory"] == r["limits"]["memory"] == f"{engine}Mi"
+    assert r["requests"]["memory"] == r["limits"]["memory"] == f"{plan_8b.pod_memory_bytes // MIB}Mi"
     assert r["requests"]["cpu"] == str(plan_8b.pod_cpu)
 
 

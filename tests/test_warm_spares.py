@@ -169,8 +169,7 @@ def test_vllm_pods_without_spares_are_unchanged():
     serving = plan(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge")
     chart = ServerChart(cdk8s.Testing.app(), "llama", plan=serving, model_name="llama", model_uri=URI, region="r")
     pod = deployment(chart)["spec"]["template"]["spec"]
-    assert "priorityClassName" not in pod
-    assert [c["name"] for c in pod["initContainers"]] == ["resolve-revision", "restore-compile-cache"]
+    assert "priorityClassName" not in pod and [c["name"] for c in pod["initContainers"]] == ["resolve-revision"]
 
 
 @pytest.mark.parametrize("version", SUPPORTED_KUBERNETES_VERSIONS)

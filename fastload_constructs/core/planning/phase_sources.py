@@ -54,16 +54,25 @@ SOCI_LAZY = (
     "https://github.com/llm-d/llm-d/blob/main/guides/gke-pod-snapshots/benchmark-results/vllm-qwen3-32b-h100.md",
 )
 STREAMER = ("https://github.com/run-ai/runai-model-streamer/blob/master/docs/src/benchmarks.md",)
-VLLM_START = ("https://github.com/vllm-project/vllm/issues/20264",)
-VLLM_COMPILE_COLD = (
-    "https://github.com/vllm-project/vllm/pull/11005",
-    "https://tensorfuse.io/docs/blogs/reducing_gpu_cold_start",
-)
+# vLLM's phases, fitted over tests/fixtures/engine_phase_measurements.json (bench/engine_phase_fits.py; the
+# sources below are the groups the rows come from, core/engines/vllm/phases.py says which figure each feeds).
+UPB_PROFILER = "https://github.com/upb-cn/vllm-startup-profiler"
+ANYSCALE = "https://github.com/anyscale/ray-serve-llm-perf-examples"
+DENNISLEE = "https://github.com/dennislee22/vLLM-benchmarking"
+VLLM_START = (DENNISLEE, ANYSCALE, UPB_PROFILER)
+VLLM_COMPILE_COLD = (UPB_PROFILER, ANYSCALE, DENNISLEE, "https://github.com/vllm-project/vllm/pull/11005")
 VLLM_COMPILE_WARM = (
-    "https://github.com/vllm-project/vllm/pull/16848",
-    "https://github.com/anyscale/ray-serve-llm-perf-examples",
+    "https://github.com/vllm-project/vllm/pull/39559",  # from 0.19 a hit loads the AOT artefact
+    "https://github.com/noonghunna/club-3090/issues/142",
+    UPB_PROFILER,
+    ANYSCALE,
 )
-VLLM_GRAPHS = VLLM_COMPILE_COLD
+VLLM_GRAPHS = (
+    UPB_PROFILER,
+    "https://tensorfuse.io/docs/blogs/reducing_gpu_cold_start",
+    "https://github.com/vllm-project/vllm/pull/11005",
+)
+VLLM_KV = (UPB_PROFILER, ANYSCALE, DENNISLEE)
 SGLANG_START = ("https://fergusfinn.com/blog/fast-sglang-starts/", "https://github.com/sgl-project/sglang/pull/15426")
 SGLANG_GRAPHS = (
     "https://github.com/sgl-project/sglang/pull/13666",
@@ -131,23 +140,31 @@ def _image_source(phase: str, pull_mode: str, restore: str) -> PhaseSource | Non
 def _engine_source(phase: str, engine: str, warm_compile: bool) -> PhaseSource | None:
     vllm = engine == "vllm"
     sources = {
-        "process_start": PhaseSource(
-            "measured", "imports, engine and worker spawn", VLLM_START if vllm else SGLANG_START
+        "process_start": (
+            PhaseSource(
+                "measured", "imports, engine and worker spawn: the middle of published server spans", VLLM_START
+            )
+            if vllm
+            else PhaseSource("measured", "imports, engine and worker spawn", SGLANG_START)
         ),
         "weight_load": PhaseSource("model", "the Run:ai streamer's published S3 sweep per concurrency unit", STREAMER),
         "model_copy": PhaseSource("model", "the streamer's S3 throughput, to the node-local NVMe", NVME_COPY),
         "compile": (
-            PhaseSource("measured", "torch.compile from the cache the shared compile cache restored", VLLM_COMPILE_WARM)
+            PhaseSource("fitted", "a torch.compile cache hit (the AOT artefact from vLLM 0.19)", VLLM_COMPILE_WARM)
             if vllm and warm_compile
-            else PhaseSource("measured", "torch.compile cold, per decoder layer", VLLM_COMPILE_COLD)
+            else PhaseSource("fitted", "torch.compile cold, fixed + per decoder layer", VLLM_COMPILE_COLD)
             if vllm
             else PhaseSource("measured", "SGLang's torch.compile, per layer (an upper bound)", SGLANG_COMPILE)
         ),
-        "cuda_graph": PhaseSource(
-            "measured", "CUDA-graph capture per size and layer", VLLM_GRAPHS if vllm else SGLANG_GRAPHS
+        "cuda_graph": (
+            PhaseSource("fitted", "CUDA-graph capture from graphs, layers, TP and the GPU's bandwidth", VLLM_GRAPHS)
+            if vllm
+            else PhaseSource("measured", "CUDA-graph capture per batch size and layer", SGLANG_GRAPHS)
         ),
-        "kv_and_server": PhaseSource(
-            "measured", "KV-cache profiling, warm-up, the API server", VLLM_START if vllm else SGLANG_SERVER
+        "kv_and_server": (
+            PhaseSource("fitted", "profiling, the KV cache, warm-up, the API server", VLLM_KV)
+            if vllm
+            else PhaseSource("measured", "the server's start and warm-up request", SGLANG_SERVER)
         ),
     }
     return sources.get(phase)

@@ -104,17 +104,15 @@ class Serving:
     )
     """`s3` (stream from S3) or `node-local` (copy to the node's NVMe once, stream from there). Default: `s3`."""
     shared_compile_cache: bool = setting(
-        True,
+        False,
         check=boolean,
         accepted="true or false",
         doc="Restore torch.compile's cache from S3 on fresh nodes, and publish it.",
         key="sharedCompileCache",
-        flag="--shared-compile-cache/--no-shared-compile-cache",
+        flag="--shared-compile-cache",
         kind=bool,
     )
-    """Restore torch.compile's cache from S3 on a fresh node and publish it. On by default: a new replica on a
-    new node is the moment this library exists for, and only the first start of a configuration compiles
-    cold. Default: True."""
+    """Restore torch.compile's cache from S3 on a fresh node and publish it. Default: False."""
     warm_spares: int = setting(
         0,
         check=check_spares,
