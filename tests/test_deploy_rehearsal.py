@@ -602,7 +602,7 @@ def _pools_and_daemonsets_template() -> dict:
     from fastload_constructs.infra.nvidia_device_plugin import device_plugin_values
     from fastload_constructs.k8s.local_storage import LocalNvmeStorage
 
-    # AL2023 nodes: the device plugin is a DaemonSet there (deploy-audit B2).
+    # AL2023 nodes: the device plugin is a DaemonSet there, and must tolerate the standby taint.
     node = gpu_node_spec("g6e.2xlarge", ami_family="al2023")
     standby = standby_node_pool_spec("g6e.2xlarge", **_POOL, ami_family="al2023")
     pools = [

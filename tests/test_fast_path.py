@@ -11,8 +11,10 @@ AL2023 nodes, a provisioned rate, no snapshot; and bad input, one line naming it
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import email
+import io
 import json
 from pathlib import Path
 
@@ -43,9 +45,6 @@ def cli_plan(*args: str) -> dict:
 
 
 def _run(args: list[str]) -> dict:
-    import contextlib
-    import io
-
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(args) == 0
