@@ -40,7 +40,8 @@ def assumptions_as_dict(a: LoadAssumptions, fitted_from: list[str] | None = None
         "format": FORMAT,
         "fitted_from": list(fitted_from or []),
         "assumptions": {
-            **{name: getattr(a, name) for name in _PLATFORM_FIELDS},
+            # A figure left at None (no calibrated node phases) is not written: the fitted ones apply.
+            **{name: getattr(a, name) for name in _PLATFORM_FIELDS if getattr(a, name) is not None},
             **{name: getattr(figures, name) for name in _VLLM_FIELDS},
         },
         "measured_throughput_mb_s": [

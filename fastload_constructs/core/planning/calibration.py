@@ -20,6 +20,7 @@ import statistics
 from dataclasses import dataclass
 
 from fastload_constructs.core.catalog import CATALOG
+from fastload_constructs.core.cluster.ami_family import DEFAULT_AMI_FAMILY
 from fastload_constructs.core.engines.vllm.phases import VllmFigures, compile_seconds, cuda_graph_seconds
 from fastload_constructs.core.engines.vllm.releases import release_family, uses_aot_compile
 from fastload_constructs.core.errors import require
@@ -133,7 +134,9 @@ class MeasuredNode:
     pull_mode: PullMode = "parallel"
 
 
-def fit_node_phases(nodes: list[MeasuredNode], base: LoadAssumptions | None = None) -> LoadAssumptions:
+def fit_node_phases(
+    nodes: list[MeasuredNode], base: LoadAssumptions | None = None, family: str = DEFAULT_AMI_FAMILY
+) -> LoadAssumptions:
     """The fresh-node constants from real scale-outs (medians; each constant only from what was recorded).
 
     * node launch, GPU registration: medians of the split measurements; scale-outs that recorded only
@@ -141,14 +144,17 @@ def fit_node_phases(nodes: list[MeasuredNode], base: LoadAssumptions | None = No
     * image pull: a pull mode's own constant: plain and parallel as a rate (bytes over the kubelet's
       seconds; parallel divided by the FastImagePull speed-up, so both modes stay consistent), lazy and
       snapshot as seconds.
+
+    `family`: the AMI family of the measured nodes, whose fitted split applies until both are measured.
     """
     require(bool(nodes), "timelines", [], "at least one `fastload timeline --json` output")
     a = base or LoadAssumptions()
     changes: dict[str, float] = {}
     launch = _median([n.node_launch_s for n in nodes if n.node_launch_s is not None])
     registration = _median([n.gpu_registration_s for n in nodes if n.gpu_registration_s is not None])
-    node_launch = launch if launch is not None else a.node_launch_s
-    gpu_registration = registration if registration is not None else a.gpu_registration_s
+    fitted_launch, fitted_registration = a.node_phases(family)
+    node_launch = launch if launch is not None else fitted_launch
+    gpu_registration = registration if registration is not None else fitted_registration
     whole = _median([n.node_s for n in nodes if n.node_s is not None and n.node_launch_s is None])
     if whole is not None and (launch is None or registration is None):
         share = node_launch / (node_launch + gpu_registration)
