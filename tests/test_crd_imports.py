@@ -32,7 +32,11 @@ def test_only_the_charts_that_render_them_import_the_generated_modules():
         for path in (ROOT / "fastload_constructs").rglob("*.py")
         if IMPORTS not in path.parents and "k8s.imports." in path.read_text()
     }
-    assert users <= {"fastload_constructs/k8s/keda.py", "fastload_constructs/k8s/standby.py"}, users
+    assert users <= {
+        "fastload_constructs/k8s/keda.py",
+        "fastload_constructs/k8s/fma_objects.py",
+        "fastload_constructs/k8s/standby.py",
+    }, users
     probe = (
         "import sys, fastload_constructs, fastload_constructs.cli.main; "
         "print(sorted(m for m in sys.modules if '.k8s.imports.' in m))"
