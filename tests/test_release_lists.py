@@ -9,7 +9,7 @@ import pytest
 from fastload_constructs.core.cluster import karpenter
 from fastload_constructs.core.engines import ENGINES
 from fastload_constructs.core.release_lists import release_list, release_lists
-from fastload_constructs.core.serving import path_filter, standby
+from fastload_constructs.core.serving import path_filter, standby, standby_primer
 from fastload_constructs.infra import nvidia_device_plugin, scale_out_metrics
 
 
@@ -34,6 +34,7 @@ def test_each_engine_s_default_release_is_a_published_release(engine):
         ("nvidia-device-plugin", nvidia_device_plugin.CHART_VERSION),
         ("fma", standby.FMA_VERSION),
         ("amazon-eks-ami", karpenter.DEFAULT_AMI_ALIAS.split("@", 1)[1]),
+        ("kubernetes", standby_primer.KUBECTL_VERSION),
     ],
 )
 def test_each_pinned_controller_and_ami_release_exists(project, version):

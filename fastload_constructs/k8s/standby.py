@@ -14,7 +14,9 @@ standbys (the same name, so KEDA's ScaledObject scales it unchanged):
 * `InferenceServerConfig` and `LauncherConfig` `<name>`, `LauncherPopulationPolicy`
   `<name>-standby` (`fma.llm-d.ai/v1alpha1`; the CRDs are `infra/charts/fma-crds`);
 * requester Deployment `<name>` (KEDA's target), primer Deployment `<name>-standby`
-  (N requesters on the standby pool; scale it to 0 once Ready and the engines sleep);
+  (requesters on the standby pool, 0 at rest), and the Job `<name>-standby-prime-<hash>` that
+  raises it to N until their engines are awake, then to 0, so they sleep (ServiceAccount, Role and
+  RoleBinding `<name>-standby-primer`: get and scale that Deployment only);
 * Service `<name>` on 8000 -> the path filter, selecting the routing label FMA puts on a
   launcher only while its engine is awake; PodDisruptionBudget on the requesters;
 * NetworkPolicies: launcher Pods admit only FMA's controller to the engine (8000) and
@@ -53,6 +55,7 @@ from fastload_constructs.core.serving.standby import (
     standby_node_pool_spec,
     standby_spec,
 )
+from fastload_constructs.core.serving.standby_primer import PRIMER_AT_REST, PrimerJob, primer_job
 from fastload_constructs.k8s.fma_objects import (
     inference_server_config_props,
     launcher_config_props,
@@ -78,7 +81,7 @@ class StandbyEnginesChart(cdk8s.Chart):
     `release`: the Helm release of FMA's controllers in this namespace (`infra.FmaController`).
     `co_sleepers`: sleeping engines of other models that may share a GPU (see `core.serving.standby`).
     Attributes: `spec` (`StandbySpec`), `isc`, `launcher_config`, `population_policy`, `requesters`,
-    `primer`, `service`, `network_policies`.
+    `primer`, `priming` (the Job that primes the standbys), `service`, `network_policies`.
     """
 
     def __init__(
@@ -109,6 +112,7 @@ class StandbyEnginesChart(cdk8s.Chart):
         self._fma_objects(spec)
         self.requesters = self._deployment("Requesters", spec.name, spec.requester_selector, spec.requester_template)
         self.primer = self._deployment("StandbyPrimer", spec.primer_name, spec.primer_selector, spec.primer_template)
+        self.priming = self._priming_job(primer_job(spec))
         self.service = self._service(spec)
         self._disruption_budget(spec)
         self.network_policies = self._network_policies(spec) if self.access.network_policy else []
@@ -169,10 +173,10 @@ class StandbyEnginesChart(cdk8s.Chart):
 
     def _deployment(self, id: str, name: str, selector: Mapping[str, str], template: PodTemplate) -> k8s.KubeDeployment:
         """The KEDA Deployment of requesters (no `replicas`: KEDA's HPA owns the count, a re-applied manifest
-        never resets it; with the plan it was made from) or the primer (its standby count)."""
+        never resets it; with the plan it was made from) or the primer (at rest: the priming Job moves it)."""
         spec = self.spec
         requesters = name == spec.name
-        replicas = spec.requester_replicas if requesters else spec.standbys
+        replicas = spec.requester_replicas if requesters else PRIMER_AT_REST
         annotations = dict(spec.deployment_annotations) if requesters else {}
         return k8s.KubeDeployment(
             self,
@@ -189,6 +193,43 @@ class StandbyEnginesChart(cdk8s.Chart):
                 template=pod_template(template),
                 replicas=replicas,
             ),
+        )
+
+    def _priming_job(self, job: PrimerJob) -> k8s.KubeJob:
+        """The Job, and the account it runs as: it may read and scale the primer Deployment, nothing else."""
+        account, apps = job.service_account_name, ["apps"]
+        k8s.KubeServiceAccount(self, "PrimerServiceAccount", metadata=k8s.ObjectMeta(name=account))
+        k8s.KubeRole(
+            self,
+            "PrimerRole",
+            metadata=k8s.ObjectMeta(name=job.role_name),
+            rules=[
+                k8s.PolicyRule(
+                    api_groups=apps,
+                    resources=["deployments"],
+                    resource_names=[job.deployment],
+                    verbs=["get", "list", "watch"],
+                ),
+                k8s.PolicyRule(
+                    api_groups=apps,
+                    resources=["deployments/scale"],
+                    resource_names=[job.deployment],
+                    verbs=["get", "patch", "update"],
+                ),
+            ],
+        )
+        k8s.KubeRoleBinding(
+            self,
+            "PrimerRoleBinding",
+            metadata=k8s.ObjectMeta(name=job.role_name),
+            role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name=job.role_name),
+            subjects=[k8s.Subject(kind="ServiceAccount", name=account, namespace=self.spec.namespace)],
+        )
+        return k8s.KubeJob(
+            self,
+            "PrimerJob",
+            metadata=k8s.ObjectMeta(name=job.name),
+            spec=k8s.JobSpec(backoff_limit=job.retries, template=pod_template(job.template, restart_policy="Never")),
         )
 
     def _service(self, spec: StandbySpec) -> k8s.KubeService:

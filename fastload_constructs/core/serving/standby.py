@@ -5,12 +5,12 @@ a Deployment scales out, and it works with our KEDA-scaled Deployment, which
 becomes FMA's *requester* Deployment. What FMA lacks is
 added with plain objects, decided here:
 
-* **N standbys per model**: a primer Deployment `<name>-standby` of N requesters
-  pinned to the standby node pool (required node affinity). FMA starts an engine
-  for each; scaled to 0 once Ready (`kubectl scale deploy/<name>-standby
-  --replicas=0`), FMA puts each engine to sleep (level 1) and keeps it. An engine's
-  identity is its InferenceServerConfig plus its GPUs, not the requester's
-  Deployment, so a requester of the KEDA Deployment landing on that GPU wakes it.
+* **N standbys per model**: a primer Deployment `<name>-standby` of requesters
+  pinned to the standby node pool (required node affinity), which a Job raises to N
+  and lowers to 0 once all are Ready (`core/serving/standby_primer.py`). FMA starts an
+  engine for each and, as each requester goes, puts its engine to sleep (level 1) and
+  keeps it. An engine's identity is its InferenceServerConfig plus its GPUs, not the
+  requester's Deployment, so a requester of the KEDA Deployment landing on that GPU wakes it.
 * **Placement**: the KEDA Deployment's requesters prefer the standby pool (node
   affinity, weight 100) and nodes holding a sleeping launcher of the model (pod
   affinity, weight 100); the standby NodePool is tainted (only requesters and
