@@ -1,4 +1,4 @@
-"""Limits that would otherwise fail at deploy, checked at synth with one clear message each (issue 28).
+"""Limits that would otherwise fail at deploy, checked at synth with one clear message each.
 
 * CloudFormation: at most 500 resources per stack (CDK refuses more during synthesis, with a
   jsii traceback) and a template of at most 1 MB, the limit for a template CloudFormation reads

@@ -37,11 +37,12 @@ from fastload_constructs.core.scaling.autoscaling import (
 )
 from fastload_constructs.core.scaling.hpa import SYNC_PERIOD_S, HpaModel, HpaSpec, hpa_spec_from_scaled_object
 
-INGESTION_LAG_S = 5.0  # remote_write -> queryable; not published, "a few s" (research/26 hpa.md section 3)
+# remote_write -> queryable: not published (the AMP user guide gives ingestion rates, not a delay); a few seconds.
+INGESTION_LAG_S = 5.0
 
 
 def previous_hpa_behavior(behavior: ScalingBehavior) -> dict[str, object]:
-    """The scale-up the ScaledObject had before issue 26: window 0, at most max(1 pod, 50%) per start-up.
+    """The scale-up the ScaledObject had before one-step scale-up: window 0, at most max(1 pod, 50%) per start-up.
 
     Kept to compare against (`fastload plan` no longer emits it). Scale-down is the current one.
     """
@@ -283,7 +284,7 @@ def one_to_ten_burst() -> Workload:
 def burst_comparison(
     plan: ServingPlan, pulled_plan: ServingPlan | None = None, *, warm_spares: int = 2
 ) -> dict[str, SimulationResult]:
-    """The 1 -> 10 burst under the policy before issue 26, the one-step policy, one step with warm spares,
+    """The 1 -> 10 burst under the policy before one-step scale-up, the one-step policy, one step with warm spares,
     and (given the same model planned with the image pulled from its registry, `pulled_plan`) one step without
     the node image snapshot the reference stack restores by default."""
     workload = one_to_ten_burst()
