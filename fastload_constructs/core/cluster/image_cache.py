@@ -2,7 +2,7 @@
 
 The approach of aws-samples/bottlerocket-images-cache: a throw-away instance of the node's OS pulls the
 images into containerd's `k8s.io` namespace on a data volume, the instance stops, the volume is
-snapshotted, and every GPU node restores the snapshot as `DEVICE_NAME`. `infra.NodeImageSnapshot`
+snapshotted, and every GPU node restores the snapshot as `DEVICE_NAME`. `infra.node_image_snapshot.NodeImageSnapshot`
 runs that job in the stack; `fastload image-cache` prints the same commands for a manual build.
 
 Per node family (`core.cluster.ami_family`):
