@@ -71,9 +71,6 @@ from fastload_constructs.core.cluster.settings import DEFAULT_KUBERNETES_VERSION
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
 from fastload_constructs.core.naming import GPU_RESOURCE
 
-NODEPOOL_API_VERSION = "karpenter.sh/v1"
-NODECLASS_API_VERSION = "karpenter.k8s.aws/v1"
-CAPACITY_BUFFER_API_VERSION = "autoscaling.x-k8s.io/v1beta1"
 NODECLASS_GROUP = "karpenter.k8s.aws"
 LABEL_KARPENTER_FAMILY = "karpenter.k8s.aws/instance-family"
 LABEL_CAPACITY_TYPE = "karpenter.sh/capacity-type"
@@ -104,9 +101,8 @@ EXPIRE_AFTER = "Never"
 # EC2 capacity reservation ids: cr- then 17 hex digits (EC2 API reference, CapacityReservation).
 _RESERVATION_ID = re.compile(r"^cr-[0-9a-f]{17}$")
 # Karpenter chart 1.14.1 values.yaml `settings.featureGates`: CapacityBuffer ("ALPHA and is disabled by
-# default") for `CapacityBufferSpec`, StaticCapacity for NodePools with `replicas`.
+# default") for `CapacityBufferSpec`.
 FEATURE_GATE_CAPACITY_BUFFER = "capacityBuffer"
-FEATURE_GATE_STATIC_CAPACITY = "staticCapacity"
 
 
 def disruption() -> dict[str, Any]:

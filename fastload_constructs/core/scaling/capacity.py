@@ -41,7 +41,6 @@ class NodeCapacity:
     """Nodes of one instance type: every model's max replicas and warm spares plus one surge pod each."""
 
     instance: GpuInstance
-    baseline_gpus: int  # min replicas x TP
     peak_gpus: int  # (max replicas + 1 surge) x TP
     baseline_nodes: int
     peak_nodes: int
@@ -99,7 +98,6 @@ def node_capacity(workloads: Iterable[Workload]) -> dict[str, NodeCapacity]:
         standby_nodes = math.ceil(standby_gpus / g)
         out[name] = NodeCapacity(
             instance=instances[name],
-            baseline_gpus=baseline + standby_gpus,
             peak_gpus=peak + standby_gpus,
             baseline_nodes=math.ceil(baseline / g) + standby_nodes,
             peak_nodes=math.ceil(peak / g) + standby_nodes,
