@@ -76,11 +76,6 @@ LABEL_KARPENTER_FAMILY = "karpenter.k8s.aws/instance-family"
 LABEL_CAPACITY_TYPE = "karpenter.sh/capacity-type"
 DISCOVERY_TAG = "karpenter.sh/discovery"
 KARPENTER_CAPACITY_TYPES = ("on-demand", "spot", "reserved")
-# The default node family's pinned alias (core.cluster.ami_family: a release, never `latest`, which is drift
-# on every AMI release and replaces every GPU node and its warm caches on Karpenter's schedule). Upgrade path
-# (docs/gpu-nodes.md): set NodePoolOptions(ami_alias=...) / cdk.json fastload:amiAlias after testing the
-# release, and Karpenter rolls the nodes within the NodePools' disruption budget (one at a time).
-DEFAULT_AMI_ALIAS = default_ami_alias(DEFAULT_AMI_FAMILY)
 # Bottlerocket's OS volume: Karpenter's default mapping for the family (/dev/xvda 4Gi; docs concepts/nodeclasses
 # "Bottlerocket"); images, kubelet and pod data live on the data volume /dev/xvdb.
 BOTTLEROCKET_OS_VOLUME_GIB = 4
@@ -572,6 +567,10 @@ class NodePoolOptions:
     def _check_node_os(self) -> None:
         family = check_ami_family(self.ami_family)
         version = check_version(self.kubernetes_version, "kubernetes_version")
+        # By default the family's pinned alias (a release, never `latest`, which is drift on every AMI release
+        # and replaces every GPU node and its warm caches on Karpenter's schedule). Upgrade path
+        # (docs/gpu-nodes.md): set NodePoolOptions(ami_alias=...) / cdk.json fastload:amiAlias after testing
+        # the release, and Karpenter rolls the nodes within the NodePools' disruption budget (one at a time).
         alias = default_ami_alias(family) if self.ami_alias is None else self.ami_alias
         object.__setattr__(self, "ami_alias", check_ami_alias(alias, family, version))
 

@@ -12,7 +12,7 @@ changing the image does that - still finds a free GPU for each new pod.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fastload_constructs.core.catalog import GpuInstance, lookup
@@ -113,19 +113,6 @@ def family_gpu_limits(capacity: dict[str, NodeCapacity]) -> dict[str, int]:
     for cap in capacity.values():
         limits[cap.instance.family] = limits.get(cap.instance.family, 0) + cap.peak_gpu_limit
     return limits
-
-
-def pack_pods(pod_gpus: Sequence[int], gpus_per_node: int, nodes: int) -> bool:
-    """First-fit decreasing: do pods needing `pod_gpus` GPUs each fit on `nodes` nodes of `gpus_per_node`?"""
-    free = [gpus_per_node] * nodes
-    for need in sorted(pod_gpus, reverse=True):
-        for i, left in enumerate(free):
-            if left >= need:
-                free[i] = left - need
-                break
-        else:
-            return False
-    return True
 
 
 GPU_NODE_MODES = ("karpenter", "managed")
