@@ -42,8 +42,8 @@ WINDOWS = (0, 15, 30, 45, 60, 90, 120, 275)
 def run(instance: str, params: float, opts: TuningOptions) -> dict[str, SimulationResult]:
     model = ModelProfile.from_numbers(parameter_count=int(params))
     p = plan(model, instance, opts)
-    snapshot = dataclasses.replace(opts.serving, pull_mode="snapshot", fast_image_pull=False)
-    results = burst_comparison(p, plan(model, instance, dataclasses.replace(opts, serving=snapshot)))
+    pulled = dataclasses.replace(opts.serving, pull_mode="plain", fast_image_pull=False)  # no node image snapshot
+    results = burst_comparison(p, plan(model, instance, dataclasses.replace(opts, serving=pulled)))
     paths = start_paths(p)
     workload = one_to_ten_burst()
     print(

@@ -60,7 +60,9 @@ def _options(row: dict[str, Any], base: LoadAssumptions | None = None) -> Tuning
         image=f"vllm/vllm-openai:v{version}",
         model_cache="s3" if row.get("storage") == "s3" else "node-local",
         fast_image_pull=bool(s.get("fast_image_pull", s.get("pull_mode", "parallel") == "parallel")),
-        pull_mode=s.get("pull_mode"),
+        # The rows pulled from a registry (parallel unless they say otherwise) on AL2023 or older AMIs.
+        pull_mode=s.get("pull_mode", "parallel" if s.get("fast_image_pull", True) else "plain"),
+        ami_family=s.get("ami_family", "al2023"),
     )
     return TuningOptions(
         concurrency=s.get("concurrency"),
@@ -80,12 +82,15 @@ def predict(row: dict[str, Any], base: LoadAssumptions | None = None) -> dict[st
     measured = row["measured"]
     out: dict[str, float] = {}
     a = opts.assumptions
+    # The rows' nodes ran AL2023 or older AMIs with the device plugin as a DaemonSet (the family fit, by AMI
+    # family and plugin mode, is bench/node_phase_fit.py on tests/fixtures/gpu_node_startups.json).
+    launch, registration = a.node_phases(row.get("settings", {}).get("ami_family", "al2023"))
     if "node_launch_s" in measured:
-        out["node_launch"] = a.node_launch_s
+        out["node_launch"] = launch
     if "gpu_registration_s" in measured:
-        out["gpu_registration"] = a.gpu_registration_s
+        out["gpu_registration"] = registration
     if "node_s" in measured:  # pending pod -> a node with the GPU allocatable (launch + registration)
-        out["node"] = a.node_launch_s + a.gpu_registration_s
+        out["node"] = launch + registration
     if row.get("bytes") is None:
         return out
     profile = _profile(row)

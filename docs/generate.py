@@ -42,9 +42,11 @@ def reference_plan() -> str:
     rows: list[str] = []
     for name, p in _reference_plans():
         paths = p.scale_out_paths  # type: ignore[attr-defined]
-        names: list[str] = []
-        for path in paths.as_tuple():
-            names += [n for n, _ in path.phases if n not in names]
+        from fastload_constructs.core.planning.scale_out import PHASE_ORDER
+
+        found = {n for path in paths.as_tuple() for n, _ in path.phases}
+        # The paths' phases in the order they happen (core.planning.scale_out.PHASE_ORDER), others after them.
+        names = [n for n in PHASE_ORDER if n in found] + sorted(found - set(PHASE_ORDER))
         header = "| " + name + " on " + p.instance.name + " (vLLM " + p.engine_version + ") | "  # type: ignore[attr-defined]
         header += " | ".join(path.name.replace("_", " ") for path in paths.as_tuple()) + " |"
         rows += [header, "| --- |" + " ---: |" * len(paths.as_tuple())]
@@ -59,6 +61,30 @@ def reference_plan() -> str:
     return "\n".join(rows)
 
 
+def gpu_node_path() -> str:
+    """The reference app's default path on a brand-new node, phase by phase, each with its kind and sources
+    (`fastload plan --json`: scale_out_paths.fresh_node.sources), and the buffered node beside it."""
+    from fastload_constructs.cli.plan_command import path_sources
+
+    name, p = _reference_plans()[0]
+    paths = p.scale_out_paths  # type: ignore[attr-defined]
+    fresh, buffered = paths.fresh_node, paths.buffered_node
+    rows = [
+        f"| {name} on {p.instance.name}, {paths.ami_family}, image {paths.pull_mode} ({paths.restore_mode}) "  # type: ignore[attr-defined]
+        "| fresh node (s) | buffered node (s) | figure | sources |",
+        "| --- | ---: | ---: | --- | --- |",
+    ]
+    sources = path_sources(p, fresh)  # type: ignore[arg-type]
+    for phase, seconds in fresh.phases:
+        kind = sources[phase].split("(", 1)[1].split(")", 1)[0]
+        urls = [w for w in sources[phase].split() if w.startswith("https://")]
+        links = ", ".join(f"[{i + 1}]({u})" for i, u in enumerate(urls))
+        held = f"{buffered.seconds(phase):.1f}" if any(n == phase for n, _ in buffered.phases) else "-"
+        rows.append(f"| {phase.replace('_', ' ')} | {seconds:.1f} | {held} | {kind} | {links} |")
+    rows.append(f"| **total** | **{fresh.total_s:.1f}** | **{buffered.total_s:.1f}** | | |")
+    return "\n".join(rows)
+
+
 def burst_simulation() -> str:
     """The 1 -> 10 burst (core.scaling.simulation) for the reference app's first model, before and after
     one-step scale-up; bench/burst_simulation.py prints the same table, the window sweep and the picture."""
@@ -69,9 +95,10 @@ def burst_simulation() -> str:
     from stacks.config import parse_reference_config
 
     model = parse_reference_config(json.loads((ROOT / "cdk.json").read_text())["context"]).models[0]
-    snapshot = replace(model.serving, pull_mode="snapshot", fast_image_pull=False)
-    snapshot_plan = plan(model.profile, model.instance_type, replace(model.options, serving=snapshot))
-    return comparison_table(burst_comparison(model.serving_plan(), snapshot_plan)) + "\n"
+    # The same nodes without the image snapshot: the image pulled whole from its registry.
+    pulled = replace(model.serving, pull_mode="plain", fast_image_pull=False)
+    pulled_plan = plan(model.profile, model.instance_type, replace(model.options, serving=pulled))
+    return comparison_table(burst_comparison(model.serving_plan(), pulled_plan)) + "\n"
 
 
 def warm_start_tradeoffs() -> str:
@@ -346,28 +373,29 @@ def autoscaling_example() -> str:
 
 
 def fresh_node_floor() -> str:
-    """The 8B reference model's fresh-node total with the snapshot image and the shared compile cache, and
-    with a short capture list as well: how far the cited numbers get from the 150 s goal."""
+    """The 8B reference model's fresh-node total on the default path, with a short capture list as well, and on
+    AL2023 nodes with the same snapshot: how the 150 s goal is met and by how much."""
     from dataclasses import replace
 
     from fastload_constructs.core.model import ModelProfile
     from fastload_constructs.core.planning import Serving, TuningOptions, plan
 
     model = ModelProfile.from_numbers(parameter_count=8_030_261_248)
-    serving = Serving(pull_mode="snapshot", fast_image_pull=False, shared_compile_cache=True)
-    base = TuningOptions(serving=serving)
+    base = TuningOptions()
     fresh = plan(model, "g6e.2xlarge", base).scale_out_paths.fresh_node  # type: ignore[union-attr]
     short = plan(model, "g6e.2xlarge", replace(base, cudagraph_capture_sizes=(1, 2, 4, 8, 16, 24, 32)))
+    al2023 = plan(model, "g6e.2xlarge", TuningOptions(serving=Serving(ami_family="al2023")))
     parts = " + ".join(f"{name.replace('_', ' ')} {seconds:.1f}" for name, seconds in fresh.phases)
     return (
-        f"With the snapshot and a shared compile cache the plan is {fresh.total_s:.0f} s ({parts}); with capture "
-        f"sizes 1..32 as well, {short.scale_out_paths.fresh_node.total_s:.0f} s."  # type: ignore[union-attr]
+        f"The default path plans {fresh.total_s:.1f} s ({parts}); with capture sizes 1..32 as well, "
+        f"{short.scale_out_paths.fresh_node.total_s:.1f} s; on AL2023 nodes with the same snapshot, "  # type: ignore[union-attr]
+        f"{al2023.scale_out_paths.fresh_node.total_s:.1f} s."  # type: ignore[union-attr]
     )
 
 
 PULL_MODE_TEXT = {
-    "plain": "containerd pulls and unpacks layer by layer (71.5 MB/s: 9.35 GB DLC in 130.8 s)",
-    "parallel": "SOCI parallel pull (nodeadm FastImagePull; 39.6 s for the same DLC)",
+    "plain": "containerd pulls and unpacks layer by layer (84.2 MB/s on fast storage, fitted)",
+    "parallel": "SOCI parallel pull (nodeadm FastImagePull; 1.91x containerd's, fitted)",
     "lazy": 'SOCI lazy loading: 2.6 s "pull", then vLLM\'s imports fetch files on demand (73 s of imports in'
     " llm-d's GKE benchmark, 48 s more than from a local disk)",
     "snapshot": "the image is already on an EBS volume restored from a snapshot with Fast Snapshot Restore"
@@ -376,13 +404,20 @@ PULL_MODE_TEXT = {
 
 
 def pull_modes() -> str:
-    """The fresh node of the 8B reference model by pull mode: the image phases and the total."""
-    rows = ["| pull mode | what happens | image phases | fresh-node total |", "| --- | --- | --- | --- |"]
+    """The fresh node of the 8B reference model by pull mode and node family: the image phases and the total
+    (SOCI's modes are AL2023's)."""
+    rows = [
+        "| pull mode | what happens | image phases | fresh node, AL2023 | fresh node, Bottlerocket |",
+        "| --- | --- | --- | ---: | ---: |",
+    ]
     for mode, text in PULL_MODE_TEXT.items():
         serving = {"pull_mode": mode, "fast_image_pull": mode == "parallel"}
-        fresh = _reference_8b(**serving).scale_out_paths.fresh_node  # type: ignore[attr-defined]
-        image = " + ".join(f"{s:.1f}" for name, s in fresh.phases if name in ("image_pull", "lazy_imports"))
-        rows.append(f"| {mode} | {text} | {image} | {fresh.total_s:.1f} |")
+        al2023 = _reference_8b(ami_family="al2023", **serving).scale_out_paths.fresh_node  # type: ignore[attr-defined]
+        image = " + ".join(f"{s:.1f}" for name, s in al2023.phases if name in ("image_pull", "lazy_imports"))
+        bottlerocket = "refused"
+        if mode in ("plain", "snapshot"):
+            bottlerocket = f"{_reference_8b(**serving).scale_out_paths.fresh_node.total_s:.1f}"  # type: ignore[attr-defined]
+        rows.append(f"| {mode} | {text} | {image} | {al2023.total_s:.1f} | {bottlerocket} |")
     return "\n".join(rows)
 
 
@@ -437,6 +472,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "standby-tradeoffs": standby_tradeoffs,
     "warm-start-tradeoffs": warm_start_tradeoffs,
     "reference-plan": reference_plan,
+    "gpu-node-path": gpu_node_path,
     "burst-simulation": burst_simulation,
 }
 

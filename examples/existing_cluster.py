@@ -133,6 +133,7 @@ class FastVllmOnExistingCluster(cdk.Stack):
             instance_type="g6e.2xlarge",
             max_size=4,
             subnets=network.gpu_subnet_selection,
+            ami_family="al2023",
             fast_image_pull=True,
         )
         if existing.device_plugin:
@@ -155,7 +156,8 @@ class FastVllmOnExistingCluster(cdk.Stack):
             instance_type="g6e.2xlarge",
             # How it is served, once: 1 warm spare (2 replicas + 1 spare + 1 surge pod of a rolling update:
             # the node group's 4 GPUs). The model applies its namespace and the PriorityClasses its pods name.
-            tuning=TuningOptions(serving=Serving(warm_spares=1)),
+            # Planned on the nodes above: AL2023 pulling the image with FastImagePull (no node snapshot here).
+            tuning=TuningOptions(serving=Serving(warm_spares=1, ami_family="al2023", fast_image_pull=True)),
             server=ServerOptions(replicas=2),
             # Besides the namespace's pods: a load balancer with IP targets, from its VPC addresses.
             access=ServingAccess(allow_from_cidrs=(existing.vpc_cidr,)),

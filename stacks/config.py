@@ -24,11 +24,24 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fastload_constructs.core.catalog import INSTANCE_TYPE, lookup
-from fastload_constructs.core.cluster.image_cache import ImageCache
-from fastload_constructs.core.cluster.karpenter import DEFAULT_AMI_ALIAS, check_ami_alias
+from fastload_constructs.core.cluster.ami_family import (
+    DEFAULT_AMI_FAMILY,
+    AmiFamily,
+    check_ami_alias,
+    check_ami_family,
+    default_ami_alias,
+    node_os,
+)
+from fastload_constructs.core.cluster.image_cache import (
+    DEFAULT_RESTORE_MODE,
+    ImageCache,
+    RestoreMode,
+    check_restore_mode,
+    check_snapshot_id,
+)
 from fastload_constructs.core.cluster.settings import DEFAULT_KUBERNETES_VERSION, SUPPORTED_KUBERNETES_VERSIONS
 from fastload_constructs.core.engines import engine_named
-from fastload_constructs.core.errors import MISSING, FastloadConfigError, require, spelled_as
+from fastload_constructs.core.errors import MISSING, FastloadConfigError, choice, require, spelled_as
 from fastload_constructs.core.model import MODEL_BYTES, MODEL_DTYPE, MODEL_PARAMETERS, ModelArchitecture, ModelProfile
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.assumptions_file import read_assumptions_file
@@ -133,6 +146,30 @@ class ImageMirrorConfig:
     credential_secret_arn: str | None
 
 
+SNAPSHOT_CHOICES = ("build", "none")
+
+
+@dataclass(frozen=True)
+class NodeSettings:
+    """The stack's GPU nodes: their OS (`fastload:amiFamily`), where the image comes from
+    (`fastload:imageSnapshot`: a snapshot the stack builds, the default, or none: pulled; or a snapshot of
+    yours, `fastload:imageCacheSnapshotId`) and how its restored volume loads (`fastload:imageRestore`)."""
+
+    ami_family: AmiFamily = DEFAULT_AMI_FAMILY
+    snapshot: str | ImageCache = "build"
+    restore: RestoreMode = DEFAULT_RESTORE_MODE
+
+    @property
+    def serving(self) -> dict[str, Any]:
+        """What every model's `Serving` takes from the nodes: the family, and the pull mode they give it."""
+        if self.snapshot == "none":
+            parallel = node_os(self.ami_family).supports_fast_image_pull
+            pull = {"pull_mode": "parallel" if parallel else "plain", "fast_image_pull": parallel}
+        else:
+            pull = {"pull_mode": "snapshot", "fast_image_pull": False}
+        return {"ami_family": self.ami_family, "image_restore": self.restore, **pull}
+
+
 @dataclass(frozen=True)
 class ReferenceConfig:
     kubernetes_version: str
@@ -152,11 +189,16 @@ class ReferenceConfig:
     gpu_nodes: str = DEFAULT_GPU_NODE_MODE
     # The vLLM image through an ECR pull-through cache rule (None: pulled from its upstream registry).
     image_mirror: ImageMirrorConfig | None = None
-    # The Karpenter EC2NodeClass's AMI alias: a dated AL2023 release (core.cluster.karpenter.DEFAULT_AMI_ALIAS).
-    ami_alias: str = DEFAULT_AMI_ALIAS
-    # An EBS snapshot holding the vLLM image (core.cluster.image_cache): every GPU node restores it, the
-    # models are planned with the snapshot pull mode. None: the image is pulled (FastImagePull).
-    image_cache: ImageCache | None = None
+    # The GPU nodes, how their image arrives and how fast: `NodeSettings`.
+    nodes: NodeSettings = field(default_factory=lambda: NodeSettings())
+    # The Karpenter EC2NodeClass's AMI alias: a pinned release of the node family
+    # (core.cluster.ami_family.default_ami_alias), checked against the Kubernetes version.
+    ami_alias: str = default_ami_alias(DEFAULT_AMI_FAMILY)
+
+    @property
+    def image_cache(self) -> ImageCache | None:
+        """A snapshot brought by id (`fastload:imageCacheSnapshotId`); None when the stack builds one or pulls."""
+        return self.nodes.snapshot if isinstance(self.nodes.snapshot, ImageCache) else None
 
     @property
     def instance_types(self) -> tuple[str, ...]:
@@ -324,10 +366,10 @@ def _read(given: Mapping[str, Any], where: str) -> dict[str, Any]:
 
 
 def parse_model(
-    raw: object, index: int, assumptions: LoadAssumptions | None = None, image_cache: ImageCache | None = None
+    raw: object, index: int, assumptions: LoadAssumptions | None = None, nodes: NodeSettings | None = None
 ) -> ModelSpec:
     """One `fastload:models[i]` entry, checked and planned (a model that does not fit its instance is refused
-    here); with an image cache its image comes from the snapshot."""
+    here) for the stack's nodes (their family and image: `NodeSettings`)."""
     where = f"{PREFIX}models[{index}]"
     raw = decode(raw, where, dict)
     require(isinstance(raw, dict), where, raw, "an object with name, s3Prefix, instanceType and a size")
@@ -335,7 +377,7 @@ def parse_model(
     given, former = _given(raw, where)
     with spelled_as(key_spelling(MODEL_SETTINGS, where, former)):
         v = _read(given, where)
-        spec = _model_spec(v, given, where, assumptions, image_cache)
+        spec = _model_spec(v, given, where, assumptions, nodes or NodeSettings())
         spec.serving_plan()  # raises on a model that does not fit its instance type, naming the key
     return spec
 
@@ -345,7 +387,7 @@ def _model_spec(
     given: Mapping[str, Any],
     where: str,
     assumptions: LoadAssumptions | None,
-    image_cache: ImageCache | None,
+    nodes: NodeSettings,
 ) -> ModelSpec:
     """The ModelSpec of a model's checked values; the checks that span its keys raise naming them."""
     instance = lookup(v["instance_type"])
@@ -358,12 +400,11 @@ def _model_spec(
         "an instance type with instance-store NVMe (the reference stack's GPU nodes stripe it as RAID0)",
     )
     profile = _profile(v, given, where)
-    # The snapshot holds the image: the model is planned for it (and the nodes pull nothing).
-    snapshot = {"pull_mode": "snapshot", "fast_image_pull": False} if image_cache is not None else {}
     options = TuningOptions(
         **values_for(TuningOptions, v),
-        # How the model is served, given to the planner once: the charts derive from the plan.
-        serving=Serving(**{**values_for(Serving, v), **snapshot}),
+        # How the model is served, given to the planner once: the charts derive from the plan. The nodes'
+        # family and image are the stack's, so each model is planned on the nodes it gets.
+        serving=Serving(**{**values_for(Serving, v), **nodes.serving}),
         assumptions=assumptions if assumptions is not None else LoadAssumptions(),
     )
     autoscaling = parse_model_scaling(given, v, where)
@@ -409,7 +450,7 @@ def _version(field: str, raw: object) -> str:
 
 
 def _models(
-    field: str, raw: object, assumptions: LoadAssumptions | None = None, image_cache: ImageCache | None = None
+    field: str, raw: object, assumptions: LoadAssumptions | None = None, nodes: NodeSettings | None = None
 ) -> tuple[ModelSpec, ...]:
     require(raw is not None, field, MISSING, "a non-empty list of model objects (JSON text when given with -c)")
     require(
@@ -419,7 +460,7 @@ def _models(
         "a non-empty list of model objects (JSON text when given with -c)",
     )
     assert isinstance(raw, list)
-    models = tuple(parse_model(m, i, assumptions, image_cache) for i, m in enumerate(raw))
+    models = tuple(parse_model(m, i, assumptions, nodes) for i, m in enumerate(raw))
     names = [m.name for m in models]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -460,19 +501,41 @@ CONTEXT_KEYS: dict[str, ContextKey] = {
         "karpenter, or managed: fixed node groups sized for the peak",
     ),
     "vllmImageMirror": ContextKey(dict, lambda f, v: parse_image_mirror(v), "the vLLM image through ECR"),
-    "amiAlias": ContextKey(
-        str, lambda f, v: check_ami_alias(DEFAULT_AMI_ALIAS if v is None else v, f), "Karpenter's AMI alias"
+    "amiFamily": ContextKey(
+        str,
+        lambda f, v: check_ami_family(DEFAULT_AMI_FAMILY if v is None else v, f),
+        "the GPU nodes' OS: bottlerocket (default; NVIDIA variant, device plugin built in) or al2023",
     ),
-    "imageCacheSnapshotId": ContextKey(str, lambda f, v: _image_cache(f, v), "EBS snapshot holding the vLLM image"),
+    # Checked against the node family and kubernetesVersion in parse_reference_config (the release must serve it).
+    "amiAlias": ContextKey(str, lambda f, v: v, "Karpenter's AMI alias, pinned to a release of amiFamily"),
+    "imageSnapshot": ContextKey(
+        str,
+        lambda f, v: choice("build" if v is None else v, f, SNAPSHOT_CHOICES),
+        "build (default: the stack builds the snapshot of the server images every GPU node restores) or none",
+    ),
+    "imageRestore": ContextKey(
+        str,
+        lambda f, v: check_restore_mode(DEFAULT_RESTORE_MODE if v is None else v, f),
+        "how the snapshot's volume loads: fsr (default), rate (provisioned, 300 MiB/s) or lazy",
+    ),
+    "imageCacheSnapshotId": ContextKey(
+        str, lambda f, v: None if v is None else check_snapshot_id(v, f), "your own snapshot instead of a built one"
+    ),
 }
 
 
-def _image_cache(field: str, value: str | None) -> ImageCache | None:
-    """The snapshot id as an ImageCache, its error naming the context key."""
-    if value is None:
-        return None
-    with spelled_as(renamed({"imageCache.snapshotId": field}, "key")):
-        return ImageCache(snapshot_id=value)
+def _nodes(v: Mapping[str, Any]) -> NodeSettings:
+    """The nodes' settings from the context values: a snapshot id of yours replaces the built one."""
+    snapshot: str | ImageCache = v["imageSnapshot"]
+    if v["imageCacheSnapshotId"] is not None:
+        require(
+            snapshot == "build",
+            f"{PREFIX}imageSnapshot",
+            snapshot,
+            f"build (or left out) with {PREFIX}imageCacheSnapshotId, whose snapshot every GPU node restores",
+        )
+        snapshot = ImageCache(snapshot_id=v["imageCacheSnapshotId"], restore=v["imageRestore"])
+    return NodeSettings(ami_family=v["amiFamily"], snapshot=snapshot, restore=v["imageRestore"])
 
 
 def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
@@ -487,7 +550,17 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
     raw = {key: decode(ctx.get(PREFIX + key), PREFIX + key, spec.kind) for key, spec in CONTEXT_KEYS.items()}
     # Models are planned with the calibrated assumptions and the image cache, so those are read first.
     v = {key: spec.check(PREFIX + key, raw[key]) for key, spec in CONTEXT_KEYS.items() if key != "models"}
-    models = _models(PREFIX + "models", raw["models"], v["assumptions"], v["imageCacheSnapshotId"])
+    nodes = _nodes(v)
+    models = _models(PREFIX + "models", raw["models"], v["assumptions"], nodes)
+    for i, spec in enumerate(models):
+        # A CapacityBuffer is Karpenter's: managed node groups are sized for the peak instead.
+        require(
+            v["gpuNodes"] == "karpenter" or spec.serving.buffered_nodes == 0,
+            f"{PREFIX}models[{i}].bufferedNodes",
+            spec.serving.buffered_nodes,
+            f"0 with {PREFIX}gpuNodes managed (buffered nodes are Karpenter CapacityBuffers; managed node groups "
+            "already hold every replica's node)",
+        )
     cache_prefix = v["compileCachePrefix"]
     for spec in models:
         # Pods may write under the cache prefix: it must never overlap a model's weights.
@@ -507,8 +580,13 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
         admin_role_arns=v["adminRoleArns"],
         gpu_nodes=v["gpuNodes"],
         image_mirror=v["vllmImageMirror"],
-        ami_alias=v["amiAlias"],
-        image_cache=v["imageCacheSnapshotId"],
+        nodes=nodes,
+        ami_alias=check_ami_alias(
+            default_ami_alias(nodes.ami_family) if v["amiAlias"] is None else v["amiAlias"],
+            nodes.ami_family,
+            v["kubernetesVersion"],
+            f"{PREFIX}amiAlias",
+        ),
     )
 
 

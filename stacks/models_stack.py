@@ -28,7 +28,8 @@ from stacks.reference_stack import FastloadReferenceStack
 class FastloadModelsStack(Stack):
     """`models` served on `reference`'s cluster, deployed after `after` (default: `reference`).
 
-    Attributes: `reference`, `served_models` (name -> `ServedModel`), `manifest_export` (its charts as YAML
+    Attributes: `reference`, `served_models` (name -> `ServedModel`), `capacity_buffers` (name -> the
+    `AppliedChart` of its CapacityBuffer, for models with buffered nodes), `manifest_export` (its charts as YAML
     in `cdk.out/manifests-<stack name>/`).
     """
 
@@ -52,6 +53,7 @@ class FastloadModelsStack(Stack):
         if reference.priority_classes is not None:
             ServingPriorityClasses(self, "PriorityClasses", cluster=reference.cluster, existing=True)
         self.served_models: dict[str, ServedModel] = reference.serve(self, models)
+        self.capacity_buffers = reference.buffer_capacity(self, models, self.served_models)
         self.manifest_export = ManifestExport(
             self,
             "ManifestExport",

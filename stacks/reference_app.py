@@ -19,10 +19,10 @@ from stacks.models_stack import FastloadModelsStack
 from stacks.reference_stack import FastloadReferenceStack
 
 REFERENCE_STACK_ID = "FastloadReference"
-# What the reference stack holds besides the models it serves: network, cluster, node pools, controllers,
-# the bucket (its policy within S3's 20 KB) and the namespace's scripts ConfigMap. Measured with every
-# feature on, several instance types and an image mirror (bench/many_models_synth.py): 225 kB and 111
-# resources; the room left for it is about twice that.
+# What the reference stack holds besides the models it serves: network, cluster, node pools, the node image
+# snapshot's builder, controllers, the bucket (its policy within S3's 20 KB) and the namespace's scripts
+# ConfigMap. Measured with every feature on, several instance types and an image mirror: 264 kB and 135
+# resources; the room kept for it is about 1.7 times that.
 REFERENCE_STACK_OWN = Footprint(250, 450_000)
 # What each autoscaled model adds to the reference stack wherever it is served: its alert rule in the
 # workspace's rule group (552 bytes of YAML measured, escaped in the template).

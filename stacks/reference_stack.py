@@ -11,17 +11,22 @@ Every Kubernetes chart goes on through `infra.AppliedChart` or
 `infra.ServedModel`, so one `ManifestExport` writes them all into
 `cdk.out/manifests/`, in apply order: local-nvme, namespace, PriorityClasses
 (with warm spares), Karpenter's NodePools and EC2NodeClass, then per model its
-server, its warm spares and its KEDA objects.
+server, its warm spares, its KEDA objects and its capacity buffer.
+
+The GPU nodes are what the models are planned on (`stacks.config.NodeSettings`): Bottlerocket NVIDIA by
+default, restoring a snapshot of the server images that the stack builds (`infra.NodeImageSnapshot`),
+with Fast Snapshot Restore in the GPU subnets' zones; AL2023 with its device-plugin DaemonSet when asked.
 
 The stack serves the models it is given (`models`, default: every configured one); the
 others go to `stacks.models_stack.FastloadModelsStack`s on its cluster, bucket and
-controllers (`serve`). What every model needs (node pools and capacity, KEDA, FMA, the
-namespace, the PriorityClasses, the stagers' grants) is made here for all of them.
+controllers (`serve`, `buffer_capacity`). What every model needs (node pools and capacity,
+the node image snapshot, KEDA, FMA, the namespace, the PriorityClasses, the stagers' grants)
+is made here for all of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import cdk8s
@@ -32,11 +37,14 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct, IDependable
 
+from fastload_constructs.core.cluster.ami_family import node_os
 from fastload_constructs.core.cluster.gpu_nodes import Taint
+from fastload_constructs.core.cluster.image_cache import ImageCache, snapshot_images
 from fastload_constructs.core.cluster.karpenter import NodePoolOptions
 from fastload_constructs.core.scaling.capacity import Workload, family_gpu_limits, node_capacity
 from fastload_constructs.core.serving.access import ServingAccess
-from fastload_constructs.core.serving.standby import LABEL_STANDBY, STANDBY_VALUE
+from fastload_constructs.core.serving.capacity_buffer import buffered_pod
+from fastload_constructs.core.serving.standby import LABEL_STANDBY, REQUESTER_IMAGE, STANDBY_VALUE
 from fastload_constructs.infra.applied_chart import AppliedChart
 from fastload_constructs.infra.gpu_nodegroup import GpuNodeGroup
 from fastload_constructs.infra.image_mirror import EcrPullThroughCache
@@ -46,13 +54,15 @@ from fastload_constructs.infra.manifest_export import ManifestExport
 from fastload_constructs.infra.model_bucket import ModelBucket
 from fastload_constructs.infra.model_reader_identity import ModelReaderIdentity
 from fastload_constructs.infra.network import FastloadNetwork
-from fastload_constructs.infra.nvidia_device_plugin import NvidiaDevicePlugin
+from fastload_constructs.infra.node_image_snapshot import NodeImageSnapshot
+from fastload_constructs.infra.nvidia_device_plugin import DEVICE_PLUGIN_IMAGE, NvidiaDevicePlugin
 from fastload_constructs.infra.scale_out_metrics import KedaController, KedaScaling, ScaleOutMetrics
 from fastload_constructs.infra.served_model import ServedModel
 from fastload_constructs.infra.serving_namespace import ServingNamespace
 from fastload_constructs.infra.serving_priority_classes import ServingPriorityClasses
 from fastload_constructs.infra.standby_engines import FmaController
-from fastload_constructs.k8s.local_storage import LocalNvmeStorage
+from fastload_constructs.k8s.capacity_buffer import CapacityBufferChart
+from fastload_constructs.k8s.local_storage import PROVISIONER_IMAGE, LocalNvmeStorage
 from fastload_constructs.k8s.standby import StandbyNodePoolChart
 from stacks.config import ModelSpec, ReferenceConfig
 from stacks.stager_grants import stager_prefixes
@@ -115,6 +125,7 @@ class FastloadReferenceStack(Stack):
         self.standby_node_groups: dict[str, GpuNodeGroup] = {}
         self.karpenter: KarpenterController | None = None
         self.karpenter_nodes: KarpenterGpuNodes | None = None
+        self.image_cache = self._add_image_snapshot(config)
         if config.gpu_nodes == "managed":
             self._add_managed_gpu_nodes(config)
         else:
@@ -125,16 +136,74 @@ class FastloadReferenceStack(Stack):
                 roles.append(self.karpenter_nodes.node_role)
             for role in roles:
                 self.image_mirror.grant_pull(role)
-        self.device_plugin = NvidiaDevicePlugin(self, "NvidiaDevicePlugin", cluster=self.cluster)
+        # Bottlerocket's NVIDIA variants run the device plugin themselves; AL2023 needs the DaemonSet.
+        self.device_plugin = (
+            NvidiaDevicePlugin(self, "NvidiaDevicePlugin", cluster=self.cluster)
+            if not node_os(config.nodes.ami_family).device_plugin_built_in
+            else None
+        )
         self._add_standby_prerequisites(config)
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name)
         self._add_model_bucket(config)
         self._add_pod_autoscaling(config)
-        self.served_models = self.serve(self, config.models if models is None else models)
+        served = config.models if models is None else models
+        self.served_models = self.serve(self, served)
         self.model_readers: dict[str, ModelReaderIdentity] = {n: m.reader for n, m in self.served_models.items()}
+        self.capacity_buffers = self.buffer_capacity(self, served, self.served_models)
         self.manifest_export = ManifestExport(
             self, "ManifestExport", placeholders=self.manifest_placeholders(self.served_models.values())
         )
+
+    def _add_image_snapshot(self, config: ReferenceConfig) -> ImageCache | None:
+        """The snapshot every GPU node restores: yours (`fastload:imageCacheSnapshotId`), one the stack builds of
+        every model's image (`fastload:imageSnapshot: build`, the default), or none (the image is pulled)."""
+        self.image_snapshot: NodeImageSnapshot | None = None
+        if config.image_cache is not None or config.nodes.snapshot == "none":
+            return config.image_cache
+        family = config.nodes.ami_family
+        # Every pod a GPU node runs on the planned path: the servers (their cache steps run the same image), the
+        # standbys' requesters, the local-volume provisioner's DaemonSet, and on AL2023 the device plugin's.
+        pods = [p.serving.image for p in self.plans.values()]
+        pods += [PROVISIONER_IMAGE, *((REQUESTER_IMAGE,) if any(m.standbys for m in config.models) else ())]
+        images = snapshot_images(family, pods, (DEVICE_PLUGIN_IMAGE,))
+        self.image_snapshot = NodeImageSnapshot(
+            self,
+            "NodeImages",
+            images=images,
+            vpc=self.network.vpc,
+            subnets=self.network.gpu_subnet_selection,
+            ami_family=family,
+            kubernetes_version=config.kubernetes_version,
+            ami_alias=config.ami_alias,
+            restore=config.nodes.restore,
+            fast_snapshot_restore_zones=self.network.gpu_subnets.availability_zones,
+        )
+        if self.image_mirror is not None:
+            self.image_mirror.grant_pull(self.image_snapshot.builder_role)
+        CfnOutput(self, "NodeImageSnapshotId", value=self.image_snapshot.snapshot_id)
+        return self.image_snapshot.image_cache
+
+    def buffer_capacity(
+        self, scope: Stack, models: Sequence[ModelSpec], served: Mapping[str, ServedModel]
+    ) -> dict[str, AppliedChart]:
+        """Per model with bufferedNodes, in `scope` beside its `served` model: a CapacityBuffer holding that
+        many nodes of its pod shape, after this stack's namespace and node pools."""
+        buffers: dict[str, AppliedChart] = {}
+        for model in models:
+            count = model.serving.buffered_nodes
+            if count == 0:
+                continue
+            assert self.karpenter_nodes is not None  # refused with managed nodes (stacks.config)
+            spec = served[model.name].chart.spec
+            chart = CapacityBufferChart(cdk8s.App(), f"{model.name}-buffer", pod=buffered_pod(spec, count))
+            buffers[model.name] = AppliedChart(
+                scope,
+                f"Buffer-{model.name}",
+                cluster=self.cluster,
+                chart=chart,
+                after=[self.namespace, self.karpenter_nodes.applied],
+            )
+        return buffers
 
     def _add_cluster_charts(self, config: ReferenceConfig) -> None:
         """What the models need on the cluster besides what each ServedModel brings: the local-nvme storage
@@ -143,7 +212,10 @@ class FastloadReferenceStack(Stack):
         have in a deployed stack: CloudFormation creates a manifest whose logical id changed again, and a
         second `kubectl create` of the namespace fails the update."""
         self.local_storage = AppliedChart(
-            self, "LocalNvmeStorage", cluster=self.cluster, chart=LocalNvmeStorage(cdk8s.App(), "local-nvme")
+            self,
+            "LocalNvmeStorage",
+            cluster=self.cluster,
+            chart=LocalNvmeStorage(cdk8s.App(), "local-nvme", ami_family=config.nodes.ami_family),
         )
         self.namespace = ServingNamespace(self, "Namespace", cluster=self.cluster)
         self.priority_classes = (
@@ -205,6 +277,8 @@ class FastloadReferenceStack(Stack):
         if self.karpenter_nodes is not None:
             placeholders[self.karpenter_nodes.node_role.role_name] = "${KARPENTER_NODE_ROLE}"
             placeholders[self.inference_cluster.security_group_id] = "${CLUSTER_SECURITY_GROUP_ID}"
+            if self.image_snapshot is not None:
+                placeholders[self.image_snapshot.snapshot_id] = "${NODE_IMAGE_SNAPSHOT_ID}"
         if self.metrics is not None:
             placeholders[self.metrics.query_endpoint] = "${PROMETHEUS_QUERY_URL}"
         if self.image_mirror is not None:  # an ECR mirror in an environment-agnostic stack
@@ -249,6 +323,7 @@ class FastloadReferenceStack(Stack):
                     instance_type=instance_type,
                     node_class=self.karpenter_nodes.chart.node.id,
                     gpu_limit=capacity.standby_nodes * capacity.instance.gpu_count,
+                    ami_family=config.nodes.ami_family,
                 )
                 self.standby_pools.append(
                     AppliedChart(
@@ -296,13 +371,13 @@ class FastloadReferenceStack(Stack):
             extra_labels={LABEL_STANDBY: STANDBY_VALUE} if standby else None,
             extra_taints=(Taint(LABEL_STANDBY, STANDBY_VALUE, "NoSchedule"),) if standby else (),
             subnets=self.network.gpu_subnet_selection,
-            # nodeadm's parallel pull and unpack (SOCI) for the multi-GB vLLM image, as the plans of
-            # the models on this type ask; with RAID0 its store sits on NVMe. With an image cache the
-            # image is on the node already (core.cluster.image_cache; the plans say snapshot, SOCI off).
+            # What the plans of the models on this type were made for: the family, and the image on the
+            # snapshot (or, without one, AL2023's parallel pull, SOCI, whose store sits on the NVMe).
+            ami_family=config.nodes.ami_family,
             fast_image_pull=any(
                 p.serving.fast_image_pull for p in self.plans.values() if p.instance.name == instance_type
             ),
-            image_cache=config.image_cache,
+            image_cache=self.image_cache,
         )
 
     def _add_karpenter(self, config: ReferenceConfig) -> None:
@@ -315,6 +390,7 @@ class FastloadReferenceStack(Stack):
             cluster_name=self.cluster_name,
             subnets=self.network.gpu_subnets.subnets,
             system_nodes=self.inference_cluster.system_nodes,
+            capacity_buffers=any(m.serving.buffered_nodes > 0 for m in config.models),
         )
         # NodePool and EC2NodeClass are Karpenter's CRDs: the method orders them after its Helm chart.
         self.karpenter_nodes = self.karpenter.add_gpu_node_pools(
@@ -323,8 +399,10 @@ class FastloadReferenceStack(Stack):
             options=NodePoolOptions(
                 gpu_limits=family_gpu_limits(self.node_capacity),
                 fast_image_pull=any(p.serving.fast_image_pull for p in self.plans.values()),
-                image_cache=config.image_cache,
+                image_cache=self.image_cache,
                 ami_alias=config.ami_alias,
+                ami_family=config.nodes.ami_family,
+                kubernetes_version=config.kubernetes_version,
             ),
             security_group_ids=[cluster_sg],
         )

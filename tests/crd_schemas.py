@@ -27,6 +27,9 @@ FMA_VERSION = "0.6.4"
 CRD_FILES: dict[tuple[str, str], str | Path] = {
     ("karpenter.sh/v1", "NodePool"): f"karpenter-{KARPENTER_VERSION}/karpenter.sh_nodepools.yaml",
     ("karpenter.k8s.aws/v1", "EC2NodeClass"): f"karpenter-{KARPENTER_VERSION}/karpenter.k8s.aws_ec2nodeclasses.yaml",
+    ("autoscaling.x-k8s.io/v1beta1", "CapacityBuffer"): (
+        f"karpenter-{KARPENTER_VERSION}/autoscaling.x-k8s.io_capacitybuffers.yaml"
+    ),
     ("keda.sh/v1alpha1", "ScaledObject"): f"keda-{KEDA_VERSION}/keda.sh_scaledobjects.yaml",
     ("keda.sh/v1alpha1", "TriggerAuthentication"): f"keda-{KEDA_VERSION}/keda.sh_triggerauthentications.yaml",
     ("fma.llm-d.ai/v1alpha1", "InferenceServerConfig"): FMA_CRDS / "fma.llm-d.ai_inferenceserverconfigs.yaml",

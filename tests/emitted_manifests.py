@@ -139,6 +139,22 @@ def _standby(model_cache: str) -> dict[str, Any]:
     return dict(plan=serving, server=server)
 
 
+def _capacity_buffer(replicas: int) -> dict[str, Any]:
+    from fastload_constructs.core.model import ModelProfile
+    from fastload_constructs.core.serving.capacity_buffer import buffered_pod
+    from fastload_constructs.core.serving.server_pod import ServerOptions, server_spec
+    from tests.serving_plans import planned
+
+    server = server_spec(
+        planned(ModelProfile.from_numbers(parameter_count=8_030_261_248), "g6e.2xlarge"),
+        model_name="llama",
+        model_uri="s3://models-bucket/models/llama",
+        region="us-east-1",
+        options=ServerOptions(replicas=None, do_not_disrupt=True),
+    )
+    return dict(pod=buffered_pod(server, replicas))
+
+
 # Chart class name -> (case name, keyword arguments) to synthesise it with.
 CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
     "LocalNvmeStorage": [("default", dict), ("16-volumes", lambda: {"volumes_per_node": 16})],
@@ -202,6 +218,7 @@ CHART_INPUTS: dict[str, list[tuple[str, Callable[[], dict[str, Any]]]]] = {
         ("sglang-node-local", lambda: _warm_spares("node-local", engine="sglang")),
     ],
     "StandbyEnginesChart": [(mode, lambda mode=mode: _standby(mode)) for mode in ("node-local", "s3")],
+    "CapacityBufferChart": [("one-node", lambda: _capacity_buffer(1)), ("three-nodes", lambda: _capacity_buffer(3))],
     "StandbyNodePoolChart": [
         ("g6e", lambda: dict(instance_type="g6e.2xlarge", node_class="fastload-gpu", gpu_limit=2)),
     ],

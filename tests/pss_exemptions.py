@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fastload_constructs.core.naming import COMPILE_CACHE_HOST_ROOT, MODEL_CACHE_HOST_ROOT, PROVISIONER_NAME
+from fastload_constructs.core.naming import PROVISIONER_NAME, node_cache_paths
 from tests.pod_security import baseline_violations, control_of
 
 
@@ -56,7 +56,7 @@ EXEMPTIONS: tuple[Exemption, ...] = (
         namespace=None,
         label=("app.kubernetes.io/name", "vllm"),
         controls=frozenset({"hostPathVolumes"}),
-        must_contain=f"'compile-cache' mounts host path {COMPILE_CACHE_HOST_ROOT}/",
+        must_contain=f"'compile-cache' mounts host path {node_cache_paths('bottlerocket').compile_cache}/",
         reason="compile_cache='host-path' keeps vLLM's torch.compile cache in a keyed directory on the node's "
         "instance store so restarts and replicas on that node hit it; the vLLM chart's compile_cache='pvc' "
         "(a local-nvme PersistentVolumeClaim) or 'empty-dir' meets baseline instead",
@@ -66,7 +66,7 @@ EXEMPTIONS: tuple[Exemption, ...] = (
         namespace=None,
         label=("app.kubernetes.io/name", "vllm"),
         controls=frozenset({"hostPathVolumes"}),
-        must_contain=f"'model-cache' mounts host path {MODEL_CACHE_HOST_ROOT}",
+        must_contain=f"'model-cache' mounts host path {node_cache_paths('bottlerocket').models}",
         reason="model_cache='node-local' (off by default) copies the staged model to the node's instance-store "
         "RAID0 once per node, under a lock, so later pods on that node stream NVMe instead of S3; the copy must "
         "outlive the pod, which only a host path gives; model_cache='s3' meets baseline",

@@ -1,10 +1,10 @@
 """A reference app config whose models take two stacks: what the split tests and the deploy rehearsal build.
 
 Six models in `fastload:models` order: one vLLM model with every per-model feature (KEDA, a warm spare, both
-caches), four with standby engines (FMA's objects make each about 125 kB of template) and one SGLang model.
-The reference stack has room for the first four; the last two go to `FastloadReference-Models1`, which
-serves a standby model (FMA's CRDs and controller are the reference stack's) and an SGLang one, and names
-the PriorityClasses the reference stack applies.
+caches), four with standby engines (FMA's objects make each about 125 kB of template) and one SGLang model
+with a node held warm (a CapacityBuffer). The reference stack has room for the first four; the last two go
+to `FastloadReference-Models1`, which serves a standby model (FMA's CRDs and controller are the reference
+stack's) and the SGLang one with its buffer, and names the PriorityClasses the reference stack applies.
 """
 
 from __future__ import annotations
@@ -37,6 +37,6 @@ def split_context(gpu_nodes: str = "karpenter") -> dict[str, object]:
     ctx["fastload:models"] = [
         _model("llama", **every),
         *(_model(f"standing-{i}", **standby) for i in range(4)),
-        _model("qwen", engine="sglang", minReplicas=1, maxReplicas=2),
+        _model("qwen", engine="sglang", minReplicas=1, maxReplicas=2, bufferedNodes=1),
     ]
     return ctx

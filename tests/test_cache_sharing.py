@@ -123,7 +123,7 @@ def test_node_local_model_cache_reads_nvme(local_plan):
     assert stage.script == MODEL_COPY_SCRIPT and args[args.index("--dest") + 1] == folder
     assert args[args.index("--link") + 1] == NODE_LOCAL_MODEL_LINK
     assert args[args.index("--prefix") + 1] == "models/llama-3.1-8b"
-    assert s.model_host_path == naming.MODEL_CACHE_HOST_ROOT
+    assert s.model_host_path == naming.node_cache_paths("bottlerocket").models
     assert s.node_labels[naming.LABEL_INSTANCE_STORE] == naming.INSTANCE_STORE_RAID0
     # Tuned for NVMe: 16 streams of local reads, not S3 connections.
     assert json.loads(s.args[s.args.index("--model-loader-extra-config") + 1])["concurrency"] == 16
@@ -219,7 +219,7 @@ def test_chart_renders_init_containers_sidecar_and_script(warm_docs):
     assert config_map["data"] == runtime_scripts()  # each file its own key, side by side in the mount
     volumes = {v["name"]: v for v in pod["volumes"]}
     assert volumes["cache-sync"]["configMap"]["name"] == config_map["metadata"]["name"]
-    assert volumes["model-cache"]["hostPath"]["path"] == naming.MODEL_CACHE_HOST_ROOT
+    assert volumes["model-cache"]["hostPath"]["path"] == naming.node_cache_paths("bottlerocket").models
     mounts = {m["name"]: m for m in vllm["volumeMounts"]}
     # Only the model's own folder, at the path vLLM reads.
     assert mounts["model-cache"]["mountPath"] == f"{MODEL_MOUNT_PATH}/{node_local_model_dir(URI)}"

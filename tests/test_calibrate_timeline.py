@@ -40,17 +40,19 @@ def test_fit_takes_medians_of_the_split_phases():
 
 
 def test_a_sum_without_its_split_keeps_the_split_known_so_far():
-    base = LoadAssumptions()  # 78 s + 60 s
-    a = fit_node_phases([MeasuredNode("a", node_s=100.0), MeasuredNode("b", node_s=130.0)], base)
+    base = LoadAssumptions()
+    launch, registration = base.node_phases("al2023")  # the fitted split of the family measured
+    a = fit_node_phases([MeasuredNode("a", node_s=100.0), MeasuredNode("b", node_s=130.0)], base, family="al2023")
     assert a.node_launch_s + a.gpu_registration_s == pytest.approx(115.0, abs=1e-2)
-    assert a.node_launch_s / a.gpu_registration_s == pytest.approx(78 / 60, rel=1e-3)
+    assert a.node_launch_s / a.gpu_registration_s == pytest.approx(launch / registration, rel=1e-3)
 
 
 def test_pull_rates_stay_consistent_across_modes():
     base = LoadAssumptions()
     parallel = fit_node_phases([MeasuredNode("p", image_pull_s=40.0, image_bytes=9_354_342_327)], base)
-    # 233.9 MB/s measured with FastImagePull is 70.9 MB/s plain at the cited 3.3x.
-    assert parallel.image_pull_mb_s == pytest.approx(9_354_342_327 / 40.0 / 1e6 / 3.3, rel=1e-3)
+    # 233.9 MB/s measured with FastImagePull is 122.5 MB/s plain at the fitted 1.91x.
+    speedup = base.fast_image_pull_speedup
+    assert parallel.image_pull_mb_s == pytest.approx(9_354_342_327 / 40.0 / 1e6 / speedup, rel=1e-3)
     plain = fit_node_phases([MeasuredNode("q", image_pull_s=130.0, image_bytes=9_354_342_327, pull_mode="plain")])
     assert plain.image_pull_mb_s == pytest.approx(71.96, rel=1e-3)
     snap = fit_node_phases([MeasuredNode("s", image_pull_s=3.0, pull_mode="snapshot")])
@@ -71,11 +73,14 @@ def test_calibrate_learns_the_fresh_node_from_real_event_dumps(tmp_path, capsys)
     assert main([*args, "--pull-mode", "plain", "-o", str(out)]) == 0
     printed = capsys.readouterr().out
     a = assumptions_from_dict(json.loads(out.read_text()))
-    # Neither dump has a NodeClaim Registered event: the median sum (167 + 74) / 2 = 120.5 s, split 78:60.
+    # Neither dump has a NodeClaim Registered event: the median sum (167 + 74) / 2 = 120.5 s, split as the
+    # default family's fitted figures (40.3 : 5).
     assert a.node_launch_s + a.gpu_registration_s == pytest.approx(120.5, abs=0.01)
     # The one pull with an "Image size" (the pod on a running node: no node phases from it, its pull counts).
     assert a.image_pull_mb_s == pytest.approx(16_525_161_745 / 287.129 / 1e6, rel=1e-3)
-    assert "fresh node: launch 68.1 s, GPU registration 52.4 s" in printed
+    launch, registration = LoadAssumptions().node_phases("bottlerocket")
+    share = launch / (launch + registration)
+    assert f"fresh node: launch {120.5 * share:.1f} s, GPU registration {120.5 * (1 - share):.1f} s" in printed
     # The plan reads it back.
     assert main(["plan", "--instance", "g6e.2xlarge", "--params", "8e9", "--assumptions", str(out), "--json"]) == 0
     phases = json.loads(capsys.readouterr().out)["scale_out_paths"]["fresh_node"]["phases"]

@@ -61,7 +61,7 @@ def test_plan_takes_every_option_and_prints_throughput_and_paths(tmp_path, capsy
     assert view["kv_cache"]["sequences"] == 4 and view["kv_cache"]["max_model_len"] == 16384
     assert view["load_throughput_mb_s"] == 960.0  # 8 units x 120 MB/s
     paths = view["scale_out_paths"]
-    assert set(paths) == {"fresh_node", "warm_node", "warm_spare"}
+    assert set(paths) == {"fresh_node", "warm_node", "warm_spare", "buffered_node", "stopped_node"}
     # Spares without the node-local copy or the shared compile cache warm only the image: their pod streams
     # from S3 and compiles cold, slower than a repeat on a node that kept its compile cache.
     assert paths["fresh_node"]["total"] > paths["warm_spare"]["total"] > paths["warm_node"]["total"]
@@ -176,12 +176,24 @@ def test_serving_errors_name_the_option_typed(capsys):
         assert json.loads(capsys.readouterr().out)["vllm_version"] == "0.9.2"
 
 
+# The nodes view with a provisioned rate: no Fast Snapshot Restore hours to pay.
+RATE_NODES = {
+    "ami_family": "bottlerocket",
+    "image": "snapshot",
+    "buffered_nodes": 0,
+    "buffered_idle_gpu_hours_per_day": 0.0,
+    "restore_mode": "rate",
+    "nodes_launching_at_once_at_most": 16,
+}
+
+
 @pytest.mark.parametrize(
     "args, key, value",
     [
         (["--dtype", "bf16"], "model_gib", 14.96),
         (["--engine", "SGLang"], "engine", "sglang"),
-        (["--pull-mode", "Parallel"], "image_pull_mode", "parallel"),
+        (["--pull-mode", "Parallel", "--ami", "AL2023"], "image_pull_mode", "parallel"),
+        (["--restore-mode", "RATE"], "nodes", RATE_NODES),
         (["--kv-cache-dtype", "FP8", "--dtype", "F8_E4M3"], "model_gib", 7.48),
         (["--source", "LOCAL"], "source", "local"),
     ],

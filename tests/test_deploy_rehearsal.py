@@ -46,13 +46,18 @@ EXAMPLE_CONTEXT = {
 }
 
 
-def _reference_context(gpu_nodes: str) -> dict:
+def _reference_context(gpu_nodes: str, ami_family: str | None = None) -> dict:
     """cdk.json plus what makes every construct appear: KEDA (maxReplicas > minReplicas), warm spares, the shared
-    compile cache with a node-local model copy, and a second, fixed-size model."""
+    compile cache with a node-local model copy, and a second, fixed-size model; with Karpenter a buffered node
+    (a CapacityBuffer). `ami_family`: the nodes' OS (default cdk.json's: Bottlerocket)."""
     ctx = copy.deepcopy(CDK_JSON)
     ctx["fastload:gpuNodes"] = gpu_nodes
+    if ami_family is not None:
+        ctx["fastload:amiFamily"] = ami_family
     first = ctx["fastload:models"][0]
     first.update(minReplicas=1, maxReplicas=3, warmSpares=1, sharedCompileCache=True, nodeLocalModelCache=True)
+    if gpu_nodes == "karpenter":
+        first.update(bufferedNodes=1)
     second = {k: v for k, v in first.items() if k not in ("minReplicas", "maxReplicas", "targetWaitingRequests")}
     second.update(name="qwen", s3Prefix="models/qwen", replicas=1, warmSpares=0, sharedCompileCache=False)
     second.update(nodeLocalModelCache=False, engine="sglang")
@@ -65,10 +70,11 @@ def _reference_context(gpu_nodes: str) -> dict:
     return ctx
 
 
-def _reference(tmp_path_factory, gpu_nodes: str) -> Deployment:
+def _reference(tmp_path_factory, gpu_nodes: str, ami_family: str | None = None) -> Deployment:
     from app import build_app
 
-    app = build_app(context=_reference_context(gpu_nodes), outdir=str(tmp_path_factory.mktemp(f"cdk.out-{gpu_nodes}")))
+    outdir = str(tmp_path_factory.mktemp(f"cdk.out-{gpu_nodes}-{ami_family}"))
+    app = build_app(context=_reference_context(gpu_nodes, ami_family), outdir=outdir)
     stack = app.synth().get_stack_by_name("FastloadReference")
     return Deployment(stack.template, Environment(stack.stack_name, account=ACCOUNT, region=REGION))
 
@@ -119,6 +125,8 @@ def _split_reference(tmp_path_factory) -> dict[str, Deployment]:
 STACKS = (
     "reference-karpenter",
     "reference-managed",
+    "reference-al2023-karpenter",
+    "reference-al2023-managed",
     "existing-cluster-example",
     "cluster-with-ebs-csi",
     "split-reference",
@@ -131,6 +139,9 @@ def deployments(tmp_path_factory) -> dict[str, Deployment]:
     return {
         "reference-karpenter": _reference(tmp_path_factory, "karpenter"),
         "reference-managed": _reference(tmp_path_factory, "managed"),
+        # AL2023 nodes: the device plugin's DaemonSet, and a snapshot holding the sandbox image and the plugin's.
+        "reference-al2023-karpenter": _reference(tmp_path_factory, "karpenter", "al2023"),
+        "reference-al2023-managed": _reference(tmp_path_factory, "managed", "al2023"),
         "existing-cluster-example": _example(tmp_path_factory),
         "cluster-with-ebs-csi": _ebs_csi_cluster(tmp_path_factory),
         **_split_reference(tmp_path_factory),
@@ -152,9 +163,17 @@ def _report(problems: list[str]) -> str:
 def test_the_reference_configs_make_every_construct_appear(deployments):
     karpenter, managed = deployments["reference-karpenter"], deployments["reference-managed"]
     releases = {p["Release"] for p in karpenter.of_type("Custom::AWSCDK-EKS-HelmChart").values()}
-    assert releases == {"karpenter-crd", "karpenter", "keda", "nvidia-device-plugin", "fma", "fma-crds"}
+    # Bottlerocket (the default) runs the device plugin itself; AL2023 nodes get its DaemonSet.
+    assert releases == {"karpenter-crd", "karpenter", "keda", "fma", "fma-crds"}
+    for al2023 in (deployments["reference-al2023-karpenter"], deployments["reference-al2023-managed"]):
+        assert "nvidia-device-plugin" in {p["Release"] for p in al2023.of_type("Custom::AWSCDK-EKS-HelmChart").values()}
+    # Every GPU node restores the image snapshot the stack builds.
+    for deployment in (karpenter, managed, *(deployments[f"reference-al2023-{m}"] for m in ("karpenter", "managed"))):
+        assert len(deployment.of_type("Custom::NodeImageSnapshot")) == 1
+        assert deployment.snapshot_pools() and all(p.snapshot_ids for p in deployment.snapshot_pools() if p.gpu)
     kinds = {o["kind"] for _, o in karpenter.manifests}
     assert {"EC2NodeClass", "NodePool", "ScaledObject", "PriorityClass", "StorageClass", "Deployment"} <= kinds
+    assert "CapacityBuffer" in kinds
     # Standbys: FMA's objects, the standby pool (a NodePool, or a managed group of its own), the EBS add-on.
     assert {"InferenceServerConfig", "LauncherConfig", "LauncherPopulationPolicy"} <= kinds
     pools = [o for _, o in karpenter.manifests if o["kind"] == "NodePool"]
@@ -193,6 +212,7 @@ def test_the_models_stack_deploys_on_what_the_reference_stack_made(deployments):
     kinds = {name: [o["kind"] for _, o in d.manifests] for name, d in (("reference", reference), ("models", models))}
     assert kinds["reference"].count("Namespace") == 1 and "Namespace" not in kinds["models"]
     assert "PriorityClass" in kinds["reference"] and "PriorityClass" not in kinds["models"]
+    assert "CapacityBuffer" in kinds["models"]  # a buffered model's buffer is applied beside it
     classes = {o["metadata"]["name"] for _, o in reference.manifests if o["kind"] == "PriorityClass"}
     pods = [o["spec"]["template"]["spec"] for _, o in models.manifests if o["kind"] == "Deployment"]
     assert pods and all(pod.get("priorityClassName") in classes for pod in pods)
@@ -629,12 +649,15 @@ def _pools_and_daemonsets_template() -> dict:
     from fastload_constructs.infra.nvidia_device_plugin import device_plugin_values
     from fastload_constructs.k8s.local_storage import LocalNvmeStorage
 
-    node = gpu_node_spec("g6e.2xlarge")
+    # AL2023 nodes: the device plugin is a DaemonSet there, and must tolerate the standby taint.
+    node = gpu_node_spec("g6e.2xlarge", ami_family="al2023")
+    standby = standby_node_pool_spec("g6e.2xlarge", **_POOL, ami_family="al2023")
     pools = [
         {"kind": "NodePool", "metadata": {"name": "g6e"}, "spec": node_pool_spec(node, ["g6e.2xlarge"], **_POOL)},
-        {"kind": "NodePool", "metadata": {"name": "standby"}, "spec": standby_node_pool_spec("g6e.2xlarge", **_POOL)},
+        {"kind": "NodePool", "metadata": {"name": "standby"}, "spec": standby},
     ]
-    local = [o for o in LocalNvmeStorage(cdk8s.App(), "local-nvme").to_json() if o["kind"] == "DaemonSet"]
+    local_nvme = LocalNvmeStorage(cdk8s.App(), "local-nvme", ami_family="al2023")
+    local = [o for o in local_nvme.to_json() if o["kind"] == "DaemonSet"]
     return _template(
         Pools={
             "Type": "Custom::AWSCDK-EKS-KubernetesResource",
@@ -697,3 +720,138 @@ def test_self_a_crd_over_the_last_applied_annotation_is_refused_as_a_manifest():
     assert len(problems) == 1, _report(problems)
     assert problems[0].startswith("Crds CustomResourceDefinition/launcherconfigs.fma.llm-d.ai: ")
     assert "install a CRD from a Helm chart's crds/ or with server-side apply" in problems[0]
+
+
+def test_node_snapshots_hold_what_nodes_need_before_their_first_pod(deployment):
+    problems = deployment.snapshot_problems()
+    assert not problems, _report(problems)
+
+
+# --- self-tests of the node-snapshot rule and the device plugin on Bottlerocket --------------------------------
+
+GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
+STANDBY_TAINT = {"key": "fastload.io/standby", "value": "true", "effect": "NoSchedule"}
+
+
+def _node_pool(name: str, node_class: str, taints: list[dict]) -> dict:
+    return {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": name},
+        "spec": {
+            "template": {
+                "metadata": {"labels": {"fastload.io/gpu-model": "l40s", "fastload.io/instance-store": "raid0"}},
+                "spec": {
+                    "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": node_class},
+                    "taints": taints,
+                    "requirements": [
+                        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g6e.2xlarge"]}
+                    ],
+                },
+            }
+        },
+    }
+
+
+def _node_class(name: str, alias: str, snapshot: object | None = None) -> dict:
+    devices = [{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "200Gi"}}]
+    if snapshot is not None:
+        devices.append({"deviceName": "/dev/xvdb", "ebs": {"volumeSize": "100Gi", "snapshotID": snapshot}})
+    return {
+        "apiVersion": "karpenter.k8s.aws/v1",
+        "kind": "EC2NodeClass",
+        "metadata": {"name": name},
+        "spec": {"amiSelectorTerms": [{"alias": alias}], "blockDeviceMappings": devices},
+    }
+
+
+def _pools_template(objects: list, *, plugin_values: dict | None = None, snapshot_props: dict | None = None) -> dict:
+    manifest = {"Fn::Join": ["", ["[", *_join_json(objects), "]"]]}
+    resources = {
+        "Cluster": {"Type": "AWS::EKS::Cluster", "Properties": {"Name": "FastloadReference"}},
+        "Pools": {
+            "Type": "Custom::AWSCDK-EKS-KubernetesResource",
+            "Properties": {"ClusterName": "FastloadReference", "Manifest": manifest},
+        },
+    }
+    if plugin_values is not None:
+        resources["Plugin"] = {
+            "Type": "Custom::AWSCDK-EKS-HelmChart",
+            "Properties": {
+                "ClusterName": "FastloadReference",
+                "Chart": "nvidia-device-plugin",
+                "Version": "0.20.0",
+                "Namespace": "nvidia-device-plugin",
+                "Values": json.dumps(plugin_values),
+            },
+        }
+    if snapshot_props is not None:
+        resources["Images"] = {"Type": "Custom::NodeImageSnapshot", "Properties": snapshot_props}
+    return {"Resources": resources}
+
+
+def _join_json(objects: list) -> list:
+    """Objects as JSON text, with a `{"Fn::GetAtt": ...}` value spliced in where it stands (as CDK writes tokens)."""
+    parts: list = []
+    for i, obj in enumerate(objects):
+        text = json.dumps(obj)
+        marker = '"__SNAPSHOT__"'
+        if marker in text:
+            before, after = text.split(marker)
+            parts += [before + '"', {"Fn::GetAtt": ["Images", "SnapshotId"]}, '"' + after]
+        else:
+            parts.append(text)
+        if i < len(objects) - 1:
+            parts.append(",")
+    return parts
+
+
+def test_self_a_device_plugin_on_bottlerocket_nodes_is_caught():
+    objects = [_node_class("gpu", "bottlerocket@v1.64.0"), _node_pool("gpu-g6e", "gpu", [GPU_TAINT])]
+    # The chart's own affinity (NFD labels) would not select our nodes; an affinity of our GPU label alone would.
+    values = {
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {"matchExpressions": [{"key": "fastload.io/gpu-model", "operator": "Exists"}]}
+                    ]
+                }
+            }
+        }
+    }
+    (problem,) = Deployment(_pools_template(objects, plugin_values=values), ENV).daemonset_problems()
+    assert "whose OS runs its own device plugin" in problem
+    # The values NvidiaDevicePlugin gives it keep it off nodes labelled with that family.
+    from fastload_constructs.infra.nvidia_device_plugin import device_plugin_values
+
+    objects[1]["spec"]["template"]["metadata"]["labels"]["fastload.io/ami-family"] = "bottlerocket"
+    assert Deployment(_pools_template(objects, plugin_values=device_plugin_values()), ENV).daemonset_problems() == []
+
+
+def test_self_an_al2023_snapshot_without_the_sandbox_image_is_caught():
+    from fastload_constructs.infra.nvidia_device_plugin import device_plugin_values
+
+    objects = [_node_class("gpu", "al2023@v20260714", "__SNAPSHOT__"), _node_pool("gpu-g6e", "gpu", [GPU_TAINT])]
+    images = ["vllm/vllm-openai:v0.34.0", "nvcr.io/nvidia/k8s-device-plugin:v0.20.0"]
+    built = {"Images": images, "SandboxImage": "", "AmiFamily": "al2023"}
+    (problem,) = Deployment(
+        _pools_template(objects, plugin_values=device_plugin_values(), snapshot_props=built), ENV
+    ).snapshot_problems()
+    assert "lacks localhost/kubernetes/pause:latest" in problem
+    fixed = {**built, "SandboxImage": "localhost/kubernetes/pause:latest"}
+    assert (
+        Deployment(
+            _pools_template(objects, plugin_values=device_plugin_values(), snapshot_props=fixed), ENV
+        ).snapshot_problems()
+        == []
+    )
+    no_plugin = {**fixed, "Images": images[:1]}
+    (problem,) = Deployment(
+        _pools_template(objects, plugin_values=device_plugin_values(), snapshot_props=no_plugin), ENV
+    ).snapshot_problems()
+    assert "lacks nvcr.io/nvidia/k8s-device-plugin:v0.20.0" in problem
+    # On Bottlerocket the sandbox and the plugin come with the OS.
+    objects = [_node_class("gpu", "bottlerocket@v1.64.0", "__SNAPSHOT__"), _node_pool("gpu-g6e", "gpu", [GPU_TAINT])]
+    bottlerocket = {"Images": images[:1], "SandboxImage": "", "AmiFamily": "bottlerocket"}
+    assert Deployment(_pools_template(objects, snapshot_props=bottlerocket), ENV).snapshot_problems() == []

@@ -186,6 +186,18 @@ def test_reference_stack_pulls_the_vllm_image_through_the_rule(tmp_path):
     (deployment,) = [d for d in cdk8s.Testing.synth(served.chart) if d["kind"] == "Deployment"]
     image = deployment["spec"]["template"]["spec"]["containers"][0]["image"]
     assert image.endswith("/docker-hub/vllm/vllm-openai:v0.34.0") and image != DEFAULT_IMAGE
+    # The node snapshot the stack builds holds the image as the pods name it, pulled through the rule with an
+    # ECR token by a builder whose role may pull through it.
+    (snapshot,) = template.find_resources("Custom::NodeImageSnapshot").values()
+    mirrored = snapshot["Properties"]["Images"][0]
+    assert stack.resolve(image) == mirrored and snapshot["Properties"]["EcrPassword"] == "true"
+    builder_role = stack.resolve(stack.image_snapshot.builder_role.role_name)["Ref"]
+    builder = [
+        p
+        for p in template.find_resources("AWS::IAM::Policy").values()
+        if {"Ref": builder_role} in p["Properties"]["Roles"]
+    ]
+    assert "ecr:BatchImportUpstreamImage" in json.dumps([p["Properties"]["PolicyDocument"] for p in builder])
     # The environment-agnostic export names the mirror's account and URL suffix as placeholders.
     exported = stack.manifest_export.render()[f"05-{served.chart.node.id}.yaml"]  # after the in-pod scripts
     assert "image: ${AWS_ACCOUNT_ID}.dkr.ecr.${AWS_REGION}.${AWS_URL_SUFFIX}/docker-hub/vllm/vllm-openai:v0.34.0" in (

@@ -53,6 +53,7 @@ def stack():
         desired_size=1,
         max_size=4,
         root_volume_gib=300,
+        ami_family="al2023",
     )
     GpuNodeGroup(
         stack,
@@ -61,6 +62,7 @@ def stack():
         instance_type="p3.8xlarge",
         instance_store=False,
         capacity_type=eks.CapacityType.SPOT,
+        ami_family="al2023",
     )
     GpuNodeGroup(
         stack,
@@ -181,7 +183,7 @@ def test_gpu_nodegroup_ami_labels_taint_and_sizes(template):
     ng = nodegroup(template, "g6e.12xlarge")
     assert ng["AmiType"] == "AL2023_x86_64_NVIDIA"
     assert ng["CapacityType"] == "ON_DEMAND"
-    assert ng["Labels"] == gpu_node_spec("g6e.12xlarge").labels
+    assert ng["Labels"] == gpu_node_spec("g6e.12xlarge", ami_family="al2023").labels
     assert ng["Taints"] == [{"Key": GPU_TAINT_KEY, "Value": "true", "Effect": "NO_SCHEDULE"}]
     assert ng["ScalingConfig"] == {"MinSize": 1, "DesiredSize": 1, "MaxSize": 4}
     assert "DiskSize" not in ng  # sized in the launch template
@@ -230,7 +232,10 @@ def test_device_plugin_chart_is_pinned_and_tolerates_every_gpu_pools_taints(temp
     for key in (GPU_TAINT_KEY, "fastload.io/standby"):  # the standby pool's taint too
         assert {"key": key, "operator": "Exists"} in values["tolerations"]
     terms = values["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-    assert {"matchExpressions": [{"key": LABEL_GPU_MODEL, "operator": "Exists"}]} in terms
+    # Our GPU nodes (or NFD's NVIDIA label), never a node whose OS runs the plugin itself (Bottlerocket).
+    built_in = {"key": "fastload.io/ami-family", "operator": "NotIn", "values": ["bottlerocket"]}
+    assert {"matchExpressions": [{"key": LABEL_GPU_MODEL, "operator": "Exists"}, built_in]} in terms
+    assert all(built_in in term["matchExpressions"] for term in terms)
 
 
 def imported_cluster(stack):
@@ -252,7 +257,7 @@ def test_node_group_works_on_a_brought_cluster():
     cluster = imported_cluster(stack)
     GpuNodeGroup(stack, "G6", cluster=cluster, instance_type="g6.xlarge", max_size=1)
     Template.from_stack(stack).has_resource_properties(
-        "AWS::EKS::Nodegroup", {"ClusterName": "existing", "AmiType": "AL2023_x86_64_NVIDIA"}
+        "AWS::EKS::Nodegroup", {"ClusterName": "existing", "AmiType": "BOTTLEROCKET_x86_64_NVIDIA"}
     )
 
 

@@ -14,13 +14,12 @@ from fastload_constructs.core.cluster.karpenter import DEFAULT_AMI_ALIAS, NodePo
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.naming import (
     GPU_TAINT_KEY,
-    INSTANCE_STORE_MOUNT,
+    INSTANCE_STORE_MOUNTS,
     INSTANCE_STORE_RAID0,
+    LABEL_AMI_FAMILY,
     LABEL_INSTANCE_STORE,
     LOCAL_NVME_STORAGE_CLASS,
-    LOCAL_VOLUME_DATA_HOST_ROOT,
-    LOCAL_VOLUMES_HOST_ROOT,
-    NODE_CACHE_ROOT,
+    node_cache_paths,
 )
 from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
 from fastload_constructs.k8s.local_storage import LocalNvmeStorage, bind_mount_script
@@ -34,6 +33,9 @@ RECOMMENDED = {
     "app.kubernetes.io/part-of",
     "app.kubernetes.io/managed-by",
 }
+
+
+PATHS = node_cache_paths("bottlerocket")  # the default family's: under Bottlerocket's /mnt/.ephemeral
 
 
 @pytest.fixture(scope="module")
@@ -63,35 +65,49 @@ def test_storage_class_is_static_and_waits_for_the_pod(storage_docs):
 def test_provisioner_discovers_the_raid0_volume_dir(storage_docs):
     (cm,) = by_kind(storage_docs, "ConfigMap")
     classes = yaml.safe_load(cm["data"]["storageClassMap"])
-    assert classes[LOCAL_NVME_STORAGE_CLASS]["hostDir"] == LOCAL_VOLUMES_HOST_ROOT
-    assert LOCAL_VOLUMES_HOST_ROOT.startswith(INSTANCE_STORE_MOUNT + "/")
+    assert classes[LOCAL_NVME_STORAGE_CLASS]["hostDir"] == PATHS.local_volumes
+    assert PATHS.local_volumes.startswith(INSTANCE_STORE_MOUNTS["bottlerocket"] + "/")
     (ds,) = by_kind(storage_docs, "DaemonSet")
     pod = ds["spec"]["template"]["spec"]
     host_paths = {v["name"]: v["hostPath"]["path"] for v in pod["volumes"] if "hostPath" in v}
     (provisioner,) = pod["containers"]
     mounts = {m["mountPath"]: m for m in provisioner["volumeMounts"]}
-    discovery = mounts[LOCAL_VOLUMES_HOST_ROOT]
-    assert host_paths[discovery["name"]] == LOCAL_VOLUMES_HOST_ROOT
+    discovery = mounts[PATHS.local_volumes]
+    assert host_paths[discovery["name"]] == PATHS.local_volumes
     assert discovery["mountPropagation"] == "HostToContainer"
     assert any(v.get("configMap", {}).get("name") == cm["metadata"]["name"] for v in pod["volumes"])
     (init,) = pod["initContainers"]
     (root_mount,) = init["volumeMounts"]
     assert root_mount["mountPropagation"] == "Bidirectional"
-    assert host_paths[root_mount["name"]] == NODE_CACHE_ROOT
+    assert host_paths[root_mount["name"]] == PATHS.root
 
 
-def test_provisioner_runs_only_on_raid0_gpu_nodes(storage_docs):
+def test_an_al2023_provisioner_uses_nodeadms_mount():
+    docs = cdk8s.Testing.synth(LocalNvmeStorage(cdk8s.Testing.app(), "local-nvme", ami_family="al2023"))
+    (cm,) = by_kind(docs, "ConfigMap")
+    al2023 = node_cache_paths("al2023")
+    assert yaml.safe_load(cm["data"]["storageClassMap"])[LOCAL_NVME_STORAGE_CLASS]["hostDir"] == al2023.local_volumes
+    assert al2023.root == "/mnt/k8s-disks/0/fastload"
+
+
+def test_provisioner_runs_only_on_raid0_gpu_nodes_of_its_family_standbys_included(storage_docs):
     (ds,) = by_kind(storage_docs, "DaemonSet")
     pod = ds["spec"]["template"]["spec"]
     terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     assert terms == [
-        {"matchExpressions": [{"key": LABEL_INSTANCE_STORE, "operator": "In", "values": [INSTANCE_STORE_RAID0]}]}
+        {
+            "matchExpressions": [
+                {"key": LABEL_INSTANCE_STORE, "operator": "In", "values": [INSTANCE_STORE_RAID0]},
+                {"key": LABEL_AMI_FAMILY, "operator": "In", "values": ["bottlerocket"]},
+            ]
+        }
     ]
     assert any(t["key"] == GPU_TAINT_KEY and t["operator"] == "Exists" for t in pod["tolerations"])
+    assert any(t["key"] == "fastload.io/standby" and t["operator"] == "Exists" for t in pod["tolerations"])
 
 
 def test_bind_mount_script_is_valid_shell_over_the_documented_dirs(tmp_path):
-    script = bind_mount_script(3)
+    script = bind_mount_script(3, PATHS)
     subprocess.run(["bash", "-n", "-c", script], check=True)
     # Run it against a scratch root with mount/mountpoint stubbed to record calls.
     root = tmp_path / "root"
@@ -101,11 +117,11 @@ def test_bind_mount_script_is_valid_shell_over_the_documented_dirs(tmp_path):
     (bin_dir / "mount").write_text(f'#!/bin/sh\necho "$@" >> {tmp_path}/mounts\n')
     for f in bin_dir.iterdir():
         f.chmod(0o755)
-    rooted = script.replace(NODE_CACHE_ROOT, f"{root}{NODE_CACHE_ROOT}")
+    rooted = script.replace(PATHS.root, f"{root}{PATHS.root}")
     subprocess.run(["bash", "-c", rooted], check=True, env={"PATH": f"{bin_dir}:/usr/bin:/bin"})
     calls = (tmp_path / "mounts").read_text().splitlines()
     assert calls == [
-        f"--bind {root}{LOCAL_VOLUME_DATA_HOST_ROOT}/vol{i} {root}{LOCAL_VOLUMES_HOST_ROOT}/vol{i}" for i in (1, 2, 3)
+        f"--bind {root}{PATHS.local_volume_data}/vol{i} {root}{PATHS.local_volumes}/vol{i}" for i in (1, 2, 3)
     ]
 
 
@@ -162,13 +178,56 @@ def test_the_structure_check_rejects_a_broken_node_class(karpenter_docs, path, b
         jsonschema.validate(nc, EC2NODECLASS_V1)
 
 
-def test_node_class_asks_for_raid0_on_al2023(karpenter_docs):
+def test_node_class_asks_for_raid0_on_bottlerocket_by_default(karpenter_docs):
     (nc,) = by_kind(karpenter_docs, "EC2NodeClass")
+    # Karpenter writes Bottlerocket's `apiclient ephemeral-storage init` and `bind` bootstrap command for it.
     assert nc["spec"]["instanceStorePolicy"] == "RAID0"
-    # A dated release by default: `latest` would turn every AMI release into drift (all nodes replaced).
+    # A pinned release by default: `latest` would turn every AMI release into drift (all nodes replaced).
     assert nc["spec"]["amiSelectorTerms"] == [{"alias": DEFAULT_AMI_ALIAS}]
-    assert re.fullmatch(r"al2023@v20\d{6}", DEFAULT_AMI_ALIAS)
+    assert re.fullmatch(r"bottlerocket@v1\.\d+\.\d+", DEFAULT_AMI_ALIAS)
     assert nc["spec"]["subnetSelectorTerms"] == [{"tags": {"karpenter.sh/discovery": "inference"}}]
+    # The OS volume and the data volume (containerd, kubelet), the one pods' ephemeral storage is sized from.
+    devices = {d["deviceName"]: d for d in nc["spec"]["blockDeviceMappings"]}
+    assert devices["/dev/xvda"]["ebs"]["volumeSize"] == "4Gi" and "rootVolume" not in devices["/dev/xvda"]
+    assert devices["/dev/xvdb"]["rootVolume"] is True and devices["/dev/xvdb"]["ebs"]["encrypted"] is True
+    # No settings.kubernetes table: Karpenter owns labels, taints and the cluster coordinates.
+    assert nc["spec"]["userData"] == "[settings.host-containers.admin]\nenabled = false\n"
+
+
+def test_node_class_asks_for_raid0_and_parallel_pulls_on_al2023():
+    docs = cdk8s.Testing.synth(
+        KarpenterGpuNodePools(
+            cdk8s.Testing.app(),
+            "k",
+            cluster_name="c",
+            node_role="r",
+            instance_types=["g6e"],
+            options=NodePoolOptions(ami_family="al2023"),
+        )
+    )
+    (nc,) = by_kind(docs, "EC2NodeClass")
+    assert nc["spec"]["instanceStorePolicy"] == "RAID0"
+    assert re.fullmatch(r"al2023@v20\d{6}", nc["spec"]["amiSelectorTerms"][0]["alias"])
+    assert "FastImagePull: true" in nc["spec"]["userData"]
+    (pool,) = by_kind(docs, "NodePool")
+    assert pool["spec"]["template"]["metadata"]["labels"]["fastload.io/ami-family"] == "al2023"
+    for doc in docs:
+        jsonschema.validate(doc, NODEPOOL_V1 if doc["kind"] == "NodePool" else EC2NODECLASS_V1)
+
+
+def test_the_chart_renders_exactly_the_typed_specs(karpenter_docs):
+    chart = KarpenterGpuNodePools(
+        cdk8s.Testing.app(),
+        "fastload-gpu",
+        cluster_name="inference",
+        node_role="KarpenterNodeRole",
+        instance_types=["g6e", "p5.48xlarge"],
+        options=NodePoolOptions(capacity_types=("on-demand", "spot"), gpu_limit=32),
+    )
+    (nc,) = by_kind(karpenter_docs, "EC2NodeClass")
+    assert nc["spec"] == chart.node_class_spec.as_dict()
+    pools = {p["metadata"]["name"]: p["spec"] for p in by_kind(karpenter_docs, "NodePool")}
+    assert pools == {f"fastload-gpu-{f}": s.as_dict() for f, s in chart.node_pool_specs.items()}
 
 
 def test_node_pools_are_restricted_to_the_chosen_families_with_managed_group_labels(karpenter_docs):
@@ -216,7 +275,13 @@ def test_karpenter_refuses_raid0_without_instance_store_unless_opted_out():
     [
         ({"instance_types": ["x9"]}, "instance_types"),
         ({"capacity_types": ["capacity-block"]}, "capacity_types"),
-        ({"ami_alias": "bottlerocket@latest"}, "ami_alias"),
+        ({"ami_alias": "al2023@latest"}, "ami_alias"),
+        ({"ami_alias": "bottlerocket@v1.58.0", "kubernetes_version": "1.36"}, "ami_alias"),
+        ({"ami_alias": "bottlerocket@v1.99.0"}, "ami_alias"),
+        ({"ami_family": "ubuntu"}, "ami_family"),
+        ({"ami_family": "al2023", "ami_alias": "al2023@v20990101"}, "ami_alias"),
+        ({"ami_family": "bottlerocket", "fast_image_pull": True}, "fast_image_pull"),
+        ({"kubernetes_version": "1.29"}, "kubernetes_version"),
         ({"gpu_limit": 0}, "gpu_limit"),
         ({"capacity_types": "spot"}, "capacity_types"),
         ({"root_volume_gib": 5}, "root_volume_gib"),

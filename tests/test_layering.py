@@ -68,9 +68,16 @@ def _package_imports(path: Path) -> set[str]:
     return found
 
 
+# Classes `cdk8s import` generated from vendored CRDs (k8s/imports/*/README.md): jsii's own layout, with its
+# relative imports, regenerated and never edited; they import only jsii, cdk8s and constructs.
+GENERATED = PACKAGE / "k8s" / "imports"
+
+
 @pytest.mark.parametrize("package", sorted(ALLOWED))
 def test_imports_run_one_way(package: str) -> None:
     for path in sorted((PACKAGE / package).rglob("*.py")):
+        if GENERATED in path.parents:
+            continue
         used = _package_imports(path) - {package}
         assert used <= ALLOWED[package], f"{path.relative_to(PACKAGE)} imports {sorted(used - ALLOWED[package])}"
 

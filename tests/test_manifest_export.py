@@ -204,6 +204,7 @@ def test_reference_stack_applies_namespace_then_model_servers_after_their_identi
 
 # What envsubst fills in from the stack's outputs (README, "Manifests").
 FILLED = {
+    "${NODE_IMAGE_SNAPSHOT_ID}": "snap-0123456789abcdef0",
     "${KARPENTER_NODE_ROLE}": "node-role",
     "${CLUSTER_SECURITY_GROUP_ID}": "sg-0123456789abcdef0",
     "${PROMETHEUS_QUERY_URL}": "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-1",

@@ -14,6 +14,7 @@ from fastload_constructs.core.naming import (
     GPU_TAINT_VALUE,
     INSTANCE_STORE_NONE,
     INSTANCE_STORE_RAID0,
+    LABEL_AMI_FAMILY,
     LABEL_GPU_MODEL,
     LABEL_INSTANCE_FAMILY,
     LABEL_INSTANCE_STORE,
@@ -60,7 +61,9 @@ def test_labels_and_taint_of_a_raid0_node():
         LABEL_INSTANCE_FAMILY: "g6e",
         LABEL_GPU_MODEL: "l40s",
         LABEL_INSTANCE_STORE: INSTANCE_STORE_RAID0,
+        LABEL_AMI_FAMILY: "bottlerocket",
     }
+    assert gpu_node_spec("g6e.12xlarge", ami_family="al2023").labels[LABEL_AMI_FAMILY] == "al2023"
     assert [(t.key, t.value, t.effect) for t in spec.taints] == [(GPU_TAINT_KEY, GPU_TAINT_VALUE, GPU_TAINT_EFFECT)]
     assert spec.local_storage_strategy == "RAID0"
     assert spec.root_volume_gib == DEFAULT_ROOT_VOLUME_GIB
@@ -87,6 +90,7 @@ def test_opting_out_puts_caches_on_the_root_volume():
         ("root_volume_gib", {"root_volume_gib": 200.5}),
         ("capacity_type", {"capacity_type": "SPOT"}),
         ("instance_type", {"instance_type": "g6e.3xlarge"}),
+        ("ami_family", {"ami_family": "ubuntu"}),
     ],
 )
 def test_bad_node_inputs_name_their_field(field, kwargs):

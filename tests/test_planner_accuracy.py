@@ -71,7 +71,9 @@ def _median_factor(table, keep) -> float:
 BY_ID = {row["id"]: row for row in ROWS}
 
 
-@pytest.mark.parametrize("phase", ["node_launch", "gpu_registration", "image_pull"])
+# GPU registration is left to tests/test_node_phase_fit.py: this table's two rows waited for Node Feature
+# Discovery's label (36-61 s), which the plan's device plugin does not, and the per-family fit keeps apart.
+@pytest.mark.parametrize("phase", ["node_launch", "image_pull"])
 def test_fresh_node_phases_are_within_35_percent_of_the_gpu_node_measurements(phase):
     every = accuracy.median_abs_log_ratio(TABLE, phase, held_out_only=False)
     assert every is not None and every < LIMIT, f"{phase}: median factor {math.exp(every or 0):.2f}"

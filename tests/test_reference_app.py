@@ -108,5 +108,6 @@ def test_one_model_is_the_reference_stack_alone_with_its_outputs(assembly):
         "KarpenterNodeRoleName",
         "ClusterSecurityGroupId",
         "PrometheusQueryUrl",
+        "NodeImageSnapshotId",
     }
     assert not any(k.startswith("ExportsOutput") for k in outputs)  # nothing exported: no stack imports from it

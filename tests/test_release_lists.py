@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from fastload_constructs.core.cluster import karpenter
+from fastload_constructs.core.cluster import karpenter_controller
+from fastload_constructs.core.cluster.ami_family import default_ami_alias
 from fastload_constructs.core.engines import ENGINES
 from fastload_constructs.core.release_lists import release_list, release_lists
 from fastload_constructs.core.serving import path_filter, standby
@@ -29,11 +30,11 @@ def test_each_engine_s_default_release_is_a_published_release(engine):
 @pytest.mark.parametrize(
     ("project", "version"),
     [
-        ("karpenter", karpenter.KARPENTER_VERSION),
+        ("karpenter", karpenter_controller.KARPENTER_VERSION),
         ("keda", scale_out_metrics.KEDA_VERSION),
         ("nvidia-device-plugin", nvidia_device_plugin.CHART_VERSION),
         ("fma", standby.FMA_VERSION),
-        ("amazon-eks-ami", karpenter.DEFAULT_AMI_ALIAS.split("@", 1)[1]),
+        ("amazon-eks-ami", default_ami_alias("al2023").split("@", 1)[1]),
     ],
 )
 def test_each_pinned_controller_and_ami_release_exists(project, version):

@@ -211,7 +211,8 @@ def test_node_pools_never_consolidate_a_busy_node_and_never_expire_one():
 
 
 def test_node_class_has_what_the_managed_node_groups_have():
-    (nc,) = [d for d in node_docs(security_group_ids=["sg-0123456789abcdef0"]) if d["kind"] == "EC2NodeClass"]
+    docs = node_docs(security_group_ids=["sg-0123456789abcdef0"], ami_family="al2023")
+    (nc,) = [d for d in docs if d["kind"] == "EC2NodeClass"]
     validate_custom_resource(nc)
     spec = nc["spec"]
     assert spec["instanceStorePolicy"] == "RAID0"
@@ -225,6 +226,21 @@ def test_node_class_has_what_the_managed_node_groups_have():
         yaml.safe_load(p.get_payload()) for p in message.walk() if p.get_content_type() == "application/node.eks.aws"
     ]
     assert config["spec"] == {"featureGates": {"FastImagePull": True}}  # RAID0 comes from instanceStorePolicy
+
+
+def test_the_default_bottlerocket_node_class_encrypts_both_volumes_and_keeps_imds_to_the_host():
+    (nc,) = [d for d in node_docs() if d["kind"] == "EC2NodeClass"]
+    validate_custom_resource(nc)
+    spec = nc["spec"]
+    assert spec["amiSelectorTerms"][0]["alias"].startswith("bottlerocket@v")
+    assert spec["instanceStorePolicy"] == "RAID0"  # Karpenter writes Bottlerocket's ephemeral-storage command
+    assert spec["metadataOptions"] == {
+        "httpEndpoint": "enabled",
+        "httpProtocolIPv6": "disabled",
+        "httpTokens": "required",
+        "httpPutResponseHopLimit": 1,
+    }
+    assert all(d["ebs"]["encrypted"] is True for d in spec["blockDeviceMappings"])
 
 
 def test_reserved_capacity_selects_its_reservations_or_is_refused():
@@ -754,8 +770,10 @@ def test_karpenter_and_keda_objects_are_in_the_one_export_with_placeholders(tmp_
         "${KARPENTER_NODE_ROLE}",
         "${CLUSTER_SECURITY_GROUP_ID}",
         "${PROMETHEUS_QUERY_URL}",
+        "${NODE_IMAGE_SNAPSHOT_ID}",  # the snapshot the stack builds, in the EC2NodeClass
     }
     filled = {  # what envsubst would put in from the stack's outputs
+        "${NODE_IMAGE_SNAPSHOT_ID}": "snap-0123456789abcdef0",
         "${KARPENTER_NODE_ROLE}": "node-role",
         "${CLUSTER_SECURITY_GROUP_ID}": "sg-0123456789abcdef0",
         "${PROMETHEUS_QUERY_URL}": "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-1",
@@ -776,7 +794,13 @@ def test_karpenter_and_keda_objects_are_in_the_one_export_with_placeholders(tmp_
     assert "replicas" not in deployment["spec"]
     outputs = assembly.get_stack_by_name("FastloadReference").template["Outputs"]
     # Every placeholder but the region and the generated bucket name has an output to fill it from.
-    assert {"KarpenterNodeRoleName", "ClusterSecurityGroupId", "PrometheusQueryUrl", "ModelBucketName"} <= set(outputs)
+    assert {
+        "KarpenterNodeRoleName",
+        "ClusterSecurityGroupId",
+        "PrometheusQueryUrl",
+        "ModelBucketName",
+        "NodeImageSnapshotId",
+    } <= set(outputs)
 
 
 def test_the_scaled_object_applies_after_its_server_and_keda(reference):

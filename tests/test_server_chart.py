@@ -178,7 +178,7 @@ def test_compile_cache_on_the_instance_store_host_path(docs, plan_8b):
         factors=compile_factors(engine_args(c, URI_8B), env),
     )
     assert host == {"path": expected, "type": "DirectoryOrCreate"}
-    assert host["path"].startswith(naming.COMPILE_CACHE_HOST_ROOT + "/")
+    assert host["path"].startswith(naming.node_cache_paths("bottlerocket").compile_cache + "/")
 
 
 def test_compile_cache_on_a_local_nvme_claim(docs):

@@ -60,7 +60,7 @@ def test_env_is_the_streamer_env_plus_the_engines_own_and_the_container_is_the_e
 
 def test_compile_cache_folder_is_keyed_by_what_vllm_hashes(plan_8b, plan_70b_tp4):
     base = compile_cache_folder(plan_8b, image="vllm/vllm-openai:v0.34.0", model_uri=URI)
-    assert base.startswith(naming.COMPILE_CACHE_HOST_ROOT + "/")
+    assert base.startswith(naming.node_cache_paths("bottlerocket").compile_cache + "/")
     assert base == compile_cache_folder(plan_8b, image="vllm/vllm-openai:v0.34.0", model_uri=URI)
     assert base != compile_cache_folder(plan_8b, image="vllm/vllm-openai:v0.35.0", model_uri=URI)
     assert base != compile_cache_folder(plan_8b, image="vllm/vllm-openai:v0.34.0", model_uri=URI + "-v2")

@@ -86,6 +86,7 @@ PROFILES = {
     "SGLang, autoscaled with warm spares and both caches": dict(ALL, engine="sglang"),
     "a long name and long extra arguments": dict(ALL, name="m" * 48, extraArgs=["--tokenizer-mode", "a" * 1000]),
     "standby engines": dict(standbys=2, minReplicas=1, maxReplicas=3, nodeLocalModelCache=True),
+    "capacity buffer": dict(ALL, bufferedNodes=2),
 }
 
 

@@ -183,7 +183,9 @@ def test_an_s3_model_that_follows_revisions_is_refused_since_fma_cannot_follow_t
 
 @pytest.mark.parametrize("model_cache", ["s3", "node-local"])
 def test_launcher_pods_break_baseline_only_by_the_node_caches_vllm_pods_use_too(model_cache):
-    from fastload_constructs.core.naming import COMPILE_CACHE_HOST_ROOT, MODEL_CACHE_HOST_ROOT
+    from fastload_constructs.core.naming import node_cache_paths
+
+    paths = node_cache_paths("bottlerocket")
     from tests.pod_security import baseline_violations
     from tests.pss_exemptions import unexempted_violations
 
@@ -192,7 +194,7 @@ def test_launcher_pods_break_baseline_only_by_the_node_caches_vllm_pods_use_too(
     pod = {"kind": "Pod", "metadata": {"namespace": NAMESPACE, **template["metadata"]}, "spec": template["spec"]}
     for finding in baseline_violations(pod):
         assert finding.startswith("hostPathVolumes:"), finding
-        assert f"host path {COMPILE_CACHE_HOST_ROOT}/" in finding or f"host path {MODEL_CACHE_HOST_ROOT}" in finding
+        assert f"host path {paths.compile_cache}/" in finding or f"host path {paths.models}" in finding
     for name in ("llama", "llama-standby"):
         assert unexempted_violations(one(docs, "Deployment", name)) == []
 

@@ -27,7 +27,13 @@ LLAMA_8B = ModelProfile.from_numbers(parameter_count=8_030_261_248)
 def test_without_standbys_the_plan_has_no_standby_path():
     paths = plan(LLAMA_8B, "g6e.2xlarge").scale_out_paths
     assert paths is not None and paths.standby is None
-    assert [p.name for p in paths.as_tuple()] == ["fresh_node", "warm_node", "warm_spare"]
+    assert [p.name for p in paths.as_tuple()] == [
+        "fresh_node",
+        "warm_node",
+        "warm_spare",
+        "buffered_node",
+        "stopped_node",
+    ]
 
 
 def test_8b_on_g6e_2xlarge_wakes_within_10_s_and_says_what_is_estimated():

@@ -29,8 +29,10 @@ from fastload_constructs.coldstart.timeline import (
 )
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.planning.assumptions import LoadAssumptions
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
+from fastload_constructs.core.planning.serving import Serving
 
 EVENTS = Path(__file__).parent / "fixtures" / "k8s_events"
 LOGS = Path(__file__).parent / "fixtures" / "vllm_logs" / "real"
@@ -40,8 +42,13 @@ def _events(name: str) -> str:
     return (EVENTS / name).read_text(encoding="utf-8")
 
 
+# The clusters of these dumps ran AL2023 nodes pulling the image from its registry: the plan of such nodes.
+AL2023_PULL = TuningOptions(serving=Serving(ami_family="al2023", fast_image_pull=True))
+A = LoadAssumptions()
+
+
 def _plan():  # type: ignore[no-untyped-def]
-    return plan(ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16"), "g6e.2xlarge", TuningOptions())
+    return plan(ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16"), "g6e.2xlarge", AL2023_PULL)
 
 
 # --- small parsers ------------------------------------------------------------------------------------
@@ -82,7 +89,9 @@ def test_vllm_pod_described_on_a_real_cluster_aibrix_1054() -> None:
     assert pull.size_bytes == 16_525_161_745
     phases = {p.name: p for p in t.phases}
     # Scheduled 5m31s ago, Pulled 19s ago, Started 18s ago.
-    assert phases["image_pull"].seconds == 312.0 and phases["image_pull"].predicted_s == pytest.approx(49.2, abs=0.1)
+    assert phases["image_pull"].seconds == 312.0 and phases["image_pull"].predicted_s == pytest.approx(
+        11.6e9 / (A.image_pull_mb_s * 1e6 * A.fast_image_pull_speedup), abs=0.1
+    )
     assert phases["container_start"].seconds == 1.0
     # Placed on a running node: no fresh-node prediction for the node phases.
     assert phases["node_launch + gpu_registration"].predicted_s is None
@@ -156,7 +165,8 @@ def test_eks_karpenter_vllm_cold_start_custom_columns() -> None:
     phases = {p.name: p for p in t.phases}
     # Nominated 14:52:31 -> Scheduled 14:55:18 -> Pulled 14:59:04 -> Started 14:59:05
     assert phases["node_launch + gpu_registration"].seconds == 167.0
-    assert phases["node_launch + gpu_registration"].predicted_s == pytest.approx(78.0 + 60.0)  # planner constants
+    # The planner's AL2023 constants (core/planning/assumptions.py, fitted from tests/fixtures/gpu_node_startups.json).
+    assert phases["node_launch + gpu_registration"].predicted_s == pytest.approx(sum(A.node_phases("al2023")))
     assert phases["image_pull"].seconds == 226.0 and phases["container_start"].seconds == 1.0
     assert t.image_pulls[0].seconds == 224.0 and t.image_pulls[0].including_waiting_s is None  # "in 3m44s" only
     # The vLLM log lines pasted under the table (after a "----" rule) are not part of its last message.

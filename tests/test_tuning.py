@@ -229,13 +229,25 @@ def test_scale_out_paths_fresh_warm_and_spare():
     p = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=Serving(warm_spares=2)))
     paths = p.scale_out_paths
     assert paths is not None
-    fresh, warm, spare = paths.as_tuple()
+    fresh, warm, spare, buffered, stopped = paths.as_tuple()
+    assert (buffered.name, stopped.name) == ("buffered_node", "stopped_node")
     names = [n for n, _ in fresh.phases]
     assert names[:3] == ["node_launch", "gpu_registration", "image_pull"]
-    # 11.6e9 B at 71.5 MB/s x 3.3 (FastImagePull) = 49.2 s.
-    assert fresh.seconds("image_pull") == pytest.approx(11.6e9 / (71.5e6 * 3.3))
-    slow_pull = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=Serving(fast_image_pull=False))).scale_out_paths
-    assert slow_pull is not None and slow_pull.fresh_node.seconds("image_pull") == pytest.approx(11.6e9 / 71.5e6)
+    a = LoadAssumptions()
+    # The default node: Bottlerocket restoring the image from a Fast Snapshot Restore snapshot.
+    assert fresh.seconds("image_pull") == pytest.approx(a.snapshot_image_s)
+    # AL2023 pulling from the registry: 11.6e9 B at image_pull_mb_s, FastImagePull's speed-up on it.
+    al2023 = Serving(ami_family="al2023", fast_image_pull=True)
+    soci = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=al2023)).scale_out_paths
+    assert soci is not None
+    assert soci.fresh_node.seconds("image_pull") == pytest.approx(
+        11.6e9 / (a.image_pull_mb_s * 1e6 * a.fast_image_pull_speedup)
+    )
+    plain = Serving(ami_family="al2023", pull_mode="plain")
+    slow_pull = plan(LLAMA_8B, "g6e.2xlarge", TuningOptions(serving=plain)).scale_out_paths
+    assert slow_pull is not None and slow_pull.fresh_node.seconds("image_pull") == pytest.approx(
+        11.6e9 / (a.image_pull_mb_s * 1e6)
+    )
     assert fresh.seconds("compile") == pytest.approx(p.predicted.compile_s)  # cold: no shared cache
     assert warm.seconds("compile") == pytest.approx(F.compile_warm_aot_s)  # the node kept its compile cache
     assert warm.seconds("weight_load") == pytest.approx(p.predicted.weight_load_s)  # S3 again
@@ -340,7 +352,8 @@ def test_options_take_what_a_user_types_in_another_case_and_keep_the_declared_va
     options = TuningOptions(kv_cache_dtype="FP8", cudagraph_capture_sizes=[1, 2, 4], serving=Serving(engine="vLLM"))
     assert options.kv_cache_dtype == "fp8" and options.cudagraph_capture_sizes == (1, 2, 4)
     assert options.serving.engine == "vllm"
-    assert Serving(engine="SGLang", pull_mode="Lazy", fast_image_pull=False).engine == "sglang"
+    lazy = Serving(engine="SGLang", pull_mode="Lazy", fast_image_pull=False, ami_family="AL2023", image_restore="Rate")
+    assert (lazy.engine, lazy.pull_mode, lazy.ami_family, lazy.image_restore) == ("sglang", "lazy", "al2023", "rate")
     assert ModelProfile.from_numbers(parameter_count=8_000_000_000, dtype="bf16").dtype == "BF16"
 
 

@@ -15,6 +15,7 @@ from fastload_constructs.coldstart.figures import MAX_BYTES, MAX_SECONDS, bounde
 from fastload_constructs.coldstart.parser import parse_log
 from fastload_constructs.coldstart.report import ColdStartReport
 from fastload_constructs.core.catalog import lookup
+from fastload_constructs.core.cluster.ami_family import DEFAULT_AMI_FAMILY
 from fastload_constructs.core.engines import engine_named
 from fastload_constructs.core.engines.vllm import VLLM
 from fastload_constructs.core.engines.vllm.releases import release_family
@@ -236,8 +237,9 @@ def calibrate_command(
             f"CUDA graphs x{vllm.cuda_graph_scale:.2f}"
         )
     if nodes:
+        launch, registration = fitted.node_phases(DEFAULT_AMI_FAMILY)
         click.echo(
-            f"fresh node: launch {fitted.node_launch_s:.1f} s, GPU registration {fitted.gpu_registration_s:.1f} s, "
+            f"fresh node: launch {launch:.1f} s, GPU registration {registration:.1f} s, "
             f"image pull {fitted.image_pull_mb_s:.1f} MB/s plain ({len(nodes)} scale-outs)"
         )
     click.echo(f"wrote {out_path}")

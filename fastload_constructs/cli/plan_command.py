@@ -13,12 +13,20 @@ from click.core import ParameterSource
 from fastload_constructs.cli.output import echo_yaml
 from fastload_constructs.cli.setting_options import FORMER, setting_option
 from fastload_constructs.core.catalog import INSTANCE_TYPE
+from fastload_constructs.core.cluster.image_cache import (
+    DEFAULT_VOLUME_GIB,
+    MAX_INITIALIZATION_RATE_MIBPS,
+    REGION_INITIALIZATION_RATE_MIBPS,
+    fast_snapshot_restore_credits,
+)
 from fastload_constructs.core.engines import engine_named
 from fastload_constructs.core.engines.vllm import VLLM
 from fastload_constructs.core.errors import FastloadConfigError, spelled_as
 from fastload_constructs.core.model import MODEL_BYTES, MODEL_DTYPE, MODEL_PARAMETERS, ModelArchitecture, ModelProfile
 from fastload_constructs.core.planning.options import TuningOptions
+from fastload_constructs.core.planning.phase_sources import phase_source
 from fastload_constructs.core.planning.plan import ServingPlan, plan
+from fastload_constructs.core.planning.scale_out import PHASE_ORDER, ScaleOutPath, ScaleOutPaths
 from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.planning.standby import StandbyPath
 from fastload_constructs.core.scaling.autoscaling import scaling_behavior
@@ -83,14 +91,60 @@ def plan_as_dict(p: ServingPlan) -> dict[str, object]:
             path.name: {
                 "phases": {name: round(seconds, 1) for name, seconds in path.phases},
                 "total": round(path.total_s, 1),
+                "sources": path_sources(p, path),
             }
             for path in paths.as_tuple()
+            if path.name != "standby"  # its phases and sources: `standbys`, `standby_sources`
+        } | {
+            path.name: {"phases": {n: round(s, 1) for n, s in path.phases}, "total": round(path.total_s, 1)}
+            for path in paths.as_tuple()
+            if path.name == "standby"
         }
+        view["fresh_node_sources"] = list(path_sources(p, paths.fresh_node).values())
         view["warm_spares"] = {"count": paths.warm_spares, "idle_gpu_hours_per_day": paths.spare_gpu_hours_per_day}
+        view["nodes"] = nodes_view(paths)
         if paths.standby is not None:
             view["standbys"] = standby_view(paths.standby)
             view["standby_sources"] = standby_sources(paths.standby)
     view["assumptions"] = list(p.assumptions)
+    return view
+
+
+def path_sources(p: ServingPlan, path: ScaleOutPath) -> dict[str, str]:
+    """Per phase of `path`: its seconds, the kind of figure, and its public sources (core.planning.phase_sources)."""
+    paths = p.scale_out_paths
+    assert paths is not None
+    return {
+        name: phase_source(
+            name,
+            ami_family=paths.ami_family,
+            pull_mode=paths.pull_mode,
+            restore=paths.restore_mode,
+            engine=p.engine,
+            warm_compile=name == "compile" and seconds < p.predicted.compile_s,
+        ).line(name, seconds)
+        for name, seconds in path.phases
+    }
+
+
+def nodes_view(paths: ScaleOutPaths) -> dict[str, object]:
+    """The nodes the paths are planned on, and what capacity held warm for them costs idle."""
+    view: dict[str, object] = {
+        "ami_family": paths.ami_family,
+        "image": paths.pull_mode,
+        "buffered_nodes": paths.buffered_nodes,
+        "buffered_idle_gpu_hours_per_day": paths.buffered_idle.gpu_hours,
+    }
+    if paths.pull_mode == "snapshot":
+        view["restore_mode"] = paths.restore_mode
+        if paths.restore_mode == "fsr":
+            # One Fast Snapshot Restore per Availability Zone the nodes launch in, billed per hour; each zone
+            # creates this many initialized volumes at once, then this many an hour (the rest load lazily).
+            view["fast_snapshot_restore_hours_per_day_per_zone"] = 24
+            view["fast_snapshot_restore_nodes_per_zone_per_hour"] = fast_snapshot_restore_credits(DEFAULT_VOLUME_GIB)
+        elif paths.restore_mode == "rate":
+            # The Region's cap on concurrent initialization: more nodes launching at once fail to launch.
+            view["nodes_launching_at_once_at_most"] = REGION_INITIALIZATION_RATE_MIBPS // MAX_INITIALIZATION_RATE_MIBPS
     return view
 
 
@@ -244,15 +298,16 @@ def _echo_table(view: dict[str, object]) -> None:
         names: list[str] = []
         for path in paths.values():
             names += [n for n in path["phases"] if n not in names]
+        names.sort(key=lambda n: PHASE_ORDER.index(n) if n in PHASE_ORDER else len(PHASE_ORDER))
         click.echo("scale-out paths (seconds):")
-        click.echo(f"  {'phase':<18}" + "".join(f"{name:>12}" for name in paths))
+        click.echo(f"  {'phase':<18}" + "".join(f"{name:>14}" for name in paths))
         for phase in names:
             cells = "".join(
-                f"{path['phases'][phase]:>12.1f}" if phase in path["phases"] else f"{'-':>12}"
+                f"{path['phases'][phase]:>14.1f}" if phase in path["phases"] else f"{'-':>14}"
                 for path in paths.values()
             )
             click.echo(f"  {phase:<18}{cells}")
-        click.echo(f"  {'total':<18}" + "".join(f"{path['total']:>12.1f}" for path in paths.values()))
+        click.echo(f"  {'total':<18}" + "".join(f"{path['total']:>14.1f}" for path in paths.values()))
 
 
 @click.command("plan")

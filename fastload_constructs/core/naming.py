@@ -7,10 +7,19 @@ one module is what lets a construct and a chart written separately agree.
 
 from __future__ import annotations
 
-# Where AL2023 nodeadm's `localStorage.strategy: RAID0` mounts the array
-# (amazon-eks-ami setup-local-disks: `<dir>/0`, dir defaulting to /mnt/k8s-disks).
-INSTANCE_STORE_MOUNT = "/mnt/k8s-disks/0"
-NODE_CACHE_ROOT = f"{INSTANCE_STORE_MOUNT}/fastload"
+from dataclasses import dataclass
+
+# Where each node family mounts the instance-store RAID0 array, by `core.cluster.ami_family` name:
+# - AL2023, nodeadm `localStorage.strategy: RAID0`: `<dir>/0`, dir defaulting to /mnt/k8s-disks
+#   (awslabs/amazon-eks-ami templates/al2023/runtime/bin/setup-local-disks);
+# - Bottlerocket, `apiclient ephemeral-storage bind`: /mnt/.ephemeral (bottlerocket-os/bottlerocket-core-kit
+#   sources/api/apiserver/src/server/ephemeral_storage.rs, `EPHEMERAL_MNT`). `bind` accepts only
+#   /var/lib/containerd, /var/lib/host-containerd, /var/lib/kubelet and /var/log/pods on Kubernetes
+#   variants (same file, `allowed_bind_dirs`), so no common path can be bound: the caches live under the
+#   mount itself, a directory in /mnt, which Bottlerocket's SELinux policy lets every container write
+#   ("files in /mnt and /tmp", packages/selinux-policy/rules.cil). Without instance store /mnt is the
+#   data volume (packages/release/mnt.mount: /local/mnt).
+INSTANCE_STORE_MOUNTS = {"al2023": "/mnt/k8s-disks/0", "bottlerocket": "/mnt/.ephemeral"}
 
 DEFAULT_NAMESPACE = "inference"
 PART_OF = "fastload"
@@ -20,6 +29,8 @@ MANAGED_BY = "fastload-constructs"
 LABEL_INSTANCE_FAMILY = "fastload.io/instance-family"
 LABEL_GPU_MODEL = "fastload.io/gpu-model"
 LABEL_INSTANCE_STORE = "fastload.io/instance-store"
+# The node OS family (core.cluster.ami_family): DaemonSets that only one family needs select on it.
+LABEL_AMI_FAMILY = "fastload.io/ami-family"
 INSTANCE_STORE_RAID0 = "raid0"
 INSTANCE_STORE_NONE = "none"
 WELL_KNOWN_INSTANCE_TYPE = "node.kubernetes.io/instance-type"
@@ -44,45 +55,74 @@ GPU_POOL_TAINT_KEYS = (GPU_TAINT_KEY, LABEL_STANDBY)
 SERVER_PRIORITY_CLASS = "fastload-vllm"
 SPARE_PRIORITY_CLASS = "fastload-warm-spare"
 
-# Node-local cache layout under the RAID0 instance-store mount.
-COMPILE_CACHE_HOST_ROOT = f"{NODE_CACHE_ROOT}/vllm-cache"
-MODEL_CACHE_HOST_ROOT = f"{NODE_CACHE_ROOT}/models"
-LOCAL_VOLUMES_HOST_ROOT = f"{NODE_CACHE_ROOT}/local-volumes"
-# Directories bind-mounted into LOCAL_VOLUMES_HOST_ROOT, one per local PV.
-LOCAL_VOLUME_DATA_HOST_ROOT = f"{NODE_CACHE_ROOT}/local-volume-data"
+
+@dataclass(frozen=True)
+class NodeCachePaths:
+    """The node-local cache layout under a node family's instance-store mount (`node_cache_paths`)."""
+
+    mount: str
+
+    @property
+    def root(self) -> str:
+        return f"{self.mount}/fastload"
+
+    @property
+    def compile_cache(self) -> str:
+        """The engines' cache roots (hostPath), one folder per configuration."""
+        return f"{self.root}/vllm-cache"
+
+    @property
+    def models(self) -> str:
+        """Model files copied to the node (hostPath)."""
+        return f"{self.root}/models"
+
+    @property
+    def local_volumes(self) -> str:
+        """Bind mounts the local static provisioner turns into PVs."""
+        return f"{self.root}/local-volumes"
+
+    @property
+    def local_volume_data(self) -> str:
+        """The directories bind-mounted into `local_volumes`, one per local PV."""
+        return f"{self.root}/local-volume-data"
+
+
+def node_cache_paths(family: str) -> NodeCachePaths:
+    """Where the node-local caches live on nodes of AMI `family` (on the RAID0 array when there is one)."""
+    return NodeCachePaths(INSTANCE_STORE_MOUNTS[family])
+
+
 LOCAL_NVME_STORAGE_CLASS = "local-nvme"
 # The local static provisioner DaemonSet that turns NVMe directories into PVs.
 PROVISIONER_NAME = "local-volume-provisioner"
 
 __all__ = [
-    "COMPILE_CACHE_HOST_ROOT",
     "DEFAULT_NAMESPACE",
     "GPU_POOL_TAINT_KEYS",
     "GPU_RESOURCE",
     "GPU_TAINT_EFFECT",
     "GPU_TAINT_KEY",
     "GPU_TAINT_VALUE",
-    "INSTANCE_STORE_MOUNT",
+    "INSTANCE_STORE_MOUNTS",
     "INSTANCE_STORE_NONE",
     "INSTANCE_STORE_RAID0",
+    "LABEL_AMI_FAMILY",
     "LABEL_GPU_MODEL",
     "LABEL_INSTANCE_FAMILY",
     "LABEL_INSTANCE_STORE",
     "LABEL_NODE_ROLE",
     "LABEL_STANDBY",
     "LOCAL_NVME_STORAGE_CLASS",
-    "LOCAL_VOLUMES_HOST_ROOT",
-    "LOCAL_VOLUME_DATA_HOST_ROOT",
     "MANAGED_BY",
-    "MODEL_CACHE_HOST_ROOT",
-    "NODE_CACHE_ROOT",
     "NODE_ROLE_SYSTEM",
     "PART_OF",
     "PROVISIONER_NAME",
     "SERVER_PRIORITY_CLASS",
     "SPARE_PRIORITY_CLASS",
     "WELL_KNOWN_INSTANCE_TYPE",
+    "NodeCachePaths",
     "gpu_model_label_value",
+    "node_cache_paths",
     "service_account_name",
 ]
 

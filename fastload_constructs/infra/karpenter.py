@@ -39,18 +39,23 @@ from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_events as events
 from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct, IDependable
 
 from fastload_constructs.core.cluster.karpenter import (
     DISCOVERY_TAG,
+    FEATURE_GATE_CAPACITY_BUFFER,
+    NodePoolOptions,
+    plan_node_pools,
+)
+from fastload_constructs.core.cluster.karpenter_controller import (
     INTERRUPTION_EVENTS,
     INTERRUPTION_QUEUE_RETENTION_S,
     KARPENTER_VERSION,
     POLICY_GROUPS,
-    NodePoolOptions,
     controller_policy_statements,
-    plan_node_pools,
+    kms_statements,
 )
 from fastload_constructs.core.errors import require, whole_number_in
 from fastload_constructs.core.validation import check_dns_label
@@ -82,14 +87,20 @@ def karpenter_values(
     region: str,
     node_selector: Mapping[str, str] | None,
     replicas: int = 2,
+    feature_gates: Mapping[str, bool] | None = None,
 ) -> dict[str, Any]:
     """Helm values for the `karpenter` chart 1.14.1 (names checked against its values.yaml in the tests).
 
     `controller.env` AWS_REGION: the controller's SDK would otherwise ask IMDS for its region, which
     the nodes' hop limit of 1 keeps from pods. `node_selector`: the system nodes (`SystemNodes`).
+    `feature_gates`: `settings.featureGates` to turn on (`capacityBuffer`, `staticCapacity`: alpha gates,
+    off in the chart by default).
     """
+    settings: dict[str, Any] = {"clusterName": cluster_name, "interruptionQueue": interruption_queue}
+    if feature_gates:
+        settings["featureGates"] = dict(feature_gates)
     values: dict[str, Any] = {
-        "settings": {"clusterName": cluster_name, "interruptionQueue": interruption_queue},
+        "settings": settings,
         "serviceAccount": {"create": True, "name": SERVICE_ACCOUNT},
         "replicas": replicas,
         "controller": {"env": [{"name": "AWS_REGION", "value": region}], "resources": CONTROLLER_RESOURCES},
@@ -108,6 +119,10 @@ class KarpenterController(Construct):
     Add GPU node pools with `add_gpu_node_pools`, which orders them after the
     controller's charts and gives them its node role.
 
+    `capacity_buffers`: turn on Karpenter's CapacityBuffer feature gate (alpha in 1.14), for buffered nodes
+    (`k8s.CapacityBufferChart`). Customer-managed KMS keys of node volumes or the image snapshot:
+    `grant_volume_key`.
+
     Attributes: `role` (controller role), `association`, `node_role`, `queue`,
     `rules` (event name -> Rule), `crd_chart`, `chart`, `cluster_name`.
     """
@@ -125,6 +140,7 @@ class KarpenterController(Construct):
         namespace: str = DEFAULT_NAMESPACE,
         version: str = KARPENTER_VERSION,
         replicas: int = 2,
+        capacity_buffers: bool = False,
     ) -> None:
         name = cluster_name if cluster_name is not None else cluster.cluster_name
         require(
@@ -212,6 +228,7 @@ class KarpenterController(Construct):
             region=Stack.of(self).region,
             node_selector=system_nodes.node_selector if system_nodes is not None else None,
             replicas=replicas,
+            feature_gates={FEATURE_GATE_CAPACITY_BUFFER: True} if capacity_buffers else None,
         )
         self.chart = eks.HelmChart(
             self,
@@ -232,6 +249,19 @@ class KarpenterController(Construct):
         if system_nodes is not None and system_nodes.nodegroup is not None:
             self.chart.node.add_dependency(system_nodes.nodegroup)
 
+    def grant_volume_key(self, key: kms.IKey) -> iam.Policy:
+        """Let the controller launch nodes whose volumes use `key` (a customer-managed key on the image
+        snapshot or the node volumes): `core.cluster.karpenter_controller.kms_statements`."""
+        statements = kms_statements(key_arn=key.key_arn, region=Aws.REGION, url_suffix=Aws.URL_SUFFIX)
+        policy = iam.Policy(
+            self,
+            f"VolumeKey{len([c for c in self.node.children if isinstance(c, iam.Policy)])}",
+            roles=[self.role],
+            statements=[iam.PolicyStatement.from_json(s) for s in statements],
+        )
+        self.chart.node.add_dependency(policy)
+        return policy
+
     def add_gpu_node_pools(
         self,
         id: str,
@@ -240,9 +270,13 @@ class KarpenterController(Construct):
         name: str = "fastload-gpu",
         options: NodePoolOptions | None = None,
         security_group_ids: Sequence[str] = (),
+        kms_key: kms.IKey | None = None,
     ) -> KarpenterGpuNodes:
         """NodePools and an EC2NodeClass for `instance_types` (`KarpenterGpuNodes`), with this controller's
-        node role, applied after its Helm charts (they define the NodePool and EC2NodeClass kinds)."""
+        node role, applied after its Helm charts (they define the NodePool and EC2NodeClass kinds).
+        `kms_key`: the customer-managed key of the image snapshot or the node volumes (`grant_volume_key`)."""
+        if kms_key is not None:
+            self.grant_volume_key(kms_key)
         return KarpenterGpuNodes(
             self,
             id,

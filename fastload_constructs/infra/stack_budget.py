@@ -12,9 +12,10 @@ not change when a chart grows by a few bytes, as moving a model between stacks d
 creates it in the other.
 
 Measured per model (an 8B model on g6e.2xlarge, a 4-character name): the server with both caches 16.9 kB
-(12.7 kB without), warm spares 6.7-9.4 kB more, KEDA's ScaledObject 3.6 kB more, standby engines in place of
-the server's pods 123-127 kB; each character of the model's name 64-89 bytes (it names every object), each
-character of its extra arguments about 1 byte. Resources: 4, one more each for warm spares and KEDA.
+(12.7 kB without), warm spares 6.7-9.4 kB more, KEDA's ScaledObject 3.6 kB more, a CapacityBuffer (buffered
+nodes) 2.8 kB more, standby engines in place of the server's pods 123-127 kB; each character of the model's
+name 64-89 bytes (it names every object), each character of its extra arguments about 1 byte. Resources: 4,
+one more each for warm spares, KEDA and a capacity buffer.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ SERVER_BYTES = 20_000
 STANDBY_ENGINES_BYTES = 150_000
 WARM_SPARES_BYTES = 12_000
 AUTOSCALING_BYTES = 5_000
+CAPACITY_BUFFER_BYTES = 5_000
 BYTES_PER_NAME_CHARACTER = 100
 BYTES_PER_EXTRA_ARG_CHARACTER = 2
 SERVER_RESOURCES = 4  # the reader role, its policy, its Pod Identity association, the server's manifest
@@ -62,11 +64,11 @@ def served_model_footprint(
 ) -> Footprint:
     """At most what a `ServedModel` of `plan` adds to its stack (see the module docstring for the figures)."""
     serving = plan.serving
-    spares = serving.warm_spares > 0
+    spares, buffer = serving.warm_spares > 0, serving.buffered_nodes > 0
     template = STANDBY_ENGINES_BYTES if serving.standbys > 0 else SERVER_BYTES
-    template += WARM_SPARES_BYTES * spares + AUTOSCALING_BYTES * autoscaled
+    template += WARM_SPARES_BYTES * spares + AUTOSCALING_BYTES * autoscaled + CAPACITY_BUFFER_BYTES * buffer
     template += BYTES_PER_NAME_CHARACTER * len(name) + BYTES_PER_EXTRA_ARG_CHARACTER * len(json.dumps(list(extra_args)))
-    return Footprint(SERVER_RESOURCES + spares + autoscaled, template)
+    return Footprint(SERVER_RESOURCES + spares + autoscaled + buffer, template)
 
 
 def pack(footprints: Sequence[Footprint], *, first: Footprint, then: Footprint, names: Sequence[str]) -> list[range]:

@@ -1,12 +1,12 @@
 """Instance-store storage: the `local-nvme` StorageClass and its static provisioner.
 
-Host layout under the RAID0 mount (`naming.INSTANCE_STORE_MOUNT`, set up by
-nodeadm's `localStorage.strategy: RAID0`), all under `naming.NODE_CACHE_ROOT`:
+Host layout under the RAID0 mount of the nodes' AMI family (`naming.INSTANCE_STORE_MOUNTS`: AL2023
+nodeadm's /mnt/k8s-disks/0, Bottlerocket's /mnt/.ephemeral), all under `naming.node_cache_paths(family)`:
 
-    <NODE_CACHE_ROOT>/vllm-cache/          COMPILE_CACHE_HOST_ROOT: VLLM_CACHE_ROOT (hostPath, vLLM chart)
-    <NODE_CACHE_ROOT>/models/              MODEL_CACHE_HOST_ROOT: staged model files (hostPath, vLLM chart)
-    <NODE_CACHE_ROOT>/local-volume-data/   LOCAL_VOLUME_DATA_HOST_ROOT: backing dirs vol1..volN
-    <NODE_CACHE_ROOT>/local-volumes/       LOCAL_VOLUMES_HOST_ROOT: bind mounts the provisioner discovers
+    <root>/vllm-cache/          compile_cache: the engines' cache roots (hostPath, server chart)
+    <root>/models/              models: staged model files (hostPath, server chart)
+    <root>/local-volume-data/   local_volume_data: backing dirs vol1..volN
+    <root>/local-volumes/       local_volumes: bind mounts the provisioner discovers
 
 The sig-storage local static provisioner only turns *mount points* into
 PersistentVolumes; one RAID0 filesystem is shared by N bind-mounted
@@ -23,18 +23,19 @@ import cdk8s_plus_28 as kplus
 import yaml
 from constructs import Construct
 
+from fastload_constructs.core.cluster.ami_family import DEFAULT_AMI_FAMILY, AmiFamily, check_ami_family
 from fastload_constructs.core.errors import whole_number_in
 from fastload_constructs.core.naming import (
     GPU_POOL_TAINT_KEYS,
     INSTANCE_STORE_RAID0,
+    LABEL_AMI_FAMILY,
     LABEL_INSTANCE_STORE,
     LOCAL_NVME_STORAGE_CLASS,
-    LOCAL_VOLUME_DATA_HOST_ROOT,
-    LOCAL_VOLUMES_HOST_ROOT,
     MANAGED_BY,
-    NODE_CACHE_ROOT,
     PART_OF,
     PROVISIONER_NAME,
+    NodeCachePaths,
+    node_cache_paths,
 )
 
 # Pinned: kubernetes-sigs/sig-storage-local-static-provisioner v2.9.0 (helm chart appVersion).
@@ -42,7 +43,7 @@ PROVISIONER_IMAGE = "registry.k8s.io/sig-storage/local-volume-provisioner:v2.9.0
 CONFIG_MOUNT = "/etc/provisioner/config"
 
 
-def storage_class_map(volumes_dir: str = LOCAL_VOLUMES_HOST_ROOT) -> dict[str, dict[str, str]]:
+def storage_class_map(volumes_dir: str) -> dict[str, dict[str, str]]:
     """The provisioner's `storageClassMap`: discover Filesystem PVs under `volumes_dir`."""
     return {
         LOCAL_NVME_STORAGE_CLASS: {
@@ -55,14 +56,15 @@ def storage_class_map(volumes_dir: str = LOCAL_VOLUMES_HOST_ROOT) -> dict[str, d
     }
 
 
-def bind_mount_script(volumes: int) -> str:
+def bind_mount_script(volumes: int, paths: NodeCachePaths) -> str:
     """Idempotent shell: vol1..volN under the data root, each bind-mounted into the discovery dir."""
+    data, discovered = paths.local_volume_data, paths.local_volumes
     return (
         "set -eu\n"
         f"for i in $(seq 1 {volumes}); do\n"
-        f'  mkdir -p "{LOCAL_VOLUME_DATA_HOST_ROOT}/vol$i" "{LOCAL_VOLUMES_HOST_ROOT}/vol$i"\n'
-        f'  mountpoint -q "{LOCAL_VOLUMES_HOST_ROOT}/vol$i" || '
-        f'mount --bind "{LOCAL_VOLUME_DATA_HOST_ROOT}/vol$i" "{LOCAL_VOLUMES_HOST_ROOT}/vol$i"\n'
+        f'  mkdir -p "{data}/vol$i" "{discovered}/vol$i"\n'
+        f'  mountpoint -q "{discovered}/vol$i" || '
+        f'mount --bind "{data}/vol$i" "{discovered}/vol$i"\n'
         "done\n"
     )
 
@@ -70,8 +72,9 @@ def bind_mount_script(volumes: int) -> str:
 class LocalNvmeStorage(cdk8s.Chart):
     """`local-nvme` StorageClass plus the static provisioner on RAID0 GPU nodes.
 
-    `volumes_per_node` local PVs are offered on every node labelled
-    `fastload.io/instance-store=raid0`; each PV is a directory on the array.
+    `volumes_per_node` local PVs are offered on every node of `ami_family` (default: bottlerocket) labelled
+    `fastload.io/instance-store=raid0`; each PV is a directory on the array (at the family's mount). It
+    tolerates the taints of the GPU pools, the standby pool's included.
     """
 
     def __init__(
@@ -82,8 +85,11 @@ class LocalNvmeStorage(cdk8s.Chart):
         namespace: str = "kube-system",
         volumes_per_node: int = 4,
         image: str = PROVISIONER_IMAGE,
+        ami_family: AmiFamily = DEFAULT_AMI_FAMILY,
     ) -> None:
         whole_number_in(volumes_per_node, "volumes_per_node", 1, 64)
+        family = check_ami_family(ami_family)
+        paths = node_cache_paths(family)
         super().__init__(
             scope,
             id,
@@ -115,7 +121,7 @@ class LocalNvmeStorage(cdk8s.Chart):
             self,
             "Config",
             data={
-                "storageClassMap": yaml.safe_dump(storage_class_map(), sort_keys=False),
+                "storageClassMap": yaml.safe_dump(storage_class_map(paths.local_volumes), sort_keys=False),
             },
         )
         self.service_account = kplus.ServiceAccount(self, "ServiceAccount", automount_token=True)
@@ -136,14 +142,14 @@ class LocalNvmeStorage(cdk8s.Chart):
             self,
             "CacheRootVolume",
             "cache-root",
-            path=NODE_CACHE_ROOT,
+            path=paths.root,
             type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE,
         )
         discovery = kplus.Volume.from_host_path(
             self,
             "DiscoveryVolume",
             "local-volumes",
-            path=LOCAL_VOLUMES_HOST_ROOT,
+            path=paths.local_volumes,
             type=kplus.HostPathVolumeType.DIRECTORY_OR_CREATE,
         )
         config_volume = kplus.Volume.from_config_map(self, "ConfigVolume", self.config, name="provisioner-config")
@@ -167,13 +173,13 @@ class LocalNvmeStorage(cdk8s.Chart):
                 kplus.ContainerProps(
                     name="bind-mounts",
                     image=image,
-                    command=["/bin/bash", "-c", bind_mount_script(volumes_per_node)],
+                    command=["/bin/bash", "-c", bind_mount_script(volumes_per_node, paths)],
                     security_context=privileged,
                     image_pull_policy=kplus.ImagePullPolicy.IF_NOT_PRESENT,
                     resources=small,
                     volume_mounts=[
                         kplus.VolumeMount(
-                            path=NODE_CACHE_ROOT, volume=cache_root, propagation=kplus.MountPropagation.BIDIRECTIONAL
+                            path=paths.root, volume=cache_root, propagation=kplus.MountPropagation.BIDIRECTIONAL
                         )
                     ],
                 )
@@ -191,7 +197,7 @@ class LocalNvmeStorage(cdk8s.Chart):
                     volume_mounts=[
                         kplus.VolumeMount(path=CONFIG_MOUNT, volume=config_volume, read_only=True),
                         kplus.VolumeMount(
-                            path=LOCAL_VOLUMES_HOST_ROOT,
+                            path=paths.local_volumes,
                             volume=discovery,
                             propagation=kplus.MountPropagation.HOST_TO_CONTAINER,
                         ),
@@ -202,7 +208,10 @@ class LocalNvmeStorage(cdk8s.Chart):
             ],
         )
         self.daemon_set.scheduling.attract(
-            kplus.Node.labeled(kplus.NodeLabelQuery.is_(LABEL_INSTANCE_STORE, INSTANCE_STORE_RAID0))
+            kplus.Node.labeled(
+                kplus.NodeLabelQuery.is_(LABEL_INSTANCE_STORE, INSTANCE_STORE_RAID0),
+                kplus.NodeLabelQuery.is_(LABEL_AMI_FAMILY, family),
+            )
         )
         # Every GPU pool's taints (the standby pool's too): the claims on its nodes need the provisioner there.
         self.daemon_set.scheduling.tolerate(

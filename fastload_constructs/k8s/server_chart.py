@@ -15,7 +15,7 @@ cache root is described in `core/engines/sglang/launch.py`):
 `assets/model_streamer/<hash of the s3 URI>/` (the config, tokenizer and other
 non-weight files vLLM copies from the s3:// model path; weights are streamed
 to the GPU, never staged), and vLLM's smaller caches (e.g. modelinfos). With
-"host-path" the volume is `naming.COMPILE_CACHE_HOST_ROOT/<key>` on the node's
+"host-path" the volume is `naming.node_cache_paths(family).compile_cache/<key>` on the node's
 instance-store RAID0, keyed by image tag, model URI, TP and GPU model: it
 survives pod restarts on that node, is shared by replicas of the same
 configuration there, and is lost with the node. "pvc" keeps it on one

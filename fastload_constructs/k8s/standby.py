@@ -30,7 +30,7 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
-from fastload_constructs.core.cluster.karpenter import NODEPOOL_API_VERSION
+from fastload_constructs.core.cluster.ami_family import DEFAULT_AMI_FAMILY, AmiFamily
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.naming import MANAGED_BY, PART_OF
 from fastload_constructs.core.planning.plan import ServingPlan
@@ -46,9 +46,11 @@ from fastload_constructs.core.serving.standby import (
     REQUESTER_SPI_PORT,
     StandbySpec,
     proxy_config,
-    standby_node_pool_spec,
+    standby_node_pool,
     standby_spec,
 )
+from fastload_constructs.k8s.imports.karpenter.sh import karpenter as sh
+from fastload_constructs.k8s.karpenter import node_pool_props
 
 
 def _object(scope: Construct, id: str, api_version: str, kind: str, name: str, body: dict[str, Any]) -> cdk8s.ApiObject:
@@ -255,7 +257,8 @@ class StandbyNodePoolChart(cdk8s.Chart):
     """NodePool `<id>`: standby nodes of `instance_type` (label and taint `fastload.io/standby=true`).
 
     `node_class`: the EC2NodeClass the GPU pools use (`KarpenterGpuNodePools`' id); `gpu_limit`: the
-    standby GPUs (`core.scaling.capacity.NodeCapacity.standby_gpus`). Attribute: `node_pool`.
+    standby GPUs (`core.scaling.capacity.NodeCapacity.standby_gpus`); `ami_family`: the node class's (default
+    bottlerocket). Attributes: `node_pool` (the typed NodePool), `node_pool_spec` (its spec).
     """
 
     def __init__(
@@ -268,13 +271,15 @@ class StandbyNodePoolChart(cdk8s.Chart):
         gpu_limit: int,
         capacity_types: tuple[str, ...] = ("on-demand",),
         instance_store: bool = True,
+        ami_family: AmiFamily = DEFAULT_AMI_FAMILY,
     ) -> None:
-        spec = standby_node_pool_spec(
+        self.node_pool_spec = standby_node_pool(
             instance_type,
             node_class=node_class,
             capacity_types=capacity_types,
             gpu_limit=gpu_limit,
             instance_store=instance_store,
+            ami_family=ami_family,
         )
         super().__init__(
             scope,
@@ -287,4 +292,6 @@ class StandbyNodePoolChart(cdk8s.Chart):
                 "app.kubernetes.io/managed-by": MANAGED_BY,
             },
         )
-        self.node_pool = _object(self, "NodePool", NODEPOOL_API_VERSION, "NodePool", id, {"spec": spec})
+        self.node_pool = sh.NodePool(
+            self, "NodePool", metadata=cdk8s.ApiObjectMetadata(name=id), spec=node_pool_props(self.node_pool_spec)
+        )

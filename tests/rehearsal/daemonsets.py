@@ -10,7 +10,8 @@ that DaemonSet: for the NVIDIA device plugin, nodes that advertise no `nvidia.co
 
 Besides that, a GPU pool on an AMI without a built-in device plugin must be served by the
 NVIDIA device plugin's DaemonSet (Bottlerocket's NVIDIA variants ship the plugin in the OS:
-https://github.com/bottlerocket-os/bottlerocket/blob/develop/README.md "Kubernetes ... NVIDIA").
+https://github.com/bottlerocket-os/bottlerocket/blob/develop/README.md "Kubernetes ... NVIDIA"),
+and a pool whose OS has one must not be (two plugins register the same devices with the kubelet).
 """
 
 from __future__ import annotations
@@ -115,6 +116,11 @@ def problems(
                     f"{taint['key']}={taint.get('value', '')}:{taint['effect']}: no pod of it runs there"
                 )
             served_by_plugin |= pods.device_plugin and not missing
+            if pods.device_plugin and pool.builtin_device_plugin:
+                found.append(
+                    f"{pods.where} selects the nodes of {pool.where}, whose OS runs its own device plugin: "
+                    "two plugins would register the same GPUs"
+                )
         gpu_pool = LABEL_GPU_MODEL in pool.labels and not pool.builtin_device_plugin
         if need_device_plugin and gpu_pool and not served_by_plugin:
             found.append(

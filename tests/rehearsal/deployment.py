@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
-from tests.rehearsal import daemonsets, helm, images, kubernetes, limits, references, storage, trust
+from tests.rehearsal import daemonsets, helm, images, kubernetes, limits, references, snapshots, storage, trust
 from tests.rehearsal.environment import Environment
 from tests.rehearsal.resolve import Resolver
 
@@ -342,6 +342,48 @@ class Deployment:
     def image_problems(self) -> list[str]:
         return images.problems(self.containers())
 
+    # --- node snapshots against what a node needs before its first pod ----------------------------------------
+    def snapshot_pools(self) -> list[snapshots.Pool]:
+        """Every pool with the AMI family of its nodes and the snapshots their volumes are restored from."""
+        templates = {self.ref(lid): p for lid, p in self.of_type("AWS::EC2::LaunchTemplate").items()}
+
+        def snapshots_of(nodegroup: Mapping[str, Any]) -> tuple[str, ...]:
+            data = templates.get(nodegroup.get("LaunchTemplate", {}).get("Id"), {}).get("LaunchTemplateData", {})
+            return tuple(
+                m["Ebs"]["SnapshotId"]
+                for m in data.get("BlockDeviceMappings", [])
+                if m.get("Ebs", {}).get("SnapshotId")
+            )
+
+        managed = snapshots.nodegroup_pools(self.of_type("AWS::EKS::Nodegroup"), self.node_labels(), snapshots_of)
+        return [*snapshots.karpenter_pools(self.manifests), *managed]
+
+    def snapshot_daemonsets(self) -> list[snapshots.DaemonSet]:
+        found = [
+            snapshots.manifest_daemonset(f"{lid} DaemonSet/{o['metadata']['name']}", o)
+            for lid, o in self.manifests
+            if o.get("kind") == "DaemonSet"
+        ]
+        for lid, props in self.of_type(HELM).items():
+            spec = helm.chart_spec(props)
+            if spec is not None and props.get("Chart") == daemonsets.DEVICE_PLUGIN_CHART:
+                rendered = helm.merged(spec.defaults(), helm.values_of(props))
+                where = f"{lid} nvidia-device-plugin {props.get('Version')}"
+                found.append(snapshots.device_plugin(where, rendered, str(props.get("Version"))))
+        return found
+
+    def snapshot_problems(self) -> list[str]:
+        """Each snapshot built in this stack holds what the nodes restoring it need before their first pod."""
+        built = {
+            self.get_att(lid, "SnapshotId"): props for lid, props in self.of_type(snapshots.SNAPSHOT_RESOURCE).items()
+        }
+        pods = [
+            snapshots.placement(f"{lid} {o['kind']}/{o['metadata']['name']}", o["spec"]["template"]["spec"])
+            for lid, o in self.manifests
+            if o.get("kind") in ("Deployment", "StatefulSet")
+        ]
+        return snapshots.snapshot_problems(self.snapshot_pools(), built, pods, self.snapshot_daemonsets())
+
     # --- limits ----------------------------------------------------------------------------------------------
     def limit_problems(self) -> list[str]:
         return limits.check(self.template, self.resources, self.ref)
@@ -353,6 +395,7 @@ class Deployment:
             *self.trust_problems(),
             *self.cross_reference_problems(),
             *self.daemonset_problems(),
+            *self.snapshot_problems(),
             *self.storage_problems(),
             *self.image_problems(),
             *self.limit_problems(),

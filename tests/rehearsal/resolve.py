@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from tests.rehearsal.environment import Environment, generated_name
+from tests.rehearsal.environment import Environment, generated_name, hex_id
 from tests.rehearsal.return_values import UnknownReturnValue, entry
 
 NO_VALUE = object()
@@ -136,6 +136,9 @@ class Resolver:
         declared = self.template["Parameters"][name]
         if "Default" in declared and not declared.get("Type", "").startswith("AWS::SSM::Parameter::Value"):
             return declared["Default"]
+        if declared.get("Type") == "AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>":
+            # A public AMI parameter (/aws/service/...): CloudFormation passes its value, an image id.
+            return hex_id("ami", str(declared.get("Default", name)))
         raise KeyError(f"{where}: parameter {name} has no value for the rehearsal (pass parameters=)")
 
     def _function(self, name: str, arg: Any, where: str) -> Any:

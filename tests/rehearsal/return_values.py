@@ -53,6 +53,8 @@ def _id(prefix: str) -> Value:
 
 # --- names and ARNs used by several entries ---------------------------------------------------------------
 ROLE_NAME = _name("RoleName", 64)  # IAM: role names up to 64 characters (IAM User Guide, "IAM quotas")
+INSTANCE_PROFILE_NAME = _name("InstanceProfileName", 128)  # IAM: instance profile names up to 128 characters
+STATE_MACHINE_NAME = _name("StateMachineName", 80)  # Step Functions: state machine names up to 80 characters
 QUEUE_NAME = _name("QueueName", 80)  # SQS: queue names up to 80 characters (SQS Developer Guide, quotas)
 BUCKET_NAME = _name("BucketName", 63, lowercase=True)  # S3 bucket naming rules: 3-63, lower case
 FUNCTION_NAME = _name("FunctionName", 64)  # Lambda: function names up to 64 characters
@@ -93,6 +95,15 @@ def _log_group_arn(c: ResourceContext) -> str:
 def _role_arn(c: ResourceContext) -> str:
     path = c.prop("Path") or "/"
     return f"arn:{c.env.partition}:iam::{c.env.account}:role{path}{ROLE_NAME(c)}"
+
+
+def _instance_profile_arn(c: ResourceContext) -> str:
+    path = c.prop("Path") or "/"
+    return f"arn:{c.env.partition}:iam::{c.env.account}:instance-profile{path}{INSTANCE_PROFILE_NAME(c)}"
+
+
+def _state_machine_arn(c: ResourceContext) -> str:
+    return _arn(c, "states", f"stateMachine:{STATE_MACHINE_NAME(c)}")
 
 
 def _managed_policy_arn(c: ResourceContext) -> str:
@@ -262,6 +273,10 @@ TABLE: dict[str, ReturnValues] = {
             "RoleId": lambda c: "AROA" + random_chars(c.seed, 17, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"),
         },
     ),
+    # Ref: the instance profile's name; GetAtt Arn.
+    "AWS::IAM::InstanceProfile": ReturnValues(
+        DOCS.format("iam-instanceprofile"), ref=INSTANCE_PROFILE_NAME, attributes={"Arn": _instance_profile_arn}
+    ),
     "AWS::Lambda::Function": ReturnValues(
         DOCS.format("lambda-function"),
         ref=FUNCTION_NAME,
@@ -295,11 +310,25 @@ TABLE: dict[str, ReturnValues] = {
         ref=lambda c: c.prop("Name") or f"CFN-{c.logical_id}-{random_chars(c.seed, 12)}",
         attributes={"Type": lambda c: c.prop("Type"), "Value": lambda c: c.prop("Value")},
     ),
+    # Ref: the state machine's ARN; GetAtt Arn and Name (the CDK Provider framework's waiter for
+    # infra.NodeImageSnapshot's job).
+    "AWS::StepFunctions::StateMachine": ReturnValues(
+        DOCS.format("stepfunctions-statemachine"),
+        ref=_state_machine_arn,
+        attributes={"Arn": _state_machine_arn, "Name": STATE_MACHINE_NAME},
+    ),
     # Custom resources: Ref is the PhysicalResourceId the handler returns, GetAtt its Data; the CDK
     # handlers behind these return values we do not model, and no template here references them.
     "Custom::AWSCDK-EKS-HelmChart": ReturnValues(DOCS.format("cloudformation-customresource"), ref=None),
     "Custom::AWSCDK-EKS-KubernetesResource": ReturnValues(DOCS.format("cloudformation-customresource"), ref=None),
     "Custom::VpcRestrictDefaultSG": ReturnValues(DOCS.format("cloudformation-customresource"), ref=None),
+    # infra.NodeImageSnapshot's job (node_image_snapshot_handler/index.py): the builder instance's id is the
+    # physical id, its Data the snapshot's id.
+    "Custom::NodeImageSnapshot": ReturnValues(
+        DOCS.format("cloudformation-customresource"),
+        ref=_id("i"),
+        attributes={"SnapshotId": _id("snap")},
+    ),
 }
 
 

@@ -122,6 +122,10 @@ PRINCIPALS: dict[str, Principal] = {
     "lambda.amazonaws.com": Principal(
         ("sts:AssumeRole",), {}, "https://docs.aws.amazon.com/lambda/latest/dg/lambda-intro-execution-role.html"
     ),
+    # State machine roles (the CDK Provider framework's waiter): the guide's trust is the bare principal.
+    "states.amazonaws.com": Principal(
+        ("sts:AssumeRole",), {}, "https://docs.aws.amazon.com/step-functions/latest/dg/procedure-create-iam-role.html"
+    ),
 }
 
 OBSERVED = {

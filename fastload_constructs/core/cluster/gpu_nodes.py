@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fastload_constructs.core.catalog import GpuInstance, lookup
+from fastload_constructs.core.cluster.ami_family import DEFAULT_AMI_FAMILY, AmiFamily, check_ami_family
 from fastload_constructs.core.errors import is_whole_number, require
 from fastload_constructs.core.naming import (
     GPU_TAINT_EFFECT,
@@ -20,6 +21,7 @@ from fastload_constructs.core.naming import (
     GPU_TAINT_VALUE,
     INSTANCE_STORE_NONE,
     INSTANCE_STORE_RAID0,
+    LABEL_AMI_FAMILY,
     LABEL_GPU_MODEL,
     LABEL_INSTANCE_FAMILY,
     LABEL_INSTANCE_STORE,
@@ -27,7 +29,8 @@ from fastload_constructs.core.naming import (
 )
 
 # Room for the vLLM image (~10 GiB compressed, ~25 GiB unpacked), the OS and,
-# without RAID0, containerd's copy of image layers plus the node-local caches.
+# without RAID0, containerd's copy of image layers plus the node-local caches. On Bottlerocket this is the
+# data volume (/dev/xvdb); its OS volume is separate (core.cluster.karpenter).
 DEFAULT_ROOT_VOLUME_GIB = 200
 MIN_ROOT_VOLUME_GIB = 50
 MAX_ROOT_VOLUME_GIB = 16384  # gp3 limit
@@ -60,6 +63,7 @@ class GpuNodeSpec:
     instance_store_raid0: bool
     root_volume_gib: int
     capacity_type: str
+    ami_family: AmiFamily = DEFAULT_AMI_FAMILY
 
     @property
     def root_volume_throughput_mibps(self) -> int:
@@ -71,6 +75,7 @@ class GpuNodeSpec:
             LABEL_INSTANCE_FAMILY: self.instance.family,
             LABEL_GPU_MODEL: gpu_model_label_value(self.instance.gpu_model),
             LABEL_INSTANCE_STORE: INSTANCE_STORE_RAID0 if self.instance_store_raid0 else INSTANCE_STORE_NONE,
+            LABEL_AMI_FAMILY: self.ami_family,
         }
 
     @property
@@ -79,7 +84,7 @@ class GpuNodeSpec:
 
     @property
     def local_storage_strategy(self) -> str | None:
-        """nodeadm's `localStorage.strategy`, or None to leave the disks alone."""
+        """AL2023 nodeadm's `localStorage.strategy`, or None to leave the disks alone."""
         return "RAID0" if self.instance_store_raid0 else None
 
 
@@ -111,6 +116,7 @@ def gpu_node_spec(
     instance_store: bool = True,
     root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB,
     capacity_type: str = "on-demand",
+    ami_family: AmiFamily = DEFAULT_AMI_FAMILY,
 ) -> GpuNodeSpec:
     """Check the inputs and decide the node shape for `instance_type`."""
     instance = lookup(instance_type)
@@ -122,4 +128,5 @@ def gpu_node_spec(
         instance_store_raid0=instance_store,
         root_volume_gib=check_root_volume(root_volume_gib),
         capacity_type=capacity_type,
+        ami_family=check_ami_family(ami_family),
     )

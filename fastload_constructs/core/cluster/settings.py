@@ -25,10 +25,10 @@ CORE_ADDONS = ("vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent")
 EBS_CSI_ADDON = "aws-ebs-csi-driver"
 
 
-def check_version(version: object) -> str:
+def check_version(version: object, field: str = "version") -> str:
     require(
         isinstance(version, str) and version in KUBECTL_LAYER_VERSIONS,
-        "version",
+        field,
         version,
         "one of " + ", ".join(KUBECTL_LAYER_VERSIONS),
     )

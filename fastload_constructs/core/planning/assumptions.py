@@ -53,24 +53,54 @@ class LoadAssumptions:
     # Host-to-device copy per GPU, MB/s: PCIe Gen4 x16 is 31.5 GB/s raw (PCI-SIG); pinned copies reach
     # ~20-25 GB/s; 12 GB/s leaves margin for pageable buffers. bench/gpu_load.py measures it.
     pcie_mb_per_gpu: float = 12000.0
-    # --- fresh node -----------------------------------------------------------------------------
-    # Pending pod to a registered GPU node (Karpenter: NodeClaim created -> launched -> registered).
-    # GPU nodes boot slower than CPU nodes (the 26-40 s of karpenter.sh's NodeClaim example is a
-    # c5a.2xlarge): g6.12xlarge created -> launched 2.8 s, launched -> registered 76.5 s (Karpenter
-    # controller log, gnosia93/training-on-eks, Karpenter 1.8-era, EKS 1.34); "~70 seconds vs ~80 seconds
-    # from instance launch to node registration" (aws/karpenter-provider-aws issue #6128): 78 s.
-    node_launch_s: float = 78.0
-    # Registered -> initialized: the NVIDIA device plugin starts on the node and registers
-    # `nvidia.com/gpu`, and only then does kube-scheduler bind the pod (karpenter-provider-aws #1914):
-    # 61.0 s on the g6.12xlarge above (`allocatable` shows `nvidia.com/gpu: 4`); a GPU node "may show
-    # as ready but still require about a minute to allocate GPU resources" (cloudpilot-ai/
-    # karpenter-provider-gcp PR #148): 60 s.
-    gpu_registration_s: float = 60.0
-    # Image pull + unpack of the AWS vLLM DLC, 9,354,342,327 B: 2m10.8s with containerd's default
-    # pull, 39.6 s with SOCI parallel pull on AL2023 (nodeadm FastImagePull) (aws-samples/
-    # karpenter-blueprints, blueprints/soci-snapshotter/README.md): 71.5 MB/s, 3.3x faster in parallel.
-    image_pull_mb_s: float = 71.5
-    fast_image_pull_speedup: float = 3.3
+    # --- fresh node: a pending pod -> a GPU node Karpenter launched offers `nvidia.com/gpu` --------------
+    # Fitted from published GPU-node start-ups (tests/fixtures/gpu_node_startups.json, each row with its
+    # address; bench/node_phase_fit.py, one vote per author group, geometric mean of the votes;
+    # tests/test_node_phase_fit.py recomputes them). docs/planning.md "GPU nodes" has the rows, the
+    # leave-one-source-out error and where sources disagree.
+    # Karpenter batches pending pods before it creates a NodeClaim: BATCH_IDLE_DURATION, default 1 s (at
+    # most BATCH_MAX_DURATION, 10 s; Karpenter settings, kubernetes-sigs/karpenter pkg/operator/options).
+    karpenter_batch_s: float = 1.0
+    # NodeClaim created -> instance launched: 2.817 s (Karpenter log, github.com/gnosia93/training-on-eks
+    # chapter/c6-fsdp.md) and 2.516 s (Karpenter log, omniarcs.notion.site "How to manage GPU instances using
+    # Karpenter and Bottlerocket"): 2.66 s.
+    nodeclaim_launch_s: float = 2.66
+    # Bottlerocket NVIDIA, launched -> registered: pooled with EKS Auto Mode (the same Bottlerocket NVIDIA
+    # variant, device plugin built in), no self-managed Bottlerocket GPU row gives a point value. Votes 39.3 s
+    # (gnosia93 Auto Mode), 25.3 s (EKS user guide ml-inference-load-serve-model and ml-inference-gpu-nodepool-cli:
+    # 30 and 36 s Nominated -> Scheduled), 49.3 s (AWS Containers blog "How to run AI model inference with GPUs
+    # on Amazon EKS Auto Mode": 57 s), less 2.66 s and 5 s: 36.64 s. Upper bounds agree (self-managed
+    # Bottlerocket g4dn.xlarge <= 88.5 s, Omniarcs; Auto Mode g6e.2xlarge NodeClaim Ready <= 76 s, EKS user guide
+    # auto-accelerated).
+    bottlerocket_launch_to_ready_s: float = 36.64
+    # Bottlerocket, registered -> GPU allocatable: a prior, no row isolates it. The plugin is a host service
+    # that registers in the same second as kubelet's socket appears (github.com/bottlerocket-os/bottlerocket
+    # issue 4250): no pull, no scheduling: 5 s.
+    bottlerocket_ready_to_gpu_s: float = 5.0
+    # AL2023 NVIDIA, launched -> registered/Ready: 76.5 s (gnosia93 g6.12xlarge Karpenter log), 99.7 s (Packt
+    # "Kubernetes for Generative AI Solutions" ch6, g6.4xlarge), 40.0 s (awslabs data-on-eks ray-batch-inference,
+    # g6e.2xlarge): 67.32 s. The AL2023 NVIDIA boot varies with the AMI release (amazon-eks-ami issues 1751,
+    # 2210; PR 2733: "DKMS by default trigger dracut that takes long time").
+    al2023_launch_to_ready_s: float = 67.32
+    # AL2023, registered -> GPU allocatable with the device plugin as a DaemonSet whose affinity needs no
+    # Node Feature Discovery label (infra.nvidia_device_plugin): a prior, no EKS row isolates it. The
+    # plugin's image pull (6.1 s for v0.20.0's 55 MB) and start (~3 s) and the kubelet reporting
+    # allocatable: 15 s. With NFD's label wait, 36-61 s were measured (gnosia93, data-on-eks).
+    al2023_ready_to_gpu_s: float = 15.0
+    # Calibrated from your own scale-outs (`fastload calibrate --timeline`): pending -> registered and
+    # registered -> GPU allocatable, replacing the family's figures above. None: the fitted figures.
+    node_launch_s: float | None = None
+    gpu_registration_s: float | None = None
+    # --- the image on a fresh node, per pull mode (tests/fixtures/image_phase.json, same fit) ------------
+    # containerd's own pull and unpack on fast storage (NVMe RAID0, or gp3 at 1,000 MiB/s): 77.9 MB/s
+    # (aws-samples/karpenter-blueprints blueprints/soci-snapshotter, the vLLM DLC, three pulls: 71.5, 96.0,
+    # 77.9) and 91.0 MB/s (awslabs data-on-eks ray-batch-inference): 84.2 MB/s. On default gp3 (125 MiB/s) it
+    # is about 37 MB/s: the disk sets the pace.
+    image_pull_mb_s: float = 84.2
+    # SOCI parallel pull and unpack (AL2023 nodeadm FastImagePull): 236.5 (karpenter-blueprints), 95.9
+    # (data-on-eks: one 4.74 GB layer unpacks on one core), 182.0 (EKS user guide, Auto Mode -soci image),
+    # 162.2 MB/s (AWS Containers blog, Auto Mode): 160.8 MB/s, 1.91x containerd's.
+    fast_image_pull_speedup: float = 1.91
     # SOCI lazy loading: the pull itself is a manifest and index, 1.8 s (vLLM v0.26.0, 8.91 GB, llm-d
     # guides/gke-pod-snapshots/benchmark-results/vllm-qwen3-32b-h100.md), 2.6 s (vllm-openai:v0.19.1,
     # 9.61 GB, llm-d guides/pod-snapshot/README.md), 4.5 s (5.59 GB, ai-on-gke tutorial events): 2.6 s.
@@ -80,10 +110,23 @@ class LoadAssumptions:
     # streaming, the published lazy-loading measurement for a vLLM image), of which process_start's
     # 25 s is what imports from a local disk cost anyway: 48 s more.
     lazy_import_extra_s: float = 48.0
-    # The image already on an EBS data volume restored from a snapshot with Fast Snapshot Restore:
-    # "pod starts up in less than 5 seconds" for a 9.5 GB (20.4 GB unpacked) image (aws-ia.github.io/
-    # terraform-aws-eks-blueprints/patterns/machine-learning/ml-container-cache): 5 s, the bound.
+    # The image already on an EBS data volume restored from a snapshot, per restore mode
+    # (core.cluster.image_cache.RestoreMode):
+    # - fsr, Fast Snapshot Restore: "the pod starts up in less than 5 seconds" for a 9.5 GB (20.4 GB unpacked)
+    #   image (aws-ia/terraform-aws-eks-blueprints patterns/ml-container-cache, FSR on): 5 s, the bound.
     snapshot_image_s: float = 5.0
+    # - rate, a provisioned initialization rate: "300 MiB/s -> ~32s" from instance boot to the application ready
+    #   on g5/g6, lazy loading "never reached ComfyUI-ready in the 300s grace" (github.com/AndrewNguyenn/
+    #   comfyui-aws-queue infra/lib/config.ts; ECS, a golden AMI's root volume): 32 s at 300 MiB/s, and in
+    #   proportion to 300 / rate below it (AWS: the volume initializes in snapshot data / rate, "within 10
+    #   percent of the volume initialization rate that you specify for 99 percent of the time").
+    snapshot_rate_image_s: float = 32.0
+    snapshot_rate_reference_mibps: float = 300.0
+    # - lazy, no initialization: blocks load from S3 when first read, ~26 MB/s (the same comfyui measurement)
+    #   and ~5 MiB/s "on first touch" (github-aws-runners/terraform-aws-github-runner PR 5165): 11.7 MB/s, over
+    #   the image's compressed size (a 15 GB image's application "takes 10+ minutes to start",
+    #   aws-samples/bottlerocket-images-cache issue 13). Never on a critical path.
+    snapshot_lazy_mb_s: float = 11.7
     # --- calibration (fastload calibrate) --------------------------------------------------------
     # Measured stream throughput per (instance type, source), replacing the modelled one.
     measured_throughput_mb_s: tuple[tuple[str, str, float], ...] = ()
@@ -110,6 +153,20 @@ class LoadAssumptions:
             if engine.figures(figures) != engine.default_figures:  # an engine's defaults are no calibration
                 calibrated[name] = figures
         object.__setattr__(self, "engine_figures", MappingProxyType(calibrated))
+
+    def node_phases(self, family: str) -> tuple[float, float]:
+        """(node launch, GPU registration) of a new node of AMI `family`: a pending pod -> the node registered
+        (Karpenter's batch, the NodeClaim's launch, the boot), then registered -> `nvidia.com/gpu` allocatable.
+        Calibrated figures replace the fitted ones."""
+        boot, gpu = {
+            "bottlerocket": (self.bottlerocket_launch_to_ready_s, self.bottlerocket_ready_to_gpu_s),
+            "al2023": (self.al2023_launch_to_ready_s, self.al2023_ready_to_gpu_s),
+        }[family]
+        launch = self.karpenter_batch_s + self.nodeclaim_launch_s + boot
+        return (
+            launch if self.node_launch_s is None else self.node_launch_s,
+            gpu if self.gpu_registration_s is None else self.gpu_registration_s,
+        )
 
     def figures_for(self, engine: str) -> EngineFigures:
         """The figures of `engine`: calibrated ones, else the engine's cited defaults."""

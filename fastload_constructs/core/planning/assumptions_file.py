@@ -47,7 +47,10 @@ def assumptions_as_dict(a: LoadAssumptions, fitted_from: list[str] | None = None
     return {
         "format": FORMAT,
         "fitted_from": list(fitted_from or []),
-        "assumptions": {name: check_figure(name, v, f"assumptions.{name}") for name, v in values.items()},
+        # A figure left at None (no calibrated node phases) is not written: the fitted ones apply.
+        "assumptions": {
+            name: check_figure(name, v, f"assumptions.{name}") for name, v in values.items() if v is not None
+        },
         "measured_throughput_mb_s": [
             {"instance_type": i, "source": s, "mb_s": check_rate(mb_s, f"assumptions.measured_throughput_mb_s[{n}]")}
             for n, (i, s, mb_s) in enumerate(a.measured_throughput_mb_s)

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fastload_constructs.core.catalog import CATALOG
+from fastload_constructs.core.cluster.ami_family import DEFAULT_AMI_FAMILY
 from fastload_constructs.core.engines.vllm.phases import VllmFigures, compile_seconds, cuda_graph_seconds
 from fastload_constructs.core.engines.vllm.releases import release_family, uses_aot_compile
 from fastload_constructs.core.errors import FastloadConfigError, require
@@ -168,7 +169,9 @@ class MeasuredNode:
     pull_mode: PullMode = "parallel"
 
 
-def fit_node_phases(nodes: list[MeasuredNode], base: LoadAssumptions | None = None) -> LoadAssumptions:
+def fit_node_phases(
+    nodes: list[MeasuredNode], base: LoadAssumptions | None = None, family: str = DEFAULT_AMI_FAMILY
+) -> LoadAssumptions:
     """The fresh-node constants from real scale-outs (medians; each constant only from what was recorded).
 
     * node launch, GPU registration: medians of the split measurements; scale-outs that recorded only
@@ -177,11 +180,13 @@ def fit_node_phases(nodes: list[MeasuredNode], base: LoadAssumptions | None = No
       seconds; parallel divided by the FastImagePull speed-up, so both modes stay consistent), lazy and
       snapshot as seconds.
 
-    Each scale-out's figure is checked against its range, naming its timeline (`_checked`).
+    `family`: the AMI family of the measured nodes, whose fitted split applies until both are measured. Each
+    scale-out's figure is checked against its range, naming its timeline (`_checked`).
     """
     require(bool(nodes), "timelines", [], "at least one `fastload timeline --json` output")
     a = base or LoadAssumptions()
-    return dataclasses.replace(a, **_node_launch(nodes, a), **_image_arrival(nodes, a))  # type: ignore[arg-type]
+    launch = _node_launch(nodes, a, family)
+    return dataclasses.replace(a, **launch, **_image_arrival(nodes, a))  # type: ignore[arg-type]
 
 
 def _node_seconds(nodes: list[MeasuredNode], name: str, figure: str) -> float | None:
@@ -192,13 +197,14 @@ def _node_seconds(nodes: list[MeasuredNode], name: str, figure: str) -> float | 
     return _median([v for _, v in measured])
 
 
-def _node_launch(nodes: list[MeasuredNode], a: LoadAssumptions) -> dict[str, float]:
+def _node_launch(nodes: list[MeasuredNode], a: LoadAssumptions, family: str) -> dict[str, float]:
     """Node launch and GPU registration: their medians, or the median of their sum split as so far."""
     changes: dict[str, float] = {}
     launch = _node_seconds(nodes, "node_launch_s", "node_launch_s")
     registration = _node_seconds(nodes, "gpu_registration_s", "gpu_registration_s")
-    node_launch = launch if launch is not None else a.node_launch_s
-    gpu_registration = registration if registration is not None else a.gpu_registration_s
+    fitted_launch, fitted_registration = a.node_phases(family)
+    node_launch = launch if launch is not None else fitted_launch
+    gpu_registration = registration if registration is not None else fitted_registration
     summed = [n for n in nodes if n.node_launch_s is None]
     whole = _node_seconds(summed, "node_s", "node_launch_s")
     if whole is not None and (launch is None or registration is None):

@@ -62,9 +62,10 @@ def assumption_notes(
         engine.phase_note(phase_inputs(model, instance, tp, streamer, opts), predicted),
         f"startup probe budget = max({opts.min_startup_budget_seconds} s, "
         f"{opts.probe_safety_factor:g} x predicted {predicted.total_s:.0f} s)",
-        f"fresh node adds node launch {a.node_launch_s:g} s, GPU registration {a.gpu_registration_s:g} s, image "
+        f"fresh {paths.ami_family} node adds node launch {paths.fresh_node.seconds('node_launch'):.0f} s, "
+        f"GPU registration {paths.fresh_node.seconds('gpu_registration'):.0f} s, image "
         f"pull {paths.fresh_node.seconds('image_pull'):.0f} s ({opts.image_bytes / 1e9:.1f} GB, "
-        + describe_pull_mode(opts.serving.image_pull_mode)
+        + describe_pull_mode(opts.serving.image_pull_mode, opts.serving.image_restore)
         + (
             f", then {paths.fresh_node.seconds('lazy_imports'):.0f} s more imports"
             if opts.serving.image_pull_mode == "lazy"

@@ -67,6 +67,12 @@ FIGURE_RANGES: dict[str, FigureRange] = {
     "nvme_mb_per_device": RATE_MB_S,
     "streamer_local_mb_per_thread": RATE_MB_S,
     "pcie_mb_per_gpu": RATE_MB_S,
+    "karpenter_batch_s": SECONDS,
+    "nodeclaim_launch_s": SECONDS,
+    "bottlerocket_launch_to_ready_s": SECONDS,
+    "bottlerocket_ready_to_gpu_s": SECONDS,
+    "al2023_launch_to_ready_s": SECONDS,
+    "al2023_ready_to_gpu_s": SECONDS,
     "node_launch_s": SECONDS,
     "gpu_registration_s": SECONDS,
     "image_pull_mb_s": RATE_MB_S,
@@ -74,6 +80,10 @@ FIGURE_RANGES: dict[str, FigureRange] = {
     "lazy_image_pull_s": SECONDS,
     "lazy_import_extra_s": SECONDS,
     "snapshot_image_s": SECONDS,
+    "snapshot_rate_image_s": SECONDS,
+    # The provisioned initialization rate that figure was measured at (the planned rate scales it): a rate.
+    "snapshot_rate_reference_mibps": RATE_MB_S,
+    "snapshot_lazy_mb_s": RATE_MB_S,
     # vLLM's figures (VllmFigures), the engine `fastload calibrate` fits.
     "process_start_s": SECONDS,
     "weight_load_fixed_s": SECONDS,

@@ -1,9 +1,12 @@
-"""The ways a new replica comes up (fresh node, warm node, warm spare, standby), phase by phase.
+"""The ways a new replica comes up (fresh node, warm node, warm spare, buffered node, stopped node, standby),
+phase by phase.
 
 Each warm path is planned from what the deployment it belongs to leaves on the node, read from the same
 `Serving` that renders it (`NodeHolds`): a warm spare leaves the image always, the weights on NVMe only
 with `model_cache="node-local"`, and a warm compile cache only with `shared_compile_cache` (restored by
 the spare into the host-path cache, or by the pod itself). Nothing is assumed warm that is not deployed.
+The node-side phases (fresh, buffered and stopped nodes, per AMI family and image restore) are
+`core.planning.node_paths`'.
 """
 
 from __future__ import annotations
@@ -15,14 +18,36 @@ from fastload_constructs.core.catalog import GpuInstance
 from fastload_constructs.core.engines import engine_named
 from fastload_constructs.core.engines.phases import PhaseEstimate
 from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.planning.node_paths import (
+    IdleCost,
+    NodeChoice,
+    buffered_idle,
+    buffered_node_phases,
+    fresh_node_phases,
+    stopped_node_phases,
+)
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.phases import pod_phases, predict_phases, weight_transfer
-from fastload_constructs.core.planning.pull_modes import PullMode, image_phases
+from fastload_constructs.core.planning.pull_modes import PullMode
 from fastload_constructs.core.planning.serving import Serving, StreamSource
 from fastload_constructs.core.planning.standby import LAUNCHER_VLLM_VERSION, StandbyPath, standby_path
 from fastload_constructs.core.planning.streamer import StreamerSettings, streamer_concurrency
 
 HOURS_PER_DAY = 24
+# The order a table lists the phases of every path in: the node's, the image's, the pod's.
+PHASE_ORDER = (
+    "node_launch",
+    "node_start",
+    "gpu_registration",
+    "image_pull",
+    "lazy_imports",
+    "model_copy",
+    "process_start",
+    "weight_load",
+    "compile",
+    "cuda_graph",
+    "kv_and_server",
+)
 
 
 @dataclass(frozen=True)
@@ -114,7 +139,12 @@ class ScaleOutPaths:
     warm_node: a repeat on a node that ran the model (`repeat_holds`).
     warm_spare: the pod on a node a preempted spare prepared (`spare_holds`): the image always, the
         weights and the compile cache only where the model's caches put them there.
+    buffered_node: a node Karpenter keeps up and empty for the model (a CapacityBuffer): the image from
+        the node's volume, then the pod as on a fresh node.
+    stopped_node: a managed node group's warm-pool instance starts, joins and offers its GPU; the image
+        from its own volume; then the pod as on a fresh node.
     `spare_holds`: what the warm-spare path was planned with.
+    (core.planning.node_paths has the node-side phases and their sources.)
     """
 
     fresh_node: ScaleOutPath
@@ -122,13 +152,23 @@ class ScaleOutPaths:
     warm_spare: ScaleOutPath
     warm_spares: int
     spare_gpu_hours_per_day: float
-    pull_mode: PullMode = "parallel"  # how the fresh node got the image (core.planning.pull_modes)
+    pull_mode: PullMode = "snapshot"  # how the fresh node got the image (core.planning.pull_modes)
     # With standbys (TuningOptions.standbys > 0): waking a sleeping engine (planning/standby.py).
     standby: StandbyPath | None = None
+    buffered_node: ScaleOutPath | None = None
+    stopped_node: ScaleOutPath | None = None
+    ami_family: str = "bottlerocket"  # the nodes' OS the node phases are of (core.cluster.ami_family)
+    restore_mode: str = "fsr"  # with the snapshot pull mode, how its volume loads
+    buffered_nodes: int = 0
+    buffered_idle: IdleCost = dataclasses.field(default_factory=IdleCost)
     spare_holds: NodeHolds = NodeHolds(image=True, weights_on_nvme=False, compile_cache_warm=False)
 
     def as_tuple(self) -> tuple[ScaleOutPath, ...]:
-        base = (self.fresh_node, self.warm_node, self.warm_spare)
+        base = tuple(
+            p
+            for p in (self.fresh_node, self.warm_node, self.warm_spare, self.buffered_node, self.stopped_node)
+            if p is not None
+        )
         if self.standby is None:
             return base
         return (*base, ScaleOutPath("standby", tuple((p.name, p.seconds) for p in self.standby.phases)))
@@ -194,10 +234,11 @@ def scale_out_paths(
 ) -> ScaleOutPaths:
     """The ways a replica starts (see ScaleOutPaths), phase by phase, for what is deployed.
 
-    Fresh node: node launch + GPU registration + the image by its pull mode (core.planning.pull_modes:
-    plain bytes / 71.5 MB/s, parallel 3.3x faster, lazy 2.6 s + 48 s of on-demand imports, snapshot
-    5 s) + the pod: weights streamed from S3 (with the node-local cache: copied from S3 to NVMe first,
-    then read locally), compile cold unless the shared compile cache restores it.
+    Fresh node: the node family's launch + GPU registration (LoadAssumptions.node_phases) + the image by its
+    pull mode (core.planning.pull_modes: plain bytes / 84.2 MB/s, parallel 1.91x faster, lazy 2.6 s + 48 s of
+    on-demand imports, snapshot 5 s with FSR) + the pod: weights streamed from S3 (with the node-local cache:
+    copied from S3 to NVMe first, then read locally), compile cold unless the shared compile cache restores it.
+    Buffered and stopped nodes: their node phases (core.planning.node_paths), then the fresh node's pod.
     Warm node and warm spare: the pod only, on a node holding `repeat_holds` / `spare_holds`.
     With standbys every path runs FMA's launcher release (`deployed_options`).
     Idle cost of N spares: N x TP GPUs x 24 h GPU-hours a day.
@@ -206,14 +247,12 @@ def scale_out_paths(
     deployed = deployed_options(opts)
     serving = deployed.serving
     mode = serving.image_pull_mode
-    node = (
-        ("node_launch", a.node_launch_s),
-        ("gpu_registration", a.gpu_registration_s),
-        *image_phases(mode, opts.image_bytes, a),
-    )
+    choice = NodeChoice(serving.ami_family, mode, restore=serving.image_restore, image_bytes=opts.image_bytes)
+    fresh_pod = _fresh_pod(model, instance, tp, streamer, deployed)
     spare = spare_holds(serving)
+    buffered = serving.buffered_nodes
     return ScaleOutPaths(
-        fresh_node=ScaleOutPath("fresh_node", node + _fresh_pod(model, instance, tp, streamer, deployed)),
+        fresh_node=ScaleOutPath("fresh_node", fresh_node_phases(choice, a) + fresh_pod),
         warm_node=ScaleOutPath(
             "warm_node", pod_phases(pod_on(repeat_holds(serving), model, instance, tp, streamer, deployed))
         ),
@@ -223,4 +262,11 @@ def scale_out_paths(
         pull_mode=mode,
         standby=standby_path(model, instance, tp, serving.standbys) if serving.standbys > 0 else None,
         spare_holds=spare,
+        buffered_node=ScaleOutPath("buffered_node", buffered_node_phases(choice, a) + fresh_pod),
+        stopped_node=ScaleOutPath("stopped_node", stopped_node_phases(choice, a) + fresh_pod),
+        ami_family=serving.ami_family,
+        restore_mode=serving.image_restore,
+        buffered_nodes=buffered,
+        # A buffered node holds a whole node of the model's type; its pods fill it tp GPUs at a time.
+        buffered_idle=buffered_idle(buffered, instance.gpu_count),
     )

@@ -13,10 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from fastload_constructs.core.cluster.ami_family import AMI_FAMILIES, DEFAULT_AMI_FAMILY, AmiFamily, node_os
+from fastload_constructs.core.cluster.image_cache import DEFAULT_RESTORE_MODE, RESTORE_MODES, RestoreMode
 from fastload_constructs.core.engines import DEFAULT_ENGINE, ENGINE_NAMES, ENGINES, engine_named
 from fastload_constructs.core.engines.base import Engine, release_numbers
 from fastload_constructs.core.errors import choice, example, mention, require, whole_number_in
 from fastload_constructs.core.images import image_repository, image_tag, tagged_release
+from fastload_constructs.core.planning.node_paths import MAX_BUFFERED_NODES, check_buffered_nodes
 from fastload_constructs.core.planning.pull_modes import PULL_MODES, PullMode, effective_pull_mode
 from fastload_constructs.core.planning.standby import MAX_STANDBYS, check_standbys
 from fastload_constructs.core.settings import Flag, Key, boolean, check_settings, one_of_choices, optional, setting
@@ -121,26 +124,62 @@ class Serving:
     )
     """Placeholder pods of the model's shape holding a GPU node path-ready. Default: 0."""
     fast_image_pull: bool = setting(
-        True,
+        False,
         check=boolean,
         accepted="true or false",
-        doc="nodeadm FastImagePull (SOCI parallel pull) on the node.",
+        doc="AL2023 nodeadm FastImagePull (SOCI parallel pull) on the node: the parallel pull mode.",
         flag="--fast-image-pull/--no-fast-image-pull",
         kind=bool,
     )
-    """The nodes pull with nodeadm FastImagePull (SOCI parallel pull and unpack). Default: True."""
+    """The AL2023 nodes pull with nodeadm FastImagePull (SOCI parallel pull and unpack), which is the `parallel`
+    pull mode. Default: False (the image comes on a snapshot)."""
     pull_mode: PullMode | None = setting(
         check=optional(one_of_choices(PULL_MODES)),
         accepted=" or ".join(PULL_MODES),
-        doc="How the image reaches a fresh node (default: parallel, or plain with --no-fast-image-pull).",
+        doc="How the image reaches a fresh node (default: snapshot, or parallel with --fast-image-pull).",
         flag="--pull-mode",
         choices=PULL_MODES,
     )
     """How the image reaches a fresh node, `plain`, `parallel` (SOCI parallel pull), `lazy` (SOCI lazy
     loading) or `snapshot` (an EBS snapshot data volume holding the image, core.cluster.image_cache); see
     core.planning.pull_modes. When given, `fast_image_pull` must be True for `parallel` and False for the
-    others (with a snapshot the SOCI snapshotter would unpack the image again). Default: None, `parallel`
-    with `fast_image_pull` and `plain` without."""
+    others (with a snapshot the SOCI snapshotter would unpack the image again); `parallel` and `lazy` are
+    SOCI's, on AL2023 nodes only. Default: None, `parallel` with `fast_image_pull`, else `snapshot`."""
+    ami_family: AmiFamily = setting(
+        DEFAULT_AMI_FAMILY,
+        check=one_of_choices(AMI_FAMILIES),
+        accepted=" or ".join(AMI_FAMILIES),
+        doc="The GPU nodes' OS: Bottlerocket NVIDIA (device plugin built in) or AL2023 NVIDIA.",
+        flag="--ami",
+        choices=AMI_FAMILIES,
+    )
+    """The OS of the GPU nodes the pods land on (`core.cluster.ami_family`): `bottlerocket` (its NVIDIA
+    variant runs the device plugin itself) or `al2023` (the plugin is a DaemonSet pulled after the node joins).
+    It decides the fresh node's phases and where the node-local caches live. Default: `bottlerocket`."""
+    image_restore: RestoreMode = setting(
+        DEFAULT_RESTORE_MODE,
+        check=one_of_choices(RESTORE_MODES),
+        accepted=" or ".join(RESTORE_MODES),
+        doc="How a snapshot-restored image volume loads: fsr (Fast Snapshot Restore), rate (provisioned), lazy.",
+        flag="--restore-mode",
+        choices=RESTORE_MODES,
+    )
+    """With the snapshot pull mode, how the restored volume's blocks arrive (`core.cluster.image_cache`): `fsr`
+    (Fast Snapshot Restore: initialized at creation, billed per Availability Zone hour, limited credits),
+    `rate` (a provisioned initialization rate, 300 MiB/s, paid per volume) or `lazy` (from S3 on first read).
+    Default: `fsr`."""
+    buffered_nodes: int = setting(
+        0,
+        check=check_buffered_nodes,
+        accepted=f"a whole number from 0 to {MAX_BUFFERED_NODES}",
+        doc="GPU nodes Karpenter keeps up and empty for this model's pod (a CapacityBuffer).",
+        key="bufferedNodes",
+        flag="--buffered-nodes",
+        kind=int,
+    )
+    """GPU nodes Karpenter keeps launched and empty for this model's pod shape (a CapacityBuffer,
+    `core.serving.capacity_buffer`): a new replica there pays only the image and its own start. Each costs
+    its GPUs all day. Default: 0."""
     standbys: int = setting(
         0,
         check=check_standbys,
@@ -196,7 +235,15 @@ class Serving:
         )
 
     def _check_pull_mode(self) -> None:
-        """A pull mode given decides FastImagePull: on for the parallel pull only."""
+        """A pull mode given decides FastImagePull: on for the parallel pull only; SOCI's modes on AL2023 only."""
+        soci = self.image_pull_mode in ("parallel", "lazy")
+        require(
+            not soci or node_os(self.ami_family).supports_fast_image_pull,
+            "serving.pull_mode" if self.pull_mode is not None else "serving.fast_image_pull",
+            self.pull_mode if self.pull_mode is not None else self.fast_image_pull,
+            f"snapshot or plain on {self.ami_family} nodes (SOCI's parallel and lazy pulls are AL2023 nodeadm "
+            f"features: {example('serving.ami_family', 'al2023')} for them)",
+        )
         if self.pull_mode is None:
             return
         parallel = self.pull_mode == "parallel"
@@ -229,7 +276,7 @@ class Serving:
 
     @property
     def image_pull_mode(self) -> PullMode:
-        """The pull mode planned: `pull_mode`, else parallel with FastImagePull and plain without."""
+        """The pull mode planned: `pull_mode`, else parallel with FastImagePull and the snapshot without."""
         return effective_pull_mode(self.pull_mode, self.fast_image_pull)
 
     @property

@@ -321,11 +321,11 @@ def one_to_ten_burst() -> Workload:
 
 
 def burst_comparison(
-    plan: ServingPlan, snapshot_plan: ServingPlan | None = None, *, warm_spares: int = 2
+    plan: ServingPlan, pulled_plan: ServingPlan | None = None, *, warm_spares: int = 2
 ) -> dict[str, SimulationResult]:
     """The 1 -> 10 burst under the per-start-up policy (`previous_hpa_behavior`), the one-step policy, one step
-    with warm spares and (given the same model planned with the snapshot pull mode) one step with the image
-    cached."""
+    with warm spares and (given the same model planned with the image pulled from its registry, `pulled_plan`)
+    one step without the node image snapshot the reference stack restores by default."""
     workload = one_to_ten_burst()
     b = scaling_behavior(plan)
     paths = start_paths(plan)
@@ -334,9 +334,9 @@ def burst_comparison(
         ("after (one step, 45 s window)", hpa_behavior(b), paths),
         (f"after + {warm_spares} warm spares", hpa_behavior(b), dataclasses.replace(paths, warm_spares=warm_spares)),
     ]
-    if snapshot_plan is not None:
+    if pulled_plan is not None:
         cases.append(
-            ("after + image-cache snapshot", hpa_behavior(scaling_behavior(snapshot_plan)), start_paths(snapshot_plan))
+            ("after, image pulled (no snapshot)", hpa_behavior(scaling_behavior(pulled_plan)), start_paths(pulled_plan))
         )
     return {
         name: simulate(scaled_object_timing(BURST_AUTOSCALING, behavior), workload, case_paths, policy=name)

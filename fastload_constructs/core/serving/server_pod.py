@@ -196,7 +196,8 @@ def compile_cache_folder(
     plan: ServingPlan, *, image: str, model_uri: str, factors: Mapping[str, str] | None = None
 ) -> str:
     """The node-local folder for this configuration's cache; inside it the engine's own hash still separates."""
-    return f"{naming.COMPILE_CACHE_HOST_ROOT}/{cache_key_for(plan, image=image, model_uri=model_uri, factors=factors)}"
+    key = cache_key_for(plan, image=image, model_uri=model_uri, factors=factors)
+    return f"{naming.node_cache_paths(plan.serving.ami_family).compile_cache}/{key}"
 
 
 def _served_name(value: object, name: str) -> str:
@@ -495,7 +496,9 @@ def _spec(
         liveness_probe=liveness,
         compile_cache=opts.compile_cache,
         compile_cache_key=key,
-        cache_host_path=f"{naming.COMPILE_CACHE_HOST_ROOT}/{key}" if host_path else None,
+        cache_host_path=f"{naming.node_cache_paths(plan.serving.ami_family).compile_cache}/{key}"
+        if host_path
+        else None,
         pvc_size_gib=opts.pvc_size_gib if opts.compile_cache == "pvc" else None,
         node_labels=_node_labels(plan, opts),
         toleration=Toleration(naming.GPU_TAINT_KEY, naming.GPU_TAINT_VALUE, naming.GPU_TAINT_EFFECT),
@@ -504,7 +507,7 @@ def _spec(
         labels=recommended_labels(name=name, image_tag=tag, engine=engine.name),
         model_cache=plan.serving.model_cache,
         model_path=model_path,
-        model_host_path=naming.MODEL_CACHE_HOST_ROOT if node_local else None,
+        model_host_path=naming.node_cache_paths(plan.serving.ami_family).models if node_local else None,
         model_sub_path=node_local_model_dir(uri) if node_local else None,
         init_containers=init_containers,
         sidecars=sidecars,

@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from fastload_constructs.core import naming
 from fastload_constructs.core.catalog import GIB
-from fastload_constructs.core.cluster.gpu_nodes import gpu_node_spec
-from fastload_constructs.core.cluster.karpenter import DO_NOT_DISRUPT, node_pool_spec
+from fastload_constructs.core.cluster.ami_family import DEFAULT_AMI_FAMILY, AmiFamily
+from fastload_constructs.core.cluster.gpu_nodes import Taint, gpu_node_spec
+from fastload_constructs.core.cluster.karpenter import DO_NOT_DISRUPT, NodePoolSpec, node_pool
 from fastload_constructs.core.engines.vllm import VLLM
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require, whole_number_in
 from fastload_constructs.core.planning.plan import ServingPlan
@@ -580,6 +581,30 @@ def standby_nodes(plan: ServingPlan, standbys: int) -> int:
     return math.ceil(standbys * plan.tensor_parallel_size / plan.instance.gpu_count)
 
 
+def standby_node_pool(
+    instance_type: str,
+    *,
+    node_class: str,
+    capacity_types: tuple[str, ...] = ("on-demand",),
+    gpu_limit: int,
+    instance_store: bool = True,
+    ami_family: AmiFamily = DEFAULT_AMI_FAMILY,
+) -> NodePoolSpec:
+    """A Karpenter NodePool spec for standby nodes: the family pool's shape, one type, labelled and tainted
+    `fastload.io/standby=true`, limited to the standby GPUs (so a burst beyond them takes the ordinary pool).
+    `ami_family`: the node class's (its label decides where the device-plugin DaemonSet runs)."""
+    require(is_whole_number(gpu_limit) and gpu_limit >= 1, "gpu_limit", gpu_limit, "a positive whole number of GPUs")
+    node = gpu_node_spec(instance_type, instance_store=instance_store, ami_family=ami_family)
+    spec = node_pool(
+        node, [node.instance.name], node_class=node_class, capacity_types=capacity_types, gpu_limit=gpu_limit
+    )
+    return replace(
+        spec,
+        labels={**spec.labels, LABEL_STANDBY: STANDBY_VALUE},
+        taints=(*spec.taints, Taint(LABEL_STANDBY, STANDBY_VALUE, "NoSchedule")),
+    )
+
+
 def standby_node_pool_spec(
     instance_type: str,
     *,
@@ -587,17 +612,17 @@ def standby_node_pool_spec(
     capacity_types: tuple[str, ...] = ("on-demand",),
     gpu_limit: int,
     instance_store: bool = True,
+    ami_family: AmiFamily = DEFAULT_AMI_FAMILY,
 ) -> dict[str, Any]:
-    """A Karpenter NodePool `spec` for standby nodes: the family pool's shape, one type, labelled and tainted
-    `fastload.io/standby=true`, limited to the standby GPUs (so a burst beyond them takes the ordinary pool)."""
-    require(is_whole_number(gpu_limit) and gpu_limit >= 1, "gpu_limit", gpu_limit, "a positive whole number of GPUs")
-    node = gpu_node_spec(instance_type, instance_store=instance_store)
-    spec = node_pool_spec(
-        node, [node.instance.name], node_class=node_class, capacity_types=capacity_types, gpu_limit=gpu_limit
-    )
-    spec["template"]["metadata"]["labels"] = {**node.labels, LABEL_STANDBY: STANDBY_VALUE}
-    spec["template"]["spec"]["taints"].append({"key": LABEL_STANDBY, "value": STANDBY_VALUE, "effect": "NoSchedule"})
-    return spec
+    """`standby_node_pool` in the CRD's JSON spelling."""
+    return standby_node_pool(
+        instance_type,
+        node_class=node_class,
+        capacity_types=capacity_types,
+        gpu_limit=gpu_limit,
+        instance_store=instance_store,
+        ami_family=ami_family,
+    ).as_dict()
 
 
 # --- FMA's controllers (Helm chart fma-controllers 0.6.4) ----------------------------------------------------
