@@ -17,7 +17,8 @@ CDK_JSON = json.loads((Path(__file__).resolve().parent.parent / "cdk.json").read
 STAGER = "arn:aws:iam::210987654321:role/model-stager"
 
 
-def _model(name: str, **keys: object) -> dict[str, object]:
+def model_entry(name: str, **keys: object) -> dict[str, object]:
+    """One `fastload:models` entry: an 8B BF16 model on g6e.2xlarge under models/<name>, and `keys`."""
     return {
         "name": name,
         "s3Prefix": f"models/{name}",
@@ -28,15 +29,18 @@ def _model(name: str, **keys: object) -> dict[str, object]:
     }
 
 
+# Every per-model feature that adds objects: KEDA, a warm spare, both caches.
+EVERY_FEATURE = dict(minReplicas=1, maxReplicas=2, warmSpares=1, sharedCompileCache=True, nodeLocalModelCache=True)
+
+
 def split_context(gpu_nodes: str = "karpenter") -> dict[str, object]:
     ctx = copy.deepcopy(CDK_JSON)
     ctx["fastload:gpuNodes"] = gpu_nodes
     ctx["fastload:stagerRoleArns"] = [STAGER]
-    every = dict(minReplicas=1, maxReplicas=2, warmSpares=1, sharedCompileCache=True, nodeLocalModelCache=True)
     standby = dict(standbys=1, nodeLocalModelCache=True, minReplicas=1, maxReplicas=2)
     ctx["fastload:models"] = [
-        _model("llama", **every),
-        *(_model(f"standing-{i}", **standby) for i in range(4)),
-        _model("qwen", engine="sglang", minReplicas=1, maxReplicas=2, bufferedNodes=1),
+        model_entry("llama", **EVERY_FEATURE),
+        *(model_entry(f"standing-{i}", **standby) for i in range(4)),
+        model_entry("qwen", engine="sglang", minReplicas=1, maxReplicas=2, bufferedNodes=1),
     ]
     return ctx

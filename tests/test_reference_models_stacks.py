@@ -30,7 +30,7 @@ from fastload_constructs.infra.synth_limits import (
 from stacks.config import parse_reference_config
 from stacks.reference_app import model_groups
 from tests.emitted_manifests import template_manifests
-from tests.split_models import CDK_JSON, STAGER, split_context
+from tests.split_models import CDK_JSON, EVERY_FEATURE, STAGER, model_entry, split_context
 
 REFERENCE = "FastloadReference"
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,22 +40,7 @@ def _hundred_models() -> dict[str, object]:
     """cdk.json with 100 models, each with every per-model feature that adds objects, and one stager."""
     ctx = copy.deepcopy(CDK_JSON)
     ctx["fastload:stagerRoleArns"] = [STAGER]
-    ctx["fastload:models"] = [
-        {
-            "name": f"m{i:03d}",
-            "s3Prefix": f"models/m{i:03d}",
-            "instanceType": "g6e.2xlarge",
-            "parameterCount": 8_030_261_248,
-            "dtype": "BF16",
-            "minReplicas": 1,
-            "maxReplicas": 2,
-            "targetWaitingRequests": 4,
-            "sharedCompileCache": True,
-            "nodeLocalModelCache": True,
-            "warmSpares": 1,
-        }
-        for i in range(100)
-    ]
+    ctx["fastload:models"] = [model_entry(f"m{i:03d}", **EVERY_FEATURE) for i in range(100)]
     return ctx
 
 

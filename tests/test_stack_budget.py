@@ -4,7 +4,6 @@ within its room, in order."""
 from __future__ import annotations
 
 import copy
-import json
 import tempfile
 from pathlib import Path
 
@@ -16,6 +15,8 @@ from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.infra.stack_budget import Footprint, pack, served_model_footprint
+from stacks.config import parse_model
+from tests.split_models import CDK_JSON, EVERY_FEATURE, model_entry
 
 MODEL = ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16")
 ROOM = Footprint(20, 100)
@@ -76,29 +77,17 @@ def test_a_footprint_grows_with_what_the_model_applies():
 
 # --- each footprint bounds what the reference app measures --------------------------------------------------
 
-ROOT = Path(__file__).resolve().parent.parent
-CDK_JSON = json.loads((ROOT / "cdk.json").read_text())["context"]
-ALL = dict(minReplicas=1, maxReplicas=2, sharedCompileCache=True, nodeLocalModelCache=True, warmSpares=1)
 PROFILES = {
     "plain": {},
     "both caches": dict(sharedCompileCache=True, nodeLocalModelCache=True),
-    "autoscaled with warm spares and both caches": ALL,
-    "SGLang, autoscaled with warm spares and both caches": dict(ALL, engine="sglang"),
-    "a long name and long extra arguments": dict(ALL, name="m" * 48, extraArgs=["--tokenizer-mode", "a" * 1000]),
+    "autoscaled with warm spares and both caches": EVERY_FEATURE,
+    "SGLang, autoscaled with warm spares and both caches": dict(EVERY_FEATURE, engine="sglang"),
+    "a long name and long extra arguments": dict(
+        EVERY_FEATURE, name="m" * 48, extraArgs=["--tokenizer-mode", "a" * 1000]
+    ),
     "standby engines": dict(standbys=2, minReplicas=1, maxReplicas=3, nodeLocalModelCache=True),
-    "capacity buffer": dict(ALL, bufferedNodes=2),
+    "capacity buffer": dict(EVERY_FEATURE, bufferedNodes=2),
 }
-
-
-def _model(name: str, **keys: object) -> dict[str, object]:
-    return {
-        "name": name,
-        "s3Prefix": f"models/{name}",
-        "instanceType": "g6e.2xlarge",
-        "parameterCount": 8_030_261_248,
-        "dtype": "BF16",
-        **keys,
-    }
 
 
 def _base_stack(models: list[dict[str, object]]) -> tuple[int, int]:
@@ -114,13 +103,11 @@ def _base_stack(models: list[dict[str, object]]) -> tuple[int, int]:
 def test_a_models_footprint_bounds_what_it_adds_to_the_reference_stack_with_little_room_to_spare(profile):
     """The stack with the model, less the stack without it; the first model turns on every shared object (KEDA,
     the PriorityClasses, FMA) so that only the model's own are measured."""
-    from stacks.config import parse_model
-
-    first = _model("first", minReplicas=1, maxReplicas=2, warmSpares=1)
-    standing = _model("standing", standbys=1, nodeLocalModelCache=True)
+    first = model_entry("first", minReplicas=1, maxReplicas=2, warmSpares=1)
+    standing = model_entry("standing", standbys=1, nodeLocalModelCache=True)
     keys = dict(PROFILES[profile])
     name = str(keys.pop("name", "abcd"))
-    measured_model = _model(name, **keys)
+    measured_model = model_entry(name, **keys)
     without = _base_stack([first, standing])
     with_model = _base_stack([first, standing, measured_model])
     measured = Footprint(with_model[0] - without[0], with_model[1] - without[1])
