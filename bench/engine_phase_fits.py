@@ -86,11 +86,15 @@ def _wake(row: Row, a: StandbyAssumptions) -> float:
 
 
 def _warm_compile(row: Row, figures: VllmFigures) -> float:
-    return warm_compile_seconds(row["layers"] or 0, uses_aot_compile(row["engine_release"]), figures)
+    return warm_compile_seconds(row["layers"] or 0, uses_aot_compile(row["engine_release"]), figures, row["tp"])
 
 
 def _cold_compile(row: Row, figures: VllmFigures) -> float:
-    return cold_compile_seconds(row["layers"], figures)
+    return cold_compile_seconds(figures, row["tp"])
+
+
+def _kv_and_server(row: Row, figures: VllmFigures) -> float:
+    return figures.kv_and_server_s_per_layer * row["layers"]
 
 
 def _constant(name: str) -> Callable[[Row, Any], float]:
@@ -133,9 +137,9 @@ FITS: tuple[FitSpec, ...] = (
     FitSpec(
         "wake from sleep (level 1)",
         "wake",
-        lambda row: True,
+        lambda row: row["sleep_level"] == 1,
         _wake,
-        {"wake_fixed_s": _steps(0.02, 1.5, 0.02), "wake_pcie4_gb_s": _steps(5.0, 40.0, 0.5)},
+        {"wake_fixed_s": _steps(0.01, 1.5, 0.01), "wake_pcie4_gb_s": _steps(5.0, 40.0, 0.5)},
         build=_standby,
     ),
     FitSpec(
@@ -158,15 +162,14 @@ FITS: tuple[FitSpec, ...] = (
         "compile_cold",
         lambda row: True,
         _cold_compile,
-        {"compile_cold_fixed_s": _steps(0.5, 40.0, 0.5), "compile_cold_s_per_layer": _steps(0.0, 1.5, 0.05)},
+        {"compile_cold_fixed_s": _steps(1.0, 60.0, 0.5), "compile_cold_tp_exponent": _steps(0.0, 1.0, 0.05)},
     ),
     FitSpec(
         "KV cache, profiling and warm-up",
         "kv_and_server",
         lambda row: True,
-        _constant("kv_and_server_s"),
-        {},
-        constant="kv_and_server_s",
+        _kv_and_server,
+        {"kv_and_server_s_per_layer": _steps(0.01, 0.5, 0.005)},
     ),
     FitSpec(
         "process start (checked, not fitted)",

@@ -96,7 +96,8 @@ def predict(row: dict[str, Any], base: LoadAssumptions | None = None) -> dict[st
     profile = _profile(row)
     release, figures = opts.serving.engine_version, vllm_figures(a)
     if "compile_s" in measured:
-        out["compile"] = compile_seconds(profile, release, opts.compile_cache_warm, figures)
+        tp = opts.tensor_parallel_size or 1
+        out["compile"] = compile_seconds(profile, release, opts.compile_cache_warm, figures, tp)
     if "cuda_graph_s" in measured:
         instance = lookup(row["instance_type"]) if row.get("instance_type") else None
         sizes = opts.cudagraph_capture_sizes

@@ -53,6 +53,10 @@ def test_calibrated_plans_reproduce_the_calibration_logs_within_10_percent(tmp_p
         }
         for phase in ("weight_load", "compile", "cuda_graph", "total"):
             assert predicted[phase] == pytest.approx(measured[phase], rel=0.10), (log.name, phase)
+    # KV + server is fitted per layer: the model's layers times the fitted figure give back the logs' median
+    kv = [_measured(log)["kv_and_server"] for log in (COLD, WARM)]
+    fitted_kv = plan(model, "g6e.2xlarge", TuningOptions(assumptions=a)).predicted.kv_and_server_s
+    assert fitted_kv == pytest.approx(sum(kv) / 2, rel=0.01)
     # The defaults did not already match: the calibration changed the prediction.
     assert abs(default.predicted.weight_load_s - _measured(COLD)["weight_load"]) / _measured(COLD)["weight_load"] > 0.1
 
@@ -83,6 +87,11 @@ def test_assumptions_file_round_trips_and_rejects_bad_keys():
         assumptions_from_dict({"format": "fastload-assumptions/1", "assumptions": {"cuda_graph_hopper_factor": 0.13}})
     assert err.value.field == "assumptions.assumptions.cuda_graph_hopper_factor"
     assert "fastload calibrate" in str(err.value) and len(str(err.value)) < 200
+    # KV + server became a cost per layer and the cold compile lost its per-layer term: old keys refused alike
+    for retired in ("kv_and_server_s", "compile_cold_s_per_layer"):
+        with pytest.raises(FastloadConfigError) as err:
+            assumptions_from_dict({"format": "fastload-assumptions/1", "assumptions": {retired: 10.3}})
+        assert err.value.field == f"assumptions.assumptions.{retired}" and "fastload calibrate" in str(err.value)
     with pytest.raises(FastloadConfigError, match="format"):
         assumptions_from_dict({"format": "other"})
     with pytest.raises(FastloadConfigError, match=r"measured_throughput_mb_s\[0\]"):
@@ -105,7 +114,7 @@ def test_a_file_of_the_first_format_still_reads_its_flat_keys_as_vllms_and_the_p
     a = assumptions_from_dict(raw)
     vllm = vllm_figures(a)
     assert (vllm.process_start_s, vllm.compile_scale, vllm.weight_load_fixed_s) == (15.636, 1.4344, 1.5)
-    assert vllm.kv_and_server_s == VllmFigures().kv_and_server_s  # left out: the cited default
+    assert vllm.kv_and_server_s_per_layer == VllmFigures().kv_and_server_s_per_layer  # left out: the cited default
     assert a.burst_window_s == 200.0 and a.measured_throughput("g6e.2xlarge", "s3") == 538.0
     written = assumptions_as_dict(a)["assumptions"]
     assert isinstance(written, dict) and {**written, **raw["assumptions"]} == written  # the same keys, flat

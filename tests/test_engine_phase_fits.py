@@ -104,7 +104,7 @@ def test_a_warm_compile_never_costs_more_than_a_cold_one(release, layers):
     from fastload_constructs.core.engines.vllm.releases import uses_aot_compile
 
     figures = VllmFigures()
-    assert warm_compile_seconds(layers, uses_aot_compile(release), figures) <= cold_compile_seconds(layers, figures)
+    assert warm_compile_seconds(layers, uses_aot_compile(release), figures) <= cold_compile_seconds(figures)
 
 
 def test_the_tiny_two_layer_models_plan_compiles_faster_warm_than_cold():
@@ -155,6 +155,65 @@ def test_wake_follows_the_host_link():
     gen5 = wake_seconds(llama, 1, a, lookup("p5.48xlarge"))
     assert gen5 < gen4 < wake_seconds(llama, 1, a, lookup("g4dn.xlarge"))
     assert gen4 == pytest.approx(a.wake_fixed_s + 16.06e9 / (a.wake_pcie4_gb_s * 1e9), rel=1e-3)
+    # Gen5 moves the bytes at twice Gen4's rate (twice the signalling rate), the fixed cost unchanged
+    assert gen5 - a.wake_fixed_s == pytest.approx((gen4 - a.wake_fixed_s) / 2, rel=1e-3)
+
+
+def test_every_wake_row_says_its_level_what_it_timed_and_whether_http_is_inside():
+    wakes = [r for r in ROWS if r["phase"] == "wake"]
+    for row in wakes:
+        assert row["sleep_level"] in (1, 2) and row["kv_reallocated"] is True, row["id"]
+        assert row["includes_http"] in (True, False, None) and row["span"], row["id"]
+    # only level-1 wakes are fitted: a level-2 wake re-reads the weights, the standby path sleeps at level 1
+    assert all(r["sleep_level"] == 1 for r in wakes if r["fitted"])
+    assert sum(1 for r in wakes if r["sleep_level"] == 2) >= 2
+
+
+@pytest.mark.parametrize("name", ["wake from sleep (level 1)", "KV cache, profiling and warm-up"])
+def test_wake_and_kv_are_within_35_percent_leaving_each_source_out(name):
+    report = REPORTS[name]
+    assert report.loso < 1.35, report.loso_by_group
+    assert report.groups_within >= len(report.loso_by_group) // 2 + 1, report.loso_by_group
+
+
+def test_tensor_parallelism_is_in_the_cold_compile_and_layers_in_the_kv_phase():
+    cold = REPORTS["torch.compile, cache miss"]
+    assert cold.values["compile_cold_tp_exponent"] > 0 and cold.groups >= 10
+    # Within one host and release (anyscale's starts at TP1, TP4 and TP8) TP is what moves a miss, and the
+    # fit follows it there; without TP that source is out by more than 35%. Across hosts a miss scatters
+    # with the CPU, which the plan does not know: docs/planning.md names the sources out.
+    assert cold.loso_by_group["anyscale"] < 1.35
+    flat = dataclasses.replace(cold.spec, grid={**cold.spec.grid, "compile_cold_tp_exponent": (0.0,)})
+    assert fits.report(flat, ROWS).loso_by_group["anyscale"] > 1.35
+    kv = REPORTS["KV cache, profiling and warm-up"]
+    assert kv.values["kv_and_server_s_per_layer"] > 0
+    llama8 = ModelProfile.from_numbers(parameter_count=8_030_261_248)
+    llama70 = ModelProfile.from_numbers(parameter_count=70_600_000_000)
+    deeper = plan(llama70, "g6e.12xlarge").predicted.kv_and_server_s
+    assert deeper > plan(llama8, "g6e.2xlarge").predicted.kv_and_server_s
+
+
+_NUMBER = r"([\d.]+)"
+
+
+def test_a_hit_counts_the_cache_load_that_0_10_leaves_out_of_its_total():
+    """0.9.2-0.10.x print the cache load apart from "torch.compile takes X s in total": the rows add it back to
+    the compile and take it out of KV + server, as `fastload coldstart` does with a user's log."""
+    checked = 0
+    for row in ROWS:
+        cached = re.search(r'"graph_compile_cached": ' + _NUMBER, row["quote"])
+        if row["phase"] == "compile_warm" and cached and row["fitted"]:
+            total = float(re.search(r'"torch.compile": ' + _NUMBER, row["quote"]).group(1))
+            assert row["seconds"] == pytest.approx(total + float(cached.group(1)), abs=1e-3), row["id"]
+            checked += 1
+        if row["phase"] == "kv_and_server" and cached:
+            init, compiled, graphs = (
+                float(re.search(f'"{key}": ' + _NUMBER, row["quote"]).group(1))
+                for key in ("init_engine", "torch.compile", "graph_capturing")
+            )
+            assert row["seconds"] == pytest.approx(init - compiled - float(cached.group(1)) - graphs, abs=1e-2)
+            checked += 1
+    assert checked >= 30
 
 
 def test_the_leave_one_source_out_table_in_docs_is_the_fits():

@@ -10,7 +10,7 @@ from fastload_constructs.core.cluster import karpenter_controller
 from fastload_constructs.core.cluster.ami_family import default_ami_alias
 from fastload_constructs.core.engines import ENGINES
 from fastload_constructs.core.release_lists import release_list, release_lists
-from fastload_constructs.core.serving import path_filter, standby
+from fastload_constructs.core.serving import path_filter, standby, standby_primer
 from fastload_constructs.infra import nvidia_device_plugin, scale_out_metrics
 
 
@@ -35,6 +35,7 @@ def test_each_engine_s_default_release_is_a_published_release(engine):
         ("nvidia-device-plugin", nvidia_device_plugin.CHART_VERSION),
         ("fma", standby.FMA_VERSION),
         ("amazon-eks-ami", default_ami_alias("al2023").split("@", 1)[1]),
+        ("kubernetes", standby_primer.KUBECTL_VERSION),
     ],
 )
 def test_each_pinned_controller_and_ami_release_exists(project, version):

@@ -237,11 +237,13 @@ def test_the_requester_deployment_records_the_plan_with_its_standby_path():
     assert PLAN_ANNOTATION not in (one(docs, "Deployment", "llama-standby")["metadata"].get("annotations") or {})
 
 
-def test_keda_owns_the_requesters_and_the_primer_holds_n_on_the_standby_pool():
+def test_keda_owns_the_requesters_and_the_primer_rests_at_zero_on_the_standby_pool():
     docs = synth(standbys=3)
     requesters = one(docs, "Deployment", "llama")["spec"]
     primer = one(docs, "Deployment", "llama-standby")["spec"]
-    assert "replicas" not in requesters and primer["replicas"] == 3
+    # A re-applied manifest must leave no primer requester holding (and so waking) a standby: the primer rests
+    # at 0, and the priming Job (below) raises it to the standby count only until the engines are awake.
+    assert "replicas" not in requesters and primer["replicas"] == 0
     required = primer["template"]["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
     (term,) = required["nodeSelectorTerms"]
     assert {"key": LABEL_STANDBY, "operator": "In", "values": ["true"]} in term["matchExpressions"]
@@ -254,6 +256,93 @@ def test_keda_owns_the_requesters_and_the_primer_holds_n_on_the_standby_pool():
     # Two Deployments must not select each other's pods.
     assert not _selects(requesters["selector"], primer["template"]["metadata"]["labels"])
     assert not _selects(primer["selector"], requesters["template"]["metadata"]["labels"])
+
+
+def primer_job(docs):
+    (job,) = [d for d in docs if d["kind"] == "Job"]
+    return job
+
+
+def test_a_job_primes_the_standbys_and_scales_the_primer_back_to_zero_once_their_engines_are_awake():
+    """FMA makes a sleeping engine only from a requester bound to an awake one that goes away (FMA v0.6.4
+    pkg/controller/dual-pods/inference-server.go: a requester deleted -> ensureUnbound -> POST /sleep): N
+    requesters on the standby pool until they are Ready (FMA relays Ready only while the engine is awake), then
+    none. Each step is kubectl alone (the image has no shell); a failed step fails the pod and the Job retries."""
+    docs = synth(standbys=3)
+    job = primer_job(docs)
+    assert job["spec"]["backoffLimit"] >= 1 and "ttlSecondsAfterFinished" not in job["spec"]
+    pod = job["spec"]["template"]["spec"]
+    assert pod["restartPolicy"] == "Never"
+    steps = [*pod["initContainers"], *pod["containers"]]
+    assert [c["name"] for c in steps] == ["scale-up", "wait-ready", "scale-down"]
+    for step in steps:
+        assert step["image"].startswith("registry.k8s.io/kubectl:v1.35.")
+        assert step["command"][0] == "/bin/kubectl" and "--namespace=inference" in step["command"]
+        assert "deployment/llama-standby" in step["command"]
+    scale_up, wait, scale_down = (step["command"] for step in steps)
+    assert "scale" in scale_up and "--replicas=3" in scale_up
+    assert "wait" in wait and "--for=jsonpath={.status.readyReplicas}=3" in wait
+    assert any(a.startswith("--timeout=") and a != "--timeout=0s" for a in wait)
+    assert "scale" in scale_down and "--replicas=0" in scale_down
+    # Ready means awake: the primer's requesters are Ready only when FMA relays their engine's readiness.
+    (requester,) = one(docs, "Deployment", "llama-standby")["spec"]["template"]["spec"]["containers"]
+    assert requester["readinessProbe"]["httpGet"]["path"] == "/ready"
+
+
+def test_the_priming_job_may_scale_the_primer_and_nothing_else():
+    docs = synth()
+    job = primer_job(docs)
+    account = job["spec"]["template"]["spec"]["serviceAccountName"]
+    assert job["spec"]["template"]["spec"]["automountServiceAccountToken"] is True
+    (binding,) = [
+        d
+        for d in docs
+        if d["kind"] == "RoleBinding"
+        and {"kind": "ServiceAccount", "name": account, "namespace": "inference"} in d["subjects"]
+    ]
+    role = one(docs, "Role", binding["roleRef"]["name"])
+    assert sorted((tuple(r["resources"]), tuple(r["verbs"])) for r in role["rules"]) == [
+        (("deployments",), ("get", "list", "watch")),
+        (("deployments/scale",), ("get", "patch", "update")),
+    ]
+    assert all(r["apiGroups"] == ["apps"] and r["resourceNames"] == ["llama-standby"] for r in role["rules"])
+    # No other subject holds that Role, and the requesters keep their token-less pods.
+    holders = [d for d in docs if d["kind"] == "RoleBinding" and d["roleRef"] == binding["roleRef"]]
+    assert [s["name"] for d in holders for s in d["subjects"]] == [account]
+    for name in ("llama", "llama-standby"):
+        assert one(docs, "Deployment", name)["spec"]["template"]["spec"]["automountServiceAccountToken"] is False
+
+
+def test_the_priming_job_is_named_by_what_the_standbys_are_made_of():
+    """Unchanged, a re-applied chart leaves the finished Job alone (no second prime); a change that makes FMA
+    drop the sleepers (ISC, LauncherConfig) or asks for another count is a new Job, which primes again (the
+    old one, gone from the manifest, is pruned)."""
+    name = primer_job(synth())["metadata"]["name"]
+    assert name == primer_job(synth())["metadata"]["name"]
+    assert name.startswith("llama-standby-prime-") and len(name) <= 63
+    access = ServingAccess(allow_from_cidrs=("10.0.0.0/16",))
+    assert primer_job(synth(access=access))["metadata"]["name"] == name  # who may connect: no new engine
+    assert primer_job(synth(standbys=3))["metadata"]["name"] != name
+    assert primer_job(synth(model_cache="node-local"))["metadata"]["name"] != name
+    assert primer_job(synth(extra_args=("--max-num-batched-tokens", "4096")))["metadata"]["name"] != name
+
+
+def test_the_priming_job_of_a_long_model_name_is_a_label_value():
+    p = serving_plan(standbys=1)
+    app = cdk8s.App()
+    StandbyEnginesChart(app, "m", plan=p, server=server(p, name="m" * 55))
+    job = primer_job([d for d in yaml.safe_load_all(app.synth_yaml()) if d])
+    assert len(job["metadata"]["name"]) <= 63  # Kubernetes labels each pod with its Job's name
+
+
+@pytest.mark.parametrize("page", ["docs/standby-engines.md", "README.md"])
+def test_the_docs_ask_for_no_hand_step_to_set_standbys_up(page):
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / page).read_text()
+    # A command to run (`kubectl ... scale ...`) or a replica count to set: neither is the user's to do.
+    assert not re.search(r"`kubectl[^`]*\bscale\b[^`]*`|--replicas=|not yet done by the stack", text)
 
 
 def _selects(selector, labels):

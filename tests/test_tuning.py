@@ -204,9 +204,12 @@ def test_capture_sizes_shorten_cuda_graph_capture():
     assert none.predicted.cuda_graph_s == 0
 
 
-def test_compile_scales_with_layers_and_release():
+def test_compile_scales_with_layers_tp_and_release():
     cold = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192))
-    assert cold.predicted.compile_s == pytest.approx(F.compile_cold_fixed_s + 32 * F.compile_cold_s_per_layer)
+    assert cold.predicted.compile_s == pytest.approx(F.compile_cold_fixed_s)
+    # A miss: every TP rank compiles at once on the host's CPUs.
+    tp4 = plan(LLAMA_70B, "g6e.12xlarge", TuningOptions(tensor_parallel_size=4))
+    assert tp4.predicted.compile_s == pytest.approx(F.compile_cold_fixed_s * 4**F.compile_cold_tp_exponent)
     warm = plan(LLAMA_31_8B, "g6e.2xlarge", TuningOptions(max_model_len=8192, compile_cache_warm=True))
     # 0.34 loads the AOT artefact on a hit: Dynamo does not run again.
     assert warm.predicted.compile_s == pytest.approx(F.compile_warm_aot_s)

@@ -231,7 +231,8 @@ def calibrate_command(
     if logs:
         vllm = vllm_figures(fitted)
         click.echo(
-            f"process start {vllm.process_start_s:.1f} s, KV + server {vllm.kv_and_server_s:.1f} s, "
+            f"process start {vllm.process_start_s:.1f} s, "
+            f"KV + server {vllm.kv_and_server_s_per_layer:.3f} s per layer, "
             f"compile x{vllm.compile_scale:.2f} (warm {vllm.compile_warm_fixed_s:.1f} s + Dynamo per layer, "
             f"AOT {vllm.compile_warm_aot_s:.1f} s), "
             f"CUDA graphs x{vllm.cuda_graph_scale:.2f}"

@@ -1,14 +1,8 @@
 """KEDA objects that scale one server Deployment on its engine's queue: a TriggerAuthentication and a ScaledObject.
 
-The numbers are decided in `fastload_constructs.core.scaling` (replica bounds,
-target, HPA behaviour derived from the plan's predicted start-up) and
-`core.scaling.metrics` (the PromQL). Field names follow KEDA 2.20.2's CRDs
-(`keda.sh/v1alpha1`; vendored in tests/fixtures/keda-2.20.2).
-
-The Prometheus trigger points at an Amazon Managed Service for Prometheus
-workspace (`server_address`, its `PrometheusEndpoint`) and signs with SigV4
-(`awsRegion` set, TriggerAuthentication `podIdentity.provider: aws` with
-`identityOwner: keda`: the KEDA operator's own Pod Identity credentials).
+What they hold is decided in `fastload_constructs.core.scaling.keda` (from `core.scaling.autoscaling` and
+`core.scaling.metrics`) as typed data; this chart renders it through the classes `cdk8s import` generated
+from KEDA 2.20.2's CRDs (`k8s.imports.keda`, README there), so a field the CRD lacks fails at synth.
 """
 
 from __future__ import annotations
@@ -17,25 +11,100 @@ import cdk8s
 from constructs import Construct
 
 from fastload_constructs.core import naming
-from fastload_constructs.core.errors import require
-from fastload_constructs.core.scaling.autoscaling import (
-    Autoscaling,
-    ScalingBehavior,
-    check_autoscaling,
-    fallback_spec,
-    hpa_behavior,
+from fastload_constructs.core.scaling.autoscaling import Autoscaling, HpaRules, ScalingBehavior
+from fastload_constructs.core.scaling.keda import (
+    METRIC_TYPE,
+    PrometheusTrigger,
+    ScaledObjectSpec,
+    TriggerAuthenticationSpec,
+    keda_objects,
 )
-from fastload_constructs.core.scaling.metrics import scaling_query
-from fastload_constructs.core.validation import check_dns_label
+from fastload_constructs.k8s.imports.keda.sh import keda
 
-KEDA_API_VERSION = "keda.sh/v1alpha1"
+_FALLBACK = {"currentReplicas": keda.ScaledObjectSpecFallbackBehavior.CURRENT_REPLICAS}
+_PROVIDER = {"aws": keda.TriggerAuthenticationSpecPodIdentityProvider.AWS}
+_OWNER = {"keda": keda.TriggerAuthenticationSpecPodIdentityIdentityOwner.KEDA}
+
+
+def _scale_up(rules: HpaRules) -> keda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUp:
+    return keda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUp(
+        stabilization_window_seconds=rules.window_s,
+        select_policy=rules.select,
+        policies=[
+            keda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPolicies(
+                type=p.type, value=p.value, period_seconds=p.period_s
+            )
+            for p in rules.policies
+        ],
+    )
+
+
+def _scale_down(rules: HpaRules) -> keda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDown:
+    return keda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDown(
+        stabilization_window_seconds=rules.window_s,
+        select_policy=rules.select,
+        policies=[
+            keda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPolicies(
+                type=p.type, value=p.value, period_seconds=p.period_s
+            )
+            for p in rules.policies
+        ],
+    )
+
+
+def _trigger(trigger: PrometheusTrigger) -> keda.ScaledObjectSpecTriggers:
+    return keda.ScaledObjectSpecTriggers(
+        type="prometheus",
+        name=trigger.name,
+        metric_type=METRIC_TYPE,
+        metadata=trigger.metadata,
+        authentication_ref=keda.ScaledObjectSpecTriggersAuthenticationRef(
+            name=trigger.authentication, kind=keda.ScaledObjectSpecTriggersAuthenticationRefKind.TRIGGER_AUTHENTICATION
+        ),
+    )
+
+
+def scaled_object_props(spec: ScaledObjectSpec) -> keda.ScaledObjectSpec:
+    """A `ScaledObjectSpec` as the imported class."""
+    behavior = keda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehavior(
+        scale_up=_scale_up(spec.behavior.scale_up), scale_down=_scale_down(spec.behavior.scale_down)
+    )
+    return keda.ScaledObjectSpec(
+        scale_target_ref=keda.ScaledObjectSpecScaleTargetRef(
+            api_version="apps/v1", kind="Deployment", name=spec.deployment
+        ),
+        min_replica_count=spec.min_replicas,
+        max_replica_count=spec.max_replicas,
+        polling_interval=spec.polling_interval_s,
+        cooldown_period=spec.cooldown_s,
+        advanced=keda.ScaledObjectSpecAdvanced(
+            horizontal_pod_autoscaler_config=keda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfig(
+                behavior=behavior
+            )
+        ),
+        fallback=keda.ScaledObjectSpecFallback(
+            failure_threshold=spec.fallback.failure_threshold,
+            replicas=spec.fallback.replicas,
+            behavior=_FALLBACK[spec.fallback.behavior],
+        ),
+        triggers=[_trigger(spec.trigger)],
+    )
+
+
+def trigger_authentication_props(spec: TriggerAuthenticationSpec) -> keda.TriggerAuthenticationSpec:
+    """A `TriggerAuthenticationSpec` as the imported class."""
+    return keda.TriggerAuthenticationSpec(
+        pod_identity=keda.TriggerAuthenticationSpecPodIdentity(
+            provider=_PROVIDER[spec.provider], identity_owner=_OWNER[spec.identity_owner]
+        )
+    )
 
 
 class AutoscalingChart(cdk8s.Chart):
     """ScaledObject `<server>` and TriggerAuthentication `<server>-amp` in `namespace`.
 
     `server` is the server Deployment's name (`ServerChart`'s `name`). Attributes:
-    `scaled_object`, `trigger_authentication`, `query`.
+    `scaled_object`, `trigger_authentication`, `query`, `objects` (`core.scaling.keda.KedaObjects`).
     """
 
     def __init__(
@@ -50,77 +119,27 @@ class AutoscalingChart(cdk8s.Chart):
         region: str,
         namespace: str = naming.DEFAULT_NAMESPACE,
     ) -> None:
-        check_dns_label(server, "server")
-        check_dns_label(namespace, "namespace")
-        check_autoscaling(autoscaling)
-        require(
-            isinstance(server_address, str)
-            and (server_address.startswith("https://") or "${Token[" in server_address)
-            and not server_address.endswith("/"),
-            "server_address",
-            server_address,
-            "the workspace's https:// query base URL without a trailing '/' (KEDA appends /api/v1/query)",
-        )
-        require(isinstance(region, str) and region != "", "region", region, "the workspace's AWS region")
-        super().__init__(
-            scope,
-            id,
+        objects = keda_objects(
+            server=server,
+            autoscaling=autoscaling,
+            behavior=behavior,
+            server_address=server_address,
+            region=region,
             namespace=namespace,
-            labels={
-                "app.kubernetes.io/name": "vllm-autoscaling",  # one value for either engine: selectors match it
-                "app.kubernetes.io/instance": server,
-                "app.kubernetes.io/component": "autoscaling",
-                "app.kubernetes.io/part-of": naming.PART_OF,
-                "app.kubernetes.io/managed-by": naming.MANAGED_BY,
-            },
         )
-        auth_name = f"{server}-amp"[:63]
-        self.query = scaling_query(autoscaling, server=server, namespace=namespace)
-        self.trigger_authentication = cdk8s.ApiObject(
+        super().__init__(scope, id, namespace=objects.namespace, labels=dict(objects.labels))
+        self.objects = objects
+        self.query = objects.scaled_object.trigger.query
+        auth = objects.trigger_authentication
+        self.trigger_authentication = keda.TriggerAuthentication(
             self,
             "TriggerAuthentication",
-            api_version=KEDA_API_VERSION,
-            kind="TriggerAuthentication",
-            metadata=cdk8s.ApiObjectMetadata(name=auth_name),
+            metadata=cdk8s.ApiObjectMetadata(name=auth.name),
+            spec=trigger_authentication_props(auth),
         )
-        self.trigger_authentication.add_json_patch(
-            cdk8s.JsonPatch.add("/spec", {"podIdentity": {"provider": "aws", "identityOwner": "keda"}})
-        )
-        self.scaled_object = cdk8s.ApiObject(
+        self.scaled_object = keda.ScaledObject(
             self,
             "ScaledObject",
-            api_version=KEDA_API_VERSION,
-            kind="ScaledObject",
-            metadata=cdk8s.ApiObjectMetadata(name=server),
-        )
-        self.scaled_object.add_json_patch(
-            cdk8s.JsonPatch.add(
-                "/spec",
-                {
-                    "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": server},
-                    "minReplicaCount": autoscaling.min_replicas,
-                    "maxReplicaCount": autoscaling.max_replicas,
-                    "pollingInterval": behavior.polling_interval_s,
-                    "cooldownPeriod": behavior.cooldown_s,
-                    "advanced": {"horizontalPodAutoscalerConfig": {"behavior": hpa_behavior(behavior)}},
-                    "fallback": fallback_spec(autoscaling),
-                    "triggers": [
-                        {
-                            "type": "prometheus",
-                            "name": autoscaling.metric.replace("_", "-"),
-                            "metricType": "AverageValue",
-                            "metadata": {
-                                "serverAddress": server_address,
-                                "query": self.query,
-                                "threshold": f"{autoscaling.target:g}",
-                                "awsRegion": region,
-                                # An empty result is an error, never "0 waiting": KEDA's fallback then holds
-                                # the current replicas (core.scaling.autoscaling.fallback_spec) and an alert fires.
-                                "ignoreNullValues": "false",
-                            },
-                            "authenticationRef": {"name": auth_name, "kind": "TriggerAuthentication"},
-                        }
-                    ],
-                },
-            )
+            metadata=cdk8s.ApiObjectMetadata(name=objects.scaled_object.deployment),
+            spec=scaled_object_props(objects.scaled_object),
         )

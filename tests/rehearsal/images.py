@@ -67,6 +67,13 @@ PROVIDES: dict[str, Claim] = {
         "nginx in /usr/sbin on PATH, Alpine's busybox sh)",
         "the image's current build file",
     ),
+    "registry.k8s.io/kubectl": Claim(
+        frozenset({"kubectl"}),
+        "https://github.com/kubernetes/kubernetes/blob/master/CHANGELOG/CHANGELOG-1.35.md (the kubectl image among "
+        "v1.35.0's container images) and https://github.com/kubernetes/kubernetes/blob/master/build/server-image/"
+        "kubectl/Dockerfile (`COPY ${BINARY} /bin/`, ENTRYPOINT /bin/kubectl); no shell in the v1.35 image",
+        "the build file on master; the binary's path, /bin/kubectl, as images built from v1.35 tags are copied from",
+    ),
     "registry.k8s.io/sig-storage/local-volume-provisioner": Claim(
         frozenset({"sh", "bash", "mount", "mountpoint"}),
         "https://github.com/kubernetes-sigs/sig-storage-local-static-provisioner/blob/"

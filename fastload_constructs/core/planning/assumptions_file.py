@@ -69,6 +69,8 @@ _RETIRED_FIELDS = frozenset(
         "compile_warm_recent_s",
         "cuda_graph_full_s_per_graph_layer",
         "cuda_graph_hopper_factor",
+        "kv_and_server_s",
+        "compile_cold_s_per_layer",
     }
 )
 

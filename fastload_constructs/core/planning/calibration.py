@@ -6,7 +6,8 @@
 
 * stream throughput per (instance type, source) = median of bytes / (weight load - vLLM's fixed
   set-up): it replaces the modelled rate for that instance type and source only;
-* process start (container start + everything before the load) and KV + server = medians;
+* process start (container start + everything before the load) = median; KV + server per decoder
+  layer = median of each launch's KV + server over its model's layers;
 * cold compile and CUDA-graph capture = medians of measured / modelled for each launch's model, GPU, TP
   and capture sizes, kept as scale factors so they still follow layers, GPUs and capture sizes;
 * warm compile = median of warm launches less Dynamo's per-layer re-trace (the fixed cost), or the
@@ -105,13 +106,18 @@ def _stream_rates(launches: list[MeasuredLaunch], fixed_s: float) -> tuple[tuple
 
 
 def _fixed_costs(launches: list[MeasuredLaunch]) -> dict[str, float]:
-    """Process start and KV + server: medians of what the logs measured."""
+    """Process start (a median) and KV + server per decoder layer (the median over launches)."""
     changes: dict[str, float] = {}
-    for name in ("process_start_s", "kv_and_server_s"):
-        measured = [(x.label, getattr(x, name)) for x in launches if getattr(x, name) is not None]
-        fitted = _fitted(name, measured, 3)
-        if fitted is not None:
-            changes[name] = fitted
+    starts = [(x.label, x.process_start_s) for x in launches if x.process_start_s is not None]
+    start = _fitted("process_start_s", starts, 3)
+    if start is not None:
+        changes["process_start_s"] = start
+    per_layer = [
+        (x.label, x.kv_and_server_s / estimated_layers(x.model)) for x in launches if x.kv_and_server_s is not None
+    ]
+    kv = _fitted("kv_and_server_s_per_layer", per_layer, 4)
+    if kv is not None:
+        changes["kv_and_server_s_per_layer"] = kv
     return changes
 
 
@@ -129,7 +135,8 @@ def _compile_and_graphs(launches: list[MeasuredLaunch], figures: VllmFigures) ->
                 dynamo = figures.compile_warm_s_per_layer * estimated_layers(x.model)
                 measured.setdefault("compile_warm_fixed_s", []).append((x.label, max(0.0, x.compile_s - dynamo)))
             else:
-                ratio = x.compile_s / compile_seconds(x.model, release, False, unscaled)
+                tp = x.options.tensor_parallel_size or 1
+                ratio = x.compile_s / compile_seconds(x.model, release, False, unscaled, tp)
                 measured.setdefault("compile_scale", []).append((x.label, ratio))
         if x.cuda_graph_s is not None and x.cuda_graph_s > 0:
             sizes, seqs = x.options.cudagraph_capture_sizes, x.options.max_num_seqs

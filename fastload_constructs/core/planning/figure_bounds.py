@@ -21,7 +21,8 @@ Why each range:
                 and graphs; a layer compiles in under a second.
     SCALE       0.01 to 100: measured / modelled (calibration) and V0's factor on the fitted graph model;
                 beyond two orders of magnitude the model or the log is wrong, and planning on it is not.
-    EXPONENT    0 to 4: TP^exponent of the graph capture (fitted: 0.5); 4 already makes TP 8 cost 4,096x.
+    EXPONENT    0 to 4: TP^exponent of the graph capture and the cold compile (fitted: 0.5); 4 already makes
+                TP 8 cost 4,096x.
 """
 
 from __future__ import annotations
@@ -87,9 +88,9 @@ FIGURE_RANGES: dict[str, FigureRange] = {
     # vLLM's figures (VllmFigures), the engine `fastload calibrate` fits.
     "process_start_s": SECONDS,
     "weight_load_fixed_s": SECONDS,
-    "kv_and_server_s": SECONDS,
+    "kv_and_server_s_per_layer": PER_UNIT_S,
     "compile_cold_fixed_s": SECONDS,
-    "compile_cold_s_per_layer": PER_UNIT_S,
+    "compile_cold_tp_exponent": EXPONENT,
     "compile_warm_fixed_s": SECONDS,
     "compile_warm_s_per_layer": PER_UNIT_S,
     "compile_warm_aot_s": SECONDS,

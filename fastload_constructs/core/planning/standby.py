@@ -12,8 +12,8 @@ Phases from requester creation to the first token, each from a cited figure
 (`StandbyAssumptions`); which are published measurements and which are estimates
 is recorded per phase (`StandbyPhase.measured`). The wake is the only phase that
 moves data: the weights back from pinned host memory, modelled as a fixed cost
-plus bytes per GPU over the GPU's host link (PCIe Gen4 fitted to published
-level-1 wakes, Gen5 measured on an H200).
+plus bytes per GPU over the GPU's host link (fitted to published level-1 wakes;
+Gen5 and Gen3 links scale Gen4's rate by their signalling rate).
 
 Pure: no CDK, cdk8s or boto3.
 """
@@ -33,6 +33,9 @@ HOURS_PER_DAY = 24
 LAUNCHER_VLLM_VERSION = "0.26.0"
 # Standbys per model: one bound for the planner, ServedModel and the chart.
 MAX_STANDBYS = 100
+# A host link's per-lane signalling rate against PCIe Gen4's 16 GT/s: Gen3 8 GT/s, Gen5 32 GT/s (PCI-SIG,
+# pcisig.com/specifications); x16 on every catalog GPU (core/catalog.py).
+PCIE_RATE_VS_GEN4: dict[HostLink, float] = {"pcie3": 0.5, "pcie4": 1.0, "pcie5": 2.0}
 
 
 def check_standbys(value: object, field: str = "standbys") -> int:
@@ -61,21 +64,19 @@ class StandbyAssumptions:
     # to pod IPs). 1 s.
     bind_s: float = 1.0
     # --- the wake (POST /wake_up, level 1) ---------------------------------------------------------
-    # A wake = a fixed cost + each GPU's shard of the weights over its host link, fitted over 9 level-1
-    # wakes of 2 sources (tests/fixtures/engine_phase_measurements.json, rows "wake": the vLLM blog's
-    # "Zero-Reload Model Switching with vLLM Sleep Mode", 2025-10-26, A100 and RTX A4000; vllm issue 16663,
-    # A800) by bench/engine_phase_fits.py. MEASURED (fitted). Wakes with LoRA adapters (vllm PR 48337: 1.22 s
-    # for a 0.6B model) cost more and are left out.
-    wake_fixed_s: float = 0.16
-    # PCIe Gen4 x16 hosts (A100, A800, A4000 above; the L4, L40S and A10G of g6, g6e and g5), GB/s per GPU:
-    # fitted with the fixed cost above.
+    # vLLM's CuMemAllocator maps every allocation back and copies each weight tensor from its pinned host
+    # backup (cudaMemcpy, one per allocation); the KV cache, discarded at sleep, is only re-mapped
+    # (vllm/device_allocator/cumem.py). A wake = a fixed cost (the RPC to the workers, re-mapping the KV
+    # cache) + each GPU's shard of the weights over its host link, fitted over the level-1 wakes of the
+    # sources that name their GPU (tests/fixtures/engine_phase_measurements.json, rows "wake": the vLLM
+    # blog's "Zero-Reload Model Switching with vLLM Sleep Mode", 2025-10-26, A100 and RTX A4000; vllm
+    # issue 16663, A800; vllm issue 48310, H100) by bench/engine_phase_fits.py. MEASURED (fitted). Level-2
+    # wakes (weights re-read from disk) and wakes with LoRA adapters (vllm PR 48337) are kept, not fitted.
+    wake_fixed_s: float = 0.15
+    # PCIe Gen4 x16 (A100, A800, A4000 above; the L4, L40S and A10G of g6, g6e and g5), GB/s per GPU:
+    # fitted with the fixed cost above. Gen5 (H100, H200) and Gen3 (T4, V100) are this rate times the
+    # link's per-lane signalling rate against Gen4 (32 and 8 GT/s against 16 GT/s, PCI-SIG): `PCIE_RATE_VS_GEN4`.
     wake_pcie4_gb_s: float = 17.0
-    # PCIe Gen5 x16 hosts (H100, H200): 16.06 GB copied back from pinned host memory in 0.311 s, 51.7 GB/s,
-    # on one H200 (bench/results/graph_capture-NVIDIA_H200.json; PyTorch's copy, not vLLM's wake). No
-    # published vLLM wake on a GPU known to sit on Gen5 was found.
-    wake_pcie5_gb_s: float = 51.7
-    # PCIe Gen3 x16 (T4, V100): half of Gen4's rate, as the link's signalling rate is half (PCI-SIG).
-    wake_pcie3_gb_s: float = 8.5
     # --- after the wake ------------------------------------------------------------------------------
     # FMA puts the InferenceServerConfig's labels on the launcher Pod once the instance is awake; the
     # EndpointSlice and kube-proxy then route to it. ESTIMATED: "~1 s" (FMA's design); no
@@ -144,8 +145,10 @@ class StandbyPath:
 
 
 def wake_rate_gb_s(link: HostLink, a: StandbyAssumptions) -> float:
-    """GB/s per GPU a level-1 wake copies back over a host link."""
-    return {"pcie3": a.wake_pcie3_gb_s, "pcie4": a.wake_pcie4_gb_s, "pcie5": a.wake_pcie5_gb_s}[link]
+    """GB/s per GPU a level-1 wake copies back over a host link: Gen4's fitted rate scaled by the link's
+    signalling rate (a ceiling check: one pinned 16 GB copy on an H200 ran at 51.7 GB/s,
+    bench/results/graph_capture-NVIDIA_H200.json)."""
+    return a.wake_pcie4_gb_s * PCIE_RATE_VS_GEN4[link]
 
 
 def wake_seconds_for(bytes_per_gpu: float, link: HostLink, a: StandbyAssumptions) -> float:
@@ -192,7 +195,8 @@ def standby_path(
             wake,
             True,
             f"{a.wake_fixed_s:g} s + {gb_per_gpu:.1f} GB/GPU at {wake_rate_gb_s(link, a):g} GB/s over {link} "
-            "(fitted to level-1 wakes on A100, A800 and A4000: vLLM blog 2025-10-26, vllm issue 16663)",
+            "(fitted to level-1 wakes on A100, A800, A4000 and H100: vLLM blog 2025-10-26, "
+            "vllm issue 16663, vllm issue 48310)",
         ),
         StandbyPhase("route", a.route_s, False, f"routing labels -> EndpointSlice ~1 s ({research})"),
         StandbyPhase(

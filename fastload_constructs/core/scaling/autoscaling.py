@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from fastload_constructs.core.engines import DEFAULT_ENGINE, ENGINE_NAMES, engine_named
 from fastload_constructs.core.errors import mention, one_of, require
@@ -213,22 +213,65 @@ def scaling_behavior(plan: ServingPlan) -> ScalingBehavior:
     )
 
 
+@dataclass(frozen=True)
+class HpaPolicy:
+    """One autoscaling/v2 HPAScalingPolicy: add or remove `value` pods (`Pods`) or percent (`Percent`) per period."""
+
+    type: Literal["Pods", "Percent"]
+    value: int
+    period_s: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {"type": self.type, "value": self.value, "periodSeconds": self.period_s}
+
+
+@dataclass(frozen=True)
+class HpaRules:
+    """One direction of an autoscaling/v2 HorizontalPodAutoscalerBehavior (HPAScalingRules)."""
+
+    window_s: int  # stabilizationWindowSeconds
+    select: Literal["Max", "Min", "Disabled"]  # selectPolicy
+    policies: tuple[HpaPolicy, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "stabilizationWindowSeconds": self.window_s,
+            "selectPolicy": self.select,
+            "policies": [policy.as_dict() for policy in self.policies],
+        }
+
+
+@dataclass(frozen=True)
+class HpaBehavior:
+    """`spec.advanced.horizontalPodAutoscalerConfig.behavior` of the ScaledObject: what KEDA hands its HPA."""
+
+    scale_up: HpaRules
+    scale_down: HpaRules
+
+    def as_dict(self) -> dict[str, object]:
+        """The autoscaling/v2 JSON, as the HPA model (`core.scaling.hpa`) and the simulator read it."""
+        return {"scaleUp": self.scale_up.as_dict(), "scaleDown": self.scale_down.as_dict()}
+
+
+def scaling_rules(behavior: ScalingBehavior) -> HpaBehavior:
+    """Scale up in one step once the demand has held for the window; scale down one pod per predicted start-up."""
+    return HpaBehavior(
+        scale_up=HpaRules(
+            window_s=behavior.scale_up_window_s,
+            select="Max",
+            policies=(HpaPolicy("Pods", behavior.scale_up_pods, behavior.scale_up_period_s),),
+        ),
+        scale_down=HpaRules(
+            window_s=behavior.scale_down_window_s,
+            select="Min",
+            policies=(HpaPolicy("Pods", 1, behavior.scale_down_period_s),),
+        ),
+    )
+
+
 def hpa_behavior(behavior: ScalingBehavior) -> dict[str, object]:
-    """`spec.advanced.horizontalPodAutoscalerConfig.behavior` (autoscaling/v2 HorizontalPodAutoscalerBehavior)."""
-    return {
-        "scaleUp": {
-            "stabilizationWindowSeconds": behavior.scale_up_window_s,
-            "selectPolicy": "Max",
-            "policies": [
-                {"type": "Pods", "value": behavior.scale_up_pods, "periodSeconds": behavior.scale_up_period_s},
-            ],
-        },
-        "scaleDown": {
-            "stabilizationWindowSeconds": behavior.scale_down_window_s,
-            "selectPolicy": "Min",
-            "policies": [{"type": "Pods", "value": 1, "periodSeconds": behavior.scale_down_period_s}],
-        },
-    }
+    """`scaling_rules` as autoscaling/v2 JSON (HorizontalPodAutoscalerBehavior), for the HPA model."""
+    return scaling_rules(behavior).as_dict()
 
 
 # When the queue metric cannot be read (scraper down, workspace unreachable, query empty), KEDA
@@ -241,15 +284,24 @@ FALLBACK_FAILURE_THRESHOLD = 3
 FALLBACK_BEHAVIOR = "currentReplicas"
 
 
-def fallback_spec(autoscaling: Autoscaling) -> dict[str, object]:
-    """`spec.fallback` of the ScaledObject: a broken metrics pipeline holds the current replicas.
+@dataclass(frozen=True)
+class Fallback:
+    """`spec.fallback` of the ScaledObject: after `failure_threshold` failed polls, `behavior` takes over."""
+
+    failure_threshold: int
+    replicas: int  # required by the CRD; the floor of the other behaviours
+    behavior: str
+
+
+def fallback(autoscaling: Autoscaling) -> Fallback:
+    """A broken metrics pipeline holds the current replicas.
 
     Never "0 requests waiting": reading an absent metric as zero would scale a busy model down to
     its minimum and never up again, silently. The `FastloadScalingMetricMissing` alert
     (`core.scaling.metrics.alert_rules`) says it happened.
     """
-    return {
-        "failureThreshold": FALLBACK_FAILURE_THRESHOLD,
-        "replicas": autoscaling.min_replicas,
-        "behavior": FALLBACK_BEHAVIOR,
-    }
+    return Fallback(
+        failure_threshold=FALLBACK_FAILURE_THRESHOLD,
+        replicas=autoscaling.min_replicas,
+        behavior=FALLBACK_BEHAVIOR,
+    )

@@ -5,12 +5,12 @@ a Deployment scales out, and it works with our KEDA-scaled Deployment, which
 becomes FMA's *requester* Deployment. What FMA lacks is
 added with plain objects, decided here:
 
-* **N standbys per model**: a primer Deployment `<name>-standby` of N requesters
-  pinned to the standby node pool (required node affinity). FMA starts an engine
-  for each; scaled to 0 once Ready (`kubectl scale deploy/<name>-standby
-  --replicas=0`), FMA puts each engine to sleep (level 1) and keeps it. An engine's
-  identity is its InferenceServerConfig plus its GPUs, not the requester's
-  Deployment, so a requester of the KEDA Deployment landing on that GPU wakes it.
+* **N standbys per model**: a primer Deployment `<name>-standby` of requesters
+  pinned to the standby node pool (required node affinity), which a Job raises to N
+  and lowers to 0 once all are Ready (`core/serving/standby_primer.py`). FMA starts an
+  engine for each and, as each requester goes, puts its engine to sleep (level 1) and
+  keeps it. An engine's identity is its InferenceServerConfig plus its GPUs, not the
+  requester's Deployment, so a requester of the KEDA Deployment landing on that GPU wakes it.
 * **Placement**: the KEDA Deployment's requesters prefer the standby pool (node
   affinity, weight 100) and nodes holding a sleeping launcher of the model (pod
   affinity, weight 100); the standby NodePool is tainted (only requesters and
@@ -63,14 +63,31 @@ from fastload_constructs.core.serving.cache_sharing import (
     SyncContainer,
 )
 from fastload_constructs.core.serving.path_filter import CONFIG_FILE, NGINX_IMAGE, NGINX_UID, PathFilter, nginx_config
-from fastload_constructs.core.serving.server_pod import SHM_MOUNT_PATH, ServerSpec
+from fastload_constructs.core.serving.pod_template import (
+    Affinity,
+    ConfigMapVolume,
+    Container,
+    EmptyDir,
+    HostPath,
+    HttpGetProbe,
+    LabelIn,
+    Mount,
+    PodSpec,
+    PodTemplate,
+    Port,
+    PreferredNodes,
+    PreferredPods,
+    Resources,
+    SecurityContext,
+    Volume,
+)
+from fastload_constructs.core.serving.server_pod import SHM_MOUNT_PATH, ServerSpec, Toleration
 from fastload_constructs.core.validation import check_dns_label
 
 # --- FMA v0.6.4 (tag v0.6.4 = commit b057659cb29dc408f2121e9d2c71ea35a8e2acb5) ---------------------------
 FMA_VERSION = "0.6.4"
 FMA_TAG = f"v{FMA_VERSION}"
 FMA_REGISTRY = "ghcr.io/llm-d-incubation/llm-d-fast-model-actuation"
-FMA_API_VERSION = "fma.llm-d.ai/v1alpha1"
 LAUNCHER_IMAGE = f"{FMA_REGISTRY}/launcher:{FMA_TAG}"  # planning.standby.LAUNCHER_VLLM_VERSION
 REQUESTER_IMAGE = f"{FMA_REGISTRY}/requester:{FMA_TAG}"
 DEFAULT_RELEASE = "fma"
@@ -109,6 +126,9 @@ STANDBY_VALUE = "true"
 LABEL_LAUNCHER_OF = "fastload.io/launcher-of"
 LABEL_REQUESTER_OF = "fastload.io/requester-of"
 LABEL_SERVING = "fastload.io/serving"
+# The launcher Pod's shared memory volume, and the topology of "the same node".
+SHM_VOLUME = "dshm"
+HOSTNAME_TOPOLOGY = "kubernetes.io/hostname"
 # Helm chart fma-controllers: labels of the dual-pods controller's Pods.
 CONTROLLER_COMPONENT = "dual-pods-controller"
 
@@ -128,6 +148,46 @@ def controller_pod_labels(release: str = DEFAULT_RELEASE) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
+class ModelServerConfig:
+    """An InferenceServerConfig's `modelServerConfig`: how the launcher runs one engine."""
+
+    port: int
+    options: str  # `vllm serve` arguments, split on whitespace by the launcher
+    env_vars: Mapping[str, str]
+    labels: Mapping[str, str]  # on the launcher Pod only while its engine is bound and awake
+
+
+@dataclass(frozen=True)
+class InferenceServerConfigSpec:
+    launcher_config_name: str
+    model_server: ModelServerConfig
+
+
+@dataclass(frozen=True)
+class LauncherConfigSpec:
+    max_instances: int  # engines per launcher
+    pod_template: PodTemplate
+
+
+@dataclass(frozen=True)
+class PopulationPolicySpec:
+    """A LauncherPopulationPolicy: on every node with `node_labels`, this many launchers of each LauncherConfig."""
+
+    node_labels: Mapping[str, str]
+    launcher_counts: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class StandbyLabels:
+    """The labels of one model's standby objects and pods, each set from the server's recommended labels."""
+
+    objects: Mapping[str, str]  # every object the chart makes
+    requesters: Mapping[str, str]  # the KEDA Deployment's pods
+    primer: Mapping[str, str]  # the primer's pods
+    launchers: Mapping[str, str]  # FMA adds app.kubernetes.io/component: launcher and its dual-pods.llm-d.ai/*
+
+
+@dataclass(frozen=True)
 class StandbySpec:
     """Everything the standby chart renders for one model; built by `standby_spec`."""
 
@@ -137,11 +197,11 @@ class StandbySpec:
     release: str
     service_account_name: str
     labels: Mapping[str, str]  # recommended labels of every object
-    isc: dict[str, Any]  # InferenceServerConfig spec
-    launcher_config: dict[str, Any]  # LauncherConfig spec
-    population_policy: dict[str, Any]  # LauncherPopulationPolicy spec
-    requester_template: dict[str, Any]  # the KEDA Deployment's pod template
-    primer_template: dict[str, Any]  # the primer Deployment's pod template
+    isc: InferenceServerConfigSpec
+    launcher_config: LauncherConfigSpec
+    population_policy: PopulationPolicySpec
+    requester_template: PodTemplate  # the KEDA Deployment's pod template
+    primer_template: PodTemplate  # the primer Deployment's pod template
     requester_replicas: int | None  # None: KEDA's HPA owns the count
     service_selector: Mapping[str, str]
     launcher_selector: Mapping[str, str]
@@ -152,7 +212,6 @@ class StandbySpec:
     launcher_memory_request_bytes: int
     launcher_memory_limit_bytes: int
     init_containers: tuple[SyncContainer, ...]
-    volumes: tuple[dict[str, Any], ...]
     # On the requester Deployment: the plan it was made from (core/serving/plan_record.py), standby path included.
     deployment_annotations: Mapping[str, str]
 
@@ -198,214 +257,277 @@ def isc_options(server: ServerSpec, gpu_memory_utilization: float) -> str:
     return " ".join(out)
 
 
-def _toleration(key: str, value: str, effect: str) -> dict[str, str]:
-    return {"key": key, "operator": "Equal", "value": value, "effect": effect}
-
-
-def _container_security() -> dict[str, Any]:
-    return {
-        "allowPrivilegeEscalation": False,
-        "privileged": False,
-        "readOnlyRootFilesystem": False,
-        "capabilities": {"drop": ["ALL"]},
-        "seccompProfile": {"type": "RuntimeDefault"},
-    }
-
-
-def _required_node_terms(labels: Mapping[str, str]) -> list[dict[str, Any]]:
-    return [{"matchExpressions": [{"key": k, "operator": "In", "values": [v]} for k, v in labels.items()]}]
-
-
-def _requester_template(server: ServerSpec, labels: Mapping[str, str], *, pinned_to_standby: bool) -> dict[str, Any]:
-    """A requester Pod: FMA's requester container holding the GPUs, steered to the model's sleepers."""
-    node_labels = dict(server.node_labels)
-    affinity: dict[str, Any] = {}
-    if pinned_to_standby:
-        node_labels[LABEL_STANDBY] = STANDBY_VALUE
-        affinity["nodeAffinity"] = {
-            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": _required_node_terms(node_labels)}
-        }
-    else:
-        affinity["nodeAffinity"] = {
-            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": _required_node_terms(node_labels)},
-            "preferredDuringSchedulingIgnoredDuringExecution": [
-                {
-                    "weight": 100,
-                    "preference": {
-                        "matchExpressions": [{"key": LABEL_STANDBY, "operator": "In", "values": [STANDBY_VALUE]}]
-                    },
-                }
-            ],
-        }
-        affinity["podAffinity"] = {
-            "preferredDuringSchedulingIgnoredDuringExecution": [
-                {
-                    "weight": 100,
-                    "podAffinityTerm": {
-                        "labelSelector": {"matchLabels": {LABEL_LAUNCHER_OF: server.name, LABEL_FMA_SLEEPING: "true"}},
-                        "topologyKey": "kubernetes.io/hostname",
-                    },
-                }
-            ]
-        }
-    gpu = {naming.GPU_RESOURCE: server.gpus}
-    spec: dict[str, Any] = {
-        "serviceAccountName": server.service_account_name,
-        # The requester never calls the Kubernetes API; the controller calls it.
-        "automountServiceAccountToken": False,
-        "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
-        "containers": [
-            {
-                "name": INFERENCE_SERVER_CONTAINER,
-                "image": REQUESTER_IMAGE,
-                "imagePullPolicy": "IfNotPresent",
-                "env": [
-                    {"name": "PROBES_PORT", "value": str(REQUESTER_PROBES_PORT)},
-                    {"name": "SPI_PORT", "value": str(REQUESTER_SPI_PORT)},
-                ],
-                "ports": [
-                    {"containerPort": REQUESTER_PROBES_PORT, "name": "probes"},
-                    {"containerPort": REQUESTER_SPI_PORT, "name": "spi"},
-                ],
-                # Ready only while FMA reports the bound engine awake: no Ready requester without a serving engine.
-                "readinessProbe": {
-                    "httpGet": {"path": "/ready", "port": REQUESTER_PROBES_PORT},
-                    "initialDelaySeconds": 1,
-                    "periodSeconds": 1,
-                    "failureThreshold": 1,
-                },
-                "resources": {
-                    "requests": {"cpu": f"{REQUESTER_CPU_MILLIS}m", "memory": f"{REQUESTER_MEMORY_MIB}Mi", **gpu},
-                    "limits": {"memory": f"{REQUESTER_MEMORY_MIB}Mi", **gpu},
-                },
-                "securityContext": _container_security(),
-            }
-        ],
-        "tolerations": [
-            _toleration(server.toleration.key, server.toleration.value, server.toleration.effect),
-            _toleration(LABEL_STANDBY, STANDBY_VALUE, "NoSchedule"),
-        ],
-        "affinity": affinity,
-    }
-    if server.priority_class_name is not None:
-        spec["priorityClassName"] = server.priority_class_name
-    return {
-        "metadata": {
-            "labels": dict(labels),
-            "annotations": {
-                ANNOTATION_ISC: server.name,
-                ANNOTATION_ADMIN_PORT: str(REQUESTER_SPI_PORT),
-                **server.pod_annotations,
-            },
-        },
-        "spec": spec,
-    }
-
-
 def _mib(n: int) -> str:
     return f"{n // 1024**2}Mi"
 
 
-def _launcher_pod_spec(
-    server: ServerSpec,
-    *,
-    memory_request: int,
-    memory_limit: int,
-    init_containers: tuple[SyncContainer, ...],
-    volumes: tuple[dict[str, Any], ...],
-) -> dict[str, Any]:
-    mounts: list[dict[str, Any]] = [
-        {"name": "dshm", "mountPath": SHM_MOUNT_PATH},
-        {"name": COMPILE_CACHE_VOLUME, "mountPath": server.cache_mount_path},
-    ]
+def _tolerations(server: ServerSpec) -> tuple[Toleration, ...]:
+    """The GPU pools' taint and the standby pool's: requesters and launchers run on either."""
+    return (server.toleration, Toleration(LABEL_STANDBY, STANDBY_VALUE, "NoSchedule"))
+
+
+# --- Requester pods: FMA's requester container holding the GPUs ------------------------------------------------
+
+
+def _requester_affinity(server: ServerSpec, *, pinned_to_standby: bool) -> Affinity:
+    """The primer's requesters only on the standby pool; the KEDA Deployment's prefer it, and nodes holding a
+    sleeping launcher of the model."""
+    required = tuple(LabelIn(k, (v,)) for k, v in server.node_labels.items())
+    if pinned_to_standby:
+        return Affinity(required_nodes=(*required, LabelIn(LABEL_STANDBY, (STANDBY_VALUE,))))
+    sleeper = {LABEL_LAUNCHER_OF: server.name, LABEL_FMA_SLEEPING: "true"}
+    return Affinity(
+        required_nodes=required,
+        preferred_nodes=(PreferredNodes(weight=100, match=(LabelIn(LABEL_STANDBY, (STANDBY_VALUE,)),)),),
+        preferred_pods=(PreferredPods(weight=100, match_labels=sleeper, topology_key=HOSTNAME_TOPOLOGY),),
+    )
+
+
+def _requester_container(server: ServerSpec) -> Container:
+    gpu = {naming.GPU_RESOURCE: server.gpus}
+    memory = f"{REQUESTER_MEMORY_MIB}Mi"
+    return Container(
+        name=INFERENCE_SERVER_CONTAINER,
+        image=REQUESTER_IMAGE,
+        env={"PROBES_PORT": str(REQUESTER_PROBES_PORT), "SPI_PORT": str(REQUESTER_SPI_PORT)},
+        ports=(Port(REQUESTER_PROBES_PORT, "probes"), Port(REQUESTER_SPI_PORT, "spi")),
+        # Ready only while FMA reports the bound engine awake: no Ready requester without a serving engine.
+        readiness_probe=HttpGetProbe(
+            "/ready", REQUESTER_PROBES_PORT, initial_delay_s=1, period_s=1, failure_threshold=1
+        ),
+        resources=Resources(
+            requests={"cpu": f"{REQUESTER_CPU_MILLIS}m", "memory": memory, **gpu}, limits={"memory": memory, **gpu}
+        ),
+    )
+
+
+def requester_template(server: ServerSpec, labels: Mapping[str, str], *, pinned_to_standby: bool) -> PodTemplate:
+    """A requester Pod: FMA's requester container holding the GPUs, steered to the model's sleepers."""
+    annotations = {
+        ANNOTATION_ISC: server.name,
+        ANNOTATION_ADMIN_PORT: str(REQUESTER_SPI_PORT),
+        **server.pod_annotations,
+    }
+    spec = PodSpec(
+        service_account_name=server.service_account_name,
+        # The requester never calls the Kubernetes API; the controller calls it.
+        automount_service_account_token=False,
+        containers=(_requester_container(server),),
+        tolerations=_tolerations(server),
+        affinity=_requester_affinity(server, pinned_to_standby=pinned_to_standby),
+        priority_class_name=server.priority_class_name,
+    )
+    return PodTemplate(labels=dict(labels), annotations=annotations, spec=spec)
+
+
+# --- Launcher pods: FMA's launcher, its engines, and the path filter in front of them ---------------------------
+
+
+def _engine_mounts(server: ServerSpec) -> tuple[Mount, ...]:
+    mounts = [Mount(SHM_VOLUME, SHM_MOUNT_PATH), Mount(COMPILE_CACHE_VOLUME, server.cache_mount_path)]
     if server.model_host_path is not None:
         # Only this model's folder of copies (a subPath), as in the server pods: the node's other models stay
         # unseen. The engine's model path is the pod's own link, in its revision volume, to the copy of the
         # revision the launcher pod resolved.
         assert server.model_sub_path is not None
-        mounts.append(
-            {
-                "name": MODEL_CACHE_VOLUME,
-                "mountPath": f"{MODEL_MOUNT_PATH}/{server.model_sub_path}",
-                "subPath": server.model_sub_path,
-                "readOnly": True,
-            }
-        )
-        mounts.append({"name": REVISION_VOLUME, "mountPath": REVISION_MOUNT_PATH, "readOnly": True})
-    aws_env = [{"name": k, "value": v} for k, v in server.env.items() if k.startswith("AWS_")]
-    spec: dict[str, Any] = {
-        "serviceAccountName": server.service_account_name,
+        folder = f"{MODEL_MOUNT_PATH}/{server.model_sub_path}"
+        mounts.append(Mount(MODEL_CACHE_VOLUME, folder, sub_path=server.model_sub_path, read_only=True))
+        mounts.append(Mount(REVISION_VOLUME, REVISION_MOUNT_PATH, read_only=True))
+    return tuple(mounts)
+
+
+def _engine_container(server: ServerSpec, *, memory_request: int, memory_limit: int) -> Container:
+    return Container(
+        name=INFERENCE_SERVER_CONTAINER,
+        image=LAUNCHER_IMAGE,
+        command=LAUNCHER_COMMAND,
+        ports=(Port(LAUNCHER_PORT, "launcher"), Port(ENGINE_PORT, "engine")),
+        resources=Resources(
+            requests={"cpu": str(server.cpu), "memory": _mib(memory_request)}, limits={"memory": _mib(memory_limit)}
+        ),
+        mounts=_engine_mounts(server),
+    )
+
+
+def _path_filter_container() -> Container:
+    memory = f"{PROXY_MEMORY_MIB}Mi"
+    return Container(
+        name=PROXY_CONTAINER,
+        image=NGINX_IMAGE,
+        # Not the image's entrypoint (it rewrites files under /etc/nginx): nginx itself, in the foreground.
+        command=("nginx", "-e", "stderr", "-c", f"{PROXY_CONFIG_MOUNT}/{CONFIG_FILE}", "-g", "daemon off;"),
+        ports=(Port(PROXY_PORT, "http"),),
+        resources=Resources(requests={"cpu": f"{PROXY_CPU_MILLIS}m", "memory": memory}, limits={"memory": memory}),
+        mounts=(
+            Mount(PROXY_CONFIG_VOLUME, PROXY_CONFIG_MOUNT, read_only=True),
+            Mount(PROXY_STATE_VOLUME, PATH_FILTER.state_dir),
+        ),
+        security=SecurityContext(read_only_root_filesystem=True, run_as_user=NGINX_UID),
+    )
+
+
+def _init_container(step: SyncContainer, server: ServerSpec) -> Container:
+    """A node-local copy step, run by the launcher image's Python with the pod's AWS settings."""
+    memory = f"{step.memory_mib}Mi"
+    return Container(
+        name=step.name,
+        image=LAUNCHER_IMAGE,
+        command=step.command,
+        env={k: v for k, v in server.env.items() if k.startswith("AWS_")},
+        resources=Resources(requests={"cpu": f"{step.cpu_millis}m", "memory": memory}, limits={"memory": memory}),
+        mounts=tuple(Mount(volume, path) for volume, path in step.mounts),
+    )
+
+
+def launcher_init_steps(server: ServerSpec) -> tuple[SyncContainer, ...]:
+    """Only the node-local model copy comes along: the shared compile cache holds the model image's artefacts,
+    and the launcher runs its own vLLM release, which vLLM's own hash keeps apart anyway. The revision matters
+    to the launcher pod only for the node-local copy."""
+    steps = tuple(step for step in server.init_containers if step.name in ("resolve-revision", "stage-model"))
+    return steps if any(step.name == "stage-model" for step in steps) else ()
+
+
+def launcher_volumes(server: ServerSpec, steps: tuple[SyncContainer, ...]) -> tuple[Volume, ...]:
+    """Shared memory, the path filter's config and state, the compile cache (this FMA release's own folder on
+    the node), and with the node-local copy the model cache, the copy script and the resolved revision."""
+    volumes: list[Volume] = [
+        EmptyDir(SHM_VOLUME, size_limit=_mib(server.shm_bytes), in_memory=True),
+        ConfigMapVolume(PROXY_CONFIG_VOLUME, f"{server.name}-path-filter", default_mode=0o444),
+        EmptyDir(PROXY_STATE_VOLUME, size_limit=f"{PROXY_STATE_MIB}Mi"),
+    ]
+    if server.cache_host_path is not None:
+        volumes.append(HostPath(COMPILE_CACHE_VOLUME, f"{server.cache_host_path}-fma-{FMA_TAG}"))
+    else:
+        volumes.append(EmptyDir(COMPILE_CACHE_VOLUME))
+    if server.model_host_path is not None:
+        volumes.append(HostPath(MODEL_CACHE_VOLUME, server.model_host_path))
+    if steps:
+        volumes.append(ConfigMapVolume(SCRIPT_VOLUME, f"{server.name}-cache-sync"))
+    if any(volume == REVISION_VOLUME for step in steps for volume, _ in step.mounts):
+        volumes.append(EmptyDir(REVISION_VOLUME, size_limit=f"{REVISION_VOLUME_MIB}Mi", in_memory=True))
+    return tuple(volumes)
+
+
+def launcher_config(server: ServerSpec, labels: Mapping[str, str], *, memory: tuple[int, int]) -> LauncherConfigSpec:
+    """The launcher Pod: FMA's launcher image, memory for the pinned weights (`memory`: request, limit), the
+    model's service account (Pod Identity), the node-local copy, the path filter."""
+    steps = launcher_init_steps(server)
+    spec = PodSpec(
+        service_account_name=server.service_account_name,
         # The launcher's state-change-reflector sidecar patches its own Pod (Role pods get/patch).
-        "automountServiceAccountToken": True,
-        "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
-        "containers": [
-            {
-                "name": INFERENCE_SERVER_CONTAINER,
-                "image": LAUNCHER_IMAGE,
-                "imagePullPolicy": "IfNotPresent",
-                "command": list(LAUNCHER_COMMAND),
-                "ports": [
-                    {"containerPort": LAUNCHER_PORT, "name": "launcher"},
-                    {"containerPort": ENGINE_PORT, "name": "engine"},
-                ],
-                "resources": {
-                    "requests": {"cpu": str(server.cpu), "memory": _mib(memory_request)},
-                    "limits": {"memory": _mib(memory_limit)},
-                },
-                "volumeMounts": mounts,
-                "securityContext": _container_security(),
-            },
-            {
-                "name": PROXY_CONTAINER,
-                "image": NGINX_IMAGE,
-                "imagePullPolicy": "IfNotPresent",
-                # Not the image's entrypoint (it rewrites files under /etc/nginx): nginx itself, in the foreground.
-                "command": ["nginx", "-e", "stderr", "-c", f"{PROXY_CONFIG_MOUNT}/{CONFIG_FILE}", "-g", "daemon off;"],
-                "ports": [{"containerPort": PROXY_PORT, "name": "http"}],
-                "resources": {
-                    "requests": {"cpu": f"{PROXY_CPU_MILLIS}m", "memory": f"{PROXY_MEMORY_MIB}Mi"},
-                    "limits": {"memory": f"{PROXY_MEMORY_MIB}Mi"},
-                },
-                "volumeMounts": [
-                    {"name": PROXY_CONFIG_VOLUME, "mountPath": PROXY_CONFIG_MOUNT, "readOnly": True},
-                    {"name": PROXY_STATE_VOLUME, "mountPath": PATH_FILTER.state_dir},
-                ],
-                "securityContext": {
-                    **_container_security(),
-                    "readOnlyRootFilesystem": True,
-                    "runAsNonRoot": True,
-                    "runAsUser": NGINX_UID,
-                    "runAsGroup": NGINX_UID,
-                },
-            },
-        ],
-        "initContainers": [
-            {
-                "name": step.name,
-                "image": LAUNCHER_IMAGE,
-                "imagePullPolicy": "IfNotPresent",
-                "command": list(step.command),
-                "env": aws_env,
-                "resources": {
-                    "requests": {"cpu": f"{step.cpu_millis}m", "memory": f"{step.memory_mib}Mi"},
-                    "limits": {"memory": f"{step.memory_mib}Mi"},
-                },
-                "volumeMounts": [{"name": v, "mountPath": p} for v, p in step.mounts],
-                "securityContext": _container_security(),
-            }
-            for step in init_containers
-        ],
-        "tolerations": [
-            _toleration(server.toleration.key, server.toleration.value, server.toleration.effect),
-            _toleration(LABEL_STANDBY, STANDBY_VALUE, "NoSchedule"),
-        ],
-        "volumes": list(volumes),
+        automount_service_account_token=True,
+        containers=(
+            _engine_container(server, memory_request=memory[0], memory_limit=memory[1]),
+            _path_filter_container(),
+        ),
+        init_containers=tuple(_init_container(step, server) for step in steps),
+        tolerations=_tolerations(server),
+        volumes=launcher_volumes(server, steps),
+        priority_class_name=server.priority_class_name,
+    )
+    # A standby node holds only launchers: no GPU request, so Karpenter would see it as idle.
+    template = PodTemplate(labels=dict(labels), annotations={DO_NOT_DISRUPT: "true"}, spec=spec)
+    # One engine per launcher: its identity stays simple and pod affinity can target it.
+    return LauncherConfigSpec(max_instances=1, pod_template=template)
+
+
+# --- The model's FMA objects -------------------------------------------------------------------------------------
+
+
+def inference_server_config(server: ServerSpec, gpu_memory_utilization: float) -> InferenceServerConfigSpec:
+    """Our server for FMA's launcher, in dev mode (sleep and wake), labelled for the Service while awake."""
+    env = {**server.env, "VLLM_SERVER_DEV_MODE": "1"}
+    return InferenceServerConfigSpec(
+        launcher_config_name=server.name,
+        model_server=ModelServerConfig(
+            port=ENGINE_PORT,
+            options=isc_options(server, gpu_memory_utilization),
+            env_vars=dict(sorted(env.items())),
+            labels={LABEL_SERVING: server.name},
+        ),
+    )
+
+
+def population_policy(plan: ServingPlan, name: str) -> PopulationPolicySpec:
+    """One launcher per GPU slot of the model on every standby node of the plan's type (per node)."""
+    return PopulationPolicySpec(
+        node_labels={LABEL_STANDBY: STANDBY_VALUE, naming.WELL_KNOWN_INSTANCE_TYPE: plan.instance.name},
+        launcher_counts={name: plan.instance.gpu_count // plan.tensor_parallel_size},
+    )
+
+
+def standby_labels(server: ServerSpec) -> StandbyLabels:
+    name = server.name
+    base = {k: v for k, v in server.labels.items() if k != "app.kubernetes.io/component"}
+    requesters = {**base, "app.kubernetes.io/component": "requester", LABEL_REQUESTER_OF: name}
+    primer = {
+        **requesters,
+        "app.kubernetes.io/instance": check_dns_label(f"{name}-standby", "name"),
+        "app.kubernetes.io/component": "standby-primer",
     }
-    if not init_containers:
-        del spec["initContainers"]
-    if server.priority_class_name is not None:
-        spec["priorityClassName"] = server.priority_class_name
-    return spec
+    return StandbyLabels(
+        objects={**base, "app.kubernetes.io/component": "inference-server"},
+        requesters=requesters,
+        primer=primer,
+        launchers={**base, LABEL_LAUNCHER_OF: name},
+    )
+
+
+def _check_inputs(plan: ServingPlan, server: ServerSpec, standbys: int, release: str, co_sleepers: int) -> None:
+    check_standbys(standbys)
+    require(standbys >= 1, "standbys", standbys, "at least 1 for FMA's objects (0 keeps the plain vLLM Deployment)")
+    require(isinstance(server, ServerSpec), "server", server, "a ServerSpec from server_pod.server_spec")
+    check_dns_label(release, "release")
+    whole_number_in(co_sleepers, "co_sleepers", 0, 8)
+    require(
+        not server.model_from_revision,
+        "follow_revisions",
+        True,
+        "False with standbys and an s3:// model (FMA's launcher hands vLLM the model URI as written in the "
+        "InferenceServerConfig and cannot follow fastload-current.json: give model_uri a revision, "
+        "s3://.../revisions/<id>, or a flat stage), or serving.model_cache='node-local' (the launcher pod "
+        "resolves the revision when it starts)",
+    )
+    require(
+        server.gpus == plan.tensor_parallel_size,
+        "server",
+        server.name,
+        "the server spec made from this plan (GPU counts differ)",
+    )
+
+
+def _sleeper_utilization(plan: ServingPlan, standbys: int, co_sleepers: int, a: StandbyAssumptions) -> float:
+    """This model's `--gpu-memory-utilization` with room for `co_sleepers` sleepers, if its KV cache still fits."""
+    gpu_bytes = plan.instance.gpu_memory_mib * 1024**2
+    utilization = standby_gpu_memory_utilization(plan.gpu_memory_utilization, gpu_bytes, co_sleepers, a)
+    reserve = co_sleepers * a.sleeper_gpu_bytes
+    if plan.kv_fit is not None:
+        left = plan.kv_fit.kv_available_bytes - reserve
+        require(
+            left >= plan.kv_fit.kv_needed_bytes,
+            "standbys",
+            standbys,
+            f"0 for this plan: {co_sleepers} sleeper(s) x {a.sleeper_gpu_bytes / GIB:g} GiB leave "
+            f"{left / GIB:.1f} GiB of KV cache per GPU, below the {plan.kv_fit.kv_needed_bytes / GIB:.1f} GiB "
+            "needed (lower max_model_len or kv_sequences)",
+        )
+    require(utilization > 0, "standbys", standbys, f"0 on {plan.instance.name}: sleepers would fill the GPU")
+    return utilization
+
+
+def _launcher_memory(plan: ServingPlan, standbys: int, a: StandbyAssumptions) -> tuple[int, int]:
+    """(request, limit) of the launcher's memory: a sleeper's pinned weights must fit under the pod's."""
+    request = standby_host_bytes(plan.model, a)
+    limit = plan.pod_memory_bytes
+    if request > limit:
+        raise FastloadConfigError(
+            "standbys",
+            standbys,
+            f"0 on {plan.instance.name}: a sleeping engine pins its {plan.model.total_gib:.1f} GiB of weights "
+            f"plus {a.sleeper_process_host_bytes / GIB:g} GiB in host RAM, more than the pod's "
+            f"{limit / GIB:.1f} GiB",
+        )
+    return request, limit
 
 
 def standby_spec(
@@ -423,154 +545,37 @@ def standby_spec(
     engine (FMA puts every scaled-in replica to sleep where it ran); each keeps ~2 GiB there, so this
     model's `--gpu-memory-utilization` leaves room for them. Default 1.
     """
-    check_standbys(standbys)
-    require(standbys >= 1, "standbys", standbys, "at least 1 for FMA's objects (0 keeps the plain vLLM Deployment)")
-    require(isinstance(server, ServerSpec), "server", server, "a ServerSpec from server_pod.server_spec")
-    check_dns_label(release, "release")
-    whole_number_in(co_sleepers, "co_sleepers", 0, 8)
+    _check_inputs(plan, server, standbys, release, co_sleepers)
     a = assumptions if assumptions is not None else StandbyAssumptions()
-    require(
-        not server.model_from_revision,
-        "follow_revisions",
-        True,
-        "False with standbys and an s3:// model (FMA's launcher hands vLLM the model URI as written in the "
-        "InferenceServerConfig and cannot follow fastload-current.json: give model_uri a revision, "
-        "s3://.../revisions/<id>, or a flat stage), or serving.model_cache='node-local' (the launcher pod "
-        "resolves the revision when it starts)",
-    )
-    require(
-        server.gpus == plan.tensor_parallel_size,
-        "server",
-        server.name,
-        "the server spec made from this plan (GPU counts differ)",
-    )
-    gpu_bytes = plan.instance.gpu_memory_mib * 1024**2
-    utilization = standby_gpu_memory_utilization(plan.gpu_memory_utilization, gpu_bytes, co_sleepers, a)
-    reserve = co_sleepers * a.sleeper_gpu_bytes
-    if plan.kv_fit is not None:
-        left = plan.kv_fit.kv_available_bytes - reserve
-        require(
-            left >= plan.kv_fit.kv_needed_bytes,
-            "standbys",
-            standbys,
-            f"0 for this plan: {co_sleepers} sleeper(s) x {a.sleeper_gpu_bytes / GIB:g} GiB leave "
-            f"{left / GIB:.1f} GiB of KV cache per GPU, below the {plan.kv_fit.kv_needed_bytes / GIB:.1f} GiB "
-            "needed (lower max_model_len or kv_sequences)",
-        )
-    require(utilization > 0, "standbys", standbys, f"0 on {plan.instance.name}: sleepers would fill the GPU")
-    memory_request = standby_host_bytes(plan.model, a)
-    memory_limit = plan.pod_memory_bytes
-    if memory_request > memory_limit:
-        raise FastloadConfigError(
-            "standbys",
-            standbys,
-            f"0 on {plan.instance.name}: a sleeping engine pins its {plan.model.total_gib:.1f} GiB of weights "
-            f"plus {a.sleeper_process_host_bytes / GIB:g} GiB in host RAM, more than the pod's "
-            f"{memory_limit / GIB:.1f} GiB",
-        )
+    utilization = _sleeper_utilization(plan, standbys, co_sleepers, a)
+    memory = _launcher_memory(plan, standbys, a)
+    labels = standby_labels(server)
     name = server.name
-    base = {k: v for k, v in server.labels.items() if k != "app.kubernetes.io/component"}
-    requester_labels = {**base, "app.kubernetes.io/component": "requester", LABEL_REQUESTER_OF: name}
-    primer_labels = {
-        **requester_labels,
-        "app.kubernetes.io/instance": check_dns_label(f"{name}-standby", "name"),
-        "app.kubernetes.io/component": "standby-primer",
-    }
-    # The launcher Pods' own labels (FMA adds app.kubernetes.io/component: launcher and its dual-pods.llm-d.ai/*).
-    launcher_labels = {**base, LABEL_LAUNCHER_OF: name}
-    env = {**server.env, "VLLM_SERVER_DEV_MODE": "1"}
-    isc = {
-        "launcherConfigName": name,
-        "modelServerConfig": {
-            "port": ENGINE_PORT,
-            "options": isc_options(server, utilization),
-            "env_vars": dict(sorted(env.items())),
-            # On the launcher Pod only while its engine is bound and awake: what the Service selects.
-            "labels": {LABEL_SERVING: name},
-        },
-    }
-    # Only the node-local model copy comes along: the shared compile cache holds the vLLM image's artefacts,
-    # and the launcher runs its own vLLM release, which vLLM's own hash keeps apart anyway.
-    init_containers = tuple(step for step in server.init_containers if step.name in ("resolve-revision", "stage-model"))
-    if not any(step.name == "stage-model" for step in init_containers):
-        init_containers = ()  # the revision matters to the launcher pod only for the node-local copy
-    volumes: list[dict[str, Any]] = [
-        {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": _mib(server.shm_bytes)}},
-        {"name": PROXY_CONFIG_VOLUME, "configMap": {"name": f"{name}-path-filter", "defaultMode": 0o444}},
-        {"name": PROXY_STATE_VOLUME, "emptyDir": {"sizeLimit": f"{PROXY_STATE_MIB}Mi"}},
-    ]
-    if server.cache_host_path is not None:
-        path = f"{server.cache_host_path}-fma-{FMA_TAG}"
-        volumes.append({"name": COMPILE_CACHE_VOLUME, "hostPath": {"path": path, "type": "DirectoryOrCreate"}})
-    else:
-        volumes.append({"name": COMPILE_CACHE_VOLUME, "emptyDir": {}})
-    if server.model_host_path is not None:
-        volumes.append(
-            {"name": MODEL_CACHE_VOLUME, "hostPath": {"path": server.model_host_path, "type": "DirectoryOrCreate"}}
-        )
-    if init_containers:
-        volumes.append({"name": SCRIPT_VOLUME, "configMap": {"name": f"{name}-cache-sync"}})
-    if any(volume == REVISION_VOLUME for step in init_containers for volume, _ in step.mounts):
-        in_memory = {"medium": "Memory", "sizeLimit": f"{REVISION_VOLUME_MIB}Mi"}
-        volumes.append({"name": REVISION_VOLUME, "emptyDir": in_memory})
-    launcher_config = {
-        # One engine per launcher: its identity stays simple and pod affinity can target it.
-        "maxInstances": 1,
-        "podTemplate": {
-            "metadata": {
-                "labels": launcher_labels,
-                # A standby node holds only launchers: no GPU request, so Karpenter would see it as idle.
-                "annotations": {DO_NOT_DISRUPT: "true"},
-            },
-            "spec": _launcher_pod_spec(
-                server,
-                memory_request=memory_request,
-                memory_limit=memory_limit,
-                init_containers=init_containers,
-                volumes=tuple(volumes),
-            ),
-        },
-    }
-    population_policy = {
-        "enhancedNodeSelector": {
-            "labelSelector": {
-                "matchLabels": {
-                    LABEL_STANDBY: STANDBY_VALUE,
-                    naming.WELL_KNOWN_INSTANCE_TYPE: plan.instance.name,
-                }
-            }
-        },
-        # One launcher per GPU slot of the model on every standby node (launcherCount is per node).
-        "countForLauncher": [
-            {"launcherConfigName": name, "launcherCount": plan.instance.gpu_count // plan.tensor_parallel_size}
-        ],
-    }
     return StandbySpec(
         name=name,
         namespace=server.namespace,
         standbys=standbys,
         release=release,
         service_account_name=server.service_account_name,
-        labels={**base, "app.kubernetes.io/component": "inference-server"},
-        isc=isc,
-        launcher_config=launcher_config,
-        population_policy=population_policy,
-        requester_template=_requester_template(server, requester_labels, pinned_to_standby=False),
-        primer_template=_requester_template(server, primer_labels, pinned_to_standby=True),
+        labels=labels.objects,
+        isc=inference_server_config(server, utilization),
+        launcher_config=launcher_config(server, labels.launchers, memory=memory),
+        population_policy=population_policy(plan, name),
+        requester_template=requester_template(server, labels.requesters, pinned_to_standby=False),
+        primer_template=requester_template(server, labels.primer, pinned_to_standby=True),
         requester_replicas=server.replicas,
         service_selector={LABEL_SERVING: name},
         launcher_selector={LABEL_LAUNCHER_OF: name},
         requester_selector={LABEL_REQUESTER_OF: name, "app.kubernetes.io/instance": name},
         primer_selector={
             LABEL_REQUESTER_OF: name,
-            "app.kubernetes.io/instance": primer_labels["app.kubernetes.io/instance"],
+            "app.kubernetes.io/instance": labels.primer["app.kubernetes.io/instance"],
         },
         controller_labels=controller_pod_labels(release),
         gpu_memory_utilization=utilization,
-        launcher_memory_request_bytes=memory_request,
-        launcher_memory_limit_bytes=memory_limit,
-        init_containers=init_containers,
-        volumes=tuple(volumes),
+        launcher_memory_request_bytes=memory[0],
+        launcher_memory_limit_bytes=memory[1],
+        init_containers=launcher_init_steps(server),
         deployment_annotations=dict(server.annotations),
     )
 

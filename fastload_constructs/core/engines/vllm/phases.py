@@ -47,20 +47,28 @@ class VllmFigures(EngineFigures):
     # 30.41 s stream (v0.34 log in tests/fixtures). Seconds added to every weight load.
     weight_load_fixed_s: float = 1.5
     # The profiling run, the KV cache and the warm-up: "init engine (profile, create kv cache, warmup
-    # model)" less the same log's torch.compile and graph capture, fitted over 18 rows of 4 sources
-    # (rows "kv_and_server"; the API server's own start after it, about 1 s, is inside the error).
-    kv_and_server_s: float = 10.3
-    # --- torch.compile (cold): fixed + per decoder layer (Dynamo traces every layer, Inductor compiles
-    # each piece), fitted over 14 rows of 7 sources (rows "compile_cold") ---------------------------
-    compile_cold_fixed_s: float = 9.0
-    compile_cold_s_per_layer: float = 0.65
+    # model)" less the same log's whole torch.compile (the cache load included, which 0.9.2-0.10.x leave out
+    # of "torch.compile takes X s in total") and graph capture. Seconds per decoder layer: the profiling run
+    # is the first to execute every layer's compiled pieces, and the KV cache is allocated per layer; fitted
+    # over the rows "kv_and_server" (a constant and a fixed cost plus a per-layer cost left out more
+    # sources by more than 35%: docs/planning.md). The API server's own start after it, about 1 s
+    # (dennislee22/vLLM-benchmarking log/*.log), is inside the error.
+    kv_and_server_s_per_layer: float = 0.155
+    # --- torch.compile (cold): Inductor compiles each distinct piece once (identical layers reuse it, so
+    # depth adds little) while every TP rank compiles at once on the host's CPUs: fixed x TP^exponent,
+    # fitted over the rows "compile_cold" (with a per-layer term added, its fit was 0 s). Across hosts a
+    # miss scatters with the CPU, which the plan does not know (docs/planning.md): calibrate it.
+    compile_cold_fixed_s: float = 31.0
+    compile_cold_tp_exponent: float = 0.5
     # --- torch.compile on a cache hit: Dynamo's bytecode transform is not cached and runs again per
-    # layer, then the artefact loads: fixed + per layer, fitted over 41 rows of 6 sources (rows
-    # "compile_warm"). From 0.19 (`uses_aot_compile`) a hit loads the AOT artefact and skips Dynamo:
-    # "torch.compile takes 1.61 s in total" (vllm PR 39559) and 9.61 s at TP2 on RTX 3090s
-    # (noonghunna/club-3090 issue 142): their geometric mean, two rows only. A hit never costs more than a miss.
-    compile_warm_fixed_s: float = 2.0
-    compile_warm_s_per_layer: float = 0.2
+    # layer, then the artefact loads, a piece per layer: fixed + per layer, fitted over the rows
+    # "compile_warm" (Dynamo + the load: 0.9.2-0.10.x print the load apart from their total; the fixed
+    # cost sits at the fit's bound, 8 s, pulled up by the slowest hosts). From 0.19 (`uses_aot_compile`)
+    # a hit loads the AOT artefact and skips Dynamo: "torch.compile takes 1.61 s in total" (vllm PR 39559)
+    # and 9.61 s at TP2 on RTX 3090s (noonghunna/club-3090 issue 142): their geometric mean, two rows
+    # only. A hit never costs more than a miss.
+    compile_warm_fixed_s: float = 8.0
+    compile_warm_s_per_layer: float = 0.11
     compile_warm_aot_s: float = 3.93
     # --- CUDA graphs: fixed + graphs x (per graph-layer cost x TP^exponent + weight bytes per GPU / GPU
     # memory bandwidth): each captured graph runs the model once (its warm-up) and records every
@@ -78,27 +86,36 @@ class VllmFigures(EngineFigures):
     cuda_graph_scale: float = 1.0
 
 
-def cold_compile_seconds(layers: int, figures: VllmFigures) -> float:
-    """A compile-cache miss: fixed + per layer, times the calibration factor."""
-    return (figures.compile_cold_fixed_s + figures.compile_cold_s_per_layer * layers) * figures.compile_scale
+def cold_compile_seconds(figures: VllmFigures, tensor_parallel_size: int = 1) -> float:
+    """A compile-cache miss: fixed x TP^exponent, times the calibration factor."""
+    f = figures
+    ranks: float = tensor_parallel_size**f.compile_cold_tp_exponent
+    return f.compile_cold_fixed_s * ranks * f.compile_scale
 
 
-def warm_compile_seconds(layers: int, aot: bool, figures: VllmFigures) -> float:
+def warm_compile_seconds(layers: int, aot: bool, figures: VllmFigures, tensor_parallel_size: int = 1) -> float:
     """A compile-cache hit: the AOT load (Dynamo skipped), else Dynamo per layer plus the artefact load;
-    never more than a miss (a tiny model's hit costs at most its miss)."""
+    never more than a miss (a tiny or deep model's hit costs at most its miss)."""
     f = figures
     hit = f.compile_warm_aot_s if aot else f.compile_warm_fixed_s + f.compile_warm_s_per_layer * layers
-    return min(hit, cold_compile_seconds(layers, f))
+    return min(hit, cold_compile_seconds(f, tensor_parallel_size))
 
 
-def compile_seconds(model: ModelProfile, release: str, warm: bool, figures: VllmFigures) -> float:
+def compile_seconds(
+    model: ModelProfile, release: str, warm: bool, figures: VllmFigures, tensor_parallel_size: int = 1
+) -> float:
     """torch.compile: none before 0.7; a hit or a miss by the release (see the two functions above)."""
     if release_family(release) == "v0":
         return 0.0
     layers = estimated_layers(model)
     if warm:
-        return warm_compile_seconds(layers, uses_aot_compile(release), figures)
-    return cold_compile_seconds(layers, figures)
+        return warm_compile_seconds(layers, uses_aot_compile(release), figures, tensor_parallel_size)
+    return cold_compile_seconds(figures, tensor_parallel_size)
+
+
+def kv_and_server_seconds(model: ModelProfile, figures: VllmFigures) -> float:
+    """The profiling run, the KV cache and the warm-up: per decoder layer."""
+    return figures.kv_and_server_s_per_layer * estimated_layers(model)
 
 
 def deployed_max_num_seqs(chosen: int | None, release: str, instance: GpuInstance | None) -> int:
@@ -190,7 +207,9 @@ def predict(inputs: PhaseInputs, figures: VllmFigures) -> PhaseEstimate:
     return PhaseEstimate(
         process_start_s=figures.process_start_s,
         weight_load_s=figures.weight_load_fixed_s + inputs.transfer_s,
-        compile_s=compile_seconds(inputs.model, inputs.release, inputs.warm_compile, figures),
+        compile_s=compile_seconds(
+            inputs.model, inputs.release, inputs.warm_compile, figures, inputs.tensor_parallel_size
+        ),
         cuda_graph_s=cuda_graph_seconds(
             inputs.model,
             inputs.release,
@@ -200,7 +219,7 @@ def predict(inputs: PhaseInputs, figures: VllmFigures) -> PhaseEstimate:
             figures,
             inputs.tensor_parallel_size,
         ),
-        kv_and_server_s=figures.kv_and_server_s,
+        kv_and_server_s=kv_and_server_seconds(inputs.model, figures),
         load_throughput_mb_s=inputs.transfer_mb_s,
     )
 
