@@ -35,14 +35,15 @@ from fastload_constructs.core.errors import FastloadConfigError  # noqa: E402
 from fastload_constructs.infra.manifest_export import synth_with_manifests  # noqa: E402
 from fastload_constructs.infra.synth_limits import check_assembly_limits, check_stack_limits  # noqa: E402
 from stacks.config import parse_reference_config  # noqa: E402
-from stacks.reference_stack import FastloadReferenceStack  # noqa: E402
+from stacks.reference_app import add_reference_stacks  # noqa: E402
 
 
 def build_app(context: dict[str, object] | None = None, outdir: str | None = None) -> cdk.App:
-    """Build the app; raises FastloadConfigError before any construct exists on bad context."""
+    """Build the app: the reference stack, and the models stacks its models need (`stacks.reference_app`).
+    Raises FastloadConfigError before any construct exists on bad context."""
     app = cdk.App(context=context, outdir=outdir)
     config = parse_reference_config(app.node.get_all_context())  # refuses unknown fastload:* keys
-    FastloadReferenceStack(app, "FastloadReference", config=config)
+    add_reference_stacks(app, config)
     return app
 
 

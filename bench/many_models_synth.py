@@ -1,12 +1,12 @@
 """How the reference app grows with the number of models: resources, template bytes, bucket policy bytes.
 
-    .venv/bin/python bench/many_models_synth.py 1 10 20
+    .venv/bin/python bench/many_models_synth.py 1 10 100
 
 Each model serves an 8B model on g6e.2xlarge with every feature that adds objects (KEDA
 autoscaling, the shared compile cache, the node-local copy, one warm spare), staged by one
-stager role. Prints, per count, the figures `infra/synth_limits.py` checks against
-CloudFormation's and S3's limits, and the per-model increments, so the largest count that
-fits one stack can be read off (the check refuses anything past it with one line).
+stager role. Prints, per count and per stack (the app splits the models over stacks,
+`stacks/reference_app.py`), the figures `infra/synth_limits.py` checks against CloudFormation's
+and S3's limits, and the reference stack's per-model increments while it holds them all.
 """
 
 from __future__ import annotations
@@ -55,39 +55,51 @@ def context(count: int) -> dict[str, object]:
     }
 
 
-def measure(count: int) -> dict[str, float]:
+def measure(count: int) -> list[dict[str, float | str]]:
+    """One row per stack of the app serving `count` models (the reference stack first)."""
     started = time.perf_counter()
     app = build_app(context(count), outdir=tempfile.mkdtemp(prefix="fastload-many-"))
-    (stack,) = [c for c in app.node.children if isinstance(c, cdk.Stack)]
-    resources = sum(1 for c in stack.node.find_all() if cdk.CfnResource.is_cfn_resource(c))
-    policies = [
-        policy_bytes(stack.resolve(p.policy_document))
-        for p in stack.node.find_all()
-        if isinstance(p, s3.CfnBucketPolicy)
-    ]
-    template = Path(app.synth().get_stack_by_name(stack.stack_name).template_full_path).stat().st_size
-    return {
-        "models": count,
-        "resources": resources,
-        "template_bytes": template,
-        "bucket_policy_bytes": max(policies, default=0),
-        "seconds": round(time.perf_counter() - started, 1),
-    }
+    stacks = [c for c in app.node.children if isinstance(c, cdk.Stack)]
+    assembly = app.synth()
+    seconds = round(time.perf_counter() - started, 1)
+    rows: list[dict[str, float | str]] = []
+    for stack in stacks:
+        policies = [
+            policy_bytes(stack.resolve(p.policy_document))
+            for p in stack.node.find_all()
+            if isinstance(p, s3.CfnBucketPolicy)
+        ]
+        rows.append(
+            {
+                "models": count,
+                "stack": stack.stack_name,
+                "served_models": len(getattr(stack, "served_models", {})),
+                "resources": sum(1 for c in stack.node.find_all() if cdk.CfnResource.is_cfn_resource(c)),
+                "template_bytes": Path(assembly.get_stack_by_name(stack.stack_name).template_full_path).stat().st_size,
+                "bucket_policy_bytes": max(policies, default=0),
+                "seconds": seconds,
+            }
+        )
+    return rows
 
 
 if __name__ == "__main__":
-    rows = [measure(int(n)) for n in (sys.argv[1:] or ["1", "10"])]
-    for row in rows:
-        print(json.dumps(row))
-    if len(rows) >= 2:
-        a, b = rows[0], rows[-1]
-        n = b["models"] - a["models"]
+    measured = [measure(int(n)) for n in (sys.argv[1:] or ["1", "10"])]
+    for rows in measured:
+        for row in rows:
+            print(json.dumps(row))
+    alone = [rows[0] for rows in measured if len(rows) == 1]  # the reference stack holding every model
+    if len(alone) >= 2:
+        a, b = alone[0], alone[-1]
+        n = int(b["models"]) - int(a["models"])
         print(
             json.dumps(
                 {
-                    "per_model_resources": (b["resources"] - a["resources"]) / n,
-                    "per_model_template_bytes": round((b["template_bytes"] - a["template_bytes"]) / n),
-                    "per_model_bucket_policy_bytes": round((b["bucket_policy_bytes"] - a["bucket_policy_bytes"]) / n),
+                    "per_model_resources": (float(b["resources"]) - float(a["resources"])) / n,
+                    "per_model_template_bytes": round((float(b["template_bytes"]) - float(a["template_bytes"])) / n),
+                    "per_model_bucket_policy_bytes": round(
+                        (float(b["bucket_policy_bytes"]) - float(a["bucket_policy_bytes"])) / n
+                    ),
                 }
             )
         )

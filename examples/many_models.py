@@ -1,21 +1,23 @@
 #!/usr/bin/env python3
-"""100 models on one cluster and one bucket, split over stacks of one app so each stays within its limits.
+"""100 models on an existing cluster and one bucket, split over stacks of one app so each stays within its limits.
 
 One stack is under CloudFormation's 500 resources and 1 MB template, and the bucket
-policy under S3's 20 KB, for about 30 models each using both caches (README: Many
-models). This app shows the split that holds any number of models:
+policy under S3's 20 KB, for a few dozen models (docs/many-models.md). This app shows the
+split that holds any number of models on a cluster it does not own (the reference app
+splits its own the same way, `stacks/reference_app.py`):
 
 * `Bucket`: the model bucket, locked to the VPC endpoint, with the stager granted the
   parent prefix `models` once (one exemption in the bucket policy, however many models).
-* `Models<n>`: `--per-stack` models each (default 25), in a namespace of their own
-  (`inference-<n>`: the namespace and its shared in-pod scripts, applied with the stack's first
-  model, belong to that stack alone, so deleting one stack removes nothing another uses). The
-  cluster and bucket are imported by name: no cross-stack references, each stack deploys on its own.
+* `Models<n>`: as many models as fit (`infra.stack_budget.pack`, each model's footprint from
+  its plan), each stack in a namespace of its own (`inference-<n>`: the namespace and its
+  shared in-pod scripts, applied with the stack's first model, belong to that stack alone, so
+  deleting one stack removes nothing another uses). The cluster and bucket are imported by
+  name: no cross-stack references, each stack deploys on its own.
 
 Every stack passes `infra.check_stack_limits` and `infra.check_assembly_limits`, and
 the script prints each one's figures:
 
-    .venv/bin/python examples/many_models.py [--models 100] [--per-stack 25]
+    .venv/bin/python examples/many_models.py [--models 100]
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from fastload_constructs.infra import (
     check_assembly_limits,
     check_stack_limits,
 )
+from fastload_constructs.infra.stack_budget import STACK_LIMITS, Footprint, pack, served_model_footprint
 from fastload_constructs.infra.synth_limits import policy_bytes
 
 ENV = cdk.Environment(account="111122223333", region="us-east-1")
@@ -56,6 +59,11 @@ ADMIN_ROLE = "arn:aws:iam::111122223333:role/prod-admin"
 STAGER_ROLE = "arn:aws:iam::111122223333:role/model-stager"
 VPC_ENDPOINT = "vpce-0123456789abcdef0"
 MODEL = ModelProfile.from_numbers(parameter_count=8_030_261_248, dtype="BF16")
+# How every model here is served: a node-local copy and the shared compile cache, planned once.
+LOCAL = plan(MODEL, "g6e.2xlarge", TuningOptions(serving=Serving(model_cache="node-local", shared_compile_cache=True)))
+# A models stack's own resources: the kubectl provider and its layer, the namespace and the scripts ConfigMap
+# (8 resources and 102 kB measured); the rest of the stack's room is its models'.
+MODELS_STACK_OWN = Footprint(20, 150_000)
 
 
 class BucketStack(cdk.Stack):
@@ -81,12 +89,6 @@ class ModelsStack(cdk.Stack):
         cluster = eks.Cluster.from_cluster_attributes(self, "Cluster", cluster_name=CLUSTER, kubectl_provider=provider)
         bucket = s3.Bucket.from_bucket_name(self, "Bucket", BUCKET)
         namespace = f"inference-{index}"
-        # How every model here is served: a node-local copy and the shared compile cache, planned once.
-        local = plan(
-            MODEL,
-            "g6e.2xlarge",
-            TuningOptions(serving=Serving(model_cache="node-local", shared_compile_cache=True)),
-        )
         for name in names:
             ServedModel(
                 self,
@@ -95,27 +97,29 @@ class ModelsStack(cdk.Stack):
                 bucket=bucket,
                 prefix=f"models/{name}",
                 model_name=name,
-                plan=local,
+                plan=LOCAL,
                 server=ServerOptions(namespace=namespace),
             )
 
 
-def build(models: int, per_stack: int, outdir: str) -> cdk.App:
+def build(models: int, outdir: str) -> cdk.App:
     app = cdk.App(outdir=outdir)
     shared = BucketStack(app, "Bucket")
     names = [f"m{i:03d}" for i in range(models)]
-    for index, start in enumerate(range(0, models, per_stack)):
-        ModelsStack(app, f"Models{index}", index=index, names=names[start : start + per_stack]).add_dependency(shared)
+    room = STACK_LIMITS - MODELS_STACK_OWN
+    footprints = [served_model_footprint(LOCAL, name=name, autoscaled=False) for name in names]
+    for index, group in enumerate(pack(footprints, first=room, then=room, names=names)):
+        stack = ModelsStack(app, f"Models{index}", index=index, names=[names[i] for i in group])
+        stack.add_stack_dependency(shared)
     return app
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--models", type=int, default=100)
-    parser.add_argument("--per-stack", type=int, default=25)
     args = parser.parse_args()
     started = time.perf_counter()
-    app = build(args.models, args.per_stack, tempfile.mkdtemp(prefix="fastload-many-models-"))
+    app = build(args.models, tempfile.mkdtemp(prefix="fastload-many-models-"))
     stacks = [c for c in app.node.children if isinstance(c, cdk.Stack)]
     for stack in stacks:
         check_stack_limits(stack)

@@ -17,14 +17,21 @@ The GPU nodes are what the models are planned on (`stacks.config.NodeSettings`):
 default, restoring a snapshot of the server images that the stack builds
 (`infra.node_image_snapshot.NodeImageSnapshot`), with Fast Snapshot Restore in the GPU subnets' zones;
 AL2023 with its device-plugin DaemonSet when asked.
+
+The stack serves the models it is given (`models`, default: every configured one); the
+others go to `stacks.models_stack.FastloadModelsStack`s on its cluster, bucket and
+controllers (`serve`, `buffer_capacity`). What every model needs (node pools and capacity,
+the node image snapshot, KEDA, FMA, the namespace, the PriorityClasses, the stagers' grants)
+is made here for all of them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import cdk8s
-from aws_cdk import CfnOutput, Stack, Token
+from aws_cdk import Annotations, CfnOutput, Stack, Token
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
@@ -59,12 +66,22 @@ from fastload_constructs.k8s.capacity_buffer import CapacityBufferChart
 from fastload_constructs.k8s.local_storage import PROVISIONER_IMAGE, LocalNvmeStorage
 from fastload_constructs.k8s.standby import StandbyNodePoolChart
 from stacks.config import ModelSpec, ReferenceConfig
+from stacks.stager_grants import stager_prefixes
 
 
 class FastloadReferenceStack(Stack):
     """An EKS cluster ready for fast-starting vLLM pods, configured from `ReferenceConfig`."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, config: ReferenceConfig, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: ReferenceConfig,
+        models: Sequence[ModelSpec] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """`models`: the configured models this stack serves itself (default: all of them)."""
         super().__init__(scope, construct_id, **kwargs)
         self.config = config
         # Pulling the vLLM image through ECR in-region: the ECR api/dkr endpoints keep pulls in the VPC.
@@ -130,9 +147,13 @@ class FastloadReferenceStack(Stack):
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name)
         self._add_model_bucket(config)
         self._add_pod_autoscaling(config)
-        self._add_models(config)
-        self._add_capacity_buffers(config)
-        self._export_manifests()
+        served = config.models if models is None else models
+        self.served_models = self.serve(self, served)
+        self.model_readers: dict[str, ModelReaderIdentity] = {n: m.reader for n, m in self.served_models.items()}
+        self.capacity_buffers = self.buffer_capacity(self, served, self.served_models)
+        self.manifest_export = ManifestExport(
+            self, "ManifestExport", placeholders=self.manifest_placeholders(self.served_models.values())
+        )
 
     def _add_image_snapshot(self, config: ReferenceConfig) -> ImageCache | None:
         """The snapshot every GPU node restores: yours (`fastload:imageCacheSnapshotId`), one the stack builds of
@@ -163,23 +184,27 @@ class FastloadReferenceStack(Stack):
         CfnOutput(self, "NodeImageSnapshotId", value=self.image_snapshot.snapshot_id)
         return self.image_snapshot.image_cache
 
-    def _add_capacity_buffers(self, config: ReferenceConfig) -> None:
-        """Per model with bufferedNodes: a CapacityBuffer holding that many nodes of its pod shape."""
-        self.capacity_buffers: dict[str, AppliedChart] = {}
-        for model in config.models:
+    def buffer_capacity(
+        self, scope: Stack, models: Sequence[ModelSpec], served: Mapping[str, ServedModel]
+    ) -> dict[str, AppliedChart]:
+        """Per model with bufferedNodes, in `scope` beside its `served` model: a CapacityBuffer holding that
+        many nodes of its pod shape, after this stack's namespace and node pools."""
+        buffers: dict[str, AppliedChart] = {}
+        for model in models:
             count = model.serving.buffered_nodes
             if count == 0:
                 continue
             assert self.karpenter_nodes is not None  # refused with managed nodes (stacks.config)
-            served = self.served_models[model.name]
-            chart = CapacityBufferChart(cdk8s.App(), f"{model.name}-buffer", pod=buffered_pod(served.chart.spec, count))
-            self.capacity_buffers[model.name] = AppliedChart(
-                self,
+            spec = served[model.name].chart.spec
+            chart = CapacityBufferChart(cdk8s.App(), f"{model.name}-buffer", pod=buffered_pod(spec, count))
+            buffers[model.name] = AppliedChart(
+                scope,
                 f"Buffer-{model.name}",
                 cluster=self.cluster,
                 chart=chart,
                 after=[self.namespace, self.karpenter_nodes.applied],
             )
+        return buffers
 
     def _add_cluster_charts(self, config: ReferenceConfig) -> None:
         """What the models need on the cluster besides what each ServedModel brings: the local-nvme storage
@@ -200,8 +225,10 @@ class FastloadReferenceStack(Stack):
             else None
         )
 
-    def _add_models(self, config: ReferenceConfig) -> None:
-        """One ServedModel per configured model: reader identity, server, warm spares, ScaledObject."""
+    def serve(self, scope: Stack, models: Sequence[ModelSpec]) -> dict[str, ServedModel]:
+        """One ServedModel per model in `scope` (this stack, or a models stack): reader identity, server, warm
+        spares, ScaledObject, on this stack's cluster, bucket and controllers, after its node pools."""
+        config = self.config
         # Warm spares anywhere: every vLLM pod gets the class above the spares' (one spare may serve any model).
         vllm_class = self.priority_classes.classes.vllm.name if self.priority_classes is not None else None
         access = self._serving_access(config)
@@ -210,12 +237,12 @@ class FastloadReferenceStack(Stack):
             # The pods' nodes come from these pools; also puts the pools before the models in the export.
             after.append(self.karpenter_nodes.applied)
         after += self.standby_pools
-        self.served_models: dict[str, ServedModel] = {}
-        for model in config.models:
+        served: dict[str, ServedModel] = {}
+        for model in models:
             # FMA's objects are custom resources of its CRDs, reconciled by its controllers: those first.
             model_after = [*after, self.fma.chart] if model.standbys and self.fma is not None else after
-            self.served_models[model.name] = ServedModel(
-                self,
+            served[model.name] = ServedModel(
+                scope,
                 f"Model-{model.name}",
                 cluster=self.cluster,
                 bucket=self.model_bucket,
@@ -232,7 +259,7 @@ class FastloadReferenceStack(Stack):
                 autoscaling=self._autoscaling(model),
                 after=model_after,
             )
-        self.model_readers: dict[str, ModelReaderIdentity] = {n: m.reader for n, m in self.served_models.items()}
+        return served
 
     def _autoscaling(self, model: ModelSpec) -> KedaScaling | None:
         if not model.autoscaled:
@@ -240,9 +267,9 @@ class FastloadReferenceStack(Stack):
         assert self.keda is not None  # _add_pod_autoscaling made it for every autoscaled model
         return KedaScaling(controller=self.keda, settings=model.autoscaling)
 
-    def _export_manifests(self) -> None:
-        """Every chart the stack applies as YAML in `cdk.out/manifests/`, in apply order, deploy-time values as
-        placeholders (fill them with envsubst from the stack's outputs)."""
+    def manifest_placeholders(self, served: Iterable[ServedModel]) -> dict[str, str]:
+        """What the YAML export of this stack's charts, or of a models stack's `served` models, writes for each
+        deploy-time value (fill them with envsubst from the stack's outputs)."""
         placeholders: dict[str, str] = {}
         if Token.is_unresolved(self.region):
             placeholders[self.region] = "${AWS_REGION}"
@@ -256,11 +283,11 @@ class FastloadReferenceStack(Stack):
         if self.metrics is not None:
             placeholders[self.metrics.query_endpoint] = "${PROMETHEUS_QUERY_URL}"
         if self.image_mirror is not None:  # an ECR mirror in an environment-agnostic stack
-            images = [m.chart.spec.image for m in self.served_models.values()]
+            images = [m.chart.spec.image for m in served]
             for token, placeholder in ((self.account, "${AWS_ACCOUNT_ID}"), (self.url_suffix, "${AWS_URL_SUFFIX}")):
                 if Token.is_unresolved(token) and any(token in image for image in images):
                     placeholders[token] = placeholder
-        self.manifest_export = ManifestExport(self, "ManifestExport", placeholders=placeholders)
+        return placeholders
 
     def _serving_access(self, config: ReferenceConfig) -> ServingAccess | None:
         """With pod autoscaling, the managed Prometheus scraper must reach vLLM's /metrics on the server port.
@@ -439,7 +466,27 @@ class FastloadReferenceStack(Stack):
             stager_principals=stagers,
             bucket_name=config.model_bucket_name,
         )
-        for model in config.models:
+        for prefix in self._stager_prefixes(config):
             for stager in stagers:
-                self.model_bucket.grant_stage_models(stager, model.s3_prefix)
+                self.model_bucket.grant_stage_models(stager, prefix)
         CfnOutput(self, "ModelBucketName", value=self.model_bucket.bucket_name)
+
+    def _stager_prefixes(self, config: ReferenceConfig) -> tuple[str, ...]:
+        """Each model's prefix, or their common folders where S3's 20 KB bucket policy needs fewer grants
+        (`stacks.stager_grants`); said at synth when they are folders."""
+        own = tuple(dict.fromkeys(m.s3_prefix for m in config.models))
+        if not config.stager_role_arns:
+            return own
+        prefixes = stager_prefixes(
+            own,
+            config.stager_role_arns,
+            cache_prefix=config.compile_cache_prefix,
+            bucket_name=config.model_bucket_name,
+            context=self.node.get_all_context(),
+        )
+        if prefixes != own:
+            Annotations.of(self.model_bucket).add_info(
+                f"stagers are granted {', '.join(prefixes)} rather than the {len(own)} model prefixes: their "
+                "grants of every prefix would take the bucket policy past S3's 20 KB"
+            )
+        return prefixes

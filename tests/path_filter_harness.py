@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
@@ -64,29 +65,11 @@ class Engine:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def _body(self) -> bytes:
-                if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-                    parts = []
-                    while True:
-                        size = int(self.rfile.readline().split(b";")[0].strip(), 16)
-                        if size == 0:
-                            while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                                pass
-                            return b"".join(parts)
-                        parts.append(self.rfile.read(size))
-                        self.rfile.readline()
-                length = int(self.headers.get("Content-Length") or 0)
-                # Large bodies are read and counted, not kept: the test checks the size and a digest of the start.
-                if length > 1 << 20:
-                    left, head = length, self.rfile.read(1 << 16)
-                    left -= len(head)
-                    while left > 0:
-                        left -= len(self.rfile.read(min(left, 1 << 20)))
-                    return head + b"..." + str(length).encode()
-                return self.rfile.read(length)
-
             def _handle(self) -> None:
-                body = self._body()
+                if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+                    body = _chunked_body(self.rfile)
+                else:
+                    body = _sized_body(self.rfile, int(self.headers.get("Content-Length") or 0))
                 with engine.lock:
                     engine.seen.append(Seen(self.command, self.path, dict(self.headers.items()), body))
                 if engine.delay_s:
@@ -96,11 +79,7 @@ class Engine:
                     self.send_header("Content-Type", "text/event-stream")
                     self.send_header("Transfer-Encoding", "chunked")
                     self.end_headers()
-                    for i in range(STREAM_CHUNKS):
-                        data = f"data: {i}\n\n".encode()
-                        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-                        self.wfile.flush()
-                    self.wfile.write(b"0\r\n\r\n")
+                    _write_stream(self.wfile)
                     return
                 reply = json.dumps({"path": self.path, "received": len(body)}).encode()
                 self.send_response(200)
@@ -119,6 +98,40 @@ class Engine:
     def paths(self) -> list[str]:
         with self.lock:
             return [s.path for s in self.seen]
+
+
+def _chunked_body(rfile: BinaryIO) -> bytes:
+    """A chunked request body, its trailer read and dropped."""
+    parts = []
+    while True:
+        size = int(rfile.readline().split(b";")[0].strip(), 16)
+        if size == 0:
+            while rfile.readline() not in (b"\r\n", b"\n", b""):
+                pass
+            return b"".join(parts)
+        parts.append(rfile.read(size))
+        rfile.readline()
+
+
+def _sized_body(rfile: BinaryIO, length: int) -> bytes:
+    """A body of `length` bytes; a large one is read and counted, not kept (the test checks the size and a digest
+    of the start)."""
+    if length <= 1 << 20:
+        return rfile.read(length)
+    left, head = length, rfile.read(1 << 16)
+    left -= len(head)
+    while left > 0:
+        left -= len(rfile.read(min(left, 1 << 20)))
+    return head + b"..." + str(length).encode()
+
+
+def _write_stream(wfile: BinaryIO) -> None:
+    """`STREAM_CHUNKS` server-sent events as chunks, then the last chunk."""
+    for i in range(STREAM_CHUNKS):
+        data = f"data: {i}\n\n".encode()
+        wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        wfile.flush()
+    wfile.write(b"0\r\n\r\n")
 
 
 def free_port() -> int:

@@ -125,6 +125,13 @@ def baseline_violations(manifest: Mapping[str, Any]) -> list[str]:
     if found is None:
         return []
     metadata, spec = found
+    out = _pod_baseline(metadata, spec)
+    for where, container in _containers(spec):
+        out += _container_baseline(metadata, where, container)
+    return out
+
+
+def _pod_baseline(metadata: Mapping[str, Any], spec: Mapping[str, Any]) -> list[str]:
     pod_sc = _sc(spec)
     out: list[str] = []
     if (pod_sc.get("windowsOptions") or {}).get("hostProcess"):
@@ -144,23 +151,27 @@ def baseline_violations(manifest: Mapping[str, Any]) -> list[str]:
     for sysctl in pod_sc.get("sysctls") or []:
         if sysctl.get("name") not in BASELINE_SYSCTLS:
             out.append(f"sysctls: pod sets {sysctl.get('name')}")
-    for where, container in _containers(spec):
-        sc = _sc(container)
-        if (sc.get("windowsOptions") or {}).get("hostProcess"):
-            out.append(f"hostProcess: {where} sets windowsOptions.hostProcess")
-        if sc.get("privileged"):
-            out.append(f"privileged: {where} is privileged")
-        added = sorted(set((sc.get("capabilities") or {}).get("add") or []) - BASELINE_CAPABILITIES)
-        if added:
-            out.append(f"capabilities: {where} adds {', '.join(added)}")
-        for port in container.get("ports") or []:
-            if port.get("hostPort"):
-                out.append(f"hostPorts: {where} uses hostPort {port['hostPort']}")
-        out += _apparmor(metadata, sc, where, container.get("name"))
-        out += _selinux(sc, where)
-        if sc.get("procMount") not in (None, "Default"):
-            out.append(f"procMount: {where} sets procMount {sc['procMount']}")
-        out += _seccomp_not_unconfined(sc, where)
+    return out
+
+
+def _container_baseline(metadata: Mapping[str, Any], where: str, container: Mapping[str, Any]) -> list[str]:
+    sc = _sc(container)
+    out: list[str] = []
+    if (sc.get("windowsOptions") or {}).get("hostProcess"):
+        out.append(f"hostProcess: {where} sets windowsOptions.hostProcess")
+    if sc.get("privileged"):
+        out.append(f"privileged: {where} is privileged")
+    added = sorted(set((sc.get("capabilities") or {}).get("add") or []) - BASELINE_CAPABILITIES)
+    if added:
+        out.append(f"capabilities: {where} adds {', '.join(added)}")
+    for port in container.get("ports") or []:
+        if port.get("hostPort"):
+            out.append(f"hostPorts: {where} uses hostPort {port['hostPort']}")
+    out += _apparmor(metadata, sc, where, container.get("name"))
+    out += _selinux(sc, where)
+    if sc.get("procMount") not in (None, "Default"):
+        out.append(f"procMount: {where} sets procMount {sc['procMount']}")
+    out += _seccomp_not_unconfined(sc, where)
     return out
 
 
@@ -207,33 +218,38 @@ def restricted_gaps(manifest: Mapping[str, Any]) -> list[str]:
         kinds = set(volume) - {"name"}
         if not kinds <= RESTRICTED_VOLUME_TYPES:
             out.append(f"volumeTypes: volume {volume.get('name', '?')!r} is {', '.join(sorted(kinds))}")
-    pod_non_root = pod_sc.get("runAsNonRoot")
     pod_seccomp = (pod_sc.get("seccompProfile") or {}).get("type")
     if pod_sc.get("runAsUser") == 0:
         out.append("runAsUser: pod sets runAsUser 0")
     if pod_seccomp is not None and pod_seccomp not in SECCOMP_ALLOWED:
         out.append(f"seccompRestricted: pod sets seccompProfile {pod_seccomp}")
     for where, container in _containers(spec):
-        sc = _sc(container)
-        if sc.get("allowPrivilegeEscalation") is not False:
-            out.append(f"privilegeEscalation: {where} does not set allowPrivilegeEscalation false")
-        non_root = sc.get("runAsNonRoot", pod_non_root)
-        if non_root is not True:
-            out.append(f"runAsNonRoot: {where} does not set runAsNonRoot true")
-        if sc.get("runAsUser") == 0:
-            out.append(f"runAsUser: {where} sets runAsUser 0")
-        seccomp = (sc.get("seccompProfile") or {}).get("type", pod_seccomp)
-        if seccomp not in SECCOMP_ALLOWED:
-            out.append(
-                f"seccompRestricted: {where} has seccompProfile {seccomp or 'unset'}; "
-                "RuntimeDefault or Localhost required"
-            )
-        caps = sc.get("capabilities") or {}
-        if "ALL" not in (caps.get("drop") or []):
-            out.append(f"capabilitiesRestricted: {where} does not drop ALL capabilities")
-        extra = sorted(set(caps.get("add") or []) - {"NET_BIND_SERVICE"})
-        if extra:
-            out.append(f"capabilitiesRestricted: {where} adds {', '.join(extra)}")
+        out += _container_restricted(where, _sc(container), pod_sc.get("runAsNonRoot"), pod_seccomp)
+    return out
+
+
+def _container_restricted(
+    where: str, sc: Mapping[str, Any], pod_non_root: object, pod_seccomp: str | None
+) -> list[str]:
+    """A container's gaps to "restricted"; its pod's runAsNonRoot and seccomp profile apply where it sets none."""
+    out: list[str] = []
+    if sc.get("allowPrivilegeEscalation") is not False:
+        out.append(f"privilegeEscalation: {where} does not set allowPrivilegeEscalation false")
+    if sc.get("runAsNonRoot", pod_non_root) is not True:
+        out.append(f"runAsNonRoot: {where} does not set runAsNonRoot true")
+    if sc.get("runAsUser") == 0:
+        out.append(f"runAsUser: {where} sets runAsUser 0")
+    seccomp = (sc.get("seccompProfile") or {}).get("type", pod_seccomp)
+    if seccomp not in SECCOMP_ALLOWED:
+        out.append(
+            f"seccompRestricted: {where} has seccompProfile {seccomp or 'unset'}; RuntimeDefault or Localhost required"
+        )
+    caps = sc.get("capabilities") or {}
+    if "ALL" not in (caps.get("drop") or []):
+        out.append(f"capabilitiesRestricted: {where} does not drop ALL capabilities")
+    extra = sorted(set(caps.get("add") or []) - {"NET_BIND_SERVICE"})
+    if extra:
+        out.append(f"capabilitiesRestricted: {where} adds {', '.join(extra)}")
     return out
 
 

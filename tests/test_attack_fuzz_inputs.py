@@ -29,6 +29,8 @@ from hypothesis import strategies as st  # noqa: E402
 
 from fastload_constructs.cli.main import main  # noqa: E402
 from fastload_constructs.core.errors import FastloadConfigError  # noqa: E402
+from fastload_constructs.core.planning.assumptions_file import FORMAT  # noqa: E402
+from fastload_constructs.core.planning.figure_bounds import FIGURE_RANGES  # noqa: E402
 from stacks.config import parse_reference_config  # noqa: E402
 from tests.hf_model_factory import write_hf_model  # noqa: E402
 from tests.s3_server import TEST_ENV  # noqa: E402
@@ -75,10 +77,23 @@ MODEL_KEYS = [
     "sharedCompileCache",
     "nodeLocalModelCache",
     "engine",
+    # Every other number a model takes.
+    "minReplicas",
+    "maxReplicas",
+    "targetWaitingRequests",
+    "scalingTarget",
+    "warmSpares",
+    "standbys",
+    "maxModelLen",
+    "maxNumSeqs",
+    "cudaGraphCaptureSizes",
 ]
 TOP_KEYS = ["kubernetesVersion", "models", "stagerRoleArns", "modelBucketName", "compileCachePrefix"]
 # Errors the serving plan raises after parsing (a model that does not fit), named by the key they come from.
 PLAN_FIELDS = {"fastload:models[0].tensorParallelSize", "fastload:models[0].parameterCount"}
+# The figures of an assumptions file (`fastload calibrate` writes them; `plan --assumptions` and
+# `fastload:assumptions` read them).
+FIGURES = sorted(FIGURE_RANGES)
 
 
 def assert_parses_or_names(ctx: dict, key: str) -> None:
@@ -113,6 +128,24 @@ def test_whole_lists_of_hostile_models_and_stagers(models, arns):
     ctx["fastload:models"] = models
     ctx["fastload:stagerRoleArns"] = arns
     assert_parses_or_names(ctx, "fastload:")
+
+
+def _assumptions_file(folder: Path, key: str, value: object) -> Path:
+    """An assumptions file holding `value` for `key`, as JSON text (NaN and Infinity as Python's json writes them)."""
+    path = folder / "assumptions.json"
+    path.write_text(json.dumps({"format": FORMAT, "assumptions": {key: value}}))
+    return path
+
+
+@FUZZ
+@given(key=st.sampled_from(FIGURES), value=st.one_of(NUMBERS, SCALARS, st.sampled_from([0, 0.0, -0.0, 1e-300])))
+def test_every_assumptions_figure_answers_hostile_numbers_with_one_named_error(tmp_path_factory, key, value):
+    path = _assumptions_file(tmp_path_factory.mktemp("figures"), key, value)
+    ctx = copy.deepcopy(CDK_JSON)
+    ctx["fastload:assumptions"] = str(path)
+    assert_parses_or_names(ctx, f"fastload:assumptions.assumptions.{key}")
+    argv = ["plan", "--instance", "g6e.2xlarge", "--params", "8e9", "--assumptions", str(path)]
+    assert_one_line(*run_cli(argv), names=(f"--assumptions.assumptions.{key}",))
 
 
 def test_nested_and_overlapping_model_prefixes_are_refused():
@@ -203,6 +236,15 @@ PLAN_OPTIONS = {
     "--engine-release": ("--engine-release",),
     "--vllm-version": ("--vllm-version", "--engine-release"),  # the hidden former name of --engine-release
     "--warm-spares": ("--warm-spares",),
+    "--standbys": ("--standbys",),
+    "--max-model-len": ("--max-model-len",),
+    "--max-num-seqs": ("--max-num-seqs",),
+    "--kv-sequences": ("--kv-sequences",),
+    "--capture-sizes": ("--capture-sizes",),
+    "--gpu-memory-utilization": ("--gpu-memory-utilization",),
+    "--concurrency": ("--concurrency",),
+    "--memory-limit": ("--memory-limit",),
+    "--image-gb": ("--image-gb",),
 }
 
 

@@ -106,6 +106,22 @@ def _ebs_csi_cluster(tmp_path_factory) -> Deployment:
     return Deployment(template, Environment(stack.stack_name, account=ACCOUNT, region=REGION))
 
 
+def _split_reference(tmp_path_factory) -> dict[str, Deployment]:
+    """The reference app with more models than one stack holds (tests/split_models.py): each stack deployed after
+    the one before it, importing its exports, on the cluster it applied to."""
+    from app import build_app
+    from tests.split_models import split_context
+
+    app = build_app(context=split_context(), outdir=str(tmp_path_factory.mktemp("cdk.out-split")))
+    assembly = app.synth()
+    deployed: list[Deployment] = []
+    for name in ("FastloadReference", "FastloadReference-Models1"):
+        stack = assembly.get_stack_by_name(name)
+        env = Environment(stack.stack_name, account=ACCOUNT, region=REGION)
+        deployed.append(Deployment(stack.template, env, earlier=list(deployed)))
+    return {"split-reference": deployed[0], "split-models-1": deployed[1]}
+
+
 STACKS = (
     "reference-karpenter",
     "reference-managed",
@@ -113,6 +129,8 @@ STACKS = (
     "reference-al2023-managed",
     "existing-cluster-example",
     "cluster-with-ebs-csi",
+    "split-reference",
+    "split-models-1",
 )
 
 
@@ -126,6 +144,7 @@ def deployments(tmp_path_factory) -> dict[str, Deployment]:
         "reference-al2023-managed": _reference(tmp_path_factory, "managed", "al2023"),
         "existing-cluster-example": _example(tmp_path_factory),
         "cluster-with-ebs-csi": _ebs_csi_cluster(tmp_path_factory),
+        **_split_reference(tmp_path_factory),
     }
 
 
@@ -178,6 +197,34 @@ def test_the_reference_configs_make_every_construct_appear(deployments):
     assert ebs.of_type("AWS::EKS::Addon")  # its association sits on the add-on
     releases = {p["Release"] for p in ebs.of_type("Custom::AWSCDK-EKS-HelmChart").values()}
     assert releases == {"fma", "fma-crds"}  # FMA's controllers, and its CRDs as a chart asset
+
+
+def test_the_models_stack_deploys_on_what_the_reference_stack_made(deployments):
+    """Its cluster, bucket and kubectl provider are the reference stack's exports; the namespace and the
+    PriorityClasses its pods name are applied by the reference stack alone; it applies its own scripts."""
+    reference, models = deployments["split-reference"], deployments["split-models-1"]
+    imports = set(reference.exports())
+    assert imports and "Fn::ImportValue" in json.dumps(models.template)
+    with pytest.raises(KeyError, match="no export named"):  # without the reference stack it cannot resolve
+        Deployment(
+            models.template, Environment(models.env.stack_name, account=ACCOUNT, region=REGION)
+        ).resolver.resources()
+    kinds = {name: [o["kind"] for _, o in d.manifests] for name, d in (("reference", reference), ("models", models))}
+    assert kinds["reference"].count("Namespace") == 1 and "Namespace" not in kinds["models"]
+    assert "PriorityClass" in kinds["reference"] and "PriorityClass" not in kinds["models"]
+    assert "CapacityBuffer" in kinds["models"]  # a buffered model's buffer is applied beside it
+    classes = {o["metadata"]["name"] for _, o in reference.manifests if o["kind"] == "PriorityClass"}
+    pods = [o["spec"]["template"]["spec"] for _, o in models.manifests if o["kind"] == "Deployment"]
+    assert pods and all(pod.get("priorityClassName") in classes for pod in pods)
+    scripts = [
+        {
+            o["metadata"]["name"]
+            for _, o in d.manifests
+            if o["kind"] == "ConfigMap" and "runtime" in o["metadata"]["name"]
+        }
+        for d in (reference, models)
+    ]
+    assert all(len(names) == 1 for names in scripts) and scripts[0] != scripts[1]
 
 
 def test_every_intrinsic_resolves_to_a_deploy_time_value(deployment):

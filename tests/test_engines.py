@@ -172,3 +172,22 @@ def test_what_is_derived_from_the_registry_names_every_engine():
         assert record.engine_name == engine.display_name
     # A record of an engine this version does not know keeps the name it was written with.
     assert PlanRecord("1.0", "g6e.2xlarge", 1, {}, {}, engine="tgi").engine_name == "tgi"
+
+
+def test_a_third_engine_takes_its_launch_facts_from_its_launch_module():
+    """Adding an engine is one module: its class names the module, and every launch constant arrives from it."""
+    import types
+
+    from fastload_constructs.core.engines.base import LAUNCH_CONSTANTS
+
+    module = types.SimpleNamespace(**{constant: f"{constant} of tgi" for constant in LAUNCH_CONSTANTS.values()})
+
+    class TgiEngine(type(VLLM), launch=module):  # type: ignore[misc]
+        name = "tgi"
+
+    tgi = TgiEngine()
+    assert {a: getattr(tgi, a) for a in LAUNCH_CONSTANTS} == {a: f"{c} of tgi" for a, c in LAUNCH_CONSTANTS.items()}
+    for engine in ENGINE_LIST:  # the registered engines read theirs the same way
+        launch = inspect.getmodule(type(engine)).launch  # type: ignore[union-attr]
+        assert all(getattr(engine, a) == getattr(launch, c) for a, c in LAUNCH_CONSTANTS.items())
+    assert VLLM.port == 8000  # a subclass's module does not change its parent's

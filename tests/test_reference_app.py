@@ -95,3 +95,19 @@ def test_admin_roles_from_context_get_cluster_admin_access_entries(tmp_path):
     (policy,) = entry["AccessPolicies"]
     assert policy["AccessScope"] == {"Type": "cluster"}
     assert json.dumps(policy["PolicyArn"]).endswith(':eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"]]}')
+
+
+def test_one_model_is_the_reference_stack_alone_with_its_outputs(assembly):
+    """More models than one stack holds split over models stacks (tests/test_reference_models_stacks.py); cdk.json's
+    one model is today's single stack, with the outputs its users read."""
+    assert [s.stack_name for s in assembly.stacks] == ["FastloadReference"]
+    outputs = assembly.get_stack_by_name("FastloadReference").template["Outputs"]
+    assert {k for k in outputs if not k.startswith("ExportsOutput")} == {
+        "ClusterName",
+        "ModelBucketName",
+        "KarpenterNodeRoleName",
+        "ClusterSecurityGroupId",
+        "PrometheusQueryUrl",
+        "NodeImageSnapshotId",
+    }
+    assert not any(k.startswith("ExportsOutput") for k in outputs)  # nothing exported: no stack imports from it

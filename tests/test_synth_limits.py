@@ -95,3 +95,27 @@ def test_policy_size_counts_intrinsics_as_the_arns_they_become():
 
     joined = {"Fn::Join": ["", [{"Fn::GetAtt": ["Bucket", "Arn"]}, "/models/m/*"]]}
     assert policy_bytes({"Resource": joined}) == len('{"Resource":""}') + INTRINSIC_BYTES + len("/models/m/*")
+
+
+@pytest.mark.parametrize("kind", ["outputs", "parameters"])
+def test_more_outputs_or_parameters_than_a_template_may_declare_are_refused_after_synthesis(kind):
+    """A base stack's exports grow with what the model stacks import: 200 outputs (and 200 parameters) at most."""
+    app = cdk.App()
+    stack = cdk.Stack(app, "Exports", env=ENV)
+    for i in range(201):
+        if kind == "outputs":
+            cdk.CfnOutput(stack, f"O{i}", value=str(i))
+        else:
+            cdk.CfnParameter(stack, f"P{i}", default=str(i))
+    with pytest.raises(FastloadConfigError) as refused:
+        check_assembly_limits(app.synth())
+    message = str(refused.value)
+    assert f"{201 + (kind == 'parameters')} {kind}" in message and "at most 200" in message and "\n" not in message
+
+
+def test_two_hundred_outputs_pass():
+    app = cdk.App()
+    stack = cdk.Stack(app, "Exports", env=ENV)
+    for i in range(200):
+        cdk.CfnOutput(stack, f"O{i}", value=str(i))
+    check_assembly_limits(app.synth())

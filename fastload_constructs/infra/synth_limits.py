@@ -1,8 +1,10 @@
 """Limits that would otherwise fail at deploy, checked at synth with one clear message each.
 
 * CloudFormation: at most 500 resources per stack (CDK refuses more during synthesis, with a
-  jsii traceback) and a template of at most 1 MB, the limit for a template CloudFormation reads
-  from S3, as `cdk deploy` uploads it (CDK does not check it at all).
+  jsii traceback), a template of at most 1 MB, the limit for a template CloudFormation reads
+  from S3, as `cdk deploy` uploads it (CDK does not check it at all), and at most 200 outputs
+  and 200 parameters per template (CDK only warns): a stack whose resources other stacks use
+  exports one output per value they import.
 * S3: a bucket policy of at most 20 KB (PutBucketPolicy fails at deploy, after everything before
   the bucket policy was created). The model bucket's endpoint lock grows with every stager prefix.
 
@@ -30,6 +32,9 @@ MAX_STACK_RESOURCES = 500
 MAX_TEMPLATE_BYTES = 1024 * 1024
 # Amazon S3 User Guide, bucket policies: "Bucket policies are limited to 20 KB in size".
 MAX_BUCKET_POLICY_BYTES = 20 * 1024
+# Same page: Outputs, 200 per template; Parameters, 200 per template.
+MAX_TEMPLATE_OUTPUTS = 200
+MAX_TEMPLATE_PARAMETERS = 200
 # An intrinsic in a policy resolves at deploy into an ARN: a bucket's is arn:aws:s3::: plus at most 63
 # characters (76); a role's arn:aws:iam::<12 digits>:role/ plus a CloudFormation-generated name of at most
 # 64 characters (95). Every Ref / Fn::GetAtt / Fn::ImportValue is counted at the larger, 96.
@@ -80,7 +85,8 @@ def _rendered(value: Any) -> Any:
 
 
 def check_assembly_limits(assembly: cx_api.CloudAssembly) -> None:
-    """Refuse, after synthesis, a stack template over 1 MB (CloudFormation would refuse it at deploy)."""
+    """Refuse, after synthesis, a stack template over 1 MB, or with more than 200 outputs or parameters
+    (CloudFormation would refuse it at deploy)."""
     for stack in assembly.stacks_recursively:
         size = Path(stack.template_full_path).stat().st_size
         if size > MAX_TEMPLATE_BYTES:
@@ -89,3 +95,11 @@ def check_assembly_limits(assembly: cx_api.CloudAssembly) -> None:
                 f"a {size}-byte template",
                 f"at most {MAX_TEMPLATE_BYTES} bytes (CloudFormation's 1 MB template limit); {SPLIT_ADVICE}",
             )
+        for section, most in (("Outputs", MAX_TEMPLATE_OUTPUTS), ("Parameters", MAX_TEMPLATE_PARAMETERS)):
+            count = len(stack.template.get(section, {}))
+            if count > most:
+                raise FastloadConfigError(
+                    f"stack {stack.stack_name}",
+                    f"{count} {section.lower()}",
+                    f"at most {most} per template (CloudFormation's limit); {SPLIT_ADVICE}",
+                )

@@ -4,12 +4,16 @@
 check sees the deploy-time values: the manifests kubectl applies, the values Helm renders,
 the trust policies STS evaluates, the names IAM, SQS and EKS accept. Each check returns a
 list of problems; an empty list is a stack that gets past these services.
+
+A stack deployed after others (`earlier=`, in deploy order) imports their exports, and what
+they applied to the cluster exists when it deploys: its namespaces, service accounts,
+PriorityClasses and StorageClasses count for the later stack's references.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -32,9 +36,24 @@ CLUSTER_SG_TAG = "aws:eks:cluster-name"
 
 
 class Deployment:
-    def __init__(self, template: Mapping[str, Any], env: Environment) -> None:
-        self.template, self.env = template, env
-        self.resolver = Resolver(template, env)
+    def __init__(self, template: Mapping[str, Any], env: Environment, *, earlier: Sequence[Deployment] = ()) -> None:
+        self.template, self.env, self.earlier = template, env, tuple(earlier)
+        imports = {name: value for d in self.earlier for name, value in d.exports().items()}
+        self.resolver = Resolver(template, env, imports=imports)
+
+    def exports(self) -> dict[str, Any]:
+        """Export name -> value of every output the stack exports: what a later stack imports."""
+        outputs = self.template.get("Outputs", {}).values()
+        return {
+            self.resolver.resolve(o["Export"]["Name"]): self.resolver.resolve(o["Value"])
+            for o in outputs
+            if "Export" in o
+        }
+
+    @cached_property
+    def applied_before(self) -> list[tuple[str, dict[str, Any]]]:
+        """(stack/logical id, object) of every object the earlier stacks applied."""
+        return [(f"{d.env.stack_name}/{lid}", obj) for d in self.earlier for lid, obj in d.manifests]
 
     @cached_property
     def resources(self) -> dict[str, dict[str, Any]]:
@@ -56,8 +75,10 @@ class Deployment:
 
     @cached_property
     def clusters(self) -> dict[str, str]:
-        """Cluster name -> ARN: this stack's clusters, or the cluster an imported-cluster stack points at."""
-        own = {self.ref(lid): self.get_att(lid, "Arn") for lid in self.of_type("AWS::EKS::Cluster")}
+        """Cluster name -> ARN: this stack's clusters, those of the stacks before it, or the cluster an
+        imported-cluster stack points at."""
+        own = {name: arn for d in self.earlier for name, arn in d.clusters.items()}
+        own |= {self.ref(lid): self.get_att(lid, "Arn") for lid in self.of_type("AWS::EKS::Cluster")}
         for props in [*self.of_type(MANIFEST).values(), *self.of_type(HELM).values()]:
             name = props["ClusterName"]
             own.setdefault(name, f"arn:{self.env.partition}:eks:{self.env.region}:{self.env.account}:cluster/{name}")
@@ -154,6 +175,8 @@ class Deployment:
         for props in self.of_type("AWS::EKS::Addon").values():
             if props["AddonName"] in ADDON_SERVICE_ACCOUNTS:
                 found.add(ADDON_SERVICE_ACCOUNTS[props["AddonName"]])
+        for d in self.earlier:
+            found |= d.service_accounts()
         return found
 
     def cross_reference_problems(self) -> list[str]:
@@ -167,8 +190,15 @@ class Deployment:
                 )
             if a["cluster"] not in self.clusters:
                 problems.append(f"Pod Identity association {a['id']}: cluster {a['cluster']!r} is not this stack's")
-        created = {p.get("Namespace", "default") for p in self.of_type(HELM).values() if p.get("CreateNamespace")}
-        problems += references.problems(self.manifests, namespaces=created, service_accounts=accounts)
+        created = {
+            p.get("Namespace", "default")
+            for d in (self, *self.earlier)
+            for p in d.of_type(HELM).values()
+            if p.get("CreateNamespace")
+        }
+        problems += references.problems(
+            self.manifests, namespaces=created, service_accounts=accounts, existing=self.applied_before
+        )
         for lid, obj in self.manifests:
             if obj.get("kind") == "EC2NodeClass":
                 problems += self._node_class_problems(lid, obj)
@@ -292,7 +322,8 @@ class Deployment:
                 storage.Claim(f"{lid} ({props['Chart']}) PersistentVolumeClaim/{n}", c)
                 for n, c in helm.created_claims(props)
             ]
-        return storage.problems(claims, storage.classes(self.manifests, self.of_type("AWS::EKS::Addon").values()))
+        addons = [p for d in (self, *self.earlier) for p in d.of_type("AWS::EKS::Addon").values()]
+        return storage.problems(claims, storage.classes([*self.manifests, *self.applied_before], addons))
 
     # --- commands against what their images provide -----------------------------------------------------------
     def containers(self) -> list[tuple[str, dict[str, Any]]]:

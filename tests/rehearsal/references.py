@@ -10,6 +10,7 @@ scales, a NodePool whose EC2NodeClass is missing launches no node.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 BUILTIN_NAMESPACES = {"default", "kube-system", "kube-public", "kube-node-lease"}
@@ -24,54 +25,88 @@ def _pod_specs(obj: Mapping[str, Any]) -> list[tuple[dict[str, Any], dict[str, A
     return []
 
 
+@dataclass(frozen=True)
+class _Cluster:
+    """What exists on the cluster when the objects are applied: their own, and what came before them."""
+
+    named: set[tuple[str, str | None, str]]  # (kind, namespace, name)
+    namespaces: set[str]
+    accounts: set[tuple[str, str]]
+    classes: set[str]
+    pods: list[tuple[str | None, dict[str, str]]]  # (namespace, pod template labels)
+
+
 def problems(
     objects: Iterable[tuple[str, Mapping[str, Any]]],
     *,
     namespaces: set[str],
     service_accounts: set[tuple[str, str]],
+    existing: Iterable[tuple[str, Mapping[str, Any]]] = (),
 ) -> list[str]:
-    """`namespaces` and `service_accounts`: those created outside these objects (Helm releases, add-ons)."""
+    """`namespaces` and `service_accounts`: those created outside these objects (Helm releases, add-ons);
+    `existing`: objects applied before these (by stacks deployed earlier): referred to, not checked."""
     objects = list(objects)
-    named = {(o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"]) for _, o in objects}
-    names = {n for kind, _, n in named if kind == "Namespace"} | BUILTIN_NAMESPACES | namespaces
-    accounts = {(ns, n) for kind, ns, n in named if kind == "ServiceAccount"} | service_accounts
-    classes = {n for kind, _, n in named if kind == "PriorityClass"} | BUILTIN_PRIORITY_CLASSES
-    pods = [(o["metadata"].get("namespace"), labels) for _, o in objects for labels, _ in _pod_specs(o)]
-    pods += _launcher_pods(objects)
+    every = [*objects, *existing]
+    named = {(o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"]) for _, o in every}
+    cluster = _Cluster(
+        named=named,
+        namespaces={n for kind, _, n in named if kind == "Namespace"} | BUILTIN_NAMESPACES | namespaces,
+        accounts={(ns, n) for kind, ns, n in named if kind == "ServiceAccount"} | service_accounts,
+        classes={n for kind, _, n in named if kind == "PriorityClass"} | BUILTIN_PRIORITY_CLASSES,
+        pods=[(o["metadata"].get("namespace"), labels) for _, o in every for labels, _ in _pod_specs(o)]
+        + _launcher_pods(every),
+    )
+    return [problem for lid, o in objects for problem in _object_problems(lid, o, cluster)]
+
+
+def _object_problems(lid: str, o: Mapping[str, Any], cluster: _Cluster) -> list[str]:
+    kind, ns, name = o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"]
+    where = f"{lid} {kind}/{name}"
     found = []
-    for lid, o in objects:
-        kind, ns, name = o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"]
-        where = f"{lid} {kind}/{name}"
-        if ns is not None and ns not in names:
-            found.append(f"{where}: namespace {ns!r} is created by nothing in this stack")
-        for _, spec in _pod_specs(o):
-            account = spec.get("serviceAccountName", "default")
-            if account != "default" and (ns, account) not in accounts:
-                found.append(f"{where}: service account {ns}/{account} does not exist")
-            if spec.get("priorityClassName") and spec["priorityClassName"] not in classes:
-                found.append(f"{where}: PriorityClass {spec['priorityClassName']!r} does not exist")
-            for volume in spec.get("volumes", []):
-                config = volume.get("configMap")
-                if config and not config.get("optional") and ("ConfigMap", ns, config["name"]) not in named:
-                    found.append(f"{where}: ConfigMap {ns}/{config['name']} (volume {volume['name']}) does not exist")
-        spec = o.get("spec", {})
-        if kind == "ScaledObject":
-            target = spec["scaleTargetRef"]
-            if (target.get("kind", "Deployment"), ns, target["name"]) not in named:
-                found.append(f"{where}: scaleTargetRef {target} does not exist in {ns}")
-            for trigger in spec.get("triggers", []):
-                auth = trigger.get("authenticationRef")
-                auth_kind = (auth or {}).get("kind", "TriggerAuthentication")
-                auth_ns = None if auth_kind == "ClusterTriggerAuthentication" else ns
-                if auth and (auth_kind, auth_ns, auth["name"]) not in named:
-                    found.append(f"{where}: authenticationRef {auth} does not exist")
-        if kind == "NodePool":
-            ref = spec["template"]["spec"]["nodeClassRef"]
-            if (ref["kind"], None, ref["name"]) not in named:
-                found.append(f"{where}: nodeClassRef {ref} does not exist")
-        selector = _selector(o)
-        if selector and not any(pns == ns and _selects(selector, labels) for pns, labels in pods):
-            found.append(f"{where}: selector {selector} selects no pod template in {ns}")
+    if ns is not None and ns not in cluster.namespaces:
+        found.append(f"{where}: namespace {ns!r} is created by nothing in this stack or one deployed before it")
+    for _, spec in _pod_specs(o):
+        found += _pod_problems(where, ns, spec, cluster)
+    spec = o.get("spec", {})
+    if kind == "ScaledObject":
+        found += _scaled_object_problems(where, ns, spec, cluster)
+    if kind == "NodePool":
+        ref = spec["template"]["spec"]["nodeClassRef"]
+        if (ref["kind"], None, ref["name"]) not in cluster.named:
+            found.append(f"{where}: nodeClassRef {ref} does not exist")
+    selector = _selector(o)
+    if selector and not any(pns == ns and _selects(selector, labels) for pns, labels in cluster.pods):
+        found.append(f"{where}: selector {selector} selects no pod template in {ns}")
+    return found
+
+
+def _pod_problems(where: str, ns: str | None, spec: Mapping[str, Any], cluster: _Cluster) -> list[str]:
+    """The service account, PriorityClass and ConfigMap volumes a pod names."""
+    found = []
+    account = spec.get("serviceAccountName", "default")
+    if account != "default" and (ns, account) not in cluster.accounts:
+        found.append(f"{where}: service account {ns}/{account} does not exist")
+    if spec.get("priorityClassName") and spec["priorityClassName"] not in cluster.classes:
+        found.append(f"{where}: PriorityClass {spec['priorityClassName']!r} does not exist")
+    for volume in spec.get("volumes", []):
+        config = volume.get("configMap")
+        if config and not config.get("optional") and ("ConfigMap", ns, config["name"]) not in cluster.named:
+            found.append(f"{where}: ConfigMap {ns}/{config['name']} (volume {volume['name']}) does not exist")
+    return found
+
+
+def _scaled_object_problems(where: str, ns: str | None, spec: Mapping[str, Any], cluster: _Cluster) -> list[str]:
+    """Its target and its TriggerAuthentications."""
+    found = []
+    target = spec["scaleTargetRef"]
+    if (target.get("kind", "Deployment"), ns, target["name"]) not in cluster.named:
+        found.append(f"{where}: scaleTargetRef {target} does not exist in {ns}")
+    for trigger in spec.get("triggers", []):
+        auth = trigger.get("authenticationRef")
+        auth_kind = (auth or {}).get("kind", "TriggerAuthentication")
+        auth_ns = None if auth_kind == "ClusterTriggerAuthentication" else ns
+        if auth and (auth_kind, auth_ns, auth["name"]) not in cluster.named:
+            found.append(f"{where}: authenticationRef {auth} does not exist")
     return found
 
 

@@ -123,6 +123,19 @@ def release_numbers(version: object, field: str, accepted: str) -> tuple[int, in
 
 FiguresT = TypeVar("FiguresT", bound=EngineFigures)
 
+# What every engine's launch module declares (each constant checked against the engine's source there), by the
+# `Engine` attribute it becomes: `class XEngine(Engine[XFigures], launch=launch)` reads them all.
+LAUNCH_CONSTANTS: Mapping[str, str] = {
+    "stock_repository": "STOCK_REPOSITORY",
+    "default_release": "DEFAULT_RELEASE",
+    "container_name": "CONTAINER_NAME",
+    "port": "SERVER_PORT",
+    "command": "SERVER_COMMAND",
+    "cache_mount_path": "CACHE_MOUNT_PATH",
+    "scaling_metrics": "SCALING_METRICS",
+    "managed_flags": "MANAGED_FLAGS",
+}
+
 
 class Engine(ABC, Generic[FiguresT]):
     """One inference server: one subclass and one instance per engine, registered in `core.engines`.
@@ -135,8 +148,15 @@ class Engine(ABC, Generic[FiguresT]):
     takes a unique prefix of a flag), `tuning_knobs` (the engine-specific `TuningOptions` it reads),
     `supports_standbys` (sleep mode for standby engines), `api_key_env` (the variable it reads its API
     key from, None: no such variable), `extra_args_example` (for messages), `figures_type` (its
-    `EngineFigures`).
+    `EngineFigures`). The launch module's constants arrive with `launch=` (`LAUNCH_CONSTANTS`).
     """
+
+    def __init_subclass__(cls, *, launch: object = None, **kwargs: object) -> None:
+        """`launch`: the engine's launch module, whose constants (`LAUNCH_CONSTANTS`) become its attributes."""
+        super().__init_subclass__(**kwargs)
+        if launch is not None:
+            for attribute, constant in LAUNCH_CONSTANTS.items():
+                setattr(cls, attribute, getattr(launch, constant))
 
     name: str
     display_name: str
@@ -261,6 +281,7 @@ class Engine(ABC, Generic[FiguresT]):
 
 
 __all__ = [
+    "LAUNCH_CONSTANTS",
     "Engine",
     "EngineLaunch",
     "HttpProbe",

@@ -9,12 +9,13 @@ them, or load a calibrated set fitted to your own logs (`fastload calibrate`, `p
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 
 from fastload_constructs.core.engines import engine_named
 from fastload_constructs.core.engines.phases import EngineFigures
 from fastload_constructs.core.errors import require
+from fastload_constructs.core.planning.figure_bounds import FIGURE_RANGES, check_figure, check_rate
 
 MB = 1000**2
 
@@ -132,6 +133,14 @@ class LoadAssumptions:
     engine_figures: Mapping[str, EngineFigures] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        # Every figure in its range (`figure_bounds`): a rate of 0 or a figure of 1e308 fails here, named,
+        # not as a ZeroDivisionError or an OverflowError in a plan.
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in FIGURE_RANGES and value is not None:
+                check_figure(f.name, value, f"assumptions.{f.name}")
+        for i, (_, _, mb_s) in enumerate(self.measured_throughput_mb_s):
+            check_rate(mb_s, f"assumptions.measured_throughput_mb_s[{i}]")
         require(
             isinstance(self.engine_figures, Mapping),
             "assumptions.engine_figures",

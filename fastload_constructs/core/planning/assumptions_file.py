@@ -11,6 +11,7 @@ from fastload_constructs.core.engines.vllm import VLLM
 from fastload_constructs.core.engines.vllm.phases import VllmFigures
 from fastload_constructs.core.errors import FastloadConfigError, require
 from fastload_constructs.core.planning.assumptions import LoadAssumptions
+from fastload_constructs.core.planning.figure_bounds import check_figure, check_rate
 
 FORMAT = "fastload-assumptions/1"
 # The file's "assumptions" object holds, flat, the platform's figures (LoadAssumptions) and vLLM's
@@ -34,18 +35,25 @@ def with_vllm_figures(a: LoadAssumptions, **changes: float) -> LoadAssumptions:
 
 
 def assumptions_as_dict(a: LoadAssumptions, fitted_from: list[str] | None = None) -> dict[str, object]:
-    """The assumptions file's JSON: every figure, the measured throughputs and where they came from."""
+    """The assumptions file's JSON: every figure, the measured throughputs and where they came from.
+
+    Every figure is checked against its range first (`figure_bounds`), so the file is JSON (no NaN, no
+    Infinity) and `plan` reads back whatever was written; one out of range is refused, named."""
     figures = vllm_figures(a)
+    values = {
+        **{name: getattr(a, name) for name in _PLATFORM_FIELDS},
+        **{name: getattr(figures, name) for name in _VLLM_FIELDS},
+    }
     return {
         "format": FORMAT,
         "fitted_from": list(fitted_from or []),
+        # A figure left at None (no calibrated node phases) is not written: the fitted ones apply.
         "assumptions": {
-            # A figure left at None (no calibrated node phases) is not written: the fitted ones apply.
-            **{name: getattr(a, name) for name in _PLATFORM_FIELDS if getattr(a, name) is not None},
-            **{name: getattr(figures, name) for name in _VLLM_FIELDS},
+            name: check_figure(name, v, f"assumptions.{name}") for name, v in values.items() if v is not None
         },
         "measured_throughput_mb_s": [
-            {"instance_type": i, "source": s, "mb_s": mb_s} for i, s, mb_s in a.measured_throughput_mb_s
+            {"instance_type": i, "source": s, "mb_s": check_rate(mb_s, f"assumptions.measured_throughput_mb_s[{n}]")}
+            for n, (i, s, mb_s) in enumerate(a.measured_throughput_mb_s)
         ],
     }
 
@@ -68,7 +76,7 @@ _RETIRED_FIELDS = frozenset(
 
 
 def _figures_from(values: dict[object, object], field: str) -> dict[str, float]:
-    """The file's "assumptions" object: every key one figure, every value a number >= 0."""
+    """The file's "assumptions" object: every key one figure, every value a number in its range."""
     changes: dict[str, float] = {}
     for key, value in values.items():
         if key in _RETIRED_FIELDS:
@@ -77,14 +85,8 @@ def _figures_from(values: dict[object, object], field: str) -> dict[str, float]:
             )
         if key not in _FLOAT_FIELDS:
             raise FastloadConfigError(f"{field}.assumptions.{key}", value, "one of " + ", ".join(_FLOAT_FIELDS))
-        require(
-            isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0,
-            f"{field}.assumptions.{key}",
-            value,
-            "a number >= 0",
-        )
-        assert isinstance(key, str) and isinstance(value, (int, float))
-        changes[key] = float(value)
+        assert isinstance(key, str)
+        changes[key] = check_figure(key, value, f"{field}.assumptions.{key}")
     return changes
 
 
@@ -95,15 +97,10 @@ def _throughputs_from(rows: object, field: str) -> tuple[tuple[str, str, float],
     for i, row in enumerate(rows):
         where = f"{field}.measured_throughput_mb_s[{i}]"
         ok = (
-            isinstance(row, dict)
-            and isinstance(row.get("instance_type"), str)
-            and row.get("source") in ("s3", "local")
-            and isinstance(row.get("mb_s"), (int, float))
-            and not isinstance(row.get("mb_s"), bool)
-            and row["mb_s"] > 0
+            isinstance(row, dict) and isinstance(row.get("instance_type"), str) and row.get("source") in ("s3", "local")
         )
-        require(ok, where, row, '{"instance_type": "g6e.2xlarge", "source": "s3" or "local", "mb_s": > 0}')
-        measured.append((row["instance_type"], row["source"], float(row["mb_s"])))
+        require(ok, where, row, '{"instance_type": "g6e.2xlarge", "source": "s3" or "local", "mb_s": a rate}')
+        measured.append((row["instance_type"], row["source"], check_rate(row.get("mb_s"), where)))
     return tuple(measured)
 
 

@@ -35,16 +35,23 @@ from fastload_constructs.core.scaling.autoscaling import (
     hpa_behavior,
     scaling_behavior,
 )
-from fastload_constructs.core.scaling.hpa import SYNC_PERIOD_S, HpaModel, HpaSpec, hpa_spec_from_scaled_object
+from fastload_constructs.core.scaling.hpa import (
+    SYNC_PERIOD_S,
+    HpaModel,
+    HpaSpec,
+    hpa_spec_from_scaled_object,
+    replicas_over_time,
+)
 
 # remote_write -> queryable: not published (the AMP user guide gives ingestion rates, not a delay); a few seconds.
 INGESTION_LAG_S = 5.0
 
 
 def previous_hpa_behavior(behavior: ScalingBehavior) -> dict[str, object]:
-    """The scale-up the ScaledObject had before one-step scale-up: window 0, at most max(1 pod, 50%) per start-up.
+    """The scale-up of a ScaledObject that waits for each start-up: window 0, at most max(1 pod, 50%) per
+    start-up.
 
-    Kept to compare against (`fastload plan` no longer emits it). Scale-down is the current one.
+    Kept to compare the one-step policy against (`fastload plan` does not emit it). Scale-down is the current one.
     """
     period = min(1800, max(SCRAPE_INTERVAL_S, math.ceil(behavior.startup_s)))
     return {
@@ -144,6 +151,63 @@ class _Pod:
     ready_at: float
 
 
+@dataclass
+class _Replicas:
+    """The Deployment's pods, and how many more the faster start paths (warm spares, warm nodes) can take."""
+
+    paths: StartPaths
+    pods: list[_Pod]
+    spares: int
+    warm_nodes: int
+
+    def ready(self, t: float) -> int:
+        return sum(1 for p in self.pods if p.ready_at <= t)
+
+    def scale_to(self, t: float, replicas: int) -> None:
+        """New pods take the warm spares first, then the warm nodes, then fresh nodes; the ReplicaSet removes
+        pods that are not ready first, then the newest."""
+        while len(self.pods) < replicas:
+            self.pods.append(_Pod(t, t + self._next_start_s()))
+        if len(self.pods) > replicas:
+            self.pods.sort(key=lambda p: (p.ready_at <= t, -p.created))
+            del self.pods[: len(self.pods) - replicas]
+
+    def _next_start_s(self) -> float:
+        if self.spares > 0:
+            self.spares -= 1
+            return self.paths.warm_spare_s
+        if self.warm_nodes > 0:
+            self.warm_nodes -= 1
+            return self.paths.warm_node_s
+        return self.paths.fresh_node_s
+
+
+@dataclass
+class _Queue:
+    """vLLM's waiting requests, summed over the replicas: one FIFO queue in front of `slots` per ready replica."""
+
+    workload: Workload
+    waiting: deque[float] = field(default_factory=deque)  # arrival times
+    running: list[float] = field(default_factory=list)  # finish times (a heap)
+    waits: list[float] = field(default_factory=list)
+    carry: float = 0.0  # the fraction of a request arrived so far
+
+    def step(self, t: float, ready: int) -> int:
+        """Arrivals at `t`, then service on `ready` replicas; the number left waiting."""
+        self.carry += self.workload.rate(t)
+        arrived = int(self.carry)
+        self.carry -= arrived
+        self.waiting.extend([t] * arrived)
+        while self.running and self.running[0] <= t:
+            heapq.heappop(self.running)
+        free = ready * self.workload.slots - len(self.running)
+        while free > 0 and self.waiting:
+            self.waits.append(t - self.waiting.popleft())
+            heapq.heappush(self.running, t + self.workload.service_s)
+            free -= 1
+        return len(self.waiting)
+
+
 @dataclass(frozen=True)
 class SimulationResult:
     policy: str
@@ -165,6 +229,18 @@ def _percentile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[i]
 
 
+def _needed_replicas(workload: Workload, max_replicas: int) -> int:
+    """Replicas that serve the workload's peak rate (at most the HPA's maximum)."""
+    peak_rate = max(workload.rate(float(t)) for t in range(workload.seconds))
+    return min(max_replicas, math.ceil(peak_rate / workload.replica_rps - 1e-9))
+
+
+def _latest_visible(samples: Sequence[tuple[float, int]], t: float) -> int | None:
+    """The last scraped value queryable at `t` (samples are (visible_at, value), in scrape order)."""
+    visible = [v for at, v in samples if at <= t]
+    return visible[-1] if visible else None
+
+
 def simulate(
     scaled_object_spec: Mapping[str, Any],
     workload: Workload,
@@ -177,69 +253,35 @@ def simulate(
     sync_phase_s: float = 7.0,
     timeline_every_s: int = 5,
 ) -> SimulationResult:
-    """Run `workload` against the HPA of `scaled_object_spec` (a ScaledObject's `spec`), one second a step."""
+    """Run `workload` against the HPA of `scaled_object_spec` (a ScaledObject's `spec`), one second a step:
+    arrivals and service, then the scrape, then the HPA's sync on the latest sample it can see."""
     spec: HpaSpec = hpa_spec_from_scaled_object(scaled_object_spec)
     hpa = HpaModel(spec)
     replicas = start_replicas if start_replicas is not None else spec.min_replicas
-    pods = [_Pod(-1e9, -1e9) for _ in range(replicas)]
-    spares, warm_nodes = paths.warm_spares, paths.warm_nodes
-    queue: deque[float] = deque()
-    running: list[float] = []  # finish times
-    waits: list[float] = []
+    deployment = _Replicas(paths, [_Pod(-1e9, -1e9) for _ in range(replicas)], paths.warm_spares, paths.warm_nodes)
+    queue = _Queue(workload)
     samples: list[tuple[float, int]] = []  # (visible_at, value)
-    arrived_carry = 0.0
-    gpu_seconds = 0.0
-    peak_rate = max(workload.rate(float(t)) for t in range(workload.seconds))
-    needed = min(spec.max_replicas, math.ceil(peak_rate / workload.replica_rps - 1e-9))
+    needed = _needed_replicas(workload, spec.max_replicas)
     capacity_at: float | None = None
-    peak_waiting = 0
-    max_reached = replicas
+    peak_waiting, max_reached, gpu_seconds = 0, replicas, 0.0
     timeline = []
     for step in range(workload.seconds):
         t = float(step)
-        # Arrivals, then service.
-        arrived_carry += workload.rate(t)
-        n = int(arrived_carry)
-        arrived_carry -= n
-        queue.extend([t] * n)
-        while running and running[0] <= t:
-            heapq.heappop(running)
-        ready = sum(1 for p in pods if p.ready_at <= t)
-        free = ready * workload.slots - len(running)
-        while free > 0 and queue:
-            waits.append(t - queue.popleft())
-            heapq.heappush(running, t + workload.service_s)
-            free -= 1
-        waiting = len(queue)
+        ready = deployment.ready(t)
+        waiting = queue.step(t, ready)
         peak_waiting = max(peak_waiting, waiting)
         if capacity_at is None and t >= workload.burst_start_s and ready >= needed:
             capacity_at = t - workload.burst_start_s
-        # Scrape, then the HPA's sync.
         if (t - scrape_phase_s) % SCRAPE_INTERVAL_S == 0:
             samples.append((t + ingestion_lag_s, waiting))
-        if (t - sync_phase_s) % SYNC_PERIOD_S == 0:
-            visible = [v for at, v in samples if at <= t]
-            if visible:
-                new = hpa.sync(t, len(pods), float(visible[-1]))
-                while len(pods) < new:
-                    if spares > 0:
-                        spares -= 1
-                        start = paths.warm_spare_s
-                    elif warm_nodes > 0:
-                        warm_nodes -= 1
-                        start = paths.warm_node_s
-                    else:
-                        start = paths.fresh_node_s
-                    pods.append(_Pod(t, t + start))
-                if len(pods) > new:
-                    # The ReplicaSet removes pods that are not ready first, then the newest.
-                    pods.sort(key=lambda p: (p.ready_at <= t, -p.created))
-                    del pods[: len(pods) - new]
-                max_reached = max(max_reached, len(pods))
-        gpu_seconds += (len(pods) + spares) * paths.gpus_per_replica
+        latest = _latest_visible(samples, t) if (t - sync_phase_s) % SYNC_PERIOD_S == 0 else None
+        if latest is not None:
+            deployment.scale_to(t, hpa.sync(t, len(deployment.pods), float(latest)))
+            max_reached = max(max_reached, len(deployment.pods))
+        gpu_seconds += (len(deployment.pods) + deployment.spares) * paths.gpus_per_replica
         if step % timeline_every_s == 0:
-            timeline.append((t, workload.rate(t), len(pods), ready, waiting))
-    waits.sort()
+            timeline.append((t, workload.rate(t), len(deployment.pods), ready, waiting))
+    waits = sorted(queue.waits)
     return SimulationResult(
         policy=policy,
         time_to_capacity_s=capacity_at,
@@ -256,8 +298,6 @@ def simulate(
 
 def spike_false_scale_ups(scaled_object_spec: Mapping[str, Any], *, spike_replicas: int = 10, phases: int = 6) -> int:
     """How many of `phases` scrape/sync alignments turn one scrape's spike into a scale-up (HPA alone)."""
-    from fastload_constructs.core.scaling.hpa import replicas_over_time
-
     spec = hpa_spec_from_scaled_object(scaled_object_spec)
     count = 0
     for i in range(phases):
@@ -284,9 +324,9 @@ def one_to_ten_burst() -> Workload:
 def burst_comparison(
     plan: ServingPlan, pulled_plan: ServingPlan | None = None, *, warm_spares: int = 2
 ) -> dict[str, SimulationResult]:
-    """The 1 -> 10 burst under the policy before one-step scale-up, the one-step policy, one step with warm spares,
-    and (given the same model planned with the image pulled from its registry, `pulled_plan`) one step without
-    the node image snapshot the reference stack restores by default."""
+    """The 1 -> 10 burst under the per-start-up policy (`previous_hpa_behavior`), the one-step policy, one step
+    with warm spares and (given the same model planned with the image pulled from its registry, `pulled_plan`)
+    one step without the node image snapshot the reference stack restores by default."""
     workload = one_to_ten_burst()
     b = scaling_behavior(plan)
     paths = start_paths(plan)

@@ -7,19 +7,11 @@ from fastload_constructs.core.engines.sglang import launch, phases
 from fastload_constructs.core.engines.sglang.phases import SglangFigures
 
 
-class SglangEngine(Engine[SglangFigures]):
+class SglangEngine(Engine[SglangFigures], launch=launch):
     """SGLang's server, streaming weights with the Run:ai streamer like vLLM."""
 
     name = "sglang"
     display_name = "SGLang"
-    stock_repository = launch.STOCK_REPOSITORY
-    default_release = launch.DEFAULT_RELEASE
-    container_name = launch.CONTAINER_NAME
-    port = launch.SERVER_PORT
-    command = launch.SERVER_COMMAND
-    cache_mount_path = launch.CACHE_MOUNT_PATH
-    scaling_metrics = launch.SCALING_METRICS
-    managed_flags = launch.MANAGED_FLAGS
     abbreviated_flags = True
     # --enable-torch-compile. Capture sizes and an FP8 KV cache map to flags not yet checked against
     # SGLang's source: cap its capture with extra args (e.g. --cuda-graph-max-bs-decode 64).

@@ -9,19 +9,11 @@ from fastload_constructs.core.engines.vllm.phases import VllmFigures
 from fastload_constructs.core.engines.vllm.releases import release_family
 
 
-class VllmEngine(Engine[VllmFigures]):
+class VllmEngine(Engine[VllmFigures], launch=launch):
     """vLLM's OpenAI-compatible server, streaming weights with the Run:ai streamer."""
 
     name = "vllm"
     display_name = "vLLM"
-    stock_repository = launch.STOCK_REPOSITORY
-    default_release = launch.DEFAULT_RELEASE
-    container_name = launch.CONTAINER_NAME
-    port = launch.SERVER_PORT
-    command = launch.SERVER_COMMAND
-    cache_mount_path = launch.CACHE_MOUNT_PATH
-    scaling_metrics = launch.SCALING_METRICS
-    managed_flags = launch.MANAGED_FLAGS
     abbreviated_flags = False
     tuning_knobs = frozenset({"cudagraph_capture_sizes", "kv_cache_dtype", "max_num_seqs"})
     # Standby engines sleep with vLLM's --enable-sleep-mode (core/serving/standby.py).
