@@ -2,7 +2,7 @@
 
 Runs core.scaling.simulation on the plan of an 8B model on g6e.2xlarge (its fresh-node, warm-node and
 warm-spare start-up times), the scraper's 30 s interval, the HPA's 15 s sync and the HPA rules of
-(a) the policy before issue 26 and (b) the emitted one; then sweeps the scale-up stabilisation window
+(a) the policy before one-step scale-up and (b) the emitted one; then sweeps the scale-up stabilisation window
 (time to capacity against scale-ups caused by one scrape's spike). Prints Markdown tables; with
 matplotlib installed, draws replicas and waiting requests over time to docs/burst_simulation.png.
 

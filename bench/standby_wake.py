@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark: a sleeping vLLM engine woken, as a standby is on scale-out (issue 27). Needs a GPU and vLLM.
+"""Benchmark: a sleeping vLLM engine woken, as a standby is on scale-out. Needs a GPU and vLLM.
 
 Starts `vllm serve` on an 8B-shaped model (Llama-3.1-8B's config.json shape, written here) with
 `--load-format dummy` (random weights: nothing to download) and `--enable-sleep-mode`

@@ -14,8 +14,9 @@ Every Kubernetes chart goes on through `infra.AppliedChart` or
 server, its warm spares, its KEDA objects and its capacity buffer.
 
 The GPU nodes are what the models are planned on (`stacks.config.NodeSettings`): Bottlerocket NVIDIA by
-default, restoring a snapshot of the server images that the stack builds (`infra.NodeImageSnapshot`),
-with Fast Snapshot Restore in the GPU subnets' zones; AL2023 with its device-plugin DaemonSet when asked.
+default, restoring a snapshot of the server images that the stack builds
+(`infra.node_image_snapshot.NodeImageSnapshot`), with Fast Snapshot Restore in the GPU subnets' zones;
+AL2023 with its device-plugin DaemonSet when asked.
 
 The stack serves the models it is given (`models`, default: every configured one); the
 others go to `stacks.models_stack.FastloadModelsStack`s on its cluster, bucket and

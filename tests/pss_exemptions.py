@@ -74,7 +74,7 @@ EXEMPTIONS: tuple[Exemption, ...] = (
 )
 
 
-# The SGLang Deployment (issue 29) is the same pod with another container: the same two host paths, for
+# The SGLang Deployment is the same pod with another container: the same two host paths, for
 # the same reasons (its compile-cache volume holds SGLANG_CACHE_DIR: Triton, Inductor, FlashInfer, JIT kernels).
 EXEMPTIONS += tuple(
     Exemption(e.kind, e.namespace, ("app.kubernetes.io/name", "sglang"), e.controls, e.must_contain, e.reason)

@@ -235,7 +235,7 @@ def test_a_log_cut_after_uvicorn_is_still_warming_up():
 # A GB10 (DGX Spark) start: torch's warning naming the device is real (the first lines of
 # https://github.com/sgl-project/sglang/issues/23386, SGLang on a DGX Spark loading
 # nv-community/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4); the SGLang lines are written from 0.5.23's format
-# strings, with the figure issue 36's held-back log shows (a model of tens of GiB whose "mem usage" reads
+# strings, with the figure an unpublished GB10 log shows (a model of tens of GiB whose "mem usage" reads
 # 1.58 GB). No public SGLang log from a GB10, GH200 or GB200 with its "Load weight end" line was found.
 GB10 = (
     Path(__file__).parent / "fixtures" / "sglang_logs" / "v0.5.23_gb10_unified_memory_format_strings.log"

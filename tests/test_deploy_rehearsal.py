@@ -1,4 +1,4 @@
-"""The deploy rehearsal (issue 24): each stack resolved as CloudFormation would, then checked as the services will.
+"""The deploy rehearsal: each stack resolved as CloudFormation would, then checked as the services will.
 
 Four stacks: the reference app in both GPU node modes (with autoscaling, warm spares, the
 shared compile cache and a second model, so every construct appears), the existing-cluster
@@ -6,9 +6,9 @@ example, and InferenceCluster with the EBS CSI add-on (the one Pod Identity role
 reference app leaves off). Each is synthesised once per session. Every check runs on
 deploy-time values (tests/rehearsal/); nothing here substitutes a placeholder.
 
-On today's main the Helm and trust tests of the reference app fail, naming the two
-defects of issue 24: the node group `Ref` (`<cluster>/<node group>`) as a nodeSelector
-label value, and trust conditions on keys EKS Pod Identity is not documented to send.
+The Helm and trust tests catch two defects that synthesis lets through: the node group
+`Ref` (`<cluster>/<node group>`) as a nodeSelector label value, and trust conditions on
+keys EKS Pod Identity is not documented to send.
 
 The self-tests at the end run the rehearsal on small hand-built templates, so what it
 catches (and what it lets through) is shown without a CDK app.

@@ -38,8 +38,8 @@ A = SglangFigures()
 
 
 def test_the_capture_rate_reproduces_the_sglang_logs_it_came_from():
-    # PR 13666 (v0.5.5): Olmo 3 32B, 64 layers, 52 sizes, 37.99 s; sglang issue 4257 (v0.4.3): 14B Qwen2, 48 layers,
-    # 23 sizes, 9.41 s. The geometric-mean rate puts each within 20%.
+    # PR 13666 (v0.5.5): Olmo 3 32B, 64 layers, 52 sizes, 37.99 s; sgl-project/sglang#4257 (v0.4.3): 14B Qwen2,
+    # 48 layers, 23 sizes, 9.41 s. The geometric-mean rate puts each within 20%.
     for sizes, layers, measured in ((52, 64, 37.99), (23, 48, 9.41)):
         assert sizes * layers * A.cuda_graph_s_per_size_layer == pytest.approx(measured, rel=0.2)
 
@@ -103,7 +103,7 @@ def test_sglang_figures_are_all_positive_and_documented():
     for f in dataclasses.fields(SglangFigures):
         assert getattr(A, f.name) > 0, f.name
     # Every figure's comment names its source (a PR, an issue or the post).
-    assert source.count("sglang PR") + source.count("sglang issue") >= 6 and "fergusfinn.com" in source
+    assert source.count("sglang PR") + source.count("sgl-project/sglang#") >= 6 and "fergusfinn.com" in source
 
 
 def test_fastload_plan_engine_sglang(capsys):

@@ -173,4 +173,4 @@ def test_vllm_figures_are_all_positive_and_documented():
                 continue
             comment.append(line)
         text = " ".join(comment)
-        assert re.search(r"fitted|Fitted|vllm (PR|issue)|github|\.com|calibration", text), f.name
+        assert re.search(r"fitted|Fitted|vllm PR|vllm-project/vllm#\d|github|\.com|calibration", text), f.name

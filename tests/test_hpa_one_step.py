@@ -20,13 +20,19 @@ from fastload_constructs.core.scaling.hpa import (
     HpaModel,
     hpa_spec_from_scaled_object,
     replicas_over_time,
-    seconds_to_reach,
 )
 from fastload_constructs.core.scaling.simulation import previous_hpa_behavior
 from fastload_constructs.k8s.keda import AutoscalingChart
 from tests.crd_schemas import validate_custom_resource
 
 TARGET = 4.0
+
+
+def seconds_to_reach(history: list[tuple[float, int]], replicas: int) -> float | None:
+    """The first sync time at which the HPA asked for at least `replicas`, or None."""
+    return next((t for t, r in history if r >= replicas), None)
+
+
 PLAN_8B = plan(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge")
 
 

@@ -9,8 +9,9 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from fastload_constructs.core.cluster.ami_family import DEFAULT_AMI_FAMILY, default_ami_alias
 from fastload_constructs.core.cluster.gpu_nodes import gpu_node_spec
-from fastload_constructs.core.cluster.karpenter import DEFAULT_AMI_ALIAS, NodePoolOptions
+from fastload_constructs.core.cluster.karpenter import NodePoolOptions
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.naming import (
     GPU_TAINT_KEY,
@@ -183,8 +184,8 @@ def test_node_class_asks_for_raid0_on_bottlerocket_by_default(karpenter_docs):
     # Karpenter writes Bottlerocket's `apiclient ephemeral-storage init` and `bind` bootstrap command for it.
     assert nc["spec"]["instanceStorePolicy"] == "RAID0"
     # A pinned release by default: `latest` would turn every AMI release into drift (all nodes replaced).
-    assert nc["spec"]["amiSelectorTerms"] == [{"alias": DEFAULT_AMI_ALIAS}]
-    assert re.fullmatch(r"bottlerocket@v1\.\d+\.\d+", DEFAULT_AMI_ALIAS)
+    assert nc["spec"]["amiSelectorTerms"] == [{"alias": default_ami_alias(DEFAULT_AMI_FAMILY)}]
+    assert re.fullmatch(r"bottlerocket@v1\.\d+\.\d+", default_ami_alias(DEFAULT_AMI_FAMILY))
     assert nc["spec"]["subnetSelectorTerms"] == [{"tags": {"karpenter.sh/discovery": "inference"}}]
     # The OS volume and the data volume (containerd, kubelet), the one pods' ephemeral storage is sized from.
     devices = {d["deviceName"]: d for d in nc["spec"]["blockDeviceMappings"]}

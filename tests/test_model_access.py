@@ -79,7 +79,7 @@ def test_staging_can_delete_objects_but_never_erase_versions():
 def test_compile_cache_access_is_confined_to_its_prefix():
     (spec,) = access.compile_cache_statements(BUCKET, "compile-cache/llama")
     assert spec.resources == (f"{BUCKET}/compile-cache/llama/*",)
-    # PutObjectTagging: the temporary upload is tagged for the bucket's lifecycle rule (issue 28).
+    # PutObjectTagging: the temporary upload is tagged for the bucket's lifecycle rule, which removes it if abandoned.
     assert set(spec.actions) == {
         "s3:GetObject",
         "s3:PutObject",

@@ -100,7 +100,7 @@ def test_exported_manifests_carry_the_cache_containers(synthesized):
     assembly, _ = synthesized
     folder = Path(assembly.directory) / "manifests"
     # After the cluster-wide charts, the node pools and cdk.json's model with its ScaledObject.
-    # The namespace's shared in-pod scripts come first (issue 28), applied once before the first model using them.
+    # The namespace's shared in-pod scripts come first, applied once before the first model using them.
     files = sorted(p.name for p in folder.iterdir())
     # Every model's pods run resolve-revision, so the scripts come before the first model.
     assert files[3:6] == [

@@ -1,4 +1,4 @@
-"""Attacks on immutable revisions (issue 28): each test failed before its fix."""
+"""Attacks on immutable revisions: each test names the attack and the outcome that stops it."""
 
 from __future__ import annotations
 

@@ -14,9 +14,9 @@ from fastload_constructs.core.access.revisions import (
     choose_collection,
     first_pointer,
     new_revision_id,
-    revision_of_prefix,
 )
 from fastload_constructs.core.errors import FastloadConfigError
+from fastload_constructs.runtime import revision as pod_revision
 from tests.hf_model_factory import write_hf_model
 
 T0 = datetime(2026, 12, 3, 10, 0, tzinfo=timezone.utc)
@@ -61,8 +61,10 @@ def test_collection_settings_are_checked(keep, grace):
 def test_a_revision_folder_in_a_uri_is_recognised():
     rid = new_revision_id(T0, "0123abcd")
     assert rid == "20261203T100000Z-0123abcd"
-    assert revision_of_prefix(f"models/m/revisions/{rid}") == rid
-    assert revision_of_prefix("models/m") is None and revision_of_prefix("revisions/x") is None
+    # The pods read a configuration pinned to a revision folder as that revision; other prefixes name none.
+    assert pod_revision.revision_of_prefix(f"models/m/revisions/{rid}") == rid
+    assert pod_revision.revision_of_prefix("models/m") == pod_revision.UNVERSIONED
+    assert pod_revision.revision_of_prefix("revisions/x") == pod_revision.UNVERSIONED
     with pytest.raises(FastloadConfigError):
         new_revision_id(T0, "xyz")
 

@@ -44,7 +44,7 @@ from fastload_constructs.core.scaling.autoscaling import (
     predicted_startup_seconds,
     scaling_behavior,
 )
-from fastload_constructs.core.scaling.capacity import Workload, family_gpu_limits, node_capacity, pack_pods
+from fastload_constructs.core.scaling.capacity import Workload, family_gpu_limits, node_capacity
 from fastload_constructs.core.scaling.metrics import scaling_query, scrape_config
 from fastload_constructs.infra.scale_out_metrics import ScaleOutMetrics
 from fastload_constructs.k8s.karpenter import KarpenterGpuNodePools
@@ -53,6 +53,7 @@ from tests.cfn_template import resources
 from tests.crd_schemas import chart_values, crd_schema, unknown_value_paths, validate_custom_resource
 from tests.emitted_manifests import template_manifests
 from tests.iam_eval import allowed
+from tests.node_packing import pack_pods
 
 CDK_JSON = json.loads((Path(__file__).parent.parent / "cdk.json").read_text())["context"]
 ACCOUNT, REGION = "123456789012", "us-west-2"

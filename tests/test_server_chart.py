@@ -12,7 +12,7 @@ from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.model import ModelProfile
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.serving.cache_sharing import LAUNCH_SCRIPT, MODEL_URI_PLACEHOLDER
-from fastload_constructs.core.serving.server_pod import ServerOptions, compile_cache_folder
+from fastload_constructs.core.serving.server_pod import ServerOptions, cache_key_for
 from fastload_constructs.core.serving.streamer_env import streamer_env
 from fastload_constructs.k8s.namespace_chart import NamespaceChart
 from fastload_constructs.k8s.server_chart import ServerChart
@@ -171,12 +171,13 @@ def test_compile_cache_on_the_instance_store_host_path(docs, plan_8b):
     host = volumes["compile-cache"]["hostPath"]
     c = container(docs["small"])
     env = {e["name"]: e["value"] for e in c["env"]}
-    expected = compile_cache_folder(
+    key = cache_key_for(
         plan_8b,
         image="vllm/vllm-openai:v0.34.0",
         model_uri=URI_8B,
         factors=compile_factors(engine_args(c, URI_8B), env),
     )
+    expected = f"{naming.node_cache_paths('bottlerocket').compile_cache}/{key}"
     assert host == {"path": expected, "type": "DirectoryOrCreate"}
     assert host["path"].startswith(naming.node_cache_paths("bottlerocket").compile_cache + "/")
 

@@ -12,7 +12,7 @@ from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.planning.serving import Serving
 from fastload_constructs.core.serving.server_pod import (
     ServerOptions,
-    compile_cache_folder,
+    cache_key_for,
     recommended_labels,
     server_spec,
 )
@@ -59,12 +59,12 @@ def test_env_is_the_streamer_env_plus_the_engines_own_and_the_container_is_the_e
 
 
 def test_compile_cache_folder_is_keyed_by_what_vllm_hashes(plan_8b, plan_70b_tp4):
-    base = compile_cache_folder(plan_8b, image="vllm/vllm-openai:v0.34.0", model_uri=URI)
-    assert base.startswith(naming.node_cache_paths("bottlerocket").compile_cache + "/")
-    assert base == compile_cache_folder(plan_8b, image="vllm/vllm-openai:v0.34.0", model_uri=URI)
-    assert base != compile_cache_folder(plan_8b, image="vllm/vllm-openai:v0.35.0", model_uri=URI)
-    assert base != compile_cache_folder(plan_8b, image="vllm/vllm-openai:v0.34.0", model_uri=URI + "-v2")
-    assert base != compile_cache_folder(plan_70b_tp4, image="vllm/vllm-openai:v0.34.0", model_uri=URI)
+    # The host-path folder is `<node cache root>/<key>` (test_server_chart); the key moves with what vLLM hashes.
+    base = cache_key_for(plan_8b, image="vllm/vllm-openai:v0.34.0", model_uri=URI)
+    assert base == cache_key_for(plan_8b, image="vllm/vllm-openai:v0.34.0", model_uri=URI)
+    assert base != cache_key_for(plan_8b, image="vllm/vllm-openai:v0.35.0", model_uri=URI)
+    assert base != cache_key_for(plan_8b, image="vllm/vllm-openai:v0.34.0", model_uri=URI + "-v2")
+    assert base != cache_key_for(plan_70b_tp4, image="vllm/vllm-openai:v0.34.0", model_uri=URI)
 
 
 def test_a_deploy_time_bucket_is_recognised_and_keeps_the_cache_folder_stable(plan_8b):

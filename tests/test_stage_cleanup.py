@@ -1,4 +1,4 @@
-"""Nothing left behind by `fastload stage` (issue 28): SIGTERM, SIGKILL and a full disk, against rclone on 127.0.0.1."""
+"""Nothing left behind by `fastload stage`: SIGTERM, SIGKILL and a full disk, against rclone on 127.0.0.1."""
 
 from __future__ import annotations
 

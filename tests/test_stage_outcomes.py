@@ -1,4 +1,4 @@
-"""Right outcomes and nothing left behind for `fastload stage` (issue 28), against a real S3 server on 127.0.0.1."""
+"""Right outcomes and nothing left behind for `fastload stage`, against a real S3 server on 127.0.0.1."""
 
 from __future__ import annotations
 

@@ -10,11 +10,12 @@ from aws_cdk.assertions import Template
 from fastload_constructs.core.errors import FastloadConfigError
 from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.serving import Serving
-from fastload_constructs.core.scaling.capacity import Workload, node_capacity, pack_pods
+from fastload_constructs.core.scaling.capacity import Workload, node_capacity
 from fastload_constructs.core.serving.server_pod import ServerOptions
 from fastload_constructs.core.serving.standby import FMA_CRD_FILES, FMA_TAG, fma_values
 from fastload_constructs.infra import FmaController, ServedModel
 from tests.crd_schemas import chart_values, unknown_value_paths, validate_custom_resource
+from tests.node_packing import pack_pods
 from tests.test_served_model import LLAMA, manifests, stack_with_cluster
 
 

@@ -122,7 +122,9 @@ def test_cli_prints_the_standby_path_with_its_sources(capsys):
     wake = a.wake_fixed_s + 16.06e9 / (a.wake_pcie4_gb_s * 1e9)
     assert view["scale_out_paths"]["standby"]["phases"]["wake"] == pytest.approx(wake, abs=0.05)
     sources = view["standby_sources"]
-    assert any(s.startswith("wake") and "measured" in s and "pcie4" in s and "issue 16663" in s for s in sources)
+    assert any(
+        s.startswith("wake") and "measured" in s and "pcie4" in s and "vllm-project/vllm#16663" in s for s in sources
+    )
     assert any(s.startswith("bind") and "estimated" in s for s in sources)
     assert main(["plan", "--instance", "g6e.2xlarge", "--params", "8.03e9", "--standbys", "2"]) == 0
     table = capsys.readouterr().out

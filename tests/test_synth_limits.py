@@ -1,4 +1,4 @@
-"""Limits found at synth, not at deploy (issue 28): resources, template size, bucket policy size; one line each."""
+"""Limits found at synth, not at deploy: resources, template size, bucket policy size; one line each."""
 
 from __future__ import annotations
 

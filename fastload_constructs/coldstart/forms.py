@@ -56,7 +56,6 @@ COLLECTOR_TIMESTAMP = re.compile(
 
 # Box drawing that terminal UIs (k9s, lazydocker) put around copied lines.
 FRAME_CHARS = " \t\r\n\f\v│┃|"
-FRAME = re.compile(r"^[\s│┃|]+|[\s│┃|]+$")
 
 # Where a record keeps the line, outermost first; a value that is itself a JSON object is opened in turn.
 _TEXT_KEYS = ("log", "textPayload", "message", "msg", "MESSAGE")

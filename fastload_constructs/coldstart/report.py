@@ -131,7 +131,6 @@ class ColdStartReport:
     compile_cache_dir: str | None
     torch_compile_s: float | None
     weights: WeightLoad | None
-    recognised_lines: int
     # Which clock timed the log: "collector" (kubectl --timestamps, docker -t, a JSON envelope) or the
     # engine's own (its name).
     clock: str

@@ -12,7 +12,7 @@ Boundaries, each the first occurrence of an event about the chosen pod or its no
 
 Phases are the intervals between them, so they add up to "pod created -> ready"; a boundary that
 was not recorded merges its two neighbours into one row (named "a + b"), and a missing end is
-"not recorded". The plan's fresh-node path (`core.tuning.ScaleOutPaths.fresh_node`) is beside each
+"not recorded". The plan's fresh-node path (`core.planning.scale_out.ScaleOutPaths.fresh_node`) is beside each
 row: node_launch, gpu_registration, image_pull, then the pod's process_start, weight_load, compile,
 cuda_graph, kv_and_server (from the log, mapped as `fastload coldstart` maps them).
 """

@@ -320,7 +320,6 @@ INSTANCE_TYPE = Setting(
 #   H100 SXM5 3.35 TB/s and H200 SXM 4.8 TB/s, PCIe Gen5 to the host (nvidia.com/en-us/data-center/h100, /h200).
 
 HostLink = Literal["pcie3", "pcie4", "pcie5"]
-HOST_LINKS: tuple[HostLink, ...] = ("pcie3", "pcie4", "pcie5")
 
 
 @dataclass(frozen=True)

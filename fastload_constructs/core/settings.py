@@ -3,7 +3,7 @@
 A `Setting` is everything about one option: its cdk.json key, its command-line flag, what it accepts, a
 one-line doc, its default and the check that turns a raw value into the typed one. `setting(...)` returns
 the dataclass field that carries it, so the options class (`TuningOptions`, `Serving`, `ServerOptions`,
-`Autoscaling`) is the one declaration, as pip's `cli/cmdoptions.py` defines each option once:
+`Autoscaling`) is the one declaration, as pip's `src/pip/_internal/cli/cmdoptions.py` defines each option once:
 
     warm_spares: int = setting(0, check=check_spares, accepted="...", doc="...", key="warmSpares",
                                flag="--warm-spares")

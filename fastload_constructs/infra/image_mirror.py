@@ -8,7 +8,7 @@ ECR fetches the image from the upstream once, keeps it, and every later pull
 stays in the region, through the network's ECR api/dkr interface endpoints
 (`FastloadNetwork(interface_endpoints=True)`) and, for the layers, its S3
 gateway endpoint. Decisions (upstreams, credentials, names) live in
-`core/image_mirror.py`.
+`core/serving/image_mirror.py`.
 """
 
 from __future__ import annotations

@@ -52,7 +52,6 @@ DEFAULT_LOGGING: tuple[eks.ClusterLoggingTypes, ...] = (
     eks.ClusterLoggingTypes.AUTHENTICATOR,
 )
 DEFAULT_SYSTEM_INSTANCE_TYPE = "m6i.large"
-CLUSTER_ADMIN_POLICY = "AmazonEKSClusterAdminPolicy"
 _CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
 EBS_CSI_SERVICE_ACCOUNT = "ebs-csi-controller-sa"
 EBS_CSI_POLICY = "service-role/AmazonEBSCSIDriverPolicy"

@@ -120,7 +120,7 @@ class KarpenterController(Construct):
     controller's charts and gives them its node role.
 
     `capacity_buffers`: turn on Karpenter's CapacityBuffer feature gate (alpha in 1.14), for buffered nodes
-    (`k8s.CapacityBufferChart`). Customer-managed KMS keys of node volumes or the image snapshot:
+    (`k8s.capacity_buffer.CapacityBufferChart`). Customer-managed KMS keys of node volumes or the image snapshot:
     `grant_volume_key`.
 
     Attributes: `role` (controller role), `association`, `node_role`, `queue`,

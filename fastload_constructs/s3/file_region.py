@@ -3,7 +3,8 @@
 A part sent from its file instead of from memory holds no buffer while it waits
 for, or goes through, its request: sixteen 64 MiB parts in flight would
 otherwise be 1 GiB of freshly faulted memory, whose page faults cost this
-upload more CPU than the SHA-256 did (measured in issue 18). botocore reads
+upload more CPU than the SHA-256 did (274k faults and 1.1-1.5 s of kernel time
+per GiB, against 26k faults sent from the file). botocore reads
 the body once for the part's CRC32 and once to send it, seeking back between,
 and again on a retry; every read is a positioned `pread` on the descriptor the
 file was hashed through, so threads never share a file offset and the bytes

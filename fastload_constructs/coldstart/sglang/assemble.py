@@ -98,7 +98,6 @@ def parse_lines(lines: Iterable[str], label: str = "log", started_at: datetime |
         compile_cache_dir=None,
         torch_compile_s=None,
         weights=on_gpus,
-        recognised_lines=len(found.events),
         clock=ENGINE,
         worker_count_source=workers_source,
         evidence=tuple(evidence),

@@ -142,7 +142,6 @@ def _report(timeline: Timeline, label: str, started_at: datetime | None) -> Cold
         torch_compile_s=compiled.total,
         weights=load.weights,
         engine_version=_version(events),
-        recognised_lines=len(events),
         mode=ready.mode,
         clock="collector" if timeline.clock == "collector" else ENGINE,
         worker_count_source=workers.source,

@@ -145,7 +145,8 @@ KV_CACHE_FAILURE = re.compile(
 )
 
 # Server-only signals (an offline `LLM()` run prints none of them):
-#   vllm/entrypoints/openai/api_server.py, launcher.py, cli/serve.py; uvicorn; the APIServer process prefix.
+#   vllm/entrypoints/openai/api_server.py, vllm/entrypoints/launcher.py, vllm/entrypoints/cli/serve.py; uvicorn;
+#   the APIServer process prefix.
 SERVER_SOURCE = re.compile(r"(?:^|/)(?:api_server|launcher|serve|entry)\.py:\d+$")
 SERVER_PROCESS = "APIServer"
 

@@ -74,7 +74,6 @@ ENDPOINT_LOCKED_OBJECT_ACTIONS = (
     "s3:PutObject*",
     "s3:RestoreObject",
 )
-ENDPOINT_LOCKED_LISTING_ACTIONS = ("s3:ListBucket", "s3:ListBucketMultipartUploads", "s3:ListBucketVersions")
 
 
 @dataclass(frozen=True)

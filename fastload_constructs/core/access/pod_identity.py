@@ -26,16 +26,12 @@ from fastload_constructs.core.errors import require
 from fastload_constructs.core.validation import check_dns_label, check_dns_subdomain
 
 POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"
-TRUST_ACTIONS = ("sts:AssumeRole", "sts:TagSession")
 
-# Session tags Pod Identity attaches (pod-id-abac, "List of session tags added by EKS Pod Identity").
+# The session tags the trust pins, of those Pod Identity attaches (pod-id-abac, "List of session tags added
+# by EKS Pod Identity").
 CLUSTER_ARN_TAG = "eks-cluster-arn"
-CLUSTER_NAME_TAG = "eks-cluster-name"
 NAMESPACE_TAG = "kubernetes-namespace"
 SERVICE_ACCOUNT_TAG = "kubernetes-service-account"
-POD_NAME_TAG = "kubernetes-pod-name"
-POD_UID_TAG = "kubernetes-pod-uid"
-SESSION_TAGS = (CLUSTER_ARN_TAG, CLUSTER_NAME_TAG, NAMESPACE_TAG, SERVICE_ACCOUNT_TAG, POD_NAME_TAG, POD_UID_TAG)
 
 
 def pod_identity_trust_conditions(
@@ -63,13 +59,8 @@ def pod_identity_trust_conditions(
 
 __all__ = [
     "CLUSTER_ARN_TAG",
-    "CLUSTER_NAME_TAG",
     "NAMESPACE_TAG",
     "POD_IDENTITY_SERVICE",
-    "POD_NAME_TAG",
-    "POD_UID_TAG",
     "SERVICE_ACCOUNT_TAG",
-    "SESSION_TAGS",
-    "TRUST_ACTIONS",
     "pod_identity_trust_conditions",
 ]

@@ -70,14 +70,6 @@ def revision_prefix(model_prefix: str, revision: str) -> str:
     return f"{model_prefix.strip('/')}/{REVISIONS_FOLDER}/{check_revision_id(revision)}"
 
 
-def revision_of_prefix(prefix: str) -> str | None:
-    """The revision id when `prefix` itself names a revision folder (a configuration pinned to one)."""
-    parts = prefix.strip("/").split("/")
-    if len(parts) >= 2 and parts[-2] == REVISIONS_FOLDER and REVISION_ID.fullmatch(parts[-1]):
-        return parts[-1]
-    return None
-
-
 def require_model_prefix(prefix: str, uri: str, field_name: str = "s3_uri") -> None:
     """Refuse a URI that is (or is inside) a revision folder: staging or publishing there would write into
     a revision, which pods stream whole (every *.safetensors under it) and which is never to change."""

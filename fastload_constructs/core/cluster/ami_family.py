@@ -11,9 +11,10 @@ Facts per family that the node classes, launch templates, image snapshots and po
 
 - where the instance-store RAID0 array is mounted (`core.naming.INSTANCE_STORE_MOUNTS`): the node-local
   caches live there, so hostPaths differ per family;
-- the EC2 device whose volume holds `/var/lib/containerd`, the one an image snapshot restores;
+- the root device (containerd's volume, the one an image snapshot restores, is
+  `core.cluster.image_cache.DEVICE_NAME` on both);
 - whether the sandbox (pause) image and the device plugin come with the OS, or must be on that volume;
-- the managed node group AMI type and the Karpenter alias family.
+- the Karpenter alias family (a managed node group's AMI type is `infra/gpu_nodegroup.py`'s).
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from typing import Literal
 from fastload_constructs.core.cluster.bottlerocket_releases import DEFAULT_BOTTLEROCKET_VERSION, bottlerocket_release
 from fastload_constructs.core.cluster.eks_ami_releases import DEFAULT_AL2023_RELEASE, al2023_release
 from fastload_constructs.core.errors import require
-from fastload_constructs.core.naming import INSTANCE_STORE_MOUNTS
 
 AmiFamily = Literal["bottlerocket", "al2023"]
 AMI_FAMILIES: tuple[AmiFamily, ...] = ("bottlerocket", "al2023")
@@ -38,12 +38,6 @@ class NodeOs:
 
     family: AmiFamily
     display_name: str
-    # EKS `amiType` of a managed node group (aws-cdk-lib aws_eks_v2.NodegroupAmiType values).
-    managed_ami_type: str
-    # The EBS device whose volume holds containerd's root: Bottlerocket's data volume ("The data device
-    # is used as persistent storage for container images", bottlerocket README "Default Volumes"); on
-    # AL2023 a second volume that a user-data script mounts at /var/lib/containerd.
-    containerd_device: str
     root_device: str
     # The device plugin runs as a host service (Bottlerocket NVIDIA variants: package
     # nvidia-k8s-device-plugin, enabled by default), not as a DaemonSet.
@@ -55,17 +49,11 @@ class NodeOs:
     # nodeadm's FastImagePull (SOCI parallel pull) exists only on AL2023.
     supports_fast_image_pull: bool
 
-    @property
-    def instance_store_mount(self) -> str:
-        return INSTANCE_STORE_MOUNTS[self.family]
-
 
 NODE_OS: dict[AmiFamily, NodeOs] = {
     "bottlerocket": NodeOs(
         family="bottlerocket",
         display_name="Bottlerocket NVIDIA",
-        managed_ami_type="BOTTLEROCKET_x86_64_NVIDIA",
-        containerd_device="/dev/xvdb",
         root_device="/dev/xvda",
         device_plugin_built_in=True,
         sandbox_image_in_os=True,
@@ -74,8 +62,6 @@ NODE_OS: dict[AmiFamily, NodeOs] = {
     "al2023": NodeOs(
         family="al2023",
         display_name="Amazon Linux 2023 NVIDIA",
-        managed_ami_type="AL2023_x86_64_NVIDIA",
-        containerd_device="/dev/xvdb",
         root_device="/dev/xvda",
         device_plugin_built_in=False,
         sandbox_image_in_os=False,

@@ -31,11 +31,11 @@ from typing import Literal
 from fastload_constructs.core.errors import require
 
 BootstrapMode = Literal["off", "once", "always"]
-# Directories Bottlerocket's `ephemeral-storage bind` accepts on Kubernetes variants (`allowed_bind_dirs`,
-# bottlerocket-core-kit v3.1.1; /var/lib/soci-snapshotter joined them with the default list of 1.46.0).
+# The directories bound onto the array, of those Bottlerocket's `ephemeral-storage bind` accepts on Kubernetes
+# variants (`allowed_bind_dirs`, bottlerocket-core-kit v3.1.1; /var/lib/soci-snapshotter joined them with the
+# default list of 1.46.0).
 KUBELET_DIR = "/var/lib/kubelet"
 POD_LOGS_DIR = "/var/log/pods"
-CONTAINERD_DIR = "/var/lib/containerd"
 # Bottlerocket's own name for the bootstrap command Karpenter writes for `instanceStorePolicy: RAID0`; ours,
 # for node groups and snapshot-restored nodes, sorts first too (bootstrap commands run in name order).
 INSTANCE_STORAGE_COMMAND = "000-fastload-instance-storage"

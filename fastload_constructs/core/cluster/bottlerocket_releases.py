@@ -71,8 +71,8 @@ RELEASES: dict[str, BottlerocketRelease] = {
     )
 }
 
-# The newest release whose publication its release tracking issue states (bottlerocket-os/bottlerocket
-# issue 4895: "released" 2026-08-05), serving every Kubernetes version this library supports (1.33-1.36).
+# The newest release whose publication its release tracking issue states (bottlerocket-os/bottlerocket#4895:
+# "released" 2026-08-05), serving every Kubernetes version this library supports (1.33-1.36).
 # Newer ones (1.65, 1.66) are in the table for users who pin them; their tracking issues were seen only
 # at "passed validation".
 DEFAULT_BOTTLEROCKET_VERSION = "1.64.0"

@@ -34,7 +34,6 @@ from fastload_constructs.core.naming import (
 DEFAULT_ROOT_VOLUME_GIB = 200
 MIN_ROOT_VOLUME_GIB = 50
 MAX_ROOT_VOLUME_GIB = 16384  # gp3 limit
-ROOT_DEVICE_NAME = "/dev/xvda"  # AL2023 EKS AMIs
 # gp3 throughput, MiB/s. With RAID0 the root volume only boots the OS: the gp3
 # baseline (125) is enough. Without it, image layers and the model and compile
 # caches are read from the root volume at start-up, so buy more (gp3 allows up

@@ -2,7 +2,7 @@
 
 The approach of aws-samples/bottlerocket-images-cache: a throw-away instance of the node's OS pulls the
 images into containerd's `k8s.io` namespace on a data volume, the instance stops, the volume is
-snapshotted, and every GPU node restores the snapshot as `DEVICE_NAME`. `infra.NodeImageSnapshot`
+snapshotted, and every GPU node restores the snapshot as `DEVICE_NAME`. `infra.node_image_snapshot.NodeImageSnapshot`
 runs that job in the stack; `fastload image-cache` prints the same commands for a manual build.
 
 Per node family (`core.cluster.ami_family`):
@@ -43,13 +43,16 @@ import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from fastload_constructs.core.errors import is_whole_number, one_of, require
 from fastload_constructs.core.images import image_tag
 from fastload_constructs.core.tokens import is_token
 
-DEVICE_NAME = "/dev/xvdb"  # the second EBS device; bottlerocket-images-cache uses the same name
+# The second EBS device, whose volume holds containerd's root: Bottlerocket's data volume ("The data device is
+# used as persistent storage for container images", bottlerocket README "Default Volumes"); on AL2023 a second
+# volume that a user-data script mounts at /var/lib/containerd. bottlerocket-images-cache uses the same name.
+DEVICE_NAME = "/dev/xvdb"
 IMAGE_CACHE_LABEL = "fastload-images"  # AL2023 ext4 label: mounted by label, whatever NVMe name the device gets
 CONTAINERD_ROOT = "/var/lib/containerd"
 # gp3 at its maximum (16,000 IOPS, 1,000 MiB/s): the figures of the karpenter-blueprints root volume the
@@ -155,23 +158,6 @@ def check_image_cache(cache: ImageCache, where: str = "imageCache") -> ImageCach
             "with restore rate only",
         )
     return cache
-
-
-def karpenter_block_device(cache: ImageCache) -> dict[str, Any]:
-    """An `EC2NodeClass.spec.blockDeviceMappings` entry restoring the snapshot (no `encrypted`: a volume
-    from a snapshot takes the snapshot's encryption, and the CRD says it cannot be set).
-    `volumeInitializationRate` "Only allowed if SnapshotID is set", 100-300 (Karpenter v1.14.1 CRD)."""
-    ebs: dict[str, Any] = {
-        "snapshotID": cache.snapshot_id,
-        "volumeSize": f"{cache.volume_gib}Gi",
-        "volumeType": "gp3",
-        "iops": cache.iops,
-        "throughput": cache.throughput_mibps,
-        "deleteOnTermination": True,
-    }
-    if cache.initialization_rate_mibps is not None:
-        ebs["volumeInitializationRate"] = cache.initialization_rate_mibps
-    return {"deviceName": DEVICE_NAME, "ebs": ebs}
 
 
 def mount_script() -> str:

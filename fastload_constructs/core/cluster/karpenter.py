@@ -71,19 +71,11 @@ from fastload_constructs.core.cluster.settings import DEFAULT_KUBERNETES_VERSION
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
 from fastload_constructs.core.naming import GPU_RESOURCE
 
-NODEPOOL_API_VERSION = "karpenter.sh/v1"
-NODECLASS_API_VERSION = "karpenter.k8s.aws/v1"
-CAPACITY_BUFFER_API_VERSION = "autoscaling.x-k8s.io/v1beta1"
 NODECLASS_GROUP = "karpenter.k8s.aws"
 LABEL_KARPENTER_FAMILY = "karpenter.k8s.aws/instance-family"
 LABEL_CAPACITY_TYPE = "karpenter.sh/capacity-type"
 DISCOVERY_TAG = "karpenter.sh/discovery"
 KARPENTER_CAPACITY_TYPES = ("on-demand", "spot", "reserved")
-# The default node family's pinned alias (core.cluster.ami_family: a release, never `latest`, which is drift
-# on every AMI release and replaces every GPU node and its warm caches on Karpenter's schedule). Upgrade path
-# (docs/gpu-nodes.md): set NodePoolOptions(ami_alias=...) / cdk.json fastload:amiAlias after testing the
-# release, and Karpenter rolls the nodes within the NodePools' disruption budget (one at a time).
-DEFAULT_AMI_ALIAS = default_ami_alias(DEFAULT_AMI_FAMILY)
 # Bottlerocket's OS volume: Karpenter's default mapping for the family (/dev/xvda 4Gi; docs concepts/nodeclasses
 # "Bottlerocket"); images, kubelet and pod data live on the data volume /dev/xvdb.
 BOTTLEROCKET_OS_VOLUME_GIB = 4
@@ -104,9 +96,8 @@ EXPIRE_AFTER = "Never"
 # EC2 capacity reservation ids: cr- then 17 hex digits (EC2 API reference, CapacityReservation).
 _RESERVATION_ID = re.compile(r"^cr-[0-9a-f]{17}$")
 # Karpenter chart 1.14.1 values.yaml `settings.featureGates`: CapacityBuffer ("ALPHA and is disabled by
-# default") for `CapacityBufferSpec`, StaticCapacity for NodePools with `replicas`.
+# default") for `CapacityBufferSpec`.
 FEATURE_GATE_CAPACITY_BUFFER = "capacityBuffer"
-FEATURE_GATE_STATIC_CAPACITY = "staticCapacity"
 
 
 def disruption() -> dict[str, Any]:
@@ -576,6 +567,10 @@ class NodePoolOptions:
     def _check_node_os(self) -> None:
         family = check_ami_family(self.ami_family)
         version = check_version(self.kubernetes_version, "kubernetes_version")
+        # By default the family's pinned alias (a release, never `latest`, which is drift on every AMI release
+        # and replaces every GPU node and its warm caches on Karpenter's schedule). Upgrade path
+        # (docs/gpu-nodes.md): set NodePoolOptions(ami_alias=...) / cdk.json fastload:amiAlias after testing
+        # the release, and Karpenter rolls the nodes within the NodePools' disruption budget (one at a time).
         alias = default_ami_alias(family) if self.ami_alias is None else self.ami_alias
         object.__setattr__(self, "ami_alias", check_ami_alias(alias, family, version))
 

@@ -74,13 +74,13 @@ class LoadAssumptions:
     # auto-accelerated).
     bottlerocket_launch_to_ready_s: float = 36.64
     # Bottlerocket, registered -> GPU allocatable: a prior, no row isolates it. The plugin is a host service
-    # that registers in the same second as kubelet's socket appears (github.com/bottlerocket-os/bottlerocket
-    # issue 4250): no pull, no scheduling: 5 s.
+    # that registers in the same second as kubelet's socket appears (bottlerocket-os/bottlerocket#4250): no
+    # pull, no scheduling: 5 s.
     bottlerocket_ready_to_gpu_s: float = 5.0
     # AL2023 NVIDIA, launched -> registered/Ready: 76.5 s (gnosia93 g6.12xlarge Karpenter log), 99.7 s (Packt
     # "Kubernetes for Generative AI Solutions" ch6, g6.4xlarge), 40.0 s (awslabs data-on-eks ray-batch-inference,
-    # g6e.2xlarge): 67.32 s. The AL2023 NVIDIA boot varies with the AMI release (amazon-eks-ami issues 1751,
-    # 2210; PR 2733: "DKMS by default trigger dracut that takes long time").
+    # g6e.2xlarge): 67.32 s. The AL2023 NVIDIA boot varies with the AMI release (awslabs/amazon-eks-ami#1751,
+    # #2210; PR #2733: "DKMS by default trigger dracut that takes long time").
     al2023_launch_to_ready_s: float = 67.32
     # AL2023, registered -> GPU allocatable with the device plugin as a DaemonSet whose affinity needs no
     # Node Feature Discovery label (infra.nvidia_device_plugin): a prior, no EKS row isolates it. The
@@ -125,7 +125,7 @@ class LoadAssumptions:
     # - lazy, no initialization: blocks load from S3 when first read, ~26 MB/s (the same comfyui measurement)
     #   and ~5 MiB/s "on first touch" (github-aws-runners/terraform-aws-github-runner PR 5165): 11.7 MB/s, over
     #   the image's compressed size (a 15 GB image's application "takes 10+ minutes to start",
-    #   aws-samples/bottlerocket-images-cache issue 13). Never on a critical path.
+    #   aws-samples/bottlerocket-images-cache#13). Never on a critical path.
     snapshot_lazy_mb_s: float = 11.7
     # --- calibration (fastload calibrate) --------------------------------------------------------
     # Measured stream throughput per (instance type, source), replacing the modelled one.

@@ -82,17 +82,7 @@ class IdleCost:
     """What capacity held warm costs while nothing runs on it, per day."""
 
     gpu_hours: float = 0.0
-    ebs_gib: float = 0.0  # gp3 GiB held by stopped instances
-    fsr_dsu_hours: float = 0.0  # Fast Snapshot Restore, snapshot-AZ hours
 
 
 def buffered_idle(nodes: int, gpus_per_node: int) -> IdleCost:
     return IdleCost(gpu_hours=float(nodes * gpus_per_node * HOURS_PER_DAY))
-
-
-def stopped_idle(nodes: int, volume_gib: int) -> IdleCost:
-    return IdleCost(ebs_gib=float(nodes * volume_gib))
-
-
-def fsr_idle(availability_zones: int) -> IdleCost:
-    return IdleCost(fsr_dsu_hours=float(availability_zones * HOURS_PER_DAY))

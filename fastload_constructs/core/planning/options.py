@@ -33,8 +33,8 @@ KV_CACHE_DTYPES: tuple[str, ...] = ("auto", "fp8")
 # measurement the fresh-node model uses is "~2 min for an 11.6 GB image"; check the tag's manifest).
 DEFAULT_IMAGE_BYTES = 11_600_000_000
 # Activations at the profiling batch, non-torch memory and CUDA graphs, per GPU: "PyTorch
-# activation peak memory takes 1.96GiB; non_torch_memory takes 0.10GiB" (vllm issue #13144) and
-# graphs "took 0.31-0.62 GiB" (vllm logs in issue #20264 and tests/fixtures): 2.5 GiB.
+# activation peak memory takes 1.96GiB; non_torch_memory takes 0.10GiB" (vllm-project/vllm#13144) and
+# graphs "took 0.31-0.62 GiB" (vllm logs in vllm-project/vllm#20264 and tests/fixtures): 2.5 GiB.
 DEFAULT_RUNTIME_OVERHEAD_BYTES = int(2.5 * GIB)
 # Bounds that only keep absurd input out (the longest published context is 10M tokens, Llama 4 Scout).
 MAX_CONTEXT_TOKENS = 2**24

@@ -25,7 +25,7 @@ PULL_MODES: tuple[PullMode, ...] = ("plain", "parallel", "lazy", "snapshot")
 
 def effective_pull_mode(pull_mode: PullMode | None, fast_image_pull: bool) -> PullMode:
     """The mode a plan uses: the one given, else parallel with FastImagePull, else the snapshot the reference
-    stack builds (`infra.NodeImageSnapshot`)."""
+    stack builds (`infra.node_image_snapshot.NodeImageSnapshot`)."""
     if pull_mode is not None:
         return pull_mode
     return "parallel" if fast_image_pull else "snapshot"

@@ -69,9 +69,10 @@ class StandbyAssumptions:
     # (vllm/device_allocator/cumem.py). A wake = a fixed cost (the RPC to the workers, re-mapping the KV
     # cache) + each GPU's shard of the weights over its host link, fitted over the level-1 wakes of the
     # sources that name their GPU (tests/fixtures/engine_phase_measurements.json, rows "wake": the vLLM
-    # blog's "Zero-Reload Model Switching with vLLM Sleep Mode", 2025-10-26, A100 and RTX A4000; vllm
-    # issue 16663, A800; vllm issue 48310, H100) by bench/engine_phase_fits.py. MEASURED (fitted). Level-2
-    # wakes (weights re-read from disk) and wakes with LoRA adapters (vllm PR 48337) are kept, not fitted.
+    # blog's "Zero-Reload Model Switching with vLLM Sleep Mode", 2025-10-26, A100 and RTX A4000;
+    # vllm-project/vllm#16663, A800; vllm-project/vllm#48310, H100) by bench/engine_phase_fits.py. MEASURED
+    # (fitted). Level-2 wakes (weights re-read from disk) and wakes with LoRA adapters (vllm PR 48337) are kept,
+    # not fitted.
     wake_fixed_s: float = 0.15
     # PCIe Gen4 x16 (A100, A800, A4000 above; the L4, L40S and A10G of g6, g6e and g5), GB/s per GPU:
     # fitted with the fixed cost above. Gen5 (H100, H200) and Gen3 (T4, V100) are this rate times the
@@ -196,7 +197,7 @@ def standby_path(
             True,
             f"{a.wake_fixed_s:g} s + {gb_per_gpu:.1f} GB/GPU at {wake_rate_gb_s(link, a):g} GB/s over {link} "
             "(fitted to level-1 wakes on A100, A800, A4000 and H100: vLLM blog 2025-10-26, "
-            "vllm issue 16663, vllm issue 48310)",
+            "vllm-project/vllm#16663, vllm-project/vllm#48310)",
         ),
         StandbyPhase("route", a.route_s, False, f"routing labels -> EndpointSlice ~1 s ({research})"),
         StandbyPhase(

@@ -12,7 +12,7 @@ changing the image does that - still finds a free GPU for each new pod.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fastload_constructs.core.catalog import GpuInstance, lookup
@@ -41,7 +41,6 @@ class NodeCapacity:
     """Nodes of one instance type: every model's max replicas and warm spares plus one surge pod each."""
 
     instance: GpuInstance
-    baseline_gpus: int  # min replicas x TP
     peak_gpus: int  # (max replicas + 1 surge) x TP
     baseline_nodes: int
     peak_nodes: int
@@ -99,7 +98,6 @@ def node_capacity(workloads: Iterable[Workload]) -> dict[str, NodeCapacity]:
         standby_nodes = math.ceil(standby_gpus / g)
         out[name] = NodeCapacity(
             instance=instances[name],
-            baseline_gpus=baseline + standby_gpus,
             peak_gpus=peak + standby_gpus,
             baseline_nodes=math.ceil(baseline / g) + standby_nodes,
             peak_nodes=math.ceil(peak / g) + standby_nodes,
@@ -115,19 +113,6 @@ def family_gpu_limits(capacity: dict[str, NodeCapacity]) -> dict[str, int]:
     for cap in capacity.values():
         limits[cap.instance.family] = limits.get(cap.instance.family, 0) + cap.peak_gpu_limit
     return limits
-
-
-def pack_pods(pod_gpus: Sequence[int], gpus_per_node: int, nodes: int) -> bool:
-    """First-fit decreasing: do pods needing `pod_gpus` GPUs each fit on `nodes` nodes of `gpus_per_node`?"""
-    free = [gpus_per_node] * nodes
-    for need in sorted(pod_gpus, reverse=True):
-        for i, left in enumerate(free):
-            if left >= need:
-                free[i] = left - need
-                break
-        else:
-            return False
-    return True
 
 
 GPU_NODE_MODES = ("karpenter", "managed")

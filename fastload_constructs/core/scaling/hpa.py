@@ -203,8 +203,3 @@ def replicas_over_time(
         out.append((t, current))
         t += sync_period_s
     return out
-
-
-def seconds_to_reach(history: list[tuple[float, int]], replicas: int) -> float | None:
-    """The first sync time at which the HPA asked for at least `replicas`, or None."""
-    return next((t for t, r in history if r >= replicas), None)

@@ -43,7 +43,8 @@ from fastload_constructs.core.scaling.hpa import (
     replicas_over_time,
 )
 
-INGESTION_LAG_S = 5.0  # remote_write -> queryable; not published by AMP, assumed "a few s"
+# remote_write -> queryable: not published (the AMP user guide gives ingestion rates, not a delay); a few seconds.
+INGESTION_LAG_S = 5.0
 
 
 def previous_hpa_behavior(behavior: ScalingBehavior) -> dict[str, object]:

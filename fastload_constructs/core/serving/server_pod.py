@@ -192,14 +192,6 @@ def cache_key_for(plan: ServingPlan, *, image: str, model_uri: str, factors: Map
     )
 
 
-def compile_cache_folder(
-    plan: ServingPlan, *, image: str, model_uri: str, factors: Mapping[str, str] | None = None
-) -> str:
-    """The node-local folder for this configuration's cache; inside it the engine's own hash still separates."""
-    key = cache_key_for(plan, image=image, model_uri=model_uri, factors=factors)
-    return f"{naming.node_cache_paths(plan.serving.ami_family).compile_cache}/{key}"
-
-
 def _served_name(value: object, name: str) -> str:
     ok = isinstance(value, str) and value != "" and not any(c.isspace() for c in value)
     require(ok, name, value, "a non-empty name without spaces")

@@ -209,8 +209,6 @@ class StandbySpec:
     primer_selector: Mapping[str, str]
     controller_labels: Mapping[str, str]
     gpu_memory_utilization: float
-    launcher_memory_request_bytes: int
-    launcher_memory_limit_bytes: int
     init_containers: tuple[SyncContainer, ...]
     # On the requester Deployment: the plan it was made from (core/serving/plan_record.py), standby path included.
     deployment_annotations: Mapping[str, str]
@@ -573,8 +571,6 @@ def standby_spec(
         },
         controller_labels=controller_pod_labels(release),
         gpu_memory_utilization=utilization,
-        launcher_memory_request_bytes=memory[0],
-        launcher_memory_limit_bytes=memory[1],
         init_containers=launcher_init_steps(server),
         deployment_annotations=dict(server.annotations),
     )

@@ -161,7 +161,6 @@ class WarmSpareSpec:
     warms: tuple[Warmed, ...]
     cache_host_path: str | None
     model_host_path: str | None
-    server_name: str
     # The in-pod scripts' ConfigMap: the server's (its shared, per-namespace one when `scripts_shared`).
     scripts_config_map: str = ""
     scripts_shared: bool = False
@@ -231,7 +230,6 @@ def warm_spare_spec(plan: ServingPlan, server: ServerSpec, *, classes: PriorityC
         warms=tuple(warms),
         cache_host_path=server.cache_host_path,
         model_host_path=server.model_host_path,
-        server_name=server.name,
         scripts_config_map=server.scripts_config_map,
         scripts_shared=server.scripts_shared,
     )

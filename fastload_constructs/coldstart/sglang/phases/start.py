@@ -15,23 +15,22 @@ class Readiness:
     """Whether and when the start ended: "The server is fired up and ready to roll!", which SGLang prints once
     its warm-up request has returned (http_server.py `_wait_and_warmup`, the same from 0.2 to 0.5.23); or a
     warm-up end line after the HTTP server came up (the line that follows it was cut). Uvicorn's lines alone
-    are a server still warming up: not ready, timed to the log's last line. `server_up`: uvicorn's first line."""
+    are a server still warming up: not ready, timed to the log's last line."""
 
     ready: bool
     end: datetime
     line: Event | None
-    server_up: Event | None = None
 
 
 def readiness(scan: Scan, last_at: datetime) -> Readiness:
     up = next(iter(scan.of("http_up")), None)
     ready = scan.of("ready")
     if ready:
-        return Readiness(True, ready[0].at, ready[0], up)
+        return Readiness(True, ready[0].at, ready[0])
     warmed = [e for e in scan.of("warmup_end") if up is not None and e.line_number > up.line_number]
     if warmed:
-        return Readiness(True, warmed[0].at, warmed[0], up)
-    return Readiness(False, last_at, None, up)
+        return Readiness(True, warmed[0].at, warmed[0])
+    return Readiness(False, last_at, None)
 
 
 def container_start(started_at: datetime | None, first_at: datetime) -> None:

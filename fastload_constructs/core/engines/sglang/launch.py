@@ -30,7 +30,7 @@ from fastload_constructs.core.errors import require
 STOCK_REPOSITORY = "lmsysorg/sglang"
 DEFAULT_RELEASE = "0.5.23"
 # `python/sglang/launch_server.py` (prepare_server_args -> run_server). Not `sglang serve`: its backend
-# detection asks the Hugging Face Hub for `model_index.json` of a non-local path (cli/utils.py:91), a
+# detection asks the Hugging Face Hub for `model_index.json` of a non-local path (python/sglang/cli/utils.py:91), a
 # pointless call for s3:// that stalls where the VPC has no internet egress.
 SERVER_COMMAND = ("python3", "-m", "sglang.launch_server")
 # --port default 30000 (srt/arg_groups/fields/serving.py:66); /metrics is served on it too.

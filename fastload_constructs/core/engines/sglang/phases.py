@@ -31,7 +31,7 @@ class SglangFigures(EngineFigures):
     weight_load_fixed_s: float = 3.5
     # Decode CUDA-graph capture per batch size and decoder layer: 37.99 s for 52 sizes of Olmo 3 32B
     # (64 layers; sglang PR 13666's log, v0.5.5, TP1: 0.0114 s) and 9.41 s for 23 sizes of a 14B Qwen2
-    # (48 layers; sglang issue 4257's log, v0.4.3, TP2: 0.0085 s): 0.0099 s (geometric mean).
+    # (48 layers; sgl-project/sglang#4257's log, v0.4.3, TP2: 0.0085 s): 0.0099 s (geometric mean).
     cuda_graph_s_per_size_layer: float = 0.0099
     cuda_graph_fixed_s: float = 1.0
     # Batch sizes SGLang captures by default: 52 (1...512) in PR 13666's and PR 11830's logs (v0.5.5); the
@@ -44,7 +44,7 @@ class SglangFigures(EngineFigures):
     # code generation is cached).
     torch_compile_s_per_layer: float = 4.4
     torch_compile_warm_fraction: float = 0.5
-    # Capture end -> uvicorn up: 1 s (sglang issue 2468's log, v0.4.0) and 4 s (PR 11830's, v0.5.5); then
+    # Capture end -> uvicorn up: 1 s (sgl-project/sglang#2468's log, v0.4.0) and 4 s (PR 11830's, v0.5.5); then
     # one warmup request before "The server is fired up and ready to roll!" (seconds, SGLANG_WARMUP_TIMEOUT;
     # no timed public log of it found): 4 s + 1 s assumed.
     kv_and_server_s: float = 5.0

@@ -43,7 +43,7 @@ class VllmFigures(EngineFigures):
     # not the pod's).
     process_start_s: float = 25.0
     # vLLM's own work around the stream (allocating the model, post-processing weights): "Model
-    # loading took 0.90 s" for "Loading weights took 0.69 s" (vllm issue #20264); 31.73 s for a
+    # loading took 0.90 s" for "Loading weights took 0.69 s" (vllm-project/vllm#20264); 31.73 s for a
     # 30.41 s stream (v0.34 log in tests/fixtures). Seconds added to every weight load.
     weight_load_fixed_s: float = 1.5
     # The profiling run, the KV cache and the warm-up: "init engine (profile, create kv cache, warmup
@@ -65,7 +65,7 @@ class VllmFigures(EngineFigures):
     # "compile_warm" (Dynamo + the load: 0.9.2-0.10.x print the load apart from their total; the fixed
     # cost sits at the fit's bound, 8 s, pulled up by the slowest hosts). From 0.19 (`uses_aot_compile`)
     # a hit loads the AOT artefact and skips Dynamo: "torch.compile takes 1.61 s in total" (vllm PR 39559)
-    # and 9.61 s at TP2 on RTX 3090s (noonghunna/club-3090 issue 142): their geometric mean, two rows
+    # and 9.61 s at TP2 on RTX 3090s (noonghunna/club-3090#142): their geometric mean, two rows
     # only. A hit never costs more than a miss.
     compile_warm_fixed_s: float = 8.0
     compile_warm_s_per_layer: float = 0.11

@@ -72,7 +72,7 @@ def default_max_num_seqs(version: object, gpu_model: str | None, gpu_memory_gib:
 
 # torch.compile's AOT cache: a hit loads the whole compiled callable and skips Dynamo. On by default where
 # vLLM runs torch >= 2.10 (vllm/envs.py `use_aot_compile`: "1" if is_torch_equal_or_newer("2.10.0")). vLLM
-# 0.16.0 still pins torch 2.9.1 (vllm-project/vllm issue 35462), 0.19.0 pins 2.10 (axolotl-ai-cloud/axolotl
+# 0.16.0 still pins torch 2.9.1 (vllm-project/vllm#35462), 0.19.0 pins 2.10 (axolotl-ai-cloud/axolotl
 # PR 3582, "use vllm 0.19.0 for torch 2.10.0"): 0.19, the first release known to hit the AOT path.
 AOT_COMPILE_SINCE = (0, 19)
 
