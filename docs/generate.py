@@ -108,6 +108,30 @@ def lever_waterfall() -> str:
     return waterfall.markdown(waterfall.bars())  # type: ignore[attr-defined,no-any-return]
 
 
+# A real fresh-node scale-out on EKS with Karpenter (tests/fixtures/k8s_events/SOURCES.md names its source).
+TIMELINE_EVENTS = (
+    "tests/fixtures/k8s_events/get-events-custom-columns-eks-karpenter-vllm-v0.28.0-coldstart-workshop.txt"
+)
+
+
+def timeline_example() -> str:
+    """`fastload timeline` on a real EKS + Karpenter event dump, beside the plan of the path its nodes took, as
+    the command prints it now."""
+    import contextlib
+    import io
+
+    from fastload_constructs.cli.main import main
+
+    flags = ["--instance", "g6e.2xlarge", "--params", "8.03e9", "--ami", "al2023", "--pull-mode", "plain"]
+    flags += ["--image", "vllm/vllm-openai:v0.28.0"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = main(["timeline", str(ROOT / TIMELINE_EVENTS), *flags])
+    assert status == 0, f"fastload timeline exited {status}"
+    command = " ".join([".venv/bin/fastload timeline", TIMELINE_EVENTS, "\\\n   ", *flags])
+    return f"```\n$ {command}\n{out.getvalue().rstrip()}\n```"
+
+
 def warm_start_tradeoffs() -> str:
     """Predicted pod start-up (seconds; weight load in brackets) from S3, from the node-local copy, and from it
     with a warm compile cache, for a few model and instance pairs."""
@@ -480,6 +504,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "warm-start-tradeoffs": warm_start_tradeoffs,
     "reference-plan": reference_plan,
     "lever-waterfall": lever_waterfall,
+    "timeline-example": timeline_example,
     "gpu-node-path": gpu_node_path,
     "burst-simulation": burst_simulation,
 }
