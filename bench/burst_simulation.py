@@ -2,9 +2,10 @@
 
 Runs core.scaling.simulation on the plan of an 8B model on g6e.2xlarge (its fresh-node, warm-node and
 warm-spare start-up times), the scraper's 30 s interval, the HPA's 15 s sync and the HPA rules of
-(a) the policy before one-step scale-up and (b) the emitted one; then sweeps the scale-up stabilisation window
-(time to capacity against scale-ups caused by one scrape's spike). Prints Markdown tables; with
-matplotlib installed, draws replicas and waiting requests over time to docs/burst_simulation.png.
+(a) a policy that waits for each start-up (one pod or 50% per start-up) and (b) the emitted one; then sweeps the
+scale-up stabilisation window (time to capacity against scale-ups caused by one scrape's spike). Prints
+Markdown tables; with matplotlib installed, draws replicas and waiting requests over time to
+docs/burst_simulation.png (the PNG carries the comparison table, so a test tells a stale picture).
 
     .venv/bin/python bench/burst_simulation.py [--png PATH] [--instance g6e.2xlarge --params 8e9]
 """
@@ -15,6 +16,7 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -64,7 +66,9 @@ def run(instance: str, params: float, opts: TuningOptions) -> dict[str, Simulati
     return results
 
 
-def draw(results: dict[str, SimulationResult], path: Path) -> bool:
+def draw(results: dict[str, SimulationResult], path: Path) -> Any:
+    """Replicas and waiting requests over time, one colour per policy; returns the figure (None without
+    matplotlib)."""
     try:
         import matplotlib
 
@@ -72,7 +76,7 @@ def draw(results: dict[str, SimulationResult], path: Path) -> bool:
         import matplotlib.pyplot as plt
     except ImportError:
         print("matplotlib is not installed: no picture")
-        return False
+        return None
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
     first = next(iter(results.values()))
     minutes = [t / 60 for t, *_ in first.timeline]
@@ -91,9 +95,10 @@ def draw(results: dict[str, SimulationResult], path: Path) -> bool:
     fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=90)
+    # The table the curves were simulated for, in the PNG itself: a test tells a stale picture by it.
+    fig.savefig(path, dpi=90, metadata={"Description": comparison_table(results)})
     print(f"picture: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
-    return True
+    return fig
 
 
 def main(argv: list[str] | None = None) -> int:

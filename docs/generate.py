@@ -101,6 +101,37 @@ def burst_simulation() -> str:
     return comparison_table(burst_comparison(model.serving_plan(), pulled_plan)) + "\n"
 
 
+def lever_waterfall() -> str:
+    """What each lever saves on a brand-new node for the reference app's model, step by step: the table
+    bench/lever_waterfall.py prints and draws docs/lever_waterfall.png from."""
+    waterfall = _bench_script("lever_waterfall")
+    return waterfall.markdown(waterfall.bars())  # type: ignore[attr-defined,no-any-return]
+
+
+# A real fresh-node scale-out on EKS with Karpenter (tests/fixtures/k8s_events/SOURCES.md names its source).
+TIMELINE_EVENTS = (
+    "tests/fixtures/k8s_events/get-events-custom-columns-eks-karpenter-vllm-v0.28.0-coldstart-workshop.txt"
+)
+
+
+def timeline_example() -> str:
+    """`fastload timeline` on a real EKS + Karpenter event dump, beside the plan of the path its nodes took, as
+    the command prints it now."""
+    import contextlib
+    import io
+
+    from fastload_constructs.cli.main import main
+
+    flags = ["--instance", "g6e.2xlarge", "--params", "8.03e9", "--ami", "al2023", "--pull-mode", "plain"]
+    flags += ["--image", "vllm/vllm-openai:v0.28.0"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = main(["timeline", str(ROOT / TIMELINE_EVENTS), *flags])
+    assert status == 0, f"fastload timeline exited {status}"
+    command = " ".join([".venv/bin/fastload timeline", TIMELINE_EVENTS, "\\\n   ", *flags])
+    return f"```\n$ {command}\n{out.getvalue().rstrip()}\n```"
+
+
 def warm_start_tradeoffs() -> str:
     """Predicted pod start-up (seconds; weight load in brackets) from S3, from the node-local copy, and from it
     with a warm compile cache, for a few model and instance pairs."""
@@ -199,12 +230,12 @@ def context_keys() -> str:
     return "\n".join(rows)
 
 
-def _engine_phase_fits() -> object:
-    """bench/engine_phase_fits.py, loaded as a module (it is a script beside the package, not part of it)."""
+def _bench_script(name: str) -> object:
+    """bench/<name>.py, loaded as a module (a script beside the package, not part of it)."""
     import importlib.util
 
-    path = ROOT / "bench" / "engine_phase_fits.py"
-    spec = importlib.util.spec_from_file_location("engine_phase_fits", path)
+    path = ROOT / "bench" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = sys.modules.get(spec.name)
     if module is None:
@@ -217,7 +248,7 @@ def _engine_phase_fits() -> object:
 def engine_phase_fits() -> str:
     """The engine figures fitted to the published rows, their in-sample and leave-one-source-out errors,
     then each left-out source's error (bench/engine_phase_fits.py)."""
-    fits = _engine_phase_fits()
+    fits = _bench_script("engine_phase_fits")
     reports = fits.all_reports()  # type: ignore[attr-defined]
     return fits.markdown(reports) + "\n\n" + fits.loso_detail(reports)  # type: ignore[attr-defined]
 
@@ -472,6 +503,8 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "standby-tradeoffs": standby_tradeoffs,
     "warm-start-tradeoffs": warm_start_tradeoffs,
     "reference-plan": reference_plan,
+    "lever-waterfall": lever_waterfall,
+    "timeline-example": timeline_example,
     "gpu-node-path": gpu_node_path,
     "burst-simulation": burst_simulation,
 }

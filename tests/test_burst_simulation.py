@@ -4,10 +4,14 @@ wired to the same numbers the ScaledObject is emitted with."""
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
+import sys
+from pathlib import Path
 
 import cdk8s
 
 from fastload_constructs.core.model import ModelProfile
+from fastload_constructs.core.planning.options import TuningOptions
 from fastload_constructs.core.planning.plan import plan
 from fastload_constructs.core.scaling.autoscaling import SCALE_UP_WINDOW_S, Autoscaling, hpa_behavior, scaling_behavior
 from fastload_constructs.core.scaling.simulation import (
@@ -22,6 +26,7 @@ from fastload_constructs.core.scaling.simulation import (
 )
 from fastload_constructs.k8s.keda import AutoscalingChart
 
+ROOT = Path(__file__).resolve().parent.parent
 PLAN = plan(ModelProfile.from_numbers(parameter_count=8_000_000_000), "g6e.2xlarge")
 BEHAVIOR = scaling_behavior(PLAN)
 AUTOSCALING = Autoscaling(min_replicas=1, max_replicas=10, target=4.0)
@@ -86,3 +91,41 @@ def test_steady_load_within_one_replica_never_scales():
     r = simulate(scaled_object_timing(AUTOSCALING, hpa_behavior(BEHAVIOR)), flat, StartPaths(275, 75, 70))
     assert r.max_replicas_reached == 1 and r.peak_waiting == 0 and r.p95_wait_s == 0
     assert abs(r.gpu_hours - 720 / 3600) < 1e-9
+
+
+def _burst_script():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("burst_simulation", ROOT / "bench" / "burst_simulation.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_pictures_legend_sits_below_the_panels_and_covers_no_curve(tmp_path):
+    import matplotlib.pyplot as plt
+
+    burst = _burst_script()
+    fig = burst.draw(burst.run("g6e.2xlarge", 8e9, TuningOptions()), tmp_path / "b.png")
+    try:
+        assert [ax.get_legend() for ax in fig.axes] == [None, None]  # no legend inside a panel
+        (legend,) = fig.legends
+        fig.canvas.draw()
+        box = legend.get_window_extent()
+        assert all(box.y1 <= ax.get_window_extent().y0 for ax in fig.axes)  # wholly below both panels
+    finally:
+        plt.close(fig)
+
+
+def test_the_committed_picture_is_the_readmes_burst_table():
+    """The PNG carries the table its curves were simulated for: the README's generated burst table."""
+    from PIL import Image
+
+    spec = importlib.util.spec_from_file_location("docs_generate", ROOT / "docs" / "generate.py")
+    assert spec is not None and spec.loader is not None
+    generate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generate)
+    stored = Image.open(ROOT / "docs" / "burst_simulation.png").text.get("Description")
+    assert stored == generate.burst_simulation().rstrip("\n"), (
+        "stale: run .venv/bin/python bench/burst_simulation.py --png docs/burst_simulation.png"
+    )
