@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from fastload_constructs.core.access.revisions import POINTER_NAME, REVISIONS_FOLDER  # noqa: E402
 from fastload_constructs.core.cluster.ami_family import node_os  # noqa: E402
-from fastload_constructs.core.naming import STAGE_MANIFEST_NAME  # noqa: E402
+from fastload_constructs.core.naming import INSTANCE_STORE_MOUNTS, STAGE_MANIFEST_NAME  # noqa: E402
 from fastload_constructs.core.planning import plan  # noqa: E402
 from fastload_constructs.core.planning.serving import Serving  # noqa: E402
 from fastload_constructs.core.serving.cache_sharing import DEFAULT_COMPILE_CACHE_PREFIX, model_cache_prefix  # noqa: E402
@@ -170,7 +170,7 @@ def _gpu_node_facts(documents: list[dict[str, Any]]) -> dict[str, Any]:
         "instance_types": tuple(requirements["node.kubernetes.io/instance-type"]),
         "node_family": family.display_name,
         "ami_alias": node_class["spec"]["amiSelectorTerms"][0]["alias"],
-        "instance_store": family.instance_store_mount,
+        "instance_store": INSTANCE_STORE_MOUNTS[family.family],
         "data_device": data["deviceName"],
     }
 

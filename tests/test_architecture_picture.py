@@ -13,6 +13,7 @@ import pytest
 from PIL import Image
 
 from fastload_constructs.core.cluster.ami_family import DEFAULT_AMI_FAMILY, default_ami_alias, node_os
+from fastload_constructs.core.naming import INSTANCE_STORE_MOUNTS
 from fastload_constructs.core.planning import Serving
 from fastload_constructs.core.serving.server_pod import server_spec
 from fastload_constructs.infra.scale_out_metrics import KEDA_VERSION
@@ -70,8 +71,13 @@ def test_the_server_pod_shown_is_the_pod_the_code_renders(inventory):
 def test_the_nodes_and_controllers_shown_are_the_defaults_the_app_emits(inventory):
     family = node_os(DEFAULT_AMI_FAMILY)
     assert inventory.ami_alias == default_ami_alias(DEFAULT_AMI_FAMILY)
-    assert (inventory.node_family, inventory.instance_store) == (family.display_name, family.instance_store_mount)
-    assert inventory.cache_paths and all(p.startswith(family.instance_store_mount) for p in inventory.cache_paths)
+    assert (inventory.node_family, inventory.instance_store) == (
+        family.display_name,
+        INSTANCE_STORE_MOUNTS[DEFAULT_AMI_FAMILY],
+    )
+    assert inventory.cache_paths and all(
+        p.startswith(INSTANCE_STORE_MOUNTS[DEFAULT_AMI_FAMILY]) for p in inventory.cache_paths
+    )
     assert inventory.instance_types == (MODEL.instance_type,)
     assert MODEL.image in inventory.snapshot_images and inventory.fast_snapshot_restore_zones >= 1
     assert f"keda {KEDA_VERSION}" in inventory.controllers
