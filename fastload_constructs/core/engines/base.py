@@ -18,7 +18,13 @@ from typing import Generic, Protocol, TypeVar
 
 from fastload_constructs.core.catalog import GpuInstance
 from fastload_constructs.core.engines.args import check_arg_shape, normalised_flag
-from fastload_constructs.core.engines.phases import DeployedCapture, EngineFigures, PhaseEstimate, PhaseInputs
+from fastload_constructs.core.engines.phases import (
+    DeployedCapture,
+    EngineFigures,
+    PhaseEstimate,
+    PhaseInputs,
+    PhaseSource,
+)
 from fastload_constructs.core.errors import FastloadConfigError, require
 
 
@@ -278,6 +284,10 @@ class Engine(ABC, Generic[FiguresT]):
     @abstractmethod
     def note(self, inputs: PhaseInputs, predicted: PhaseEstimate, figures: FiguresT) -> str:
         """The phase note from the engine's own figures (`phase_note` resolves them)."""
+
+    @abstractmethod
+    def phase_source(self, phase: str, *, warm_compile: bool) -> PhaseSource | None:
+        """Where the engine's figure for `phase` comes from (None: a phase the engine does not own)."""
 
 
 __all__ = [

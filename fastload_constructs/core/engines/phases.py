@@ -9,10 +9,26 @@ CUDA graphs, KV cache and server) from its own cited figures.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 from fastload_constructs.core.catalog import GpuInstance
 from fastload_constructs.core.model import ModelProfile
+
+# How a phase's figure was obtained: fitted to published start-ups, measured by a publication of that step,
+# modelled from a component's published throughput, or a prior that no published row isolates.
+Basis = Literal["fitted", "measured", "prior", "model"]
+
+
+@dataclass(frozen=True)
+class PhaseSource:
+    """One phase's figure: how it was obtained, what it rests on, and where to check it."""
+
+    basis: Basis
+    text: str
+    urls: tuple[str, ...]
+
+    def line(self, phase: str, seconds: float) -> str:
+        return f"{phase} {seconds:.1f} s ({self.basis}): {self.text}; " + " ".join(self.urls)
 
 
 @dataclass(frozen=True)
@@ -95,4 +111,4 @@ class PhaseInputs:
     tensor_parallel_size: int = 1
 
 
-__all__ = ["DeployedCapture", "EngineFigures", "PhaseEstimate", "PhaseInputs", "TuningKnobs"]
+__all__ = ["Basis", "DeployedCapture", "EngineFigures", "PhaseEstimate", "PhaseInputs", "PhaseSource", "TuningKnobs"]

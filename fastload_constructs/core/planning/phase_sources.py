@@ -9,10 +9,8 @@ is an estimate no published row isolates (docs/planning.md "GPU nodes" says why 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
-Basis = Literal["fitted", "measured", "prior", "model"]
+from fastload_constructs.core.engines import engine_named
+from fastload_constructs.core.engines.phases import PhaseSource
 
 KARPENTER_OPTIONS = "https://karpenter.sh/docs/reference/settings/"
 NODECLAIM_LAUNCH = (
@@ -54,48 +52,7 @@ SOCI_LAZY = (
     "https://github.com/llm-d/llm-d/blob/main/guides/gke-pod-snapshots/benchmark-results/vllm-qwen3-32b-h100.md",
 )
 STREAMER = ("https://github.com/run-ai/runai-model-streamer/blob/master/docs/src/benchmarks.md",)
-# vLLM's phases, fitted over tests/fixtures/engine_phase_measurements.json (bench/engine_phase_fits.py; the
-# sources below are the groups the rows come from, core/engines/vllm/phases.py says which figure each feeds).
-UPB_PROFILER = "https://github.com/upb-cn/vllm-startup-profiler"
-ANYSCALE = "https://github.com/anyscale/ray-serve-llm-perf-examples"
-DENNISLEE = "https://github.com/dennislee22/vLLM-benchmarking"
-VLLM_START = (DENNISLEE, ANYSCALE, UPB_PROFILER)
-VLLM_COMPILE_COLD = (UPB_PROFILER, ANYSCALE, DENNISLEE, "https://github.com/vllm-project/vllm/pull/11005")
-VLLM_COMPILE_WARM = (
-    "https://github.com/vllm-project/vllm/pull/39559",  # from 0.19 a hit loads the AOT artefact
-    "https://github.com/noonghunna/club-3090/issues/142",
-    UPB_PROFILER,
-    ANYSCALE,
-)
-VLLM_GRAPHS = (
-    UPB_PROFILER,
-    "https://tensorfuse.io/docs/blogs/reducing_gpu_cold_start",
-    "https://github.com/vllm-project/vllm/pull/11005",
-)
-VLLM_KV = (UPB_PROFILER, ANYSCALE, DENNISLEE)
-SGLANG_START = ("https://fergusfinn.com/blog/fast-sglang-starts/", "https://github.com/sgl-project/sglang/pull/15426")
-SGLANG_GRAPHS = (
-    "https://github.com/sgl-project/sglang/pull/13666",
-    "https://github.com/sgl-project/sglang/issues/4257",
-)
-SGLANG_SERVER = (
-    "https://github.com/sgl-project/sglang/issues/2468",
-    "https://github.com/sgl-project/sglang/pull/11830",
-)
-SGLANG_COMPILE = ("https://github.com/sgl-project/sglang/pull/9179",)
 NVME_COPY = STREAMER
-
-
-@dataclass(frozen=True)
-class PhaseSource:
-    """One phase's figure: how it was obtained, what it rests on, and where to check it."""
-
-    basis: Basis
-    text: str
-    urls: tuple[str, ...]
-
-    def line(self, phase: str, seconds: float) -> str:
-        return f"{phase} {seconds:.1f} s ({self.basis}): {self.text}; " + " ".join(self.urls)
 
 
 def _node_source(phase: str, family: str) -> PhaseSource | None:
@@ -137,37 +94,12 @@ def _image_source(phase: str, pull_mode: str, restore: str) -> PhaseSource | Non
     return PhaseSource("fitted", text + " (tests/fixtures/image_phase.json)", REGISTRY_PULL)
 
 
-def _engine_source(phase: str, engine: str, warm_compile: bool) -> PhaseSource | None:
-    vllm = engine == "vllm"
-    sources = {
-        "process_start": (
-            PhaseSource(
-                "measured", "imports, engine and worker spawn: the middle of published server spans", VLLM_START
-            )
-            if vllm
-            else PhaseSource("measured", "imports, engine and worker spawn", SGLANG_START)
-        ),
+def _transfer_source(phase: str) -> PhaseSource | None:
+    """The streamer's transfer is the planner's, the same for every engine."""
+    return {
         "weight_load": PhaseSource("model", "the Run:ai streamer's published S3 sweep per concurrency unit", STREAMER),
         "model_copy": PhaseSource("model", "the streamer's S3 throughput, to the node-local NVMe", NVME_COPY),
-        "compile": (
-            PhaseSource("fitted", "a torch.compile cache hit (the AOT artefact from vLLM 0.19)", VLLM_COMPILE_WARM)
-            if vllm and warm_compile
-            else PhaseSource("fitted", "torch.compile cold, fixed + per decoder layer", VLLM_COMPILE_COLD)
-            if vllm
-            else PhaseSource("measured", "SGLang's torch.compile, per layer (an upper bound)", SGLANG_COMPILE)
-        ),
-        "cuda_graph": (
-            PhaseSource("fitted", "CUDA-graph capture from graphs, layers, TP and the GPU's bandwidth", VLLM_GRAPHS)
-            if vllm
-            else PhaseSource("measured", "CUDA-graph capture per batch size and layer", SGLANG_GRAPHS)
-        ),
-        "kv_and_server": (
-            PhaseSource("fitted", "profiling, the KV cache, warm-up, the API server", VLLM_KV)
-            if vllm
-            else PhaseSource("measured", "the server's start and warm-up request", SGLANG_SERVER)
-        ),
-    }
-    return sources.get(phase)
+    }.get(phase)
 
 
 def phase_source(
@@ -178,7 +110,8 @@ def phase_source(
     found = (
         _node_source(phase, ami_family)
         or _image_source(phase, pull_mode, restore)
-        or _engine_source(phase, engine, warm_compile)
+        or _transfer_source(phase)
+        or engine_named(engine).phase_source(phase, warm_compile=warm_compile)
     )
     if found is None:
         raise KeyError(f"no source recorded for phase {phase!r}")

@@ -30,6 +30,7 @@ class SglangEngine(Engine[SglangFigures], launch=launch):
     compile_factors = staticmethod(launch.compile_factors)
     predict = staticmethod(phases.predict)
     note = staticmethod(phases.note)
+    phase_source = staticmethod(phases.phase_source)
 
     def streams_distributed(self, tensor_parallel_size: int, source: str) -> bool:
         """SGLang streams an object-store model distributed by default, straight to the GPU even at TP 1

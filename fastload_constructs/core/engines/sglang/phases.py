@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fastload_constructs.core.engines.phases import EngineFigures, PhaseEstimate, PhaseInputs
+from fastload_constructs.core.engines.phases import EngineFigures, PhaseEstimate, PhaseInputs, PhaseSource
 from fastload_constructs.core.model import ModelProfile, estimated_layers
 
 
@@ -91,3 +91,25 @@ def note(inputs: PhaseInputs, predicted: PhaseEstimate, figures: SglangFigures) 
         "FlashInfer/DeepGEMM JIT and autotune on a cold cache not modelled (86 s of an FP8 MoE's 8x B200 "
         "cold start, Fergus Finn 2026); image size is vLLM's unless --image-gb"
     )
+
+
+START_SOURCES = ("https://fergusfinn.com/blog/fast-sglang-starts/", "https://github.com/sgl-project/sglang/pull/15426")
+GRAPH_SOURCES = (
+    "https://github.com/sgl-project/sglang/pull/13666",
+    "https://github.com/sgl-project/sglang/issues/4257",
+)
+SERVER_SOURCES = (
+    "https://github.com/sgl-project/sglang/issues/2468",
+    "https://github.com/sgl-project/sglang/pull/11830",
+)
+COMPILE_SOURCES = ("https://github.com/sgl-project/sglang/pull/9179",)
+
+
+def phase_source(phase: str, *, warm_compile: bool) -> PhaseSource | None:
+    """Where SGLang's figure for `phase` comes from (its compile figure is an upper bound either way)."""
+    return {
+        "process_start": PhaseSource("measured", "imports, engine and worker spawn", START_SOURCES),
+        "compile": PhaseSource("measured", "SGLang's torch.compile, per layer (an upper bound)", COMPILE_SOURCES),
+        "cuda_graph": PhaseSource("measured", "CUDA-graph capture per batch size and layer", GRAPH_SOURCES),
+        "kv_and_server": PhaseSource("measured", "the server's start and warm-up request", SERVER_SOURCES),
+    }.get(phase)

@@ -29,6 +29,7 @@ class VllmEngine(Engine[VllmFigures], launch=launch):
     compile_factors = staticmethod(launch.compile_factors)
     predict = staticmethod(phases.predict)
     deployed_capture = staticmethod(phases.deployed_capture)
+    phase_source = staticmethod(phases.phase_source)
 
     def check_release(self, version: object, field: str) -> None:
         release_family(version, field)

@@ -14,7 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fastload_constructs.core.catalog import GpuInstance, gpu_spec
-from fastload_constructs.core.engines.phases import DeployedCapture, EngineFigures, PhaseEstimate, PhaseInputs
+from fastload_constructs.core.engines.phases import (
+    DeployedCapture,
+    EngineFigures,
+    PhaseEstimate,
+    PhaseInputs,
+    PhaseSource,
+)
 from fastload_constructs.core.engines.vllm.releases import (
     ReleaseFamily,
     captured_graphs,
@@ -26,6 +32,26 @@ from fastload_constructs.core.engines.vllm.releases import (
 from fastload_constructs.core.model import ModelProfile, estimated_layers
 
 GB = 1e9
+
+# The groups the fitted rows come from (tests/fixtures/engine_phase_measurements.json); `phase_source`
+# names, per phase, the ones its figure rests on.
+UPB_PROFILER = "https://github.com/upb-cn/vllm-startup-profiler"
+ANYSCALE = "https://github.com/anyscale/ray-serve-llm-perf-examples"
+DENNISLEE = "https://github.com/dennislee22/vLLM-benchmarking"
+START_SOURCES = (DENNISLEE, ANYSCALE, UPB_PROFILER)
+COMPILE_COLD_SOURCES = (UPB_PROFILER, ANYSCALE, DENNISLEE, "https://github.com/vllm-project/vllm/pull/11005")
+COMPILE_WARM_SOURCES = (
+    "https://github.com/vllm-project/vllm/pull/39559",  # from 0.19 a hit loads the AOT artefact
+    "https://github.com/noonghunna/club-3090/issues/142",
+    UPB_PROFILER,
+    ANYSCALE,
+)
+GRAPH_SOURCES = (
+    UPB_PROFILER,
+    "https://tensorfuse.io/docs/blogs/reducing_gpu_cold_start",
+    "https://github.com/vllm-project/vllm/pull/11005",
+)
+KV_SOURCES = (UPB_PROFILER, ANYSCALE, DENNISLEE)
 
 
 @dataclass(frozen=True)
@@ -235,3 +261,22 @@ def note(inputs: PhaseInputs, predicted: PhaseEstimate) -> str:
         f"{capture.graphs} CUDA graphs ({len(capture.sizes)} capture sizes up to {max(capture.sizes, default=0)}, "
         f"max_num_seqs {capture.max_num_seqs}) {predicted.cuda_graph_s:.1f} s"
     )
+
+
+def phase_source(phase: str, *, warm_compile: bool) -> PhaseSource | None:
+    """Where vLLM's figure for `phase` comes from; `warm_compile`: the compile reads a cache."""
+    compile_source = (
+        PhaseSource("fitted", "a torch.compile cache hit (the AOT artefact from vLLM 0.19)", COMPILE_WARM_SOURCES)
+        if warm_compile
+        else PhaseSource("fitted", "torch.compile cold, fixed + per decoder layer", COMPILE_COLD_SOURCES)
+    )
+    return {
+        "process_start": PhaseSource(
+            "measured", "imports, engine and worker spawn: the middle of published server spans", START_SOURCES
+        ),
+        "compile": compile_source,
+        "cuda_graph": PhaseSource(
+            "fitted", "CUDA-graph capture from graphs, layers, TP and the GPU's bandwidth", GRAPH_SOURCES
+        ),
+        "kv_and_server": PhaseSource("fitted", "profiling, the KV cache, warm-up, the API server", KV_SOURCES),
+    }.get(phase)
