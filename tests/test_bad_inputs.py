@@ -561,3 +561,21 @@ def test_cli_refuses_bad_input_with_one_line_and_exit_2(where, row, s3_server, m
     assert len(err) == 1 and err[0].startswith(f"fastload: {field}: got "), err
     assert s3_server.client().list_objects_v2(Bucket=where.bucket).get("Contents", []) == []  # nothing written
     assert nothing_written(where.out)
+
+
+@pytest.mark.parametrize(
+    "flag, typed",
+    [
+        ("--params", "1e400"),
+        ("--params", "8.5"),
+        ("--image-gb", "1e999"),
+        ("--image-gb", "-3"),
+        ("--max-num-seqs", "1e3"),
+    ],
+)
+def test_cli_quotes_a_refused_number_as_typed(flag, typed, capsys):
+    # `1e400` reads as inf and `-3` as -3.0; the message names what the user wrote, not what it parsed to.
+    argv = ["plan", "--instance", "g6e.2xlarge", "--params", "8e9", flag, typed]
+    assert main(argv) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"fastload: {flag}: got {typed!r}; accepted: "), line

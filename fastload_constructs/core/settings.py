@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fastload_constructs.core.errors import booleans, choice, is_whole_number, require
+from fastload_constructs.core.errors import FastloadConfigError, booleans, choice, is_whole_number, require
 
 Check = Callable[[Any, str], Any]
 """(raw value, the name the user gave it) -> the typed value; FastloadConfigError naming that name."""
@@ -123,7 +123,13 @@ class Setting:
             value = self.flag.read(text, name)
         elif isinstance(text, str) and self.kind in (int, float):
             value = _number(text, self.kind)
-        return self.check(value, name)
+        try:
+            return self.check(value, name)
+        except FastloadConfigError as err:
+            if isinstance(text, str) and err.value is value and value is not text:
+                # Name what was typed (`1e999`, `-3`), not what it read as (`inf`, `-3.0`).
+                raise FastloadConfigError(name, text.strip(), err.accepted) from None
+            raise
 
     @property
     def key_default(self) -> Any:

@@ -173,4 +173,7 @@ class CountRule:
                 break
             except ValueError:
                 continue
-        return self.check(value, field)
+        try:
+            return self.check(value, field)
+        except FastloadConfigError:
+            raise FastloadConfigError(field, text.strip(), self.accepted) from None  # as typed: `1e400`, not inf

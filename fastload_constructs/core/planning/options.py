@@ -74,7 +74,7 @@ def image_bytes_from_gb(text: str, name: str) -> int:
     except ValueError:
         gb = text
     ok = isinstance(gb, float) and math.isfinite(gb) and 0 < gb <= MAX_IMAGE_GB
-    require(ok, name, gb, f"a number of GB above 0 and at most {MAX_IMAGE_GB:,.0f}")
+    require(ok, name, text.strip(), f"a number of GB above 0 and at most {MAX_IMAGE_GB:,.0f}")
     assert isinstance(gb, float)
     return int(gb * 1e9)
 
