@@ -268,7 +268,9 @@ def phase_source(phase: str, *, warm_compile: bool) -> PhaseSource | None:
     compile_source = (
         PhaseSource("fitted", "a torch.compile cache hit (the AOT artefact from vLLM 0.19)", COMPILE_WARM_SOURCES)
         if warm_compile
-        else PhaseSource("fitted", "torch.compile cold, fixed + per decoder layer", COMPILE_COLD_SOURCES)
+        else PhaseSource(
+            "fitted", "torch.compile cold: fixed x TP^exponent, scattering with the host CPU", COMPILE_COLD_SOURCES
+        )
     )
     return {
         "process_start": PhaseSource(
