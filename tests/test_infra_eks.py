@@ -8,6 +8,7 @@ import pytest
 import yaml
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_kms as kms
 from aws_cdk.assertions import Match, Template
 
 from fastload_constructs.core.cluster.gpu_nodes import gpu_node_spec
@@ -26,6 +27,7 @@ from fastload_constructs.infra.nvidia_device_plugin import (
     device_plugin_values,
 )
 from tests.cfn_template import resources
+from tests.iam_eval import allowed
 
 ADMIN = "arn:aws:iam::123456789012:role/PlatformAdmin"
 RESERVATION = "cr-0123456789abcdef0"
@@ -116,6 +118,41 @@ def test_cluster_version_private_endpoint_and_logging(template):
             "ResourcesVpcConfig": Match.object_like({"EndpointPrivateAccess": True, "EndpointPublicAccess": False}),
             "Logging": {"ClusterLogging": {"EnabledTypes": [{"Type": "api"}, {"Type": "audit"}]}},
         },
+    )
+
+
+def test_secrets_are_encrypted_with_a_rotated_key_the_cluster_role_may_use(template):
+    (key_id,) = resources(template, "AWS::KMS::Key")
+    template.has_resource_properties("AWS::KMS::Key", {"EnableKeyRotation": True})
+    template.has_resource_properties(
+        "AWS::EKS::Cluster",
+        {"EncryptionConfig": [{"Provider": {"KeyArn": {"Fn::GetAtt": [key_id, "Arn"]}}, "Resources": ["secrets"]}]},
+    )
+    (cluster_id, cluster) = next(iter(resources(template, "AWS::EKS::Cluster").items()))
+    role = cluster["Properties"]["RoleArn"]["Fn::GetAtt"][0]
+    (policy_id,) = [
+        k for k, p in resources(template, "AWS::IAM::Policy").items() if p["Properties"]["Roles"] == [{"Ref": role}]
+    ]
+    statements = resources(template, "AWS::IAM::Policy")[policy_id]["Properties"]["PolicyDocument"]["Statement"]
+    key_arn = "arn:aws:kms:us-west-2:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+    refs = {f"{key_id}.Arn": key_arn}
+    for action in ("kms:Encrypt", "kms:Decrypt", "kms:DescribeKey"):
+        assert allowed(statements, action, resource=key_arn, refs=refs), action
+    assert not allowed(statements, "kms:ScheduleKeyDeletion", resource=key_arn, refs=refs)
+    # EKS checks the key as the role at creation: the grant must exist before the cluster.
+    assert policy_id in cluster["DependsOn"], cluster_id
+
+
+def test_a_brought_secrets_key_is_used_and_no_key_is_made():
+    stack = cdk.Stack(cdk.App(), "Key", env=cdk.Environment(account="123456789012", region="us-west-2"))
+    key = kms.Key.from_key_arn(
+        stack, "Mine", "arn:aws:kms:us-west-2:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+    )
+    InferenceCluster(stack, "Inference", system_nodes=0, secrets_encryption_key=key)
+    template = Template.from_stack(stack)
+    assert resources(template, "AWS::KMS::Key") == {}
+    template.has_resource_properties(
+        "AWS::EKS::Cluster", {"EncryptionConfig": [{"Provider": {"KeyArn": key.key_arn}, "Resources": ["secrets"]}]}
     )
 
 
@@ -270,6 +307,7 @@ def test_node_group_works_on_a_brought_cluster():
         ({"logging": [eks.ClusterLoggingTypes.API, eks.ClusterLoggingTypes.API]}, "logging"),
         ({"system_instance_type": "m6i.large"}, "system_instance_type"),
         ({"admin_role_arns": ["arn:aws:iam::123:user/bob"]}, "admin_role_arns"),
+        ({"secrets_encryption_key": "alias/eks"}, "secrets_encryption_key"),
     ],
 )
 def test_bad_cluster_inputs_are_refused(kwargs, field):

@@ -23,6 +23,7 @@ from aws_cdk import Token
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
 from constructs import Construct
 
 from fastload_constructs.core.cluster.settings import (
@@ -37,6 +38,7 @@ from fastload_constructs.core.cluster.settings import (
 from fastload_constructs.core.errors import require, whole_number_in
 from fastload_constructs.core.naming import LABEL_NODE_ROLE, NODE_ROLE_SYSTEM
 from fastload_constructs.infra.cfn import cfn_resource
+from fastload_constructs.infra.checkov_findings import CDK_FUNCTION_ENVIRONMENT, CUSTOM_RESOURCE_HANDLER, skip_checks
 from fastload_constructs.infra.nag_findings import (
     EKS_NODE_POLICY_REASONS,
     acknowledge,
@@ -97,8 +99,11 @@ class InferenceCluster(Construct):
       `ebs-csi-default-sc` (gp3) it makes: needed by claims that name no class (FMA's controller). Default: False.
     - `system_nodes`, `system_instance_type`: untainted nodes for CoreDNS and controllers.
       Default: 2 x `ec2.InstanceType("m6i.large")`.
+    - `secrets_encryption_key`: the KMS key that envelope-encrypts Kubernetes Secrets (the API key Secret,
+      Helm release state). Default: a new customer-managed key with yearly rotation, so access to the
+      Secrets can be revoked and audited in KMS apart from the cluster.
 
-    Attributes: `cluster` (an `eks.ICluster`, the `eks.Cluster`), `addons`
+    Attributes: `cluster` (an `eks.ICluster`, the `eks.Cluster`), `secrets_key`, `addons`
     (add-on name -> `eks.IAddon`), `system_nodegroup` (or None), `system_nodes` (a `SystemNodes`
     for the controllers' `system_nodes=`, or None without system nodes).
     """
@@ -118,6 +123,7 @@ class InferenceCluster(Construct):
         system_nodes: int = 2,
         system_instance_type: ec2.InstanceType | None = None,
         cluster_name: str | None = None,
+        secrets_encryption_key: kms.IKey | None = None,
     ) -> None:
         """`cluster_name`: a fixed EKS name (CloudFormation names it otherwise); Karpenter needs a literal one."""
         check_version(version)
@@ -151,11 +157,22 @@ class InferenceCluster(Construct):
         require(not isinstance(admin_role_arns, str), "admin_role_arns", admin_role_arns, "a list of IAM role ARNs")
         check_admin_role_arns([a for a in admin_role_arns if not Token.is_unresolved(a)])
         require(isinstance(ebs_csi, bool), "ebs_csi", ebs_csi, "True or False")
+        require(
+            # jsii interfaces do not support isinstance: a key has key_arn and grant.
+            secrets_encryption_key is None
+            or (hasattr(secrets_encryption_key, "key_arn") and hasattr(secrets_encryption_key, "grant")),
+            "secrets_encryption_key",
+            secrets_encryption_key,
+            "a kms.IKey, or None for a new key",
+        )
         whole_number_in(system_nodes, "system_nodes", 0, 10)
         super().__init__(scope, id)
 
         module, layer_class = kubectl_layer_module(version)
         kubectl_layer = getattr(importlib.import_module(module), layer_class)(self, "KubectlLayer")
+        self.secrets_key: kms.IKey = secrets_encryption_key or kms.Key(
+            self, "SecretsKey", description="Envelope encryption of the EKS cluster's Secrets", enable_key_rotation=True
+        )
         self._cluster = eks.Cluster(
             self,
             "Cluster",
@@ -169,7 +186,15 @@ class InferenceCluster(Construct):
             default_capacity_type=eks.DefaultCapacityType.NODEGROUP,
             default_capacity=0,
             kubectl_provider_options=eks.KubectlProviderOptions(kubectl_layer=kubectl_layer),
+            secrets_encryption_key=self.secrets_key,
         )
+        # EKS calls KMS as the cluster role to wrap and unwrap the Secrets' data keys; aws_eks_v2 (2.275) grants
+        # nothing for the key it is given. The actions are those the terraform-aws-eks module grants its cluster
+        # role for the same key (https://github.com/terraform-aws-modules/terraform-aws-eks, cluster_encryption).
+        # Ordered before the cluster: EKS checks the key when it creates the cluster.
+        self.secrets_key.grant(
+            self._cluster.role, "kms:Encrypt", "kms:Decrypt", "kms:ListGrants", "kms:DescribeKey"
+        ).apply_before(self._cluster.node.find_child("Resource"))
         # aws_eks_v2's Python stubs (2.27x) omit ICluster.kubectl_provider_options on Cluster.
         self.cluster: eks.ICluster = cast(eks.ICluster, self._cluster)
         # aws_eks_v2's own grant: an access entry with AmazonEKSClusterAdminPolicy, cluster scope.
@@ -210,6 +235,13 @@ class InferenceCluster(Construct):
         for name in addon_names(ebs_csi=ebs_csi):
             self.addons[name] = self._add_addon(name)
         self._acknowledge_nag_findings()
+        if self._cluster.kubectl_provider is not None:
+            # The kubectl provider's functions (aws-cdk-lib's KubectlProvider) run in the cluster's VPC.
+            skip_checks(
+                self._cluster.kubectl_provider,
+                {**CUSTOM_RESOURCE_HANDLER, **CDK_FUNCTION_ENVIRONMENT},
+                resource_type="AWS::Lambda::Function",
+            )
 
     def _acknowledge_nag_findings(self) -> None:
         """AwsSolutions findings on what aws_eks_v2 creates for us, each with why it stays."""
