@@ -285,6 +285,12 @@ TABLE: dict[str, ReturnValues] = {
     "AWS::Lambda::LayerVersion": ReturnValues(
         DOCS.format("lambda-layerversion"), ref=_layer_arn, attributes={"LayerVersionArn": _layer_arn}
     ),
+    # Ref: the key ID, a UUID; GetAtt Arn (arn:<partition>:kms:<region>:<account>:key/<key ID>) and KeyId.
+    "AWS::KMS::Key": ReturnValues(
+        DOCS.format("kms-key"),
+        ref=lambda c: uuid_for(c.seed),
+        attributes={"Arn": lambda c: _arn(c, "kms", "key/" + uuid_for(c.seed)), "KeyId": lambda c: uuid_for(c.seed)},
+    ),
     "AWS::Logs::LogGroup": ReturnValues(
         DOCS.format("logs-loggroup"), ref=LOG_GROUP_NAME, attributes={"Arn": _log_group_arn}
     ),
