@@ -60,6 +60,7 @@ from fastload_constructs.core.cluster.karpenter_controller import (
 from fastload_constructs.core.errors import require, whole_number_in
 from fastload_constructs.core.validation import check_dns_label
 from fastload_constructs.infra.applied_chart import AppliedChart
+from fastload_constructs.infra.checkov_findings import skip_checks
 from fastload_constructs.infra.inference_cluster import SystemNodes
 from fastload_constructs.infra.nag_findings import (
     EKS_NODE_POLICY_REASONS,
@@ -168,6 +169,15 @@ class KarpenterController(Construct):
             "AwsSolutions-SQS3",
             "interruption notices are worth acting on for two minutes only; a dead-letter queue would only "
             "collect stale warnings, which Karpenter's template does not keep either",
+        )
+        skip_checks(
+            self.queue,
+            {
+                "CKV_AWS_27": "encrypted at rest with SSE-SQS (SqsManagedSseEnabled), as in Karpenter's own "
+                "CloudFormation template; checkov reads only KmsMasterKeyId, and a customer managed key would "
+                "also need a key policy for EventBridge to deliver"
+            },
+            resource_type="AWS::SQS::Queue",
         )
         self.rules: dict[str, events.Rule] = {}
         for event, (source, detail_type) in INTERRUPTION_EVENTS.items():

@@ -42,11 +42,14 @@ from fastload_constructs.core.access.model_bucket import (
 )
 from fastload_constructs.core.errors import require
 from fastload_constructs.core.validation import check_bucket_name, check_key_prefix
+from fastload_constructs.infra.checkov_findings import skip_checks
 
 StagerPrincipal = iam.IRole | iam.IUser
 
 INCOMPLETE_UPLOAD_DAYS = 7
 ACCESS_LOG_RETENTION_DAYS = 365
+# A replaced or deleted access log is kept this long before it goes for good.
+NONCURRENT_ACCESS_LOG_DAYS = 30
 LOG_DELIVERY_BY_POLICY_FLAG = "@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy"
 
 
@@ -178,8 +181,9 @@ class ModelBucket(Construct):
         return self.grants.compile_cache(principal, prefix)
 
     def _create_access_logs_bucket(self, removal_policy: RemovalPolicy) -> s3.Bucket:
-        # Server access log targets support SSE-S3 only, not SSE-KMS.
-        return s3.Bucket(
+        # Server access log targets support SSE-S3 only, not SSE-KMS. Versioned: a log deleted or overwritten
+        # by a caller with write access stays recoverable for a while (evidence outlives its tampering).
+        bucket = s3.Bucket(
             self,
             "AccessLogs",
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
@@ -187,11 +191,22 @@ class ModelBucket(Construct):
             encryption=s3.BucketEncryption.S3_MANAGED,
             enforce_ssl=True,
             minimum_tls_version=1.2,
+            versioned=True,
             lifecycle_rules=[
-                s3.LifecycleRule(id="ExpireAccessLogs", expiration=Duration.days(ACCESS_LOG_RETENTION_DAYS)),
+                s3.LifecycleRule(
+                    id="ExpireAccessLogs",
+                    expiration=Duration.days(ACCESS_LOG_RETENTION_DAYS),
+                    noncurrent_version_expiration=Duration.days(NONCURRENT_ACCESS_LOG_DAYS),
+                ),
             ],
             removal_policy=removal_policy,
         )
+        skip_checks(
+            bucket,
+            {"CKV_AWS_18": "the access-log bucket itself: logging its own deliveries would log without end"},
+            resource_type="AWS::S3::Bucket",
+        )
+        return bucket
 
 
 def _known(value: str) -> str | None:

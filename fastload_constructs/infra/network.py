@@ -12,15 +12,22 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Sequence
 
-from aws_cdk import Tags, Token
+from aws_cdk import Stack, Tags, Token
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from fastload_constructs.core.errors import FastloadConfigError, is_whole_number, require
+from fastload_constructs.infra.checkov_findings import (
+    CUSTOM_RESOURCE_HANDLER,
+    OUTSIDE_VPC,
+    SERVICE_LOG_GROUP,
+    skip_checks,
+)
 from fastload_constructs.infra.nag_findings import acknowledge
 
 DEFAULT_CIDR = "10.0.0.0/16"
+RESTRICT_DEFAULT_SG_PROVIDER = "Custom::VpcRestrictDefaultSGCustomResourceProvider"
 # /19 private subnets: 8k addresses per AZ, because the VPC CNI gives every pod a VPC IP.
 PRIVATE_SUBNET_MASK = 19
 PUBLIC_SUBNET_MASK = 24
@@ -98,11 +105,10 @@ class FastloadNetwork(Construct):
             require(isinstance(flow_logs, bool), "flow_logs", flow_logs, "True or False")
             vpc = self._create_vpc(cidr, max_azs, nat_gateways)
             if flow_logs:
+                flow_log_group = logs.LogGroup(self, "FlowLogs", retention=FLOW_LOG_RETENTION)
+                skip_checks(flow_log_group, SERVICE_LOG_GROUP, resource_type="AWS::Logs::LogGroup")
                 self.flow_log = vpc.add_flow_log(
-                    "FlowLog",
-                    destination=ec2.FlowLogDestination.to_cloud_watch_logs(
-                        logs.LogGroup(self, "FlowLogs", retention=FLOW_LOG_RETENTION)
-                    ),
+                    "FlowLog", destination=ec2.FlowLogDestination.to_cloud_watch_logs(flow_log_group)
                 )
         self.vpc: ec2.IVpc = vpc
         if monitoring_subnets is None and created:
@@ -160,6 +166,13 @@ class FastloadNetwork(Construct):
                 ),
             ],
         )
+        # aws-cdk-lib's handler that removes the default security group's rules (the
+        # @aws-cdk/aws-ec2:restrictDefaultSecurityGroup flag), one per stack.
+        restrict_default_sg = Stack.of(self).node.try_find_child(RESTRICT_DEFAULT_SG_PROVIDER)
+        if restrict_default_sg is not None:
+            skip_checks(
+                restrict_default_sg, {**CUSTOM_RESOURCE_HANDLER, **OUTSIDE_VPC}, resource_type="AWS::Lambda::Function"
+            )
         for subnet in vpc.public_subnets:
             Tags.of(subnet).add(PUBLIC_ELB_TAG, "1")
         for subnet in vpc.private_subnets:

@@ -59,6 +59,13 @@ from fastload_constructs.core.cluster.image_cache import (
 )
 from fastload_constructs.core.cluster.settings import DEFAULT_KUBERNETES_VERSION, check_version
 from fastload_constructs.core.errors import require
+from fastload_constructs.infra.checkov_findings import (
+    CDK_FUNCTION_ENVIRONMENT,
+    CUSTOM_RESOURCE_HANDLER,
+    OUTSIDE_VPC,
+    SERVICE_LOG_GROUP,
+    skip_checks,
+)
 from fastload_constructs.infra.nag_findings import acknowledge, acknowledge_managed_policies, flatten
 
 HANDLER = Path(__file__).parent / "node_image_snapshot_handler"
@@ -239,6 +246,7 @@ class NodeImageSnapshot(Construct):
             ),
         )
         self._acknowledge(provider, functions)
+        self._acknowledge_checkov(provider)
         template_id = self.launch_template.launch_template_id
         assert template_id is not None
         return CustomResource(
@@ -362,6 +370,23 @@ class NodeImageSnapshot(Construct):
                             else _JOB_REASONS["*" if flat == "*" else "arn"]
                         )
                         acknowledge(policy, f"AwsSolutions-IAM5[Resource::{flat}]", why)
+
+    def _acknowledge_checkov(self, provider: cr.Provider) -> None:
+        """checkov findings of the job, each with why it stays: its functions are custom-resource handlers
+        that call only AWS APIs, and the waiter's log delivery cannot be scoped."""
+        lambda_type = "AWS::Lambda::Function"
+        skip_checks(self, {**CUSTOM_RESOURCE_HANDLER, **OUTSIDE_VPC}, resource_type=lambda_type)
+        skip_checks(provider, CDK_FUNCTION_ENVIRONMENT, resource_type=lambda_type)
+        skip_checks(self, SERVICE_LOG_GROUP, resource_type="AWS::Logs::LogGroup")
+        skip_checks(
+            provider.node.find_child("waiter-state-machine"),
+            {
+                "CKV_AWS_111": "Step Functions' log delivery actions (logs:CreateLogDelivery and the rest) take no "
+                "resource-level permissions, so aws-cdk-lib's waiter role must name `*` for them (Step Functions "
+                'developer guide, "Logging using CloudWatch Logs")'
+            },
+            resource_type="AWS::IAM::Policy",
+        )
 
 
 _FRAMEWORK_REASON = (
