@@ -89,9 +89,10 @@ RESTRICTED_VOLUME_TYPES = frozenset(
 )
 SECCOMP_ALLOWED = frozenset({"RuntimeDefault", "Localhost"})
 
-# Kinds whose pod template sits at spec.template; CronJob one level deeper.
+# Kinds whose pod template sits at spec.template; CronJob one level deeper; a PodTemplate's at its top level
+# (Pod Security Admission reads all of them: k8s.io/pod-security-admission admission.go defaultPodSpecResources).
 _TEMPLATE_KINDS = frozenset({"Deployment", "DaemonSet", "StatefulSet", "ReplicaSet", "Job", "ReplicationController"})
-WORKLOAD_KINDS = _TEMPLATE_KINDS | {"Pod", "CronJob"}
+WORKLOAD_KINDS = _TEMPLATE_KINDS | {"Pod", "CronJob", "PodTemplate"}
 
 
 def pod_of(manifest: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any]] | None:
@@ -104,6 +105,8 @@ def pod_of(manifest: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str,
     elif kind == "CronJob":
         job = ((manifest.get("spec") or {}).get("jobTemplate") or {}).get("spec") or {}
         template = job.get("template") or {}
+    elif kind == "PodTemplate":
+        template = manifest.get("template") or {}
     else:
         return None
     return template.get("metadata") or {}, template.get("spec") or {}

@@ -108,16 +108,18 @@ def test_apparmor_annotation_and_init_containers_are_checked():
         ("StatefulSet", lambda t: {"selector": {}, "template": t}),
         ("Job", lambda t: {"template": t}),
         ("CronJob", lambda t: {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": t}}}),
+        ("PodTemplate", None),  # its template sits at the top level, beside metadata
     ],
 )
 def test_workload_kinds_are_checked_through_their_pod_template(kind, wrap):
     pod = restricted_pod()
     pod["spec"]["hostPID"] = True
-    manifest = {
-        "kind": kind,
-        "metadata": {"name": "w"},
-        "spec": wrap({"metadata": pod["metadata"], "spec": pod["spec"]}),
-    }
+    template = {"metadata": pod["metadata"], "spec": pod["spec"]}
+    manifest = {"kind": kind, "metadata": {"name": "w"}}
+    if wrap is None:
+        manifest["template"] = template
+    else:
+        manifest["spec"] = wrap(template)
     assert pod_of(manifest) is not None
     assert [control_of(f) for f in baseline_violations(manifest)] == ["hostNamespaces"]
 

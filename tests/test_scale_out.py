@@ -552,8 +552,13 @@ def test_only_the_scrapers_own_subnets_may_reach_the_vllm_port_through_the_netwo
     node_subnets |= {r["Ref"] for g in of_type(template, "AWS::EKS::Nodegroup").values() for r in g["Subnets"]}
     assert not node_subnets & set(scraper_ids)
     assert all(ipaddress.ip_network(c).prefixlen == 28 for c in scraper_cidrs)
-    policies = [doc for _, doc in template_manifests(template) if doc["kind"] == "NetworkPolicy"]
-    assert len(policies) == 2  # one per model
+    policies = [
+        doc
+        for _, doc in template_manifests(template)
+        if doc["kind"] == "NetworkPolicy"
+        and doc["metadata"]["labels"]["app.kubernetes.io/component"] == "inference-server"
+    ]
+    assert len(policies) == 2  # one per model (the storage provisioner's admits its metrics port only)
     for policy in policies:
         blocks = {p["ipBlock"]["cidr"] for rule in policy["spec"]["ingress"] for p in rule["from"] if "ipBlock" in p}
         assert blocks == scraper_cidrs

@@ -14,8 +14,11 @@ from constructs import Construct
 
 from fastload_constructs.core.naming import MANAGED_BY, PART_OF
 from fastload_constructs.core.serving.capacity_buffer import BufferedPod
+from fastload_constructs.core.serving.checkov_skips import Workload, skip_annotations, workload_skips
+from fastload_constructs.core.serving.pod_template import SecurityContext
 from fastload_constructs.k8s.imports.karpenter.io.x_k8s import autoscaling
 from fastload_constructs.k8s.karpenter import capacity_buffer_props
+from fastload_constructs.k8s.kube_pod_template import RUNTIME_DEFAULT, security_context
 
 
 class CapacityBufferChart(cdk8s.Chart):
@@ -36,16 +39,23 @@ class CapacityBufferChart(cdk8s.Chart):
         self.pod_template = k8s.KubePodTemplate(
             self,
             "PodTemplate",
-            metadata=k8s.ObjectMeta(name=pod.name),
+            metadata=k8s.ObjectMeta(
+                name=pod.name,
+                annotations=skip_annotations(workload_skips(Workload.CAPACITY_BUFFER, [pod.image])),
+            ),
             template=k8s.PodTemplateSpec(
                 metadata=k8s.ObjectMeta(labels=dict(pod.labels)),
                 spec=k8s.PodSpec(
-                    # Never created: Karpenter only simulates these pods, so nothing here is pulled or run.
+                    # Never created: Karpenter only simulates these pods, so nothing here is pulled or run. The
+                    # security context is the server pod's all the same: Pod Security Admission audits and warns
+                    # on PodTemplates too (k8s.io/pod-security-admission admission.go, defaultPodSpecResources).
+                    security_context=k8s.PodSecurityContext(seccomp_profile=k8s.SeccompProfile(type=RUNTIME_DEFAULT)),
                     containers=[
                         k8s.Container(
                             name="buffer",
                             image=pod.image,
                             resources=k8s.ResourceRequirements(requests=requests, limits=requests),
+                            security_context=security_context(SecurityContext()),
                         )
                     ],
                     affinity=k8s.Affinity(

@@ -14,6 +14,10 @@ directories (its "sharing a disk filesystem" recipe). An init container makes
 those bind mounts on the host (Bidirectional propagation) each time the pod
 starts, so they come back after a reboot. The PVs share the array's capacity
 and bandwidth: no isolation between them.
+
+Both containers run privileged, as upstream's chart runs the provisioner; the checkov findings that follow
+carry their reasons on the DaemonSet (`core.serving.checkov_skips`). The provisioner's one port serves its
+metrics: it is probed there, and a NetworkPolicy admits that port only.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 import cdk8s
 import cdk8s_plus_28 as kplus
 import yaml
+from cdk8s_plus_28 import k8s
 from constructs import Construct
 
 from fastload_constructs.core.cluster.ami_family import DEFAULT_AMI_FAMILY, AmiFamily, check_ami_family
@@ -37,10 +42,19 @@ from fastload_constructs.core.naming import (
     NodeCachePaths,
     node_cache_paths,
 )
+from fastload_constructs.core.serving.checkov_skips import Workload, skip_annotations, workload_skips
 
 # Pinned: kubernetes-sigs/sig-storage-local-static-provisioner v2.9.0 (helm chart appVersion).
 PROVISIONER_IMAGE = "registry.k8s.io/sig-storage/local-volume-provisioner:v2.9.0"
 CONFIG_MOUNT = "/etc/provisioner/config"
+# The provisioner serves Prometheus metrics over HTTP on its one port: `--listen-address` ":8080",
+# `--metrics-path` "/metrics" (v2.9.0 cmd/local-volume-provisioner/main.go: http.Handle(optMetricsPath,
+# promhttp.Handler()); http.ListenAndServe(optListenAddress, nil)).
+METRICS_PORT = 8080
+METRICS_PATH = "/metrics"
+# Upstream's own liveness probe (v2.9.0 helm/provisioner/values.yaml livenessProbe): a TCP connect to the
+# metrics port, so a busy provisioner is never restarted for a slow scrape.
+LIVENESS_DELAY_S, LIVENESS_PERIOD_S, LIVENESS_TIMEOUT_S, LIVENESS_FAILURES = 10, 60, 5, 3
 
 
 def storage_class_map(volumes_dir: str) -> dict[str, dict[str, str]]:
@@ -166,6 +180,9 @@ class LocalNvmeStorage(cdk8s.Chart):
         self.daemon_set = kplus.DaemonSet(
             self,
             "DaemonSet",
+            metadata=cdk8s.ApiObjectMetadata(
+                annotations=skip_annotations(workload_skips(Workload.STORAGE_PROVISIONER, [image]))
+            ),
             service_account=self.service_account,
             automount_service_account_token=True,
             security_context=kplus.PodSecurityContextProps(ensure_non_root=False),
@@ -193,7 +210,22 @@ class LocalNvmeStorage(cdk8s.Chart):
                         "MY_NODE_NAME": kplus.EnvValue.from_field_ref(kplus.EnvFieldPaths.NODE_NAME),
                         "MY_NAMESPACE": kplus.EnvValue.from_field_ref(kplus.EnvFieldPaths.POD_NAMESPACE),
                     },
-                    ports=[kplus.ContainerPort(number=8080, name="metrics")],
+                    ports=[kplus.ContainerPort(number=METRICS_PORT, name="metrics")],
+                    liveness=kplus.Probe.from_tcp_socket(
+                        port=METRICS_PORT,
+                        initial_delay_seconds=cdk8s.Duration.seconds(LIVENESS_DELAY_S),
+                        period_seconds=cdk8s.Duration.seconds(LIVENESS_PERIOD_S),
+                        timeout_seconds=cdk8s.Duration.seconds(LIVENESS_TIMEOUT_S),
+                        failure_threshold=LIVENESS_FAILURES,
+                    ),
+                    # Ready once it serves its metrics (Kubernetes' default period and failures).
+                    readiness=kplus.Probe.from_http_get(
+                        METRICS_PATH,
+                        port=METRICS_PORT,
+                        period_seconds=cdk8s.Duration.seconds(10),
+                        timeout_seconds=cdk8s.Duration.seconds(LIVENESS_TIMEOUT_S),
+                        failure_threshold=3,
+                    ),
                     volume_mounts=[
                         kplus.VolumeMount(path=CONFIG_MOUNT, volume=config_volume, read_only=True),
                         kplus.VolumeMount(
@@ -216,4 +248,18 @@ class LocalNvmeStorage(cdk8s.Chart):
         # Every GPU pool's taints (the standby pool's too): the claims on its nodes need the provisioner there.
         self.daemon_set.scheduling.tolerate(
             kplus.Node.tainted(*(kplus.NodeTaintQuery.exists(key) for key in GPU_POOL_TAINT_KEYS))
+        )
+        self.network_policy = self._network_policy()
+
+    def _network_policy(self) -> k8s.KubeNetworkPolicy:
+        """Ingress to the metrics port only, from anywhere (whatever scrapes it); egress open (the API server)."""
+        metrics = k8s.NetworkPolicyPort(protocol="TCP", port=k8s.IntOrString.from_number(METRICS_PORT))
+        return k8s.KubeNetworkPolicy(
+            self,
+            "NetworkPolicy",
+            spec=k8s.NetworkPolicySpec(
+                pod_selector=k8s.LabelSelector(match_labels=dict(self.daemon_set.match_labels)),
+                policy_types=["Ingress"],
+                ingress=[k8s.NetworkPolicyIngressRule(ports=[metrics])],
+            ),
         )

@@ -26,7 +26,8 @@ Security: privilege escalation off, all capabilities dropped, RuntimeDefault
 seccomp. `runAsNonRoot` is not set: the official vllm/vllm-openai image runs
 as root (no USER), and the host-path cache is created root-owned by kubelet.
 The root filesystem stays writable: vLLM, Triton and Inductor write under
-$HOME and /tmp.
+$HOME and /tmp. These choices carry their reasons as checkov skip annotations
+on the Deployment (`core.serving.checkov_skips`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from fastload_constructs.core.serving.cache_sharing import (
     REVISION_VOLUME,
     SCRIPT_VOLUME,
 )
+from fastload_constructs.core.serving.checkov_skips import Workload, skip_annotations, workload_skips
 from fastload_constructs.core.serving.runtime_scripts import runtime_scripts
 from fastload_constructs.core.serving.server_pod import SHM_MOUNT_PATH, ServerOptions, ServerSpec, server_spec
 from fastload_constructs.k8s.pod_parts import (
@@ -164,7 +166,7 @@ class ServerChart(cdk8s.Chart):
         deployment = kplus.Deployment(
             self,
             "Deployment",
-            metadata=cdk8s.ApiObjectMetadata(name=spec.name, annotations=dict(spec.annotations)),
+            metadata=cdk8s.ApiObjectMetadata(name=spec.name, annotations={**spec.annotations, **_checkov_skips(spec)}),
             pod_metadata=cdk8s.ApiObjectMetadata(
                 labels=dict(spec.labels),
                 # `kubectl logs` (and `fastload coldstart --pod`) read the server's log even beside a sidecar.
@@ -358,6 +360,11 @@ def _probe(probe: HttpProbe, port: int) -> kplus.Probe:
         failure_threshold=probe.failure_threshold,
         timeout_seconds=cdk8s.Duration.seconds(probe.timeout_seconds),
     )
+
+
+def _checkov_skips(spec: ServerSpec) -> dict[str, str]:
+    """The deliberate checkov findings on the Deployment (core.serving.checkov_skips), each with its reason."""
+    return skip_annotations(workload_skips(Workload.SERVER, [spec.image], sidecars=bool(spec.sidecars)))
 
 
 def _sibling_specs(scope: Construct) -> list[ServerSpec]:

@@ -21,7 +21,9 @@ standbys (the same name, so KEDA's ScaledObject scales it unchanged):
   launcher only while its engine is awake; PodDisruptionBudget on the requesters;
 * NetworkPolicies: launcher Pods admit only FMA's controller to the engine (8000) and
   launcher (8001) ports and the ServingAccess peers to the path filter; requester Pods
-  admit only the controller to their SPI (8081).
+  admit only the controller to their SPI (8081); the priming Job's pod admits nothing.
+
+The Deployments and the Job carry their deliberate checkov findings with reasons (`core.serving.checkov_skips`).
 
 `StandbyNodePoolChart`: a Karpenter NodePool of standby nodes (label and taint
 `fastload.io/standby=true`), limited to the standby GPUs, on an existing EC2NodeClass.
@@ -40,6 +42,7 @@ from fastload_constructs.core.errors import require
 from fastload_constructs.core.naming import MANAGED_BY, PART_OF
 from fastload_constructs.core.planning.plan import ServingPlan
 from fastload_constructs.core.serving.access import ServingAccess
+from fastload_constructs.core.serving.checkov_skips import Workload, skip_annotations, workload_skips
 from fastload_constructs.core.serving.path_filter import CONFIG_FILE
 from fastload_constructs.core.serving.pod_template import PodTemplate
 from fastload_constructs.core.serving.runtime_scripts import runtime_scripts
@@ -106,10 +109,11 @@ class StandbyEnginesChart(cdk8s.Chart):
         self._fma_objects(spec)
         self.requesters = self._deployment("Requesters", spec.name, spec.requester_selector, spec.requester_template)
         self.primer = self._deployment("StandbyPrimer", spec.primer_name, spec.primer_selector, spec.primer_template)
-        self.priming = self._priming_job(primer_job(spec))
+        priming = primer_job(spec)
+        self.priming = self._priming_job(priming)
         self.service = self._service(spec)
         self._disruption_budget(spec)
-        self.network_policies = self._network_policies(spec) if self.access.network_policy else []
+        self.network_policies = self._network_policies(spec, priming) if self.access.network_policy else []
 
     @property
     def service_url(self) -> str:
@@ -172,10 +176,11 @@ class StandbyEnginesChart(cdk8s.Chart):
         requesters = name == spec.name
         replicas = spec.requester_replicas if requesters else PRIMER_AT_REST
         annotations = dict(spec.deployment_annotations) if requesters else {}
+        annotations.update(_checkov_skips(Workload.STANDBY_REQUESTER, template))
         return k8s.KubeDeployment(
             self,
             id,
-            metadata=k8s.ObjectMeta(name=name, annotations=annotations or None),
+            metadata=k8s.ObjectMeta(name=name, annotations=annotations),
             spec=k8s.DeploymentSpec(
                 selector=k8s.LabelSelector(match_labels=dict(selector)),
                 strategy=k8s.DeploymentStrategy(
@@ -222,7 +227,9 @@ class StandbyEnginesChart(cdk8s.Chart):
         return k8s.KubeJob(
             self,
             "PrimerJob",
-            metadata=k8s.ObjectMeta(name=job.name),
+            metadata=k8s.ObjectMeta(
+                name=job.name, annotations=_checkov_skips(Workload.STANDBY_PRIMER_JOB, job.template)
+            ),
             spec=k8s.JobSpec(backoff_limit=job.retries, template=pod_template(job.template, restart_policy="Never")),
         )
 
@@ -273,7 +280,7 @@ class StandbyEnginesChart(cdk8s.Chart):
             ),
         )
 
-    def _network_policies(self, spec: StandbySpec) -> list[k8s.KubeNetworkPolicy]:
+    def _network_policies(self, spec: StandbySpec, priming: PrimerJob) -> list[k8s.KubeNetworkPolicy]:
         controller = [k8s.NetworkPolicyPeer(pod_selector=k8s.LabelSelector(match_labels=dict(spec.controller_labels)))]
 
         def tcp(*ports: int) -> list[k8s.NetworkPolicyPort]:
@@ -298,7 +305,17 @@ class StandbyEnginesChart(cdk8s.Chart):
             requesters,
             [k8s.NetworkPolicyIngressRule(from_=controller, ports=tcp(REQUESTER_SPI_PORT))],
         )
-        return [launcher, requester]
+        # The priming Job's kubectl listens on no port: no ingress at all.
+        primer = self._ingress_policy(
+            "PrimerJobNetworkPolicy", f"{spec.name}-standby-primer", priming.template.labels, []
+        )
+        return [launcher, requester, primer]
+
+
+def _checkov_skips(workload: Workload, template: PodTemplate) -> dict[str, str]:
+    """The deliberate checkov findings on an object with this pod template (core.serving.checkov_skips)."""
+    pod = template.spec
+    return skip_annotations(workload_skips(workload, [c.image for c in (*pod.init_containers, *pod.containers)]))
 
 
 class StandbyNodePoolChart(cdk8s.Chart):

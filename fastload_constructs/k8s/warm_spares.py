@@ -18,14 +18,16 @@ Renders what `core.serving.warm_spares` decided; it decides nothing itself.
 The placeholders keep the `app.kubernetes.io/name: vllm` label (they run the
 vLLM image; `component: warm-spare` tells them apart), so the vLLM host-path
 Pod Security exemptions cover their two hostPath volumes and nothing else.
-Nothing selects them but their own Deployment: the vLLM Service and
-PodDisruptionBudget select by the vLLM Deployment's own label.
+Nothing selects them but their own Deployment and a NetworkPolicy that admits no ingress (they listen on
+no port): the vLLM Service and PodDisruptionBudget select by the vLLM Deployment's own label. Checkov
+findings that are deliberate carry their reasons (`core.serving.checkov_skips`, `Workload.WARM_SPARE`).
 """
 
 from __future__ import annotations
 
 import cdk8s
 import cdk8s_plus_28 as kplus
+from cdk8s_plus_28 import k8s
 from constructs import Construct
 
 from fastload_constructs.core import naming
@@ -35,6 +37,7 @@ from fastload_constructs.core.serving.cache_sharing import (
     MODEL_CACHE_VOLUME,
     SCRIPT_VOLUME,
 )
+from fastload_constructs.core.serving.checkov_skips import Workload, skip_annotations, workload_skips
 from fastload_constructs.core.serving.runtime_scripts import runtime_scripts
 from fastload_constructs.core.serving.server_pod import ServerSpec
 from fastload_constructs.core.serving.warm_spares import (
@@ -111,12 +114,15 @@ class WarmSparesChart(cdk8s.Chart):
         super().__init__(scope, id, namespace=spec.namespace, labels=dict(spec.labels))
         self.spec: WarmSpareSpec = spec
         self.deployment: kplus.Deployment | None = self._deployment(spec) if spec.replicas > 0 else None
+        self.network_policy = self._network_policy(spec, self.deployment) if self.deployment is not None else None
 
     def _deployment(self, spec: WarmSpareSpec) -> kplus.Deployment:
         deployment = kplus.Deployment(
             self,
             "Deployment",
-            metadata=cdk8s.ApiObjectMetadata(name=spec.name),
+            metadata=cdk8s.ApiObjectMetadata(
+                name=spec.name, annotations=skip_annotations(workload_skips(Workload.WARM_SPARE, [spec.image]))
+            ),
             pod_metadata=cdk8s.ApiObjectMetadata(labels=dict(spec.labels)),
             replicas=spec.replicas,
             # A surge spare would wait for a GPU nobody has; replace spares one at a time instead.
@@ -166,6 +172,18 @@ class WarmSparesChart(cdk8s.Chart):
             cdk8s.JsonPatch.add("/spec/template/spec/priorityClassName", spec.priority_class_name),
         )
         return deployment
+
+    def _network_policy(self, spec: WarmSpareSpec, deployment: kplus.Deployment) -> k8s.KubeNetworkPolicy:
+        """No ingress at all: a placeholder listens on no port and nothing connects to it. Egress stays open
+        (S3, STS through the Pod Identity agent, DNS)."""
+        return k8s.KubeNetworkPolicy(
+            self,
+            "NetworkPolicy",
+            metadata=k8s.ObjectMeta(name=spec.name),
+            spec=k8s.NetworkPolicySpec(
+                pod_selector=k8s.LabelSelector(match_labels=dict(deployment.match_labels)), policy_types=["Ingress"]
+            ),
+        )
 
     def _volumes(self, spec: WarmSpareSpec) -> dict[str, kplus.Volume]:
         """The vLLM pod's host paths (the same keyed folders) and the runtime scripts."""
