@@ -30,8 +30,10 @@ from fastload_constructs.core.cluster.ami_family import (
     check_ami_alias,
     check_ami_family,
     default_ami_alias,
+    has_fast_image_pull,
     node_os,
 )
+from fastload_constructs.core.cluster.eks_ami_releases import FAST_IMAGE_PULL_SINCE
 from fastload_constructs.core.cluster.image_cache import (
     DEFAULT_RESTORE_MODE,
     ImageCache,
@@ -581,13 +583,28 @@ def parse_reference_config(ctx: Mapping[str, Any]) -> ReferenceConfig:
         gpu_nodes=v["gpuNodes"],
         image_mirror=v["vllmImageMirror"],
         nodes=nodes,
-        ami_alias=check_ami_alias(
-            default_ami_alias(nodes.ami_family) if v["amiAlias"] is None else v["amiAlias"],
-            nodes.ami_family,
-            v["kubernetesVersion"],
-            f"{PREFIX}amiAlias",
-        ),
+        ami_alias=_ami_alias(v, nodes),
     )
+
+
+def _ami_alias(v: Mapping[str, Any], nodes: NodeSettings) -> str:
+    """Karpenter's alias for the nodes; with Karpenter nodes that pull with FastImagePull, a release whose nodeadm
+    has the gate (an older one ignores it, and the nodes would pull serially against the plan)."""
+    key = f"{PREFIX}amiAlias"
+    alias = check_ami_alias(
+        default_ami_alias(nodes.ami_family) if v["amiAlias"] is None else v["amiAlias"],
+        nodes.ami_family,
+        v["kubernetesVersion"],
+        key,
+    )
+    require(
+        v["gpuNodes"] != "karpenter" or not nodes.serving["fast_image_pull"] or has_fast_image_pull(alias),
+        key,
+        alias,
+        f"al2023@v{FAST_IMAGE_PULL_SINCE} or later with {PREFIX}imageSnapshot none (the nodes pull with nodeadm's "
+        "FastImagePull gate, which older releases ignore)",
+    )
+    return alias
 
 
 def _nested(a: str, b: str) -> bool:

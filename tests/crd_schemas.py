@@ -24,6 +24,8 @@ FMA_CRDS = Path(__file__).parent.parent / "fastload_constructs" / "infra" / "cha
 KARPENTER_VERSION = "1.14.1"
 KEDA_VERSION = "2.20.2"
 FMA_VERSION = "0.6.4"
+# nodeadm's NodeConfig (AL2023 node user data, not a cluster object) at the AL2023 AMI release the library pins.
+NODEADM_RELEASE = "v20260714"
 CRD_FILES: dict[tuple[str, str], str | Path] = {
     ("karpenter.sh/v1", "NodePool"): f"karpenter-{KARPENTER_VERSION}/karpenter.sh_nodepools.yaml",
     ("karpenter.k8s.aws/v1", "EC2NodeClass"): f"karpenter-{KARPENTER_VERSION}/karpenter.k8s.aws_ec2nodeclasses.yaml",
@@ -35,6 +37,7 @@ CRD_FILES: dict[tuple[str, str], str | Path] = {
     ("fma.llm-d.ai/v1alpha1", "InferenceServerConfig"): FMA_CRDS / "fma.llm-d.ai_inferenceserverconfigs.yaml",
     ("fma.llm-d.ai/v1alpha1", "LauncherConfig"): FMA_CRDS / "fma.llm-d.ai_launcherconfigs.yaml",
     ("fma.llm-d.ai/v1alpha1", "LauncherPopulationPolicy"): FMA_CRDS / "fma.llm-d.ai_launcherpopulationpolicies.yaml",
+    ("node.eks.aws/v1alpha1", "NodeConfig"): f"nodeadm-{NODEADM_RELEASE}/node.eks.aws_nodeconfigs.yaml",
 }
 KINDS = {kind for _, kind in CRD_FILES}
 

@@ -24,7 +24,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from fastload_constructs.core.cluster.bottlerocket_releases import DEFAULT_BOTTLEROCKET_VERSION, bottlerocket_release
-from fastload_constructs.core.cluster.eks_ami_releases import DEFAULT_AL2023_RELEASE, al2023_release
+from fastload_constructs.core.cluster.eks_ami_releases import (
+    DEFAULT_AL2023_RELEASE,
+    FAST_IMAGE_PULL_SINCE,
+    al2023_release,
+)
 from fastload_constructs.core.errors import require
 
 AmiFamily = Literal["bottlerocket", "al2023"]
@@ -123,3 +127,10 @@ def check_ami_alias(value: object, family: AmiFamily, kubernetes_version: str, f
     require(date is not None, field, value, f"al2023@v<YYYYMMDD> (an amazon-eks-ami release) such as {example}")
     assert date is not None
     return f"al2023@v{al2023_release(date.group(1), kubernetes_version, field)}"
+
+
+def has_fast_image_pull(alias: str) -> bool:
+    """Whether the AMI of checked alias `alias` has nodeadm's FastImagePull gate: AL2023 from
+    `FAST_IMAGE_PULL_SINCE` on, or `al2023@latest`; an older nodeadm drops the gate silently."""
+    family, _, version = alias.partition("@")
+    return family == "al2023" and (version == "latest" or version.lstrip("v") >= FAST_IMAGE_PULL_SINCE)

@@ -59,6 +59,12 @@ AL2023_RELEASES: dict[str, tuple[str, str]] = {
 }
 # The newest release in that CHANGELOG; its AMI details list AL2023_x86_64_NVIDIA for Kubernetes 1.30-1.36.
 DEFAULT_AL2023_RELEASE = "20260714"
+# The first release whose nodeadm knows the `FastImagePull` feature gate: the commit that renamed it from
+# AggressiveImagePull is first tagged v20250821 (https://github.com/awslabs/amazon-eks-ami/commit/
+# 28454ab939789b1b29ec973666390a125fcd5d32). An older nodeadm ignores the gate without a word
+# (nodeadm/internal/api/featuregates.go `IsFeatureEnabled`: false for a gate it does not know), so the
+# node would pull serially.
+FAST_IMAGE_PULL_SINCE = "20250821"
 
 
 def _minor(version: str) -> int:

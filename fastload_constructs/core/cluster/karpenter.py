@@ -56,8 +56,10 @@ from fastload_constructs.core.cluster.ami_family import (
     check_ami_alias,
     check_ami_family,
     default_ami_alias,
+    has_fast_image_pull,
     node_os,
 )
+from fastload_constructs.core.cluster.eks_ami_releases import FAST_IMAGE_PULL_SINCE
 from fastload_constructs.core.cluster.gpu_nodes import (
     DEFAULT_ROOT_VOLUME_GIB,
     GpuNodeSpec,
@@ -514,8 +516,9 @@ class NodePoolOptions:
     capacity_reservation_ids: tuple[str, ...] = ()
     """EC2 capacity reservations for `reserved` capacity (required with it, refused without). Default: none."""
     fast_image_pull: bool | None = None
-    """nodeadm FastImagePull (SOCI parallel pull and unpack) in the node user data; AL2023 only, refused with
-    an image cache. Default: None, on for AL2023 without an image cache, off otherwise."""
+    """nodeadm FastImagePull (SOCI parallel pull and unpack) in the node user data; AL2023 only, from
+    al2023@v20250821 (an older nodeadm ignores the gate), refused with an image cache. Default: None, on for
+    AL2023 from that release without an image cache, off otherwise."""
     image_cache: ImageCache | None = None
     """An EBS snapshot holding the server image (core.cluster.image_cache), restored on every node as its
     containerd volume, with its restore mode. Default: None (the image is pulled)."""
@@ -576,8 +579,9 @@ class NodePoolOptions:
 
     def _check_image_pull(self) -> None:
         family = node_os(self.ami_family)
+        release_has_it = has_fast_image_pull(self.alias)
         if self.fast_image_pull is None:
-            parallel = family.supports_fast_image_pull and self.image_cache is None
+            parallel = release_has_it and self.image_cache is None
             object.__setattr__(self, "fast_image_pull", parallel)
         require(isinstance(self.fast_image_pull, bool), "fast_image_pull", self.fast_image_pull, "True or False")
         require(
@@ -585,6 +589,13 @@ class NodePoolOptions:
             "fast_image_pull",
             self.fast_image_pull,
             f"False on {family.family} nodes (FastImagePull is an AL2023 nodeadm feature gate)",
+        )
+        require(
+            not self.fast_image_pull or release_has_it,
+            "fast_image_pull",
+            self.fast_image_pull,
+            f"False with {self.alias} (its nodeadm ignores the FastImagePull gate; it exists from "
+            f"al2023@v{FAST_IMAGE_PULL_SINCE})",
         )
         require(
             self.image_cache is None or not self.fast_image_pull,
