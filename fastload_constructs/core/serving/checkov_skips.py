@@ -80,27 +80,23 @@ PRIVILEGED_ROOT_FS = "a privileged container can remount its root read-write: re
 PROVISIONER_ROOT = "the bind mounts and wiping files other pods wrote on the host need root"
 PROVISIONER_TOKEN = "the provisioner creates and deletes PersistentVolumes and reads its Node through the API"
 
+# What every engine pod (the server, a warm spare) skips.
+ENGINE_POD: Mapping[str, str] = MappingProxyType(
+    {
+        "CKV_K8S_11": CPU_REQUEST_ONLY,
+        "CKV_K8S_15": IF_NOT_PRESENT,
+        "CKV_K8S_22": ENGINE_WRITABLE_ROOT,
+        "CKV_K8S_23": ENGINE_ROOT,
+        "CKV_K8S_40": ENGINE_ROOT,
+        "CKV_K8S_43": ENGINE_TAG,
+    }
+)
+
 # checkov check id -> why it is skipped, per kind of workload.
 SKIPS: Mapping[Workload, Mapping[str, str]] = MappingProxyType(
     {
-        Workload.SERVER: {
-            "CKV_K8S_11": CPU_REQUEST_ONLY,
-            "CKV_K8S_15": IF_NOT_PRESENT,
-            "CKV_K8S_22": ENGINE_WRITABLE_ROOT,
-            "CKV_K8S_23": ENGINE_ROOT,
-            "CKV_K8S_40": ENGINE_ROOT,
-            "CKV_K8S_43": ENGINE_TAG,
-        },
-        Workload.WARM_SPARE: {
-            "CKV_K8S_8": SPARE_PROBES,
-            "CKV_K8S_9": SPARE_PROBES,
-            "CKV_K8S_11": CPU_REQUEST_ONLY,
-            "CKV_K8S_15": IF_NOT_PRESENT,
-            "CKV_K8S_22": ENGINE_WRITABLE_ROOT,
-            "CKV_K8S_23": ENGINE_ROOT,
-            "CKV_K8S_40": ENGINE_ROOT,
-            "CKV_K8S_43": ENGINE_TAG,
-        },
+        Workload.SERVER: ENGINE_POD,
+        Workload.WARM_SPARE: {"CKV_K8S_8": SPARE_PROBES, "CKV_K8S_9": SPARE_PROBES, **ENGINE_POD},
         Workload.STANDBY_REQUESTER: {
             "CKV_K8S_8": REQUESTER_LIVENESS,
             "CKV_K8S_11": CPU_REQUEST_ONLY,
