@@ -69,12 +69,17 @@ class FaultProxy:
 
     def _requests(self, client: socket.socket, server: socket.socket, state: dict[str, Any]) -> None:
         try:
+            tail = b""
             while data := client.recv(65536):
                 state["response"] = 0  # a new request: what comes back next is a new response
                 with self._lock:
-                    if self.drop_marker is not None and self.drops_left > 0 and self.drop_marker in data[:4096]:
+                    # The marker may straddle two reads (a request line split over TCP segments on a busy
+                    # machine): look at the end of the previous read too.
+                    seen = tail + data[:4096]
+                    if self.drop_marker is not None and self.drops_left > 0 and self.drop_marker in seen:
                         self.drops_left -= 1
                         state["drop"] = True
+                    tail = data[-len(self.drop_marker) :] if self.drop_marker else b""
                 server.sendall(data)
         except OSError:
             pass
@@ -84,6 +89,7 @@ class FaultProxy:
     def _responses(self, server: socket.socket, client: socket.socket, state: dict[str, Any]) -> None:
         try:
             while data := server.recv(65536):
+                data = self._forward_interim(data, client, state)
                 interim = data.startswith(b"HTTP/1.1 100 ")  # "100 Continue": the body is still to come
                 if not interim and state.pop("drop", False):  # the server acted on it; its reply is lost
                     self.drops_made += 1
@@ -117,6 +123,18 @@ class FaultProxy:
             pass
         finally:
             _close(client)
+
+    @staticmethod
+    def _forward_interim(data: bytes, client: socket.socket, state: dict[str, Any]) -> bytes:
+        """On a busy machine "100 Continue" and the final reply can arrive in one read: pass the interim
+        reply on and return the rest, so a reply to drop is still dropped."""
+        if not (state.get("drop") and data.startswith(b"HTTP/1.1 100 ")):
+            return data
+        end = data.find(b"\r\n\r\n") + 4
+        if 4 <= end < len(data):
+            client.sendall(data[:end])
+            return data[end:]
+        return data
 
     def close(self) -> None:
         self._stop.set()
