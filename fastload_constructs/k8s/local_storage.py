@@ -43,6 +43,7 @@ from fastload_constructs.core.naming import (
     node_cache_paths,
 )
 from fastload_constructs.core.serving.checkov_skips import Workload, skip_annotations, workload_skips
+from fastload_constructs.k8s.network_policies import ingress_policy
 
 # Pinned: kubernetes-sigs/sig-storage-local-static-provisioner v2.9.0 (helm chart appVersion).
 PROVISIONER_IMAGE = "registry.k8s.io/sig-storage/local-volume-provisioner:v2.9.0"
@@ -254,12 +255,9 @@ class LocalNvmeStorage(cdk8s.Chart):
     def _network_policy(self) -> k8s.KubeNetworkPolicy:
         """Ingress to the metrics port only, from anywhere (whatever scrapes it); egress open (the API server)."""
         metrics = k8s.NetworkPolicyPort(protocol="TCP", port=k8s.IntOrString.from_number(METRICS_PORT))
-        return k8s.KubeNetworkPolicy(
+        return ingress_policy(
             self,
             "NetworkPolicy",
-            spec=k8s.NetworkPolicySpec(
-                pod_selector=k8s.LabelSelector(match_labels=dict(self.daemon_set.match_labels)),
-                policy_types=["Ingress"],
-                ingress=[k8s.NetworkPolicyIngressRule(ports=[metrics])],
-            ),
+            pods=self.daemon_set.match_labels,
+            rules=[k8s.NetworkPolicyIngressRule(ports=[metrics])],
         )

@@ -67,6 +67,7 @@ from fastload_constructs.k8s.imports.fma.ai.llm_d import fma
 from fastload_constructs.k8s.imports.karpenter.sh import karpenter as sh
 from fastload_constructs.k8s.karpenter import node_pool_props
 from fastload_constructs.k8s.kube_pod_template import pod_template
+from fastload_constructs.k8s.network_policies import ingress_policy
 
 
 class StandbyEnginesChart(cdk8s.Chart):
@@ -268,29 +269,18 @@ class StandbyEnginesChart(cdk8s.Chart):
             clients.append(k8s.NetworkPolicyPeer(ip_block=k8s.IpBlock(cidr=cidr)))
         return clients
 
-    def _ingress_policy(
-        self, id: str, name: str, pods: Mapping[str, str], rules: list[k8s.NetworkPolicyIngressRule]
-    ) -> k8s.KubeNetworkPolicy:
-        return k8s.KubeNetworkPolicy(
-            self,
-            id,
-            metadata=k8s.ObjectMeta(name=name),
-            spec=k8s.NetworkPolicySpec(
-                pod_selector=k8s.LabelSelector(match_labels=dict(pods)), policy_types=["Ingress"], ingress=rules
-            ),
-        )
-
     def _network_policies(self, spec: StandbySpec, priming: PrimerJob) -> list[k8s.KubeNetworkPolicy]:
         controller = [k8s.NetworkPolicyPeer(pod_selector=k8s.LabelSelector(match_labels=dict(spec.controller_labels)))]
 
         def tcp(*ports: int) -> list[k8s.NetworkPolicyPort]:
             return [k8s.NetworkPolicyPort(protocol="TCP", port=k8s.IntOrString.from_number(p)) for p in ports]
 
-        launcher = self._ingress_policy(
+        launcher = ingress_policy(
+            self,
             "LauncherNetworkPolicy",
-            f"{spec.name}-launcher",
-            spec.launcher_selector,
-            [
+            name=f"{spec.name}-launcher",
+            pods=spec.launcher_selector,
+            rules=[
                 # /sleep, /wake_up and the launcher API: FMA's dual-pods controller only.
                 k8s.NetworkPolicyIngressRule(from_=controller, ports=tcp(LAUNCHER_PORT, ENGINE_PORT)),
                 # Clients (and the metrics scraper): the path filter only.
@@ -299,15 +289,16 @@ class StandbyEnginesChart(cdk8s.Chart):
         )
         # The KEDA Deployment's requesters and the primer's alike.
         requesters = {k: v for k, v in spec.requester_selector.items() if k != "app.kubernetes.io/instance"}
-        requester = self._ingress_policy(
+        requester = ingress_policy(
+            self,
             "RequesterNetworkPolicy",
-            f"{spec.name}-requester",
-            requesters,
-            [k8s.NetworkPolicyIngressRule(from_=controller, ports=tcp(REQUESTER_SPI_PORT))],
+            name=f"{spec.name}-requester",
+            pods=requesters,
+            rules=[k8s.NetworkPolicyIngressRule(from_=controller, ports=tcp(REQUESTER_SPI_PORT))],
         )
         # The priming Job's kubectl listens on no port: no ingress at all.
-        primer = self._ingress_policy(
-            "PrimerJobNetworkPolicy", f"{spec.name}-standby-primer", priming.template.labels, []
+        primer = ingress_policy(
+            self, "PrimerJobNetworkPolicy", name=f"{spec.name}-standby-primer", pods=priming.template.labels
         )
         return [launcher, requester, primer]
 

@@ -47,6 +47,7 @@ from fastload_constructs.core.serving.warm_spares import (
     priority_classes,
     warm_spare_spec,
 )
+from fastload_constructs.k8s.network_policies import ingress_policy
 from fastload_constructs.k8s.pod_parts import (
     TAINT_EFFECTS,
     add_revision_volume,
@@ -174,16 +175,8 @@ class WarmSparesChart(cdk8s.Chart):
         return deployment
 
     def _network_policy(self, spec: WarmSpareSpec, deployment: kplus.Deployment) -> k8s.KubeNetworkPolicy:
-        """No ingress at all: a placeholder listens on no port and nothing connects to it. Egress stays open
-        (S3, STS through the Pod Identity agent, DNS)."""
-        return k8s.KubeNetworkPolicy(
-            self,
-            "NetworkPolicy",
-            metadata=k8s.ObjectMeta(name=spec.name),
-            spec=k8s.NetworkPolicySpec(
-                pod_selector=k8s.LabelSelector(match_labels=dict(deployment.match_labels)), policy_types=["Ingress"]
-            ),
-        )
+        """No ingress at all: a placeholder listens on no port and nothing connects to it."""
+        return ingress_policy(self, "NetworkPolicy", name=spec.name, pods=deployment.match_labels)
 
     def _volumes(self, spec: WarmSpareSpec) -> dict[str, kplus.Volume]:
         """The vLLM pod's host paths (the same keyed folders) and the runtime scripts."""
