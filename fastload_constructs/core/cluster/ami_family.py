@@ -133,4 +133,5 @@ def has_fast_image_pull(alias: str) -> bool:
     """Whether the AMI of checked alias `alias` has nodeadm's FastImagePull gate: AL2023 from
     `FAST_IMAGE_PULL_SINCE` on, or `al2023@latest`; an older nodeadm drops the gate silently."""
     family, _, version = alias.partition("@")
-    return family == "al2023" and (version == "latest" or version.lstrip("v") >= FAST_IMAGE_PULL_SINCE)
+    supported = any(name == family and os.supports_fast_image_pull for name, os in NODE_OS.items())
+    return supported and (version == "latest" or version.lstrip("v") >= FAST_IMAGE_PULL_SINCE)
